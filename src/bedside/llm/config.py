@@ -1,0 +1,103 @@
+"""How a model is named: one string for the CLI, or a config block for anything more.
+
+String form: ``PROVIDER/MODEL[@BASE_URL]``, for example
+
+* ``openai-compatible/qwen2.5-7b@http://127.0.0.1:8000/v1`` (vLLM, llama.cpp server, Ollama, OpenAI, Azure),
+* ``embedded/smollm2-135m`` (the offline model shipped as a wheel),
+* ``scripted/echo`` (deterministic answers for tests).
+
+The model part may itself contain slashes (``openai-compatible/meta-llama/Llama-3.1-8B@http://...``); the base
+URL starts at the first ``@`` that is followed by ``http://`` or ``https://``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from bedside.llm.errors import ModelConfigError
+
+_SPEC = re.compile(r"^(?P<provider>[a-z][a-z0-9_-]*)/(?P<model>.+?)(?:@(?P<base_url>https?://\S+))?$")
+
+
+class Price(BaseModel):
+    """Price per million tokens, in whatever currency the user works in."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input_per_million: float = Field(ge=0.0)
+    output_per_million: float = Field(ge=0.0)
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        return (prompt_tokens * self.input_per_million + completion_tokens * self.output_per_million) / 1e6
+
+
+class ModelConfig(BaseModel):
+    """Everything needed to build a model; every field but ``provider`` and ``model`` has a default."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    provider: str
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+    """Name of the environment variable that holds the API key. The key itself is never configured, logged,
+    cached or stored; only this name is."""
+    api_key_header: str = "Authorization"
+    """Header that carries the key: ``Authorization`` sends ``Bearer <key>``; any other name (e.g. Azure's
+    ``api-key``) sends the bare key."""
+    timeout_s: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=6, ge=0)
+    max_concurrency: int | None = Field(default=None, ge=1)
+    """Requests in flight to this endpoint at most; ``None`` takes the provider's default."""
+    structured_mode: str = "auto"
+    """How to ask for JSON: ``json_schema`` (the endpoint's response_format), ``instructions`` (schema in the
+    prompt only), or ``auto`` (json_schema where the provider supports it)."""
+    price: Price | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Provider-specific options (e.g. ``n_ctx`` for the embedded model, ``rules`` for scripted)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> ModelConfig:
+        if self.structured_mode not in {"auto", "json_schema", "instructions"}:
+            raise ValueError("structured_mode must be one of auto, json_schema, instructions")
+        if self.base_url is not None and not re.match(r"^https?://", self.base_url):
+            raise ValueError(f"base_url must start with http:// or https://, got {self.base_url!r}")
+        return self
+
+    @property
+    def name(self) -> str:
+        """The string form of this model, without secrets (there are none to leave out)."""
+        suffix = f"@{self.base_url}" if self.base_url else ""
+        return f"{self.provider}/{self.model}{suffix}"
+
+
+def parse_model_spec(spec: str | ModelConfig | dict[str, Any], **overrides: Any) -> ModelConfig:
+    """Turn a model string, a config mapping or a :class:`ModelConfig` into a validated config."""
+    if isinstance(spec, ModelConfig):
+        return spec.model_copy(update=overrides) if overrides else spec
+    if isinstance(spec, str):
+        match = _SPEC.match(spec.strip())
+        if match is None:
+            raise ModelConfigError(
+                f"cannot read model name {spec!r}: expected PROVIDER/MODEL[@BASE_URL], "
+                "e.g. 'openai-compatible/qwen2.5-7b@http://127.0.0.1:8000/v1' or 'embedded/smollm2-135m'"
+            )
+        data: dict[str, Any] = {k: v for k, v in match.groupdict().items() if v is not None}
+    else:
+        data = dict(spec)
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return ModelConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ModelConfigError(f"invalid model configuration: {_describe(exc)}") from None
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)

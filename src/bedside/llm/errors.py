@@ -1,0 +1,56 @@
+"""Typed errors of the model layer.
+
+Every error carries enough to explain itself in a report (endpoint, status, cause) and nothing secret: API keys
+are scrubbed from messages before an error is built (see :func:`bedside.llm.secrets.redact`).
+"""
+
+from __future__ import annotations
+
+
+class ModelError(Exception):
+    """Base class for every failure of the model layer."""
+
+
+class ModelConfigError(ModelError):
+    """A model name or configuration block cannot be used (unknown provider, missing URL, missing weights)."""
+
+
+class ModelRequestError(ModelError):
+    """One request to an endpoint failed.
+
+    ``retryable`` tells the wrapper whether trying again could help (rate limits, server errors, timeouts,
+    dropped connections, unreadable bodies); ``retry_after`` is the wait the server asked for, in seconds.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+class RetriesExhaustedError(ModelError):
+    """The wrapper gave up on a call after its bounded number of attempts; ``cause`` is the last failure."""
+
+    def __init__(self, message: str, *, attempts: int, cause: ModelRequestError) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+        self.cause = cause
+        self.__cause__ = cause
+
+
+class StructuredOutputError(ModelError):
+    """The model's answer never validated against the requested schema, even after re-asking."""
+
+    def __init__(self, message: str, *, attempts: int, last_text: str, last_error: str) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+        self.last_text = last_text
+        self.last_error = last_error

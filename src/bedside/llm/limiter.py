@@ -1,0 +1,84 @@
+"""A concurrency limit per endpoint that halves after a burst of rate limits and grows back (AIMD).
+
+The limit never rises above the configured maximum, so the endpoint never sees more requests in flight than
+the user allowed. After a 429 the limit halves (at most once per ``cooldown_s``, so one burst counts once);
+after ``limit`` consecutive successes it grows by one. Waiters are plain futures created on the running loop, so
+one limiter can serve successive event loops (as tests and notebooks create them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from types import TracebackType
+
+
+class AdaptiveLimiter:
+    def __init__(self, maximum: int, *, minimum: int = 1, cooldown_s: float = 1.0) -> None:
+        if maximum < 1:
+            raise ValueError("the concurrency limit must be at least 1")
+        self.maximum = maximum
+        self.minimum = min(minimum, maximum)
+        self.limit = maximum
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._cooldown_s = cooldown_s
+        self._last_shrink = float("-inf")
+        self._successes = 0
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    async def acquire(self) -> None:
+        if self.in_flight < self.limit and not self._waiters:
+            self._take()
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self.release()  # the slot was handed over just as we were cancelled: pass it on
+            else:
+                self._waiters.remove(waiter)
+            raise
+
+    def release(self) -> None:
+        self.in_flight -= 1
+        self._wake()
+
+    def _take(self) -> None:
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def _wake(self) -> None:
+        while self._waiters and self.in_flight < self.limit:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                self._take()
+                waiter.set_result(None)
+
+    def on_rate_limited(self) -> None:
+        now = time.monotonic()
+        self._successes = 0
+        if now - self._last_shrink >= self._cooldown_s and self.limit > self.minimum:
+            self.limit = max(self.minimum, self.limit // 2)
+            self._last_shrink = now
+
+    def on_success(self) -> None:
+        if self.limit >= self.maximum:
+            return
+        self._successes += 1
+        if self._successes >= self.limit:
+            self._successes = 0
+            self.limit += 1
+            self._wake()
+
+    async def __aenter__(self) -> AdaptiveLimiter:
+        await self.acquire()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.release()

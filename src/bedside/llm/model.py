@@ -1,0 +1,341 @@
+"""The one wrapper every provider goes through: cache, retries, concurrency limit, accounting, JSON output.
+
+Providers do one request each; everything a serious evaluation needs around that request lives here, once:
+
+* answers are cached in SQLite (see :mod:`bedside.llm.cache`), and identical calls in flight at the same time
+  share one request;
+* retryable failures (429, 5xx, timeouts, dropped connections, unreadable bodies) are retried with
+  exponential backoff and jitter, honouring ``Retry-After``; after a bounded number of retries the call raises
+  :class:`RetriesExhaustedError` carrying the last cause;
+* requests in flight to one endpoint never exceed its limit, which halves after bursts of 429 and grows back;
+* usage is accounted per role (calls, requests, tokens, cache hits, cost);
+* :meth:`Model.generate_structured` returns a validated pydantic object, re-asking with the validation error
+  a bounded number of times.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from bedside.llm.cache import ResponseCache, cache_key, cache_request, canonical_json
+from bedside.llm.config import ModelConfig, parse_model_spec
+from bedside.llm.errors import ModelRequestError, RetriesExhaustedError, StructuredOutputError
+from bedside.llm.limiter import AdaptiveLimiter
+from bedside.llm.providers import Provider, create_provider
+from bedside.llm.retry import RetryPolicy
+from bedside.llm.secrets import RedactingFilter
+from bedside.llm.structured import parse_structured
+from bedside.llm.types import ChatMessage, Completion, GenerationSettings, ProviderResponse, Role, as_messages
+from bedside.llm.usage import UsageLedger
+from bedside.prompts import render
+
+T = TypeVar("T", bound=BaseModel)
+
+logger = logging.getLogger("bedside.llm")
+logger.addFilter(RedactingFilter())
+
+_limiters: dict[tuple[str, str], AdaptiveLimiter] = {}
+
+STRUCTURED_INSTRUCTIONS = "llm/structured_instructions.j2"
+STRUCTURED_REPAIR = "llm/structured_repair.j2"
+
+
+def endpoint_limiter(provider: Provider, maximum: int) -> AdaptiveLimiter:
+    """The limiter shared by every model of this process that talks to the same endpoint."""
+    key = (provider.name, provider.base_url or provider.model)
+    limiter = _limiters.get(key)
+    if limiter is None:
+        limiter = _limiters[key] = AdaptiveLimiter(maximum)
+    elif maximum < limiter.maximum:  # the strictest configured limit wins
+        limiter.maximum = maximum
+        limiter.limit = min(limiter.limit, maximum)
+    return limiter
+
+
+@dataclass
+class _Endpoint:
+    """What all roles of one model share: the provider, its limit and the calls in flight."""
+
+    config: ModelConfig
+    provider: Provider
+    limiter: AdaptiveLimiter
+    cache: ResponseCache | None
+    usage: UsageLedger
+    retry: RetryPolicy
+    rng: random.Random = field(default_factory=random.Random)
+    in_flight: dict[str, asyncio.Future[ProviderResponse]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Structured(Generic[T]):
+    """A validated object and the completion it was read from; ``attempts`` counts re-asks plus one."""
+
+    value: T
+    completion: Completion
+    attempts: int
+
+
+class Model:
+    """An async chat model behind bedside's shared behaviour. Build one with :func:`get_model`."""
+
+    def __init__(self, endpoint: _Endpoint, role: Role) -> None:
+        self._endpoint = endpoint
+        self.role: Role = role
+
+    @property
+    def config(self) -> ModelConfig:
+        return self._endpoint.config
+
+    @property
+    def name(self) -> str:
+        return self._endpoint.config.name
+
+    @property
+    def usage(self) -> UsageLedger:
+        return self._endpoint.usage
+
+    @property
+    def limiter(self) -> AdaptiveLimiter:
+        return self._endpoint.limiter
+
+    def with_role(self, role: Role) -> Model:
+        """The same model (cache, limit, ledger shared) called for another reason."""
+        return Model(self._endpoint, role)
+
+    async def generate(
+        self,
+        prompt: str | Sequence[ChatMessage],
+        settings: GenerationSettings | None = None,
+        *,
+        system: str | None = None,
+        epoch: int | str = 0,
+        response_schema: dict[str, Any] | None = None,
+    ) -> Completion:
+        """One completion. ``epoch`` tags a repeated sample: each tag is its own cached draw."""
+        ep = self._endpoint
+        messages = as_messages(prompt, system)
+        settings = settings or GenerationSettings()
+        request = cache_request(
+            provider=ep.provider.name,
+            base_url=ep.provider.base_url,
+            model=ep.provider.model,
+            messages=messages,
+            settings=settings,
+            response_schema=response_schema,
+            epoch=str(epoch),
+        )
+        key = cache_key(request)
+        started = time.perf_counter()
+        cached = ep.cache.get(key) if ep.cache is not None else None
+        if cached is not None:
+            ep.usage.record_answer(self.role, cached=True)
+            return self._completion(cached, key, started, cached=True)
+
+        while (shared := ep.in_flight.get(key)) is not None:
+            # An identical call is already out: wait for its answer and pay once. If that call is cancelled
+            # (its caller gave up, not us), loop and send our own.
+            try:
+                response = await asyncio.shield(shared)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if shared.cancelled() and not (task and task.cancelling()):
+                    continue
+                raise
+            ep.usage.record_answer(self.role, cached=True)
+            return self._completion(response, key, started, cached=True)
+
+        future: asyncio.Future[ProviderResponse] = asyncio.get_running_loop().create_future()
+        ep.in_flight[key] = future
+        try:
+            response = await self._request_with_retries(messages, settings, response_schema)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except Exception as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiters, if any, re-raise it themselves
+            ep.usage.record_error(self.role)
+            raise
+        else:
+            future.set_result(response)
+        finally:
+            del ep.in_flight[key]
+        if ep.cache is not None:
+            ep.cache.put(key, request, response)
+        price = ep.config.price
+        ep.usage.record_answer(
+            self.role,
+            cached=False,
+            prompt_tokens=response.usage.prompt_tokens,
+            completion_tokens=response.usage.completion_tokens,
+            cost=price.cost(response.usage.prompt_tokens, response.usage.completion_tokens) if price else None,
+        )
+        return self._completion(response, key, started, cached=False)
+
+    async def _request_with_retries(
+        self,
+        messages: list[ChatMessage],
+        settings: GenerationSettings,
+        response_schema: dict[str, Any] | None,
+    ) -> ProviderResponse:
+        ep = self._endpoint
+        policy = ep.retry
+        retry = 0
+        while True:
+            async with ep.limiter:
+                ep.usage.record_request(self.role)
+                try:
+                    response = await ep.provider.generate(messages, settings, response_schema)
+                except ModelRequestError as exc:
+                    failure = exc
+                else:
+                    ep.limiter.on_success()
+                    return response
+            if failure.status == 429:
+                ep.limiter.on_rate_limited()
+            if not failure.retryable:
+                raise failure
+            retry += 1
+            if retry > policy.max_retries:
+                raise RetriesExhaustedError(
+                    f"{self.name} ({self.role}): gave up after {retry} attempts; last error: {failure}",
+                    attempts=retry,
+                    cause=failure,
+                )
+            if failure.retry_after is not None and failure.retry_after > policy.max_retry_after_s:
+                raise RetriesExhaustedError(
+                    f"{self.name} ({self.role}): the endpoint asked to wait {failure.retry_after:g} s, "
+                    f"more than max_retry_after_s={policy.max_retry_after_s:g}; last error: {failure}",
+                    attempts=retry,
+                    cause=failure,
+                )
+            delay = policy.delay(retry, failure.retry_after, ep.rng)
+            logger.info(
+                "%s (%s): retry %d/%d in %.2f s after: %s",
+                self.name,
+                self.role,
+                retry,
+                policy.max_retries,
+                delay,
+                failure,
+            )
+            await asyncio.sleep(delay)
+
+    def _completion(self, response: ProviderResponse, key: str, started: float, *, cached: bool) -> Completion:
+        return Completion(
+            texts=response.texts,
+            usage=response.usage,
+            finish_reason=response.finish_reason,
+            latency_s=time.perf_counter() - started,
+            cached=cached,
+            provider=self._endpoint.provider.name,
+            model=self._endpoint.config.model,
+            role=self.role,
+            cache_key=key,
+        )
+
+    async def generate_structured(
+        self,
+        prompt: str | Sequence[ChatMessage],
+        output_type: type[T],
+        settings: GenerationSettings | None = None,
+        *,
+        system: str | None = None,
+        epoch: int | str = 0,
+        max_repairs: int = 2,
+        check: Callable[[T], None] | None = None,
+        instructions_template: str | Path = STRUCTURED_INSTRUCTIONS,
+        repair_template: str | Path = STRUCTURED_REPAIR,
+    ) -> Structured[T]:
+        """Ask for JSON matching ``output_type``; validate; on failure re-ask with the reason, bounded.
+
+        ``check`` may add rules a schema cannot state (e.g. a score inside a rubric's scale) by raising
+        ``ValueError`` with a message for the model. Uses the endpoint's JSON-schema mode when it has one
+        (``structured_mode``), and always states the schema in the prompt too, since many servers ignore it.
+        """
+        schema = output_type.model_json_schema()
+        use_schema_mode = self.config.structured_mode == "json_schema" or (
+            self.config.structured_mode == "auto" and self._endpoint.provider.supports_json_schema
+        )
+        messages = as_messages(prompt, system)
+        instructions = render(instructions_template, schema=canonical_json(schema))
+        last = messages[-1]
+        messages[-1] = ChatMessage(role=last.role, content=f"{last.content}\n\n{instructions}")
+        error = ""
+        completion: Completion | None = None
+        for attempt in range(1, max_repairs + 2):
+            completion = await self.generate(
+                messages, settings, epoch=epoch, response_schema=schema if use_schema_mode else None
+            )
+            value, problem = parse_structured(completion.text, output_type, check)
+            if value is not None:
+                return Structured(value=value, completion=completion, attempts=attempt)
+            error = problem or "unknown problem"
+            logger.info("%s (%s): structured answer rejected (attempt %d): %s", self.name, self.role, attempt, error)
+            messages = [
+                *messages,
+                ChatMessage(role="assistant", content=completion.text),
+                ChatMessage(role="user", content=render(repair_template, error=error)),
+            ]
+        assert completion is not None
+        raise StructuredOutputError(
+            f"{self.name} ({self.role}): no valid {output_type.__name__} after {max_repairs + 1} attempts; "
+            f"last problem: {error}",
+            attempts=max_repairs + 1,
+            last_text=completion.text,
+            last_error=error,
+        )
+
+    async def aclose(self) -> None:
+        if self._endpoint.cache is not None:
+            self._endpoint.cache.flush()
+        await self._endpoint.provider.aclose()
+
+    async def __aenter__(self) -> Model:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
+def get_model(
+    spec: str | ModelConfig | dict[str, Any],
+    *,
+    role: Role = "system",
+    cache: ResponseCache | str | Path | None = None,
+    usage: UsageLedger | None = None,
+    retry: RetryPolicy | None = None,
+    **overrides: Any,
+) -> Model:
+    """Build a model from its name or config block.
+
+    ``cache``: a :class:`ResponseCache`, a path to its SQLite file, or ``None`` for no caching.
+    ``usage``: the ledger to account into (share one across the models of a run); a new one by default.
+    ``overrides``: :class:`ModelConfig` fields (``api_key_env=...``, ``max_concurrency=...``, ...).
+    """
+    config = parse_model_spec(spec, **overrides)
+    provider = create_provider(config)
+    limiter = endpoint_limiter(provider, config.max_concurrency or provider.default_concurrency)
+    if cache is not None and not isinstance(cache, ResponseCache):
+        cache = ResponseCache(cache)
+    endpoint = _Endpoint(
+        config=config,
+        provider=provider,
+        limiter=limiter,
+        cache=cache,
+        usage=usage or UsageLedger(),
+        retry=retry or RetryPolicy(max_retries=config.max_retries),
+    )
+    return Model(endpoint, role)

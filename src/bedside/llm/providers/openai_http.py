@@ -1,0 +1,66 @@
+"""Reading OpenAI-style chat completion bodies, shared by every provider that speaks that shape."""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from typing import Any
+
+from bedside.llm.errors import ModelRequestError
+from bedside.llm.types import ProviderResponse, TokenUsage
+
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+
+
+def parse_chat_completion(body: Any) -> ProviderResponse:
+    """Turn a decoded chat completion body into a response, or raise a retryable error saying what is off."""
+    if not isinstance(body, dict):
+        raise ModelRequestError("malformed response: body is not a JSON object", retryable=True)
+    if "error" in body and "choices" not in body:
+        raise ModelRequestError(f"endpoint returned an error object: {_short(body['error'])}", retryable=True)
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise ModelRequestError("malformed response: no 'choices' in the body", retryable=True)
+    texts: list[str] = []
+    finish_reason = None
+    for choice in sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0):
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(message, dict):
+            raise ModelRequestError("malformed response: a choice has no 'message'", retryable=True)
+        content = message.get("content")
+        texts.append(content if isinstance(content, str) else "")
+        finish_reason = finish_reason or choice.get("finish_reason")
+    raw_usage = body.get("usage") or {}
+    usage = TokenUsage(
+        prompt_tokens=int(raw_usage.get("prompt_tokens") or 0),
+        completion_tokens=int(raw_usage.get("completion_tokens") or 0),
+    )
+    model = body.get("model")
+    return ProviderResponse(
+        texts=tuple(texts),
+        usage=usage,
+        finish_reason=finish_reason,
+        model=model if isinstance(model, str) else None,
+    )
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: delta-seconds (fractions accepted) or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    text = value.get("message", value) if isinstance(value, dict) else value
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,79 @@
+"""Usage accounting per role (``system``, ``patient``, ``judge``): what was asked, answered, paid.
+
+Counts, per role:
+
+* ``calls``: answers handed to callers (cache hits included);
+* ``cache_hits``: answers served from the cache, which cost nothing and send nothing;
+* ``requests``: HTTP (or runtime) requests actually sent, retries included;
+* ``prompt_tokens`` / ``completion_tokens``: tokens of answers that were not cache hits, as the endpoint
+  reported them;
+* ``cost``: from those tokens and the model's price table, when one is configured (else stays 0 and
+  ``priced`` is false);
+* ``errors``: calls that failed for good.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from pydantic import BaseModel
+
+from bedside.llm.types import ROLES, Role
+
+
+class RoleUsage(BaseModel):
+    calls: int = 0
+    cache_hits: int = 0
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    priced: bool = False
+    errors: int = 0
+
+
+class UsageLedger:
+    """Thread-safe totals by role; one ledger is usually shared by every model of a run."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_role: dict[Role, RoleUsage] = {}
+
+    def _entry(self, role: Role) -> RoleUsage:
+        if role not in ROLES:
+            raise ValueError(f"unknown role {role!r}; expected one of {', '.join(ROLES)}")
+        return self._by_role.setdefault(role, RoleUsage())
+
+    def record_request(self, role: Role) -> None:
+        with self._lock:
+            self._entry(role).requests += 1
+
+    def record_answer(
+        self,
+        role: Role,
+        *,
+        cached: bool,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        cost: float | None = None,
+    ) -> None:
+        with self._lock:
+            entry = self._entry(role)
+            entry.calls += 1
+            if cached:
+                entry.cache_hits += 1
+                return
+            entry.prompt_tokens += prompt_tokens
+            entry.completion_tokens += completion_tokens
+            if cost is not None:
+                entry.cost += cost
+                entry.priced = True
+
+    def record_error(self, role: Role) -> None:
+        with self._lock:
+            self._entry(role).errors += 1
+
+    def snapshot(self) -> dict[Role, RoleUsage]:
+        """A copy of the totals, roles in their fixed order."""
+        with self._lock:
+            return {role: self._by_role[role].model_copy() for role in ROLES if role in self._by_role}

@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from bedside.cli import app
+from bedside.testing import ScriptedServer
+
+runner = CliRunner()
+
+
+def test_generate_prints_text_and_json_with_usage(cache_path: Path) -> None:
+    with ScriptedServer({"headache": "Drink water and rest."}) as server:
+        plain = runner.invoke(app, ["generate", "-m", server.model_name(), "--cache", str(cache_path), "headache?"])
+        assert plain.exit_code == 0, plain.output
+        assert plain.output.strip() == "Drink water and rest."
+        result = runner.invoke(
+            app, ["generate", "-m", server.model_name(), "--cache", str(cache_path), "--json", "headache?"]
+        )
+        assert result.exit_code == 0, result.output
+        assert server.stats()["requests"] == 1
+    data = json.loads(result.output)
+    assert data["text"] == "Drink water and rest."
+    assert data["cached"] is True
+    assert data["usage"] == {"prompt_tokens": 1, "completion_tokens": 4, "total_tokens": 5}
+
+
+def test_generate_reports_errors_without_a_traceback() -> None:
+    result = runner.invoke(app, ["generate", "-m", "nosuch/model", "hi"])
+    assert result.exit_code == 1
+    assert "unknown model provider 'nosuch'" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_demo_runs_on_a_scripted_model() -> None:
+    result = runner.invoke(app, ["demo", "-m", "scripted/demo", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert "portal message demo-001" in result.output
+    assert "Model usage by role" in result.output
+
+
+def test_serve_scripted_from_the_shell(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("rules:\n  - pattern: refill\n    reply: Refill sent to your pharmacy.\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bedside.cli", "serve-scripted", "--port", "0", "--rules", str(rules)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert "serving scripted answers on http://127.0.0.1:" in line
+        base_url = line.split(" on ", 1)[1].strip()
+        result = runner.invoke(
+            app, ["generate", "-m", f"openai-compatible/x@{base_url}", "--no-cache", "need a refill"]
+        )
+        assert result.output.strip() == "Refill sent to your pharmacy."
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -1,0 +1,96 @@
+"""The per-endpoint concurrency limit, observed from the server's side."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bedside.llm import RetryPolicy, get_model
+from bedside.llm.limiter import AdaptiveLimiter
+from bedside.testing import ScriptedServer
+
+
+def test_limit_is_never_exceeded() -> None:
+    with ScriptedServer(latency_ms=30) as server:
+
+        async def run() -> None:
+            async with get_model(server.model_name(), max_concurrency=5) as model:
+                await asyncio.gather(*(model.generate(f"q{i}") for i in range(60)))
+
+        asyncio.run(run())
+        stats = server.stats()
+    assert stats["requests"] == 60
+    assert stats["max_in_flight"] == 5  # reached, never passed
+
+
+def test_roles_of_one_model_share_the_endpoint_limit() -> None:
+    with ScriptedServer(latency_ms=30) as server:
+
+        async def run() -> None:
+            async with get_model(server.model_name(), max_concurrency=4) as model:
+                judge = model.with_role("judge")
+                await asyncio.gather(
+                    *(model.generate(f"s{i}") for i in range(20)), *(judge.generate(f"j{i}") for i in range(20))
+                )
+                snapshot = model.usage.snapshot()
+                assert snapshot["system"].calls == 20
+                assert snapshot["judge"].calls == 20
+
+        asyncio.run(run())
+        assert server.stats()["max_in_flight"] <= 4
+
+
+def test_limit_shrinks_under_rate_limits_and_stays_within_the_maximum() -> None:
+    policy = RetryPolicy(max_retries=8, initial_delay_s=0.01, max_delay_s=0.05)
+    with ScriptedServer(latency_ms=20, faults="429=0.3,retry-after=0.05", seed=7) as server:
+
+        async def run() -> None:
+            async with get_model(server.model_name(), max_concurrency=8, retry=policy) as model:
+                await asyncio.gather(*(model.generate(f"q{i}") for i in range(80)))
+
+        asyncio.run(run())
+        stats = server.stats()
+    assert stats["answers"]["ok"] == 80
+    assert stats["answers"]["429"] > 0
+    assert stats["max_in_flight"] <= 8
+
+
+def test_limiter_halves_once_per_burst_then_grows_back() -> None:
+    limiter = AdaptiveLimiter(8, cooldown_s=60)
+    for _ in range(5):  # one burst of five 429s
+        limiter.on_rate_limited()
+    assert limiter.limit == 4
+    for _ in range(4):
+        limiter.on_success()
+    assert limiter.limit == 5
+    for _ in range(5 + 6 + 7 + 100):
+        limiter.on_success()
+    assert limiter.limit == 8  # never above the maximum
+
+
+def test_waiting_acquirers_are_woken_in_order_and_cancellation_frees_nothing() -> None:
+    async def run() -> list[int]:
+        limiter = AdaptiveLimiter(1)
+        order: list[int] = []
+
+        async def worker(i: int) -> None:
+            async with limiter:
+                order.append(i)
+                await asyncio.sleep(0.01)
+
+        await limiter.acquire()
+        tasks = [asyncio.create_task(worker(i)) for i in range(4)]
+        await asyncio.sleep(0.01)
+        tasks[1].cancel()
+        limiter.release()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        assert limiter.in_flight == 0
+        return order
+
+    assert asyncio.run(run()) == [0, 2, 3]
+
+
+def test_limit_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        AdaptiveLimiter(0)

@@ -1,0 +1,118 @@
+"""Structured output: validation, repair by re-asking, and the typed failure when repair does not help."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from pydantic import BaseModel, Field
+
+from bedside.llm import StructuredOutputError, get_model
+from bedside.testing import ScriptedServer
+
+
+class Triage(BaseModel):
+    urgency: int = Field(ge=1, le=5)
+    reason: str
+
+
+REPAIRED = {
+    "could not be used": '{"urgency": 2, "reason": "mild symptoms"}',
+}
+
+
+def test_malformed_answer_is_repaired_when_the_second_answer_is_valid() -> None:
+    rules = {
+        "rules": [{"pattern": "could not be used", "reply": REPAIRED["could not be used"]}],
+        "default": "Sure! Urgency is low, maybe 2?",
+    }
+    with ScriptedServer(rules) as server:
+
+        async def run() -> tuple[Triage, int]:
+            async with get_model(server.model_name()) as model:
+                result = await model.generate_structured("Triage: mild cough", Triage)
+                return result.value, result.attempts
+
+        value, attempts = asyncio.run(run())
+        assert value == Triage(urgency=2, reason="mild symptoms")
+        assert attempts == 2
+        first, second = server.recent
+    # JSON-schema mode is used with an OpenAI-compatible endpoint, and the schema is stated in the prompt too.
+    assert first["response_format"]["json_schema"]["schema"]["properties"]["urgency"]["maximum"] == 5
+    assert "JSON Schema" in first["messages"][-1]["content"]
+    # The re-ask carries the model's bad answer and the reason it was rejected.
+    assert second["messages"][-2] == {"role": "assistant", "content": "Sure! Urgency is low, maybe 2?"}
+    assert "not valid JSON" in second["messages"][-1]["content"]
+
+
+def test_schema_violations_are_explained_to_the_model() -> None:
+    rules = {
+        "rules": [{"pattern": "could not be used", "reply": '```json\n{"urgency": 3, "reason": "ok"}\n```'}],
+        "default": '{"urgency": 9, "reason": "too high"}',
+    }
+    with ScriptedServer(rules) as server:
+
+        async def run() -> Triage:
+            async with get_model(server.model_name()) as model:
+                return (await model.generate_structured("triage", Triage)).value
+
+        assert asyncio.run(run()).urgency == 3
+        assert "urgency: Input should be less than or equal to 5" in server.recent[-1]["messages"][-1]["content"]
+
+
+def test_check_callable_adds_rules_a_schema_cannot_state() -> None:
+    def not_urgent(t: Triage) -> None:
+        if t.urgency > 2:
+            raise ValueError("urgency above 2 needs a reason mentioning a red flag")
+
+    rules = {
+        "rules": [{"pattern": "red flag", "reply": '{"urgency": 1, "reason": "fine"}'}],
+        "default": '{"urgency": 4, "reason": "hmm"}',
+    }
+    with ScriptedServer(rules) as server:
+
+        async def run() -> int:
+            async with get_model(server.model_name()) as model:
+                return (await model.generate_structured("triage", Triage, check=not_urgent)).attempts
+
+        assert asyncio.run(run()) == 2
+
+
+def test_repair_is_bounded_and_fails_as_a_typed_error() -> None:
+    with ScriptedServer(faults="invalid-json=1.0") as server:
+
+        async def run() -> None:
+            async with get_model(server.model_name()) as model:
+                await model.generate_structured("triage", Triage, max_repairs=2)
+
+        with pytest.raises(StructuredOutputError) as info:
+            asyncio.run(run())
+        assert server.stats()["requests"] == 3
+    assert info.value.attempts == 3
+    assert "not valid JSON" in info.value.last_error
+
+
+def test_instructions_mode_sends_no_response_format() -> None:
+    with ScriptedServer({"triage": json.dumps({"urgency": 1, "reason": "x"})}) as server:
+
+        async def run() -> None:
+            async with get_model(server.model_name(), structured_mode="instructions") as model:
+                await model.generate_structured("triage", Triage)
+
+        asyncio.run(run())
+        assert "response_format" not in server.recent[-1]
+
+
+def test_scripted_provider_answers_structured_calls_in_process() -> None:
+    config = {
+        "provider": "scripted",
+        "model": "t",
+        "options": {"rules": {"triage": '{"urgency": 5, "reason": "chest pain"}'}},
+    }
+
+    async def run() -> Triage:
+        async with get_model(config) as model:
+            return (await model.generate_structured("triage please", Triage)).value
+
+    assert asyncio.run(run()).reason == "chest pain"
