@@ -68,6 +68,7 @@ def main() -> None:
 
     process, base_url = start_server(args.latency_ms)
     try:
+        server_cpu_start = process_cpu_seconds(process.pid)
         with tempfile.TemporaryDirectory() as tmp:
             cpu_start, wall_start = time.process_time(), time.perf_counter()
             run(drive(base_url, args.requests, args.concurrency, Path(tmp) / "cache.sqlite"))
@@ -75,7 +76,7 @@ def main() -> None:
             cpu = time.process_time() - cpu_start
         with urllib.request.urlopen(base_url.removesuffix("/v1") + "/_scripted/stats") as response:
             stats = json.load(response)
-        server_cpu = process_cpu_seconds(process.pid)
+        server_cpu_end = process_cpu_seconds(process.pid)
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -86,8 +87,9 @@ def main() -> None:
     print(f"latency-bound ideal {ideal:.3f} s")
     print(f"ratio               {wall / ideal:.3f}  (goal <= 1.2)")
     print(f"client CPU per call {cpu / args.requests * 1000:.3f} ms")
-    if server_cpu is not None:
-        print(f"server CPU per call {server_cpu / stats['requests'] * 1000:.3f} ms (scripted server process)")
+    if server_cpu_start is not None and server_cpu_end is not None:
+        server_ms = (server_cpu_end - server_cpu_start) / stats["requests"] * 1000
+        print(f"server CPU per call {server_ms:.3f} ms (scripted server process)")
     print(f"server max in flight {stats['max_in_flight']} (requests seen: {stats['requests']})")
 
 
