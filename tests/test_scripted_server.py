@@ -4,6 +4,7 @@ import asyncio
 import contextlib
 import json
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -59,10 +60,8 @@ def test_rules_match_in_order_with_regex_callable_and_default() -> None:
     assert ask("anything else") == "anything else"  # default echoes
 
 
-def test_rules_file_errors_name_the_file_and_entry(tmp_path: object) -> None:
-    from pathlib import Path
-
-    path = Path(str(tmp_path)) / "rules.yaml"
+def test_rules_file_errors_name_the_file_and_entry(tmp_path: Path) -> None:
+    path = tmp_path / "rules.yaml"
     path.write_text("rules:\n  - pattern: '('\n    reply: x\n")
     with pytest.raises(ValueError, match=r"rules.yaml: rules\[0\].pattern is not a valid regular expression"):
         ScriptedRules.coerce(str(path))
