@@ -44,6 +44,9 @@ _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*|\d+)$")
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*•‣◦]|\d{1,3}[.)]|[a-zA-Z][.)])\s")
 _NEXT_START = re.compile(r"\s+([\"'“‘(\[]?[A-Z0-9])")
 _HEADING = re.compile(r"^[^\n.!?]{1,60}:$")
+_ONLY_SPACE = re.compile(r"\s*\Z")
+_NEXT_LINE_CHAR = re.compile(r"[ \t]*([^ \t])")
+_WORD_WINDOW = 100  # longer than any word in NEVER_END, so a cut-off word can never look like one
 
 
 @dataclass(frozen=True)
@@ -89,41 +92,56 @@ def _boundaries(text: str) -> set[int]:
 
 
 def _ends_sentence(text: str, punct_start: int, punct_end: int) -> bool:
-    following = text[punct_end:]
-    if following.strip() == "":
+    # Every look here is anchored at a position or bounded by a small window: slicing the rest of the text
+    # per candidate made splitting quadratic in the text's length.
+    if _ONLY_SPACE.match(text, punct_end):
         return True
-    if not _NEXT_START.match(following):
+    if not _NEXT_START.match(text, punct_end):
         return False
     if text[punct_start] != ".":
         return True
-    if text[punct_start : punct_start + 3] == "..." or text[punct_start] == "…":
+    if text.startswith("...", punct_start) or text[punct_start] == "…":
         return True
-    before = text[:punct_start]
-    word_match = _WORD_BEFORE.search(before)
+    window_start = max(0, punct_start - _WORD_WINDOW)
+    word_match = _WORD_BEFORE.search(text[window_start:punct_start])
     if word_match is None:
         return True
     word = word_match.group(1)
     if word.lower().rstrip(".") in NEVER_END:
         return False
-    line_start = before.rfind("\n") + 1
-    if word.isdigit() and before[line_start : word_match.start()].strip() == "":
+    word_start = window_start + word_match.start()
+    if word.isdigit() and _starts_line(text, word_start):
         return False  # a list marker such as "1." at the start of a line
     if len(word) == 1 and word.isupper():
-        preceding = before[: word_match.start()].rstrip()
-        return bool(preceding) and preceding[-1].isdigit()  # "98.6 F." ends; an initial "J." does not
+        before = _last_non_space(text, word_start)
+        return before is not None and before.isdigit()  # "98.6 F." ends; an initial "J." does not
     return True
+
+
+def _starts_line(text: str, position: int) -> bool:
+    """Whether only spaces or tabs stand between the start of the line and ``position``."""
+    i = position - 1
+    while i >= 0 and text[i] in " \t":
+        i -= 1
+    return i < 0 or text[i] == "\n"
+
+
+def _last_non_space(text: str, position: int) -> str | None:
+    i = position - 1
+    while i >= 0 and text[i].isspace():
+        i -= 1
+    return text[i] if i >= 0 else None
 
 
 def _line_break_ends_sentence(text: str, newline: int) -> bool:
     line_start = text.rfind("\n", 0, newline) + 1
     line = text[line_start:newline].rstrip()
-    rest = text[newline + 1 :]
-    if not line or not rest.strip():
+    if not line or _ONLY_SPACE.match(text, newline + 1):
         return False
-    if _LIST_MARKER.match(rest):
+    if _LIST_MARKER.match(text, newline + 1):
         return True
-    next_line = rest.lstrip(" \t")
-    if not next_line or not (next_line[0].isupper() or next_line[0].isdigit()):
+    next_char = _NEXT_LINE_CHAR.match(text, newline + 1)
+    if next_char is None or not (next_char.group(1).isupper() or next_char.group(1).isdigit()):
         return False
     if line.endswith((",", "-", ";", "/", "(")):
         return False
