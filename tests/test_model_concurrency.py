@@ -41,7 +41,7 @@ def test_roles_of_one_model_share_the_endpoint_limit() -> None:
         assert server.stats()["max_in_flight"] <= 4
 
 
-def test_limit_shrinks_under_rate_limits_and_stays_within_the_maximum() -> None:
+def test_run_under_rate_limits_completes_within_the_maximum() -> None:
     policy = RetryPolicy(max_retries=8, initial_delay_s=0.01, max_delay_s=0.05)
     with ScriptedServer(latency_ms=20, faults="429=0.3,retry-after=0.05", seed=7) as server:
 

@@ -273,6 +273,8 @@ class ScriptedServer:
 
 
 def _completion_body(model: str, messages: list[ChatMessage], text: str, n: int) -> dict[str, Any]:
+    prompt_tokens = sum(count_words(m.content) for m in messages)
+    completion_tokens = count_words(text) * n
     return {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
@@ -282,8 +284,8 @@ def _completion_body(model: str, messages: list[ChatMessage], text: str, n: int)
             {"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"} for i in range(n)
         ],
         "usage": {
-            "prompt_tokens": sum(count_words(m.content) for m in messages),
-            "completion_tokens": count_words(text) * n,
-            "total_tokens": sum(count_words(m.content) for m in messages) + count_words(text) * n,
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
         },
     }

@@ -61,17 +61,16 @@ class BM25Index:
             raise ValueError("k must be at least 1")
         k = min(k, len(self.ids))
         tokenized = bm25s.tokenize(list(queries), stopwords=self._stopwords, return_ids=False, show_progress=False)
-        results: list[list[Hit]] = []
-        for terms in tokenized:
-            if not terms:  # nothing but stop words or punctuation: nothing can match
-                results.append([])
-                continue
-            documents, scores = self._retriever.retrieve([terms], k=k, show_progress=False)
-            results.append(
-                [
-                    Hit(id=self.ids[int(d)], index=int(d), score=float(s))
-                    for d, s in zip(documents[0], scores[0], strict=True)
-                    if s > 0
-                ]
-            )
+        results: list[list[Hit]] = [[] for _ in tokenized]
+        # Queries of nothing but stop words or punctuation match nothing; the rest go to bm25s in one batch.
+        asked = [i for i, terms in enumerate(tokenized) if terms]
+        if not asked:
+            return results
+        documents, scores = self._retriever.retrieve([tokenized[i] for i in asked], k=k, show_progress=False)
+        for row, i in enumerate(asked):
+            results[i] = [
+                Hit(id=self.ids[int(d)], index=int(d), score=float(sc))
+                for d, sc in zip(documents[row], scores[row], strict=True)
+                if sc > 0
+            ]
         return results
