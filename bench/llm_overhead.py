@@ -24,7 +24,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-from bedside.aio import run
 from bedside.llm import get_model
 
 
@@ -71,7 +70,8 @@ def main() -> None:
         server_cpu_start = process_cpu_seconds(process.pid)
         with tempfile.TemporaryDirectory() as tmp:
             cpu_start, wall_start = time.process_time(), time.perf_counter()
-            run(drive(base_url, args.requests, args.concurrency, Path(tmp) / "cache.sqlite"))
+            job = drive(base_url, args.requests, args.concurrency, Path(tmp) / "cache.sqlite")
+            asyncio.run(job)
             wall = time.perf_counter() - wall_start
             cpu = time.process_time() - cpu_start
         with urllib.request.urlopen(base_url.removesuffix("/v1") + "/_scripted/stats") as response:

@@ -14,7 +14,6 @@ from rich.console import Console
 from rich.table import Table
 
 from bedside import __version__
-from bedside.aio import run
 from bedside.llm import GenerationSettings, ModelError, Role, UsageLedger, default_cache_path, get_model
 from bedside.llm.usage import RoleUsage
 
@@ -106,7 +105,7 @@ def generate(
             out.print(completion.text, highlight=False, markup=False)
 
     try:
-        run(run_command())
+        asyncio.run(run_command())
     except (ModelError, ValueError) as exc:
         raise _fail(exc) from None
 
@@ -138,7 +137,7 @@ def serve_scripted(
             await server.stop_async()
 
     try:
-        run(serve())
+        asyncio.run(serve())
     except KeyboardInterrupt:
         pass
     except (ValueError, OSError) as exc:
@@ -176,7 +175,7 @@ def demo(
                 )
 
     try:
-        run(run_command())
+        asyncio.run(run_command())
     except (ModelError, ValueError, OSError) as exc:
         raise _fail(exc) from None
     out.print(usage_table(usage.snapshot()))
