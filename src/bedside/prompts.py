@@ -16,11 +16,12 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
-from bedside.llm.types import ChatMessage
+if TYPE_CHECKING:  # bedside.llm uses this module; import its types only where a chat is built
+    from bedside.llm.types import ChatMessage
 
 _MARKER = re.compile(r"^\[\[(system|user|assistant)\]\][ \t]*$", re.MULTILINE)
 
@@ -102,6 +103,8 @@ def render(template: str | Path, **variables: Any) -> str:
 
 def render_chat(template: str | Path, **variables: Any) -> list[ChatMessage]:
     """Render a chat template into messages split at its ``[[role]]`` marker lines."""
+    from bedside.llm.types import ChatMessage
+
     text = render(template, **variables)
     markers = list(_MARKER.finditer(text))
     if not markers or text[: markers[0].start()].strip():

@@ -1,0 +1,149 @@
+"""The chart summary a clinician sees beside a portal message, as of the time the message was sent.
+
+Four sections, as seed 000 (after Gatto et al., 2025) describes them: demographics (age band and gender), the
+full active problem list, recent encounters (at most 10, their diagnoses split into the past year and older),
+and active outpatient medications (started before the message, not yet ended).
+
+It is built from :meth:`Record.as_of`, so nothing dated after the message (and nothing undated) can reach it.
+Choices the paper leaves open, made here and tested:
+
+* age bands are five years wide (``Between 35 - 40``), as in the paper's example chart;
+* a problem is active when its onset is at or before T and it has not abated by T;
+* an encounter's diagnoses are the conditions recorded at it plus its stated reasons; an encounter is in the
+  past year when it started within 365 days before T;
+* a medication is an outpatient one unless the source marks it inpatient (administrations always are); it is
+  active when it started at or before T and its stated end, if any, is after T. Sources often state no end
+  (Synthea renews chronic prescriptions yearly and only marks the latest "active"), so an order without an end
+  stays active until the same medication is ordered again or ``medication_window_days`` (365) pass, unless
+  the source still lists it as active. Duplicates by name are shown once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from bedside.prompts import render
+from bedside.records.model import Encounter, Medication, Record
+
+CHART_TEMPLATE = "records/chart_summary.j2"
+MAX_ENCOUNTERS = 10
+
+
+@dataclass(frozen=True)
+class RecentEncounter:
+    start: datetime
+    type: str
+    diagnoses: tuple[str, ...]
+    past_year: bool
+
+
+@dataclass(frozen=True)
+class ChartSummary:
+    at: datetime
+    age: int | None
+    age_band: str | None
+    gender: str | None
+    problems: tuple[str, ...]
+    encounters: tuple[RecentEncounter, ...]
+    medications: tuple[str, ...]
+
+    @property
+    def diagnoses_past_year(self) -> tuple[str, ...]:
+        return _unique(d for e in self.encounters if e.past_year for d in e.diagnoses)
+
+    @property
+    def diagnoses_older(self) -> tuple[str, ...]:
+        recent = set(self.diagnoses_past_year)
+        older = _unique(d for e in self.encounters if not e.past_year for d in e.diagnoses)
+        return tuple(d for d in older if d not in recent)
+
+
+def _unique(items: Iterable[str]) -> tuple[str, ...]:
+    """Each item once (case-insensitively), in first-seen order."""
+    seen: dict[str, str] = {}
+    for item in items:
+        seen.setdefault(item.casefold(), item)
+    return tuple(seen.values())
+
+
+def age_band(age: int | None, width: int = 5) -> str | None:
+    if age is None or age < 0:
+        return None
+    low = age // width * width
+    return f"Between {low} - {low + width}"
+
+
+def chart_summary(record: Record, at: datetime, *, medication_window_days: int = 365) -> ChartSummary:
+    """What the chart showed at ``at``."""
+    past = record.as_of(at)
+    age = past.patient.age_at(at)
+    gender = past.patient.gender or past.patient.sex
+
+    problems = _unique(
+        c.label for c in sorted(past.conditions, key=lambda c: (c.onset or at, c.id)) if c.abatement is None
+    )
+
+    recent = sorted(past.encounters, key=lambda e: (e.start or at, e.id), reverse=True)[:MAX_ENCOUNTERS]
+    by_encounter: dict[str, list[str]] = {}
+    for condition in sorted(past.conditions, key=lambda c: (c.onset or at, c.id)):
+        if condition.encounter_id:
+            by_encounter.setdefault(condition.encounter_id, []).append(condition.label)
+    encounters = tuple(
+        RecentEncounter(
+            start=e.start or at,
+            type=e.label if e.codes or e.text else (e.kind or "encounter"),
+            diagnoses=_unique([*by_encounter.get(e.id, []), *(_reason_labels(e))]),
+            past_year=(e.start or at) >= at - timedelta(days=365),
+        )
+        for e in recent
+    )
+
+    medications = _active_medications(past.medications, at, timedelta(days=medication_window_days))
+    return ChartSummary(
+        at=at,
+        age=age,
+        age_band=age_band(age),
+        gender=gender.capitalize() if gender else None,
+        problems=problems,
+        encounters=encounters,
+        medications=medications,
+    )
+
+
+def _reason_labels(encounter: Encounter) -> list[str]:
+    return [code.display or code.tag for code in encounter.reasons]
+
+
+def _medication_key(medication: Medication) -> str:
+    return medication.codes[0].tag if medication.codes else medication.label.casefold()
+
+
+def _active_medications(medications: list[Medication], at: datetime, window: timedelta) -> tuple[str, ...]:
+    outpatient = sorted(
+        (m for m in medications if m.setting != "inpatient" and m.source != "administration" and m.start),
+        key=lambda m: (m.start, m.id),
+    )
+    seen: set[str] = set()  # medications ordered again later (by T): their earlier open orders are closed
+    active: list[Medication] = []
+    for medication in reversed(outpatient):
+        assert medication.start is not None
+        key = _medication_key(medication)
+        superseded = key in seen
+        seen.add(key)
+        if medication.end is not None:
+            if medication.end > at:
+                active.append(medication)
+        elif not superseded and (medication.status == "active" or at - medication.start <= window):
+            active.append(medication)
+    return _unique(m.label for m in sorted(active, key=lambda m: (m.start or at, m.id)))
+
+
+def render_chart_summary(
+    record: Record, at: datetime, *, template: str | Path = CHART_TEMPLATE, medication_window_days: int = 365
+) -> str:
+    """The chart summary as text, through an overridable template (``records/chart_summary.j2``)."""
+    summary = chart_summary(record, at, medication_window_days=medication_window_days)
+    return render(template, chart=summary).strip() + "\n"

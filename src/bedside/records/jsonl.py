@@ -1,0 +1,71 @@
+"""bedside's own record form: one JSON record per line, read back exactly as written."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from bedside.records.errors import RecordError
+from bedside.records.model import Record
+
+
+def iter_records_jsonl(path: str | Path) -> Iterator[Record]:
+    """Yield the records of a JSONL file; a bad line is a :class:`RecordError` naming its number and field."""
+    path = Path(path)
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"cannot read: {exc.strerror}", path=path) from None
+    with handle:
+        number = 0
+        try:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                yield _record(line, path, number)
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"not UTF-8 text ({exc.reason})", path=path, where=f"line {number + 1}") from None
+
+
+def _record(line: str, path: Path, number: int) -> Record:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise RecordError(
+            f"not valid JSON: {exc.msg} (column {exc.colno})", path=path, where=f"line {number}"
+        ) from None
+    try:
+        return Record.model_validate(data)
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        field = ".".join(str(part) for part in problem["loc"]) or "(record)"
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise RecordError(f"{problem['msg']}{more}", path=path, where=f"line {number} field {field!r}") from None
+
+
+def read_records_jsonl(path: str | Path) -> list[Record]:
+    return list(iter_records_jsonl(path))
+
+
+def write_records_jsonl(records: Iterable[Record], path: str | Path) -> int:
+    """Write records atomically (a crash leaves the old file or the new one, never half of one)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            for record in records:
+                handle.write(record.model_dump_json(exclude_defaults=True))
+                handle.write("\n")
+                count += 1
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return count

@@ -1,0 +1,254 @@
+"""One typed record of a patient, whatever the source (FHIR R4 bundle, MedAlign XML, bedside JSONL).
+
+Times are naive ``datetime`` values on one clock: readers convert times that carry an offset to UTC and drop
+the offset, and keep naive times as written. Comparing a time from a FHIR bundle with one from a MedAlign file
+is therefore meaningful only to the extent the sources agree on a clock; within one record it always is.
+
+Every clinical item keeps its codes with their vocabulary (``[ICD10CM/E11.9]``, ``[LOINC/8462-4]``,
+``[RxNorm/197361]``): models are shown codes in that form, and matching across sources needs the vocabulary.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Item(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Code(_Item):
+    """A code in a named vocabulary, with the source's display text."""
+
+    system: str
+    code: str
+    display: str | None = None
+
+    @property
+    def tag(self) -> str:
+        return f"[{self.system}/{self.code}]"
+
+    def __str__(self) -> str:
+        return f"{self.tag} {self.display}" if self.display else self.tag
+
+
+class _Coded(_Item):
+    id: str
+    codes: list[Code] = Field(default_factory=list)
+    text: str = ""
+    encounter_id: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The text a person reads: the source's text, else the first code's display, else the code."""
+        if self.text:
+            return self.text
+        for code in self.codes:
+            if code.display:
+                return code.display
+        return self.codes[0].tag if self.codes else "(uncoded)"
+
+    @property
+    def coded_label(self) -> str:
+        """``[VOCAB/CODE] text`` as MedAlign prints events; just the text when there is no code."""
+        return f"{self.codes[0].tag} {self.label}" if self.codes else self.label
+
+
+class Patient(_Item):
+    id: str
+    birth_date: date | None = None
+    sex: str | None = None
+    gender: str | None = None
+    race: str | None = None
+    ethnicity: str | None = None
+    deceased: bool = False
+    deceased_at: datetime | None = None
+
+    def age_at(self, when: datetime) -> int | None:
+        """Completed years at ``when``; None without a birth date."""
+        if self.birth_date is None:
+            return None
+        born = self.birth_date
+        return when.year - born.year - ((when.month, when.day) < (born.month, born.day))
+
+
+class Encounter(_Coded):
+    """A visit. ``kind`` is the encounter class (AMB, EMER, IMP, ...) where the source gives one."""
+
+    kind: str | None = None
+    start: datetime | None = None
+    end: datetime | None = None
+    location: str | None = None
+    reasons: list[Code] = Field(default_factory=list)
+    details: list[str] = Field(default_factory=list)
+
+
+class Condition(_Coded):
+    onset: datetime | None = None
+    abatement: datetime | None = None
+    status: str | None = None
+
+
+Setting = Literal["outpatient", "inpatient"]
+
+
+class Medication(_Coded):
+    """A medication order, administration or exposure.
+
+    ``end`` is set only where the source states it; ``status`` is the source's status *at export time*, which
+    is why the chart summary does not use it to decide what was active at an earlier time.
+    """
+
+    start: datetime | None = None
+    end: datetime | None = None
+    dose: str | None = None
+    status: str | None = None
+    setting: Setting | None = None
+    source: Literal["order", "administration", "exposure"] = "order"
+
+
+class Component(_Item):
+    codes: list[Code] = Field(default_factory=list)
+    text: str = ""
+    value: float | str | None = None
+    unit: str | None = None
+
+
+class Measurement(_Coded):
+    """A measurement or observation: a vital sign, a lab value, a survey answer, a social history item."""
+
+    time: datetime | None = None
+    value: float | str | None = None
+    unit: str | None = None
+    category: str | None = None
+    components: list[Component] = Field(default_factory=list)
+
+    @property
+    def value_text(self) -> str:
+        if self.components:
+            return "; ".join(
+                f"{c.text}: {_format_value(c.value)}{' ' + c.unit if c.unit else ''}".rstrip() for c in self.components
+            )
+        if self.value is None:
+            return ""
+        return f"{_format_value(self.value)}{' ' + self.unit if self.unit else ''}"
+
+
+def _format_value(value: float | str | None) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:g}" if abs(value) < 1e6 else f"{value:.6g}"
+    return value
+
+
+class Procedure(_Coded):
+    start: datetime | None = None
+    end: datetime | None = None
+
+
+class Allergy(_Coded):
+    recorded: datetime | None = None
+    criticality: str | None = None
+    reactions: list[str] = Field(default_factory=list)
+
+
+class Immunization(_Coded):
+    time: datetime | None = None
+
+
+class Note(_Item):
+    """A clinical note. ``id`` is stable for a given source, so sentence ids built from it are too."""
+
+    id: str
+    type: str = "note"
+    time: datetime | None = None
+    text: str
+    encounter_id: str | None = None
+    author: str | None = None
+
+
+KINDS = (
+    "encounters",
+    "conditions",
+    "medications",
+    "measurements",
+    "procedures",
+    "allergies",
+    "immunizations",
+    "notes",
+)
+
+
+class Record(_Item):
+    """Everything bedside knows about one patient. ``source`` says where it was read from."""
+
+    patient: Patient
+    encounters: list[Encounter] = Field(default_factory=list)
+    conditions: list[Condition] = Field(default_factory=list)
+    medications: list[Medication] = Field(default_factory=list)
+    measurements: list[Measurement] = Field(default_factory=list)
+    procedures: list[Procedure] = Field(default_factory=list)
+    allergies: list[Allergy] = Field(default_factory=list)
+    immunizations: list[Immunization] = Field(default_factory=list)
+    notes: list[Note] = Field(default_factory=list)
+    source: str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.patient.id
+
+    def counts(self) -> Counter[str]:
+        return Counter({kind: len(getattr(self, kind)) for kind in KINDS})
+
+    def times(self) -> list[datetime]:
+        """Every time stated anywhere in the record (for its span)."""
+        found: list[datetime] = []
+        for encounter in self.encounters:
+            found += [t for t in (encounter.start, encounter.end) if t]
+        for condition in self.conditions:
+            found += [t for t in (condition.onset, condition.abatement) if t]
+        for medication in self.medications:
+            found += [t for t in (medication.start, medication.end) if t]
+        found += [m.time for m in self.measurements if m.time]
+        for procedure in self.procedures:
+            found += [t for t in (procedure.start, procedure.end) if t]
+        found += [a.recorded for a in self.allergies if a.recorded]
+        found += [i.time for i in self.immunizations if i.time]
+        found += [n.time for n in self.notes if n.time]
+        return found
+
+    def span(self) -> tuple[datetime, datetime] | None:
+        times = self.times()
+        return (min(times), max(times)) if times else None
+
+    def as_of(self, when: datetime) -> Record:
+        """The record as it stood at ``when``: what happened later, and anything undated, is left out.
+
+        Items that started by ``when`` but ended after it are kept with their end cleared (they were ongoing
+        then). Undated items are dropped because nothing proves they were known at ``when``.
+        """
+
+        def keep(time: datetime | None) -> bool:
+            return time is not None and time <= when
+
+        def cut(time: datetime | None) -> datetime | None:
+            return time if time is not None and time <= when else None
+
+        deceased_at = cut(self.patient.deceased_at)
+        return Record(
+            patient=self.patient.model_copy(update={"deceased_at": deceased_at, "deceased": deceased_at is not None}),
+            encounters=[e.model_copy(update={"end": cut(e.end)}) for e in self.encounters if keep(e.start)],
+            conditions=[c.model_copy(update={"abatement": cut(c.abatement)}) for c in self.conditions if keep(c.onset)],
+            medications=[m.model_copy(update={"end": cut(m.end)}) for m in self.medications if keep(m.start)],
+            measurements=[m for m in self.measurements if keep(m.time)],
+            procedures=[p.model_copy(update={"end": cut(p.end)}) for p in self.procedures if keep(p.start)],
+            allergies=[a for a in self.allergies if keep(a.recorded)],
+            immunizations=[i for i in self.immunizations if keep(i.time)],
+            notes=[n for n in self.notes if keep(n.time)],
+            source=self.source,
+        )

@@ -1,0 +1,52 @@
+"""Reading the time formats record sources use, onto one naive clock (see :mod:`bedside.records.model`)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime
+
+_PARTIAL_DATE = re.compile(r"^(\d{4})(?:-(\d{2}))?$")
+
+MEDALIGN_FORMATS = ("%m/%d/%Y %I:%M %p", "%m/%d/%Y %H:%M", "%m/%d/%Y %I:%M:%S %p", "%m/%d/%Y %H:%M:%S", "%m/%d/%Y")
+
+
+def naive(value: datetime) -> datetime:
+    """``value`` on bedside's clock: converted to UTC and made naive when it carries an offset."""
+    return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo is not None else value
+
+
+def parse_fhir_time(value: str) -> datetime:
+    """A FHIR ``date``, ``dateTime`` or ``instant``; partial dates (``2019``, ``2019-07``) start their period."""
+    text = value.strip()
+    partial = _PARTIAL_DATE.match(text)
+    if partial:
+        return datetime(int(partial[1]), int(partial[2] or 1), 1)
+    return naive(datetime.fromisoformat(text.replace("Z", "+00:00")))
+
+
+def parse_fhir_date(value: str) -> date:
+    return parse_fhir_time(value).date()
+
+
+def parse_medalign_time(value: str) -> datetime:
+    """MedAlign writes both ``10/08/2018 20:00`` and ``10/08/2018 08:00 PM`` (and ``9:00 PM``) in one file."""
+    text = " ".join(value.split()).upper()
+    for pattern in MEDALIGN_FORMATS:
+        try:
+            return datetime.strptime(text, pattern)
+        except ValueError:
+            continue
+    try:
+        return naive(datetime.fromisoformat(value.strip()))
+    except ValueError:
+        raise ValueError(
+            f"{value!r} is not a time (expected e.g. '10/08/2018 20:00' or '10/08/2018 08:00 PM')"
+        ) from None
+
+
+def parse_user_time(value: str) -> datetime:
+    """A time given on the command line or in a config: ISO 8601, date or date-time, with or without offset."""
+    try:
+        return naive(datetime.fromisoformat(value.strip().replace("Z", "+00:00")))
+    except ValueError:
+        raise ValueError(f"{value!r} is not an ISO 8601 date or time (e.g. 2024-03-01 or 2024-03-01T09:30)") from None

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from datetime import date, datetime
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from bedside.cli import app
+from bedside.records import Condition, Encounter, Note, Patient, Record, write_records_jsonl
+
+runner = CliRunner()
+
+
+def cohort(tmp_path: Path) -> Path:
+    records = [
+        Record(
+            patient=Patient(id="ann", birth_date=date(1980, 5, 1), gender="female"),
+            encounters=[Encounter(id="e1", text="Office visit", start=datetime(2024, 1, 10, 9))],
+            conditions=[Condition(id="c1", text="Asthma", onset=datetime(2024, 1, 10, 9), encounter_id="e1")],
+            notes=[Note(id="n1", time=datetime(2024, 1, 10, 10), text="Wheeze noted. Inhaler refilled.")],
+        ),
+        Record(patient=Patient(id="bob")),
+    ]
+    path = tmp_path / "cohort.jsonl"
+    write_records_jsonl(records, path)
+    return path
+
+
+def test_show_prints_counts_and_span(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["records", "show", str(cohort(tmp_path))])
+    assert result.exit_code == 0, result.output
+    assert "ann" in result.output
+    assert "2024-01-10 to 2024-01-10" in result.output
+    assert "bob" in result.output
+    assert "no dated events" in result.output
+
+
+def test_render_each_form(tmp_path: Path) -> None:
+    path = cohort(tmp_path)
+    chart = runner.invoke(
+        app, ["records", "render", str(path), "--patient", "ann", "--as", "chart", "--at", "2024-02-01"]
+    )
+    assert chart.exit_code == 0, chart.output
+    assert "Age: Between 40 - 45" in chart.output
+    assert "Asthma" in chart.output
+    xml = runner.invoke(app, ["records", "render", str(path), "--patient", "ann", "--as", "xml"])
+    assert xml.exit_code == 0
+    assert ET.fromstring(xml.stdout).find("visit") is not None
+    sentences = runner.invoke(app, ["records", "render", str(path), "--patient", "ann", "--as", "sentences"])
+    assert "[2] Inhaler refilled." in sentences.output
+    fitted = runner.invoke(
+        app,
+        [
+            "records",
+            "render",
+            str(path),
+            "--patient",
+            "ann",
+            "--budget",
+            "400",
+            "--reserve",
+            "64",
+            "--tokenizer",
+            "chars:4",
+        ],
+    )
+    assert fitted.exit_code == 0, fitted.output
+    assert "kept" in fitted.output
+    assert "<record>" in fitted.output
+
+
+def test_render_errors_are_one_line_and_name_the_problem(tmp_path: Path) -> None:
+    path = cohort(tmp_path)
+    many = runner.invoke(app, ["records", "render", str(path)])
+    assert many.exit_code == 1
+    assert "holds 2 records; choose one with --patient" in many.output
+    bad_time = runner.invoke(app, ["records", "render", str(path), "--patient", "ann", "--at", "soon"])
+    assert bad_time.exit_code == 1
+    assert "'soon' is not an ISO 8601" in bad_time.output
+    missing = runner.invoke(app, ["records", "show", str(tmp_path / "none.json")])
+    assert missing.exit_code == 1
+    assert "no such file" in missing.output
+    assert "Traceback" not in many.output + bad_time.output + missing.output
+    bracketed = runner.invoke(app, ["records", "render", str(path), "--patient", "[ICD10CM/E11.9]"])
+    assert "no record for patient '[ICD10CM/E11.9]'" in bracketed.output  # shown as written, not as markup
