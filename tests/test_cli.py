@@ -40,7 +40,14 @@ def test_generate_reports_errors_without_a_traceback() -> None:
 def test_demo_runs_on_a_scripted_model() -> None:
     result = runner.invoke(app, ["demo", "-m", "scripted/demo", "--no-cache"])
     assert result.exit_code == 0, result.output
-    assert "portal message demo-001" in result.output
+    assert "portal message demo-01-msg1" in result.output
+    assert "portal message demo-01-msg2" in result.output
+    assert "demo-02-msg1" not in result.output  # two messages by default
+    # the chart beside the first message is rendered from the cohort as of 2026-03-14: lisinopril (started
+    # 2026-02-28) is active; amlodipine, ended that day, is not
+    first = result.output.split("demo-01-msg2")[0]
+    assert "-lisinopril 10 MG Oral Tablet" in first
+    assert "amlodipine" not in first
     assert "Model usage by role" in result.output
 
 

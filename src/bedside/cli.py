@@ -149,25 +149,36 @@ def serve_scripted(
 def demo(
     model: ModelOption = "embedded/smollm2-135m",
     messages: Annotated[
-        Path | None, typer.Option(help="JSONL of portal messages [default: the bundled synthetic one]")
+        Path | None, typer.Option(help="JSONL of portal messages [default: the bundled synthetic cohort's]")
     ] = None,
+    records: Annotated[
+        Path | None,
+        typer.Option(help="Records to render chart summaries from [default: the bundled synthetic cohort]"),
+    ] = None,
+    limit: Annotated[int, typer.Option(help="Draft replies to the first N messages (0 = all).")] = 2,
     api_key_env: ApiKeyEnvOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
 ) -> None:
     """Draft replies to synthetic patient portal messages and show them with token usage."""
     from bedside.data import DEMO_DIR
-    from bedside.tasks.drafting import draft_reply, load_portal_messages
+    from bedside.records import RecordError, read_records
+    from bedside.tasks.drafting import draft_reply, load_portal_messages, with_chart_from
 
     usage = UsageLedger()
 
     async def run_command() -> None:
         portal = load_portal_messages(messages or DEMO_DIR / "portal_messages.jsonl")
+        if any(m.chart_summary is None for m in portal):
+            portal = with_chart_from(portal, read_records(records or DEMO_DIR / "cohort.jsonl"))
+        portal = portal[:limit] if limit > 0 else portal
         async with get_model(model, cache=_cache_path(cache, no_cache), usage=usage, api_key_env=api_key_env) as llm:
             for item in portal:
                 completion = await draft_reply(llm, item)
                 out.rule(f"portal message {item.id}")
-                out.print("[bold]Patient:[/]", item.message, highlight=False)
+                out.print("[bold]Chart summary[/] (as of the message):", highlight=False)
+                out.print(item.chart_summary, highlight=False, markup=False)
+                out.print("[bold]Patient:[/]", escape(item.message), highlight=False)
                 out.print(f"[bold]Draft reply[/] ({model}{', cached' if completion.cached else ''}):")
                 out.print(completion.text, highlight=False, markup=False)
                 out.print(
@@ -177,7 +188,7 @@ def demo(
 
     try:
         asyncio.run(run_command())
-    except (ModelError, ValueError, OSError) as exc:
+    except (ModelError, RecordError, ValueError, OSError) as exc:
         raise _fail(exc) from None
     out.print(usage_table(usage.snapshot()))
 
@@ -258,18 +269,18 @@ def records_render(
             span = record.span()
             if when is None and span is None:
                 raise ValueError(f"{path}: the record has no dated events; give --at")
-            out.print(render_chart_summary(record, when or span[1]), end="", highlight=False, markup=False)  # type: ignore[index]
+            typer.echo(render_chart_summary(record, when or span[1]), nl=False)  # type: ignore[index]
         elif as_ == "sentences":
-            out.print(render_numbered_sentences(record, when), end="", highlight=False, markup=False)
+            typer.echo(render_numbered_sentences(record, when), nl=False)
         elif budget is not None:
             fitted = fit(record, get_tokenizer(tokenizer), budget, reserve=reserve, at=when)
-            out.print(fitted.text, end="", highlight=False, markup=False)
+            typer.echo(fitted.text, nl=False)
             err.print(
                 f"[dim]{fitted.tokens} tokens ({tokenizer}); kept {fitted.events_kept} events, "
                 f"dropped {fitted.events_dropped} older[/]"
             )
         else:
-            out.print(render_timeline_xml(record, when), end="", highlight=False, markup=False)
+            typer.echo(render_timeline_xml(record, when), nl=False)
     except (RecordError, FitError, TokenizerError, ValueError) as exc:
         raise _fail(exc) from None
 
