@@ -257,3 +257,17 @@ def test_bad_jsonl_line_names_the_line_and_field(tmp_path: Path) -> None:
     path.write_text(good + "\n{not json\n")
     with pytest.raises(RecordError, match=r"line 2: not valid JSON"):
         read_records_jsonl(path)
+
+
+def test_empty_notes_are_skipped_with_a_warning(tmp_path: Path) -> None:
+    empty = {"resourceType": "DocumentReference", "id": "d0", "content": [{"attachment": {"data": ""}}]}
+    with pytest.warns(RecordWarning, match="skipped 1 empty note"):
+        record = read_fhir_bundle(write_json(tmp_path, minimal_bundle(empty)))
+    assert record.notes == []
+    path = tmp_path / "ehr.xml"
+    path.write_text(
+        '<record><visit type="x" start="01/01/2020 10:00"><day><note start="01/01/2020 10:00">  </note>'
+        "</day></visit></record>"
+    )
+    with pytest.warns(RecordWarning, match="skipped 1 empty note"):
+        assert read_medalign_xml(path).notes == []

@@ -139,3 +139,23 @@ def test_tokenizer_specs() -> None:
         get_tokenizer("chars:many")
     with pytest.raises(ValueError, match="no such tokenizer file"):
         get_tokenizer("/nonexistent/tokenizer.json")
+
+
+def test_items_without_an_encounter_go_to_the_visit_holding_their_time() -> None:
+    record = Record(
+        patient=Patient(id="p"),
+        encounters=[
+            Encounter(id="stay", text="Hospital stay", start=datetime(2024, 1, 1, 8), end=datetime(2024, 1, 5, 12)),
+            Encounter(id="clinic", text="Clinic", start=datetime(2024, 1, 2, 9), end=datetime(2024, 1, 2, 10)),
+        ],
+        measurements=[
+            Measurement(id="in-stay", text="Lactate", time=datetime(2024, 1, 3, 6)),
+            Measurement(id="in-clinic", text="Weight", time=datetime(2024, 1, 2, 9, 30)),
+            Measurement(id="loose", text="Glucose", time=datetime(2024, 2, 1, 7)),
+        ],
+    )
+    root = ET.fromstring(render_timeline_xml(record))
+    placed = {str(v.get("type")): [str(c.text) for c in v.iter("code")] for v in root.findall("visit")}
+    assert placed["Hospital stay"] == ["Lactate"]
+    assert placed["Clinic"] == ["Weight"]
+    assert placed["Unattached"] == ["Glucose"]

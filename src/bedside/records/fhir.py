@@ -7,7 +7,8 @@ Synthea writes each note twice (a DocumentReference whose identifier names a Dia
 text); the DiagnosticReport copy is dropped, so a note is counted once.
 
 Billing and administrative resources (Claim, ExplanationOfBenefit, Organization, ...) are skipped silently; any
-other resource type is skipped with a :class:`RecordWarning` naming the file, the type and how many.
+other resource type is skipped with a :class:`RecordWarning` naming the file, the type and how many. Notes
+whose text is empty are skipped with a warning too.
 A missing required field, a time that is not a time or an attachment that does not decode is a
 :class:`RecordError` naming the file, the entry and the field.
 """
@@ -233,6 +234,7 @@ class _BundleReader:
         self.path = path
         self.resources: list[_Resource] = []
         self.encounter_kinds: dict[str, str] = {}
+        self.empty_notes = 0
         for index, entry in enumerate(entries):
             resource = entry.get("resource") if isinstance(entry, dict) else None
             if not isinstance(resource, dict) or "resourceType" not in resource:
@@ -276,6 +278,10 @@ class _BundleReader:
             elif resource.type not in SKIPPED_QUIETLY:
                 unknown[resource.type] += 1
         self._diagnostic_report_notes(record)
+        if self.empty_notes:
+            warnings.warn(
+                RecordWarning(f"{self.path or 'bundle'}: skipped {self.empty_notes} empty note(s)"), stacklevel=4
+            )
         for kind, count in sorted(unknown.items()):
             warnings.warn(
                 RecordWarning(f"{self.path or 'bundle'}: skipped {count} {kind} resource(s): not modelled"),
@@ -499,6 +505,9 @@ class _BundleReader:
         text = self._attachment_text(r, r.data.get("content") or [], "content", nested="attachment")
         if text is None:
             return
+        if not text.strip():
+            self.empty_notes += 1
+            return
         _, note_type = r.codes("type")
         record.notes.append(
             Note(
@@ -524,6 +533,9 @@ class _BundleReader:
                 continue
             text = self._attachment_text(r, r.data["presentedForm"], "presentedForm", nested=None)
             if text is None:
+                continue
+            if not text.strip():
+                self.empty_notes += 1
                 continue
             _, note_type = r.codes("code")
             record.notes.append(

@@ -13,7 +13,7 @@ element                       becomes
 ``measurement``/``observation`` measurements (``category`` is the element name)
 ``procedure_occurrence``      procedures
 ``drug_exposure``             medications (``source="exposure"``)
-``note``                      a note (``type="NULL"`` is read as ``note``)
+``note``                      a note (``type="NULL"`` is read as ``note``; empty notes skipped, with a warning)
 ``visit_detail``              the visit's ``details`` (care site lines)
 ============================= =========================================================
 
@@ -136,6 +136,7 @@ class _Reader:
         self.patient = Patient(id=patient_id)
         self.record = Record(patient=self.patient, source=str(path))
         self.skipped: Counter[str] = Counter()
+        self.empty_notes = 0
         self.counter = 0
 
     def error(self, element: _Element, message: str) -> RecordError:
@@ -164,6 +165,8 @@ class _Reader:
                 self.skipped[visit.tag] += 1
                 continue
             self.visit(visit)
+        if self.empty_notes:
+            warnings.warn(RecordWarning(f"{self.path}: skipped {self.empty_notes} empty note(s)"), stacklevel=3)
         for tag, count in sorted(self.skipped.items()):
             warnings.warn(RecordWarning(f"{self.path}: skipped {count} <{tag}> element(s): not modelled"), stacklevel=3)
         self.record.patient = self.patient
@@ -194,6 +197,9 @@ class _Reader:
             return
         if tag == "note":
             text = textwrap.dedent(element.text).strip()
+            if not text:
+                self.empty_notes += 1
+                return
             note_type = element.attrs.get("type", "").strip()
             self.record.notes.append(
                 Note(

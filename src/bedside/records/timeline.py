@@ -12,6 +12,7 @@ each event is one line, or for notes a fixed block, and every visit and day open
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -91,12 +92,10 @@ def _visits(record: Record) -> list[_Visit]:
         opened = _Visit(encounter.start, encounter.label, encounter.end, list(encounter.details))
         visits[encounter.id] = opened
         spans.append((encounter, opened))
+    starts = [visit.start for _, visit in spans]
     loose: dict[date, _Visit] = {}
     for order, (when, element, encounter_id, inner, attributes) in enumerate(timeline_events(record)):
-        found = visits.get(encounter_id or "") or next(
-            (v for e, v in spans if e.start and e.start <= when <= (e.end or e.start.replace(hour=23, minute=59))),
-            None,
-        )
+        found = visits.get(encounter_id or "") or _containing(spans, starts, when)
         visit = found or loose.setdefault(
             when.date(), _Visit(datetime.combine(when.date(), datetime.min.time()), "Unattached")
         )
@@ -106,6 +105,15 @@ def _visits(record: Record) -> list[_Visit]:
             xml = f'<{element}{attributes} start="{format_time(when)}">{inner}</{element}>'
         visit.events.append(_Event(when, order, xml))
     return sorted([*(visit for _, visit in spans), *loose.values()], key=lambda v: v.start)
+
+
+def _containing(spans: list[tuple[Encounter, _Visit]], starts: list[datetime], when: datetime) -> _Visit | None:
+    """The latest-starting visit whose span holds ``when`` (a visit without an end lasts its day)."""
+    for index in range(bisect_right(starts, when) - 1, -1, -1):
+        visit = spans[index][1]
+        if when <= (visit.end or visit.start.replace(hour=23, minute=59, second=59)):
+            return visit
+    return None
 
 
 def _person(record: Record, day: date) -> str:
