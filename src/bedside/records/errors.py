@@ -18,3 +18,18 @@ class RecordError(ValueError):
 
 class RecordWarning(UserWarning):
     """Something in a record file was skipped on purpose (an unmodelled resource type, an unknown element)."""
+
+
+def read_bounded(path: Path, max_bytes: int) -> bytes:
+    """The file's bytes, refusing before reading when it is larger than ``max_bytes``."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise RecordError(
+                f"file is {size / 1e6:.0f} MB, over the {max_bytes / 1e6:.0f} MB limit "
+                "(pass a larger max_bytes if this is intended)",
+                path=path,
+            )
+        return path.read_bytes()
+    except OSError as exc:
+        raise RecordError(f"cannot read: {exc.strerror}", path=path) from None

@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bedside.records.errors import RecordError, RecordWarning
+from bedside.records.errors import RecordError, RecordWarning, read_bounded
 from bedside.records.model import (
     Allergy,
     Code,
@@ -93,17 +93,7 @@ def vocabulary(system: str | None) -> str:
 def read_fhir_bundle(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Record:
     """Read one FHIR R4 bundle file holding one patient."""
     path = Path(path)
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise RecordError(f"cannot read: {exc.strerror}", path=path) from None
-    if size > max_bytes:
-        raise RecordError(
-            f"file is {size / 1e6:.0f} MB, over the {max_bytes / 1e6:.0f} MB limit for one bundle "
-            "(pass a larger max_bytes if this is intended)",
-            path=path,
-        )
-    raw = path.read_bytes()
+    raw = read_bounded(path, max_bytes)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

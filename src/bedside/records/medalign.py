@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from bedside.records.errors import RecordError, RecordWarning
+from bedside.records.errors import RecordError, RecordWarning, read_bounded
 from bedside.records.model import (
     Code,
     Condition,
@@ -116,17 +116,7 @@ def _parse(data: bytes, path: Path) -> _Element:
 def read_medalign_xml(path: str | Path, *, patient_id: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> Record:
     """Read one MedAlign-style XML file; ``patient_id`` defaults to the file's stem."""
     path = Path(path)
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise RecordError(f"cannot read: {exc.strerror}", path=path) from None
-    if size > max_bytes:
-        raise RecordError(
-            f"file is {size / 1e6:.0f} MB, over the {max_bytes / 1e6:.0f} MB limit "
-            "(pass a larger max_bytes if this is intended)",
-            path=path,
-        )
-    root = _parse(path.read_bytes(), path)
+    root = _parse(read_bounded(path, max_bytes), path)
     return _Reader(path, patient_id or path.stem).read(root)
 
 
