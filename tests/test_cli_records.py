@@ -82,5 +82,9 @@ def test_render_errors_are_one_line_and_name_the_problem(tmp_path: Path) -> None
     assert missing.exit_code == 1
     assert "no such file" in missing.output
     assert "Traceback" not in many.output + bad_time.output + missing.output
+    (tmp_path / "empty.jsonl").write_text("")
+    empty = runner.invoke(app, ["records", "render", str(tmp_path / "empty.jsonl")])
+    assert empty.exit_code == 1
+    assert "holds no records" in empty.output
     bracketed = runner.invoke(app, ["records", "render", str(path), "--patient", "[ICD10CM/E11.9]"])
     assert "no record for patient '[ICD10CM/E11.9]'" in bracketed.output  # shown as written, not as markup

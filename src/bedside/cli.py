@@ -255,21 +255,19 @@ def records_render(
         raise _fail(ValueError(f"--as must be chart, xml or sentences, not {as_!r}"))
     try:
         records = read_records(path)
-        if patient is not None:
-            chosen = [r for r in records if r.id == patient]
-            if not chosen:
-                raise ValueError(f"{path}: no record for patient {patient!r}")
-        elif len(records) > 1:
-            raise ValueError(f"{path} holds {len(records)} records; choose one with --patient ID")
-        else:
-            chosen = records
+        chosen = [r for r in records if patient is None or r.id == patient]
+        if not chosen:
+            raise ValueError(f"{path}: no record for patient {patient!r}" if patient else f"{path} holds no records")
+        if len(chosen) > 1:
+            raise ValueError(f"{path} holds {len(chosen)} records; choose one with --patient ID")
         record = chosen[0]
         when = parse_user_time(at) if at else None
         if as_ == "chart":
             span = record.span()
-            if when is None and span is None:
+            chart_time = when or (span[1] if span else None)
+            if chart_time is None:
                 raise ValueError(f"{path}: the record has no dated events; give --at")
-            typer.echo(render_chart_summary(record, when or span[1]), nl=False)  # type: ignore[index]
+            typer.echo(render_chart_summary(record, chart_time), nl=False)
         elif as_ == "sentences":
             typer.echo(render_numbered_sentences(record, when), nl=False)
         elif budget is not None:
