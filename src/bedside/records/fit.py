@@ -58,7 +58,8 @@ def _frame_cost(tokenizer: Tokenizer, block: Block) -> int:
     return tokenizer.count(f"{block.visit}\n{block.day}\n</day>\n</visit>\n")
 
 
-def _cut_note(block: Block, tokenizer: Tokenizer, tokens: int, *, keep_end: bool) -> Block | None:
+def _note_end(block: Block, tokenizer: Tokenizer, tokens: int) -> Block | None:
+    """The end of a note that is too long to keep whole, marked as cut; None for any other event."""
     match = _NOTE.match(block.body)
     if match is None:
         return None
@@ -67,7 +68,7 @@ def _cut_note(block: Block, tokenizer: Tokenizer, tokens: int, *, keep_end: bool
     room = tokens - overhead
     if room <= 0:
         return None
-    kept = tokenizer.tail(text, room) if keep_end else tokenizer.head(text, room)
+    kept = tokenizer.tail(text, room)
     return Block(block.visit, block.day, f'{opening} truncated="true">\n{escape(kept)}\n</note>', block.element)
 
 
@@ -99,7 +100,7 @@ def fit_blocks(blocks: list[Block], tokenizer: Tokenizer, budget: int, *, reserv
             extra = _frame_cost(tokenizer, block) if (block.visit, block.day) != frame else 0
             if used + cost + extra > available:
                 if not kept:  # the most recent event alone is too large: keep its end
-                    cut = _cut_note(block, tokenizer, available - extra - 1, keep_end=True)
+                    cut = _note_end(block, tokenizer, available - extra - 1)
                     if cut is not None:
                         kept.append(cut)
                         truncated = True
@@ -109,10 +110,6 @@ def fit_blocks(blocks: list[Block], tokenizer: Tokenizer, budget: int, *, reserv
             used += cost + extra
             frame = (block.visit, block.day)
             index -= 1
-    if blocks and not kept:
-        raise FitError(
-            f"a budget of {budget} tokens with {reserve} reserved holds not even part of the most recent event"
-        )
     kept.reverse()
     text = assemble(kept)
     tokens = tokenizer.count(text)
@@ -120,6 +117,10 @@ def fit_blocks(blocks: list[Block], tokenizer: Tokenizer, budget: int, *, reserv
         kept.pop(0)
         text = assemble(kept)
         tokens = tokenizer.count(text)
+    if blocks and not kept:
+        raise FitError(
+            f"a budget of {budget} tokens with {reserve} reserved holds not even part of the most recent event"
+        )
     return Fitted(
         text=text,
         tokens=tokens,
