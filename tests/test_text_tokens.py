@@ -76,4 +76,4 @@ def test_the_character_estimate_says_what_it_is() -> None:
     estimate = CharEstimate(3.5)
     assert estimate.name == "chars:3.5"
     assert estimate.count("a" * 7) == 2
-    assert estimate.tail("abcdefgh", 1) == "efgh"[1:]
+    assert estimate.tail("abcdefgh", 1) == "fgh"  # int(3.5) characters

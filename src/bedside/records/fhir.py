@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -78,6 +78,24 @@ VOCABULARIES = {
     "http://www.ama-assn.org/go/cpt": "CPT",
     "http://unitsofmeasure.org": "UCUM",
     "http://terminology.hl7.org/CodeSystem/v3-ActCode": "ActCode",
+}
+
+
+# resource type -> (Medication.source, encounter reference, start time fields, dosage field)
+_MEDICATION_FIELDS: dict[str, tuple[Literal["order", "administration", "exposure"], str, tuple[str, ...], str]] = {
+    "MedicationRequest": ("order", "encounter.reference", ("authoredOn",), "dosageInstruction"),
+    "MedicationAdministration": (
+        "administration",
+        "context.reference",
+        ("effectiveDateTime", "effectivePeriod.start"),
+        "dosage",
+    ),
+    "MedicationStatement": (
+        "exposure",
+        "context.reference",
+        ("effectiveDateTime", "effectivePeriod.start", "dateAsserted"),
+        "dosage",
+    ),
 }
 
 
@@ -244,9 +262,9 @@ class _BundleReader:
         handlers: dict[str, Callable[[_Resource, Record], None]] = {
             "Encounter": self._encounter,
             "Condition": self._condition,
-            "MedicationRequest": self._medication_request,
-            "MedicationAdministration": self._medication_administration,
-            "MedicationStatement": self._medication_statement,
+            "MedicationRequest": self._medication,
+            "MedicationAdministration": self._medication,
+            "MedicationStatement": self._medication,
             "Observation": self._observation,
             "Procedure": self._procedure,
             "AllergyIntolerance": self._allergy,
@@ -368,57 +386,34 @@ class _BundleReader:
             return None
         return "inpatient" if kind in ("IMP", "ACUTE", "NONAC", "SS") else "outpatient"
 
-    def _medication_request(self, r: _Resource, record: Record) -> None:
+    def _medication(self, r: _Resource, record: Record) -> None:
+        """MedicationRequest, MedicationAdministration and MedicationStatement: same item, fields in other places."""
+        source, encounter_field, start_fields, dosage_field = _MEDICATION_FIELDS[r.type]
         codes, text = self._medication_codes(r)
-        encounter_id = r.reference_id("encounter.reference")
+        encounter_id = r.reference_id(encounter_field)
+        if source == "administration":  # given in hospital, a single dose quantity
+            dose = r.get("dosage.dose")
+            dose_text = f"{dose.get('value')} {dose.get('unit', '')}".strip() if isinstance(dose, dict) else None
+            setting: Setting | None = "inpatient"
+            end = r.time("effectivePeriod.end")
+        else:
+            dose_text = _dose_text(r.data.get(dosage_field))
+            setting = self._setting(r, encounter_id)
+            end = r.time(
+                "dosageInstruction.timing.repeat.boundsPeriod.end" if source == "order" else "effectivePeriod.end"
+            )
         record.medications.append(
             Medication(
                 id=r.id,
                 codes=codes,
                 text=text,
                 encounter_id=encounter_id,
-                start=r.time("authoredOn"),
-                end=r.time("dosageInstruction.timing.repeat.boundsPeriod.end"),
-                dose=_dose_text(r.data.get("dosageInstruction")),
+                start=r.time(*start_fields),
+                end=end,
+                dose=dose_text,
                 status=r.get("status"),
-                setting=self._setting(r, encounter_id),
-                source="order",
-            )
-        )
-
-    def _medication_administration(self, r: _Resource, record: Record) -> None:
-        codes, text = self._medication_codes(r)
-        dose = r.get("dosage.dose")
-        record.medications.append(
-            Medication(
-                id=r.id,
-                codes=codes,
-                text=text,
-                encounter_id=r.reference_id("context.reference"),
-                start=r.time("effectiveDateTime", "effectivePeriod.start"),
-                end=r.time("effectivePeriod.end"),
-                dose=f"{dose.get('value')} {dose.get('unit', '')}".strip() if isinstance(dose, dict) else None,
-                status=r.get("status"),
-                setting="inpatient",
-                source="administration",
-            )
-        )
-
-    def _medication_statement(self, r: _Resource, record: Record) -> None:
-        codes, text = self._medication_codes(r)
-        encounter_id = r.reference_id("context.reference")
-        record.medications.append(
-            Medication(
-                id=r.id,
-                codes=codes,
-                text=text,
-                encounter_id=encounter_id,
-                start=r.time("effectiveDateTime", "effectivePeriod.start", "dateAsserted"),
-                end=r.time("effectivePeriod.end"),
-                dose=_dose_text(r.data.get("dosage")),
-                status=r.get("status"),
-                setting=self._setting(r, encounter_id),
-                source="exposure",
+                setting=setting,
+                source=source,
             )
         )
 
