@@ -10,7 +10,8 @@ server running in its own process, at a fixed latency and concurrency, and print
 
 The machine this runs on is shared and noisy (single runs of the same code spread by +-4%), so the drive is
 repeated ``--repeat`` times against one server, each with a fresh model and cache, and every run is printed
-with the median, which is what the goal is judged on.
+with the median, which is what the goal is judged on. Interleaved with those runs, a bare aiohttp client sends
+the same requests; the ratio of the two medians is what bedside's wrapper costs over the HTTP client alone.
 
 Usage: ``python bench/llm_overhead.py [--requests 2000] [--latency-ms 100] [--concurrency 100] [--repeat 5]``
 """
@@ -54,6 +55,23 @@ async def drive(base_url: str, requests: int, concurrency: int, cache: Path | No
         raise SystemExit(f"expected {requests} answers, got {usage.calls} with {usage.errors} errors")
 
 
+async def drive_bare(base_url: str, requests: int, concurrency: int) -> None:
+    """The same requests from a bare aiohttp client (no cache, retries or accounting): the floor to compare with."""
+    import aiohttp
+
+    limit = asyncio.Semaphore(concurrency)
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def one(i: int) -> None:
+            body = {"model": "bench", "messages": [{"role": "user", "content": f"request {i}"}]}
+            async with limit, session.post(f"{base_url}/chat/completions", json=body) as response:
+                response.raise_for_status()
+                await response.read()
+
+        await asyncio.gather(*(one(i) for i in range(requests)))
+
+
 def process_cpu_seconds(pid: int) -> float | None:
     """User + system CPU seconds of another process (Linux /proc), or None where that cannot be read."""
     try:
@@ -78,8 +96,12 @@ def main() -> None:
     stats_url = base_url.removesuffix("/v1") + "/_scripted/stats"
     reset_url = base_url.removesuffix("/v1") + "/_scripted/reset"
     ratios: list[float] = []
+    bare: list[float] = []
     try:
         for run in range(1, args.repeat + 1):
+            started = time.perf_counter()
+            asyncio.run(drive_bare(base_url, args.requests, args.concurrency))
+            bare.append((time.perf_counter() - started) / ideal)
             urllib.request.urlopen(urllib.request.Request(reset_url, method="POST")).close()
             server_cpu_start = process_cpu_seconds(process.pid)
             with tempfile.TemporaryDirectory() as tmp:
@@ -97,7 +119,7 @@ def main() -> None:
                 else "n/a"
             )
             print(
-                f"run {run}: wall {wall:.3f} s  ratio {wall / ideal:.3f}"
+                f"run {run}: wall {wall:.3f} s  ratio {wall / ideal:.3f} (bare aiohttp {bare[-1]:.3f})"
                 f"  client CPU/call {cpu / args.requests * 1000:.3f} ms  server CPU/call {server}"
                 f"  server max in flight {stats['max_in_flight']} (requests seen {stats['requests']})"
             )
@@ -105,6 +127,8 @@ def main() -> None:
         process.terminate()
         process.wait(timeout=10)
     spread = f"runs {min(ratios):.3f}-{max(ratios):.3f}"
+    print(f"bare aiohttp median {statistics.median(bare):.3f}")
+    print(f"wrapper / bare      {statistics.median(ratios) / statistics.median(bare):.3f}")
     print(f"ratio median        {statistics.median(ratios):.3f}  (goal <= 1.2; {spread})")
 
 
