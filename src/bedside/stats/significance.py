@@ -1,0 +1,90 @@
+"""Significance tests and effect summaries the seed papers report, over scipy.
+
+- Mann–Whitney U (two-sided) for two independent samples of scores (MultiSenseEval compares models this way).
+- t-test: Welch's by default (unequal variances), or paired.
+- χ² test of independence on a contingency table (no Yates correction unless asked).
+- Bonferroni: each p-value times the number of tests, capped at 1.
+- Relative difference (B − A) / A, overall and per stratum (DischargeSim's profile comparisons).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class TestResult:
+    statistic: float
+    p_value: float
+
+
+def mann_whitney_u(a: Sequence[float], b: Sequence[float]) -> TestResult:
+    from scipy.stats import mannwhitneyu
+
+    if not a or not b:
+        raise ValueError("both samples need at least one value")
+    result = mannwhitneyu(np.asarray(a, dtype=float), np.asarray(b, dtype=float), alternative="two-sided")
+    return TestResult(float(result.statistic), float(result.pvalue))
+
+
+def t_test(a: Sequence[float], b: Sequence[float], *, paired: bool = False) -> TestResult:
+    """Welch's t-test (or the paired t-test) of mean(a) against mean(b)."""
+    from scipy.stats import ttest_ind, ttest_rel
+
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.size < 2 or y.size < 2:
+        raise ValueError("a t-test needs at least two values per sample")
+    result = ttest_rel(x, y) if paired else ttest_ind(x, y, equal_var=False)
+    return TestResult(float(result.statistic), float(result.pvalue))
+
+
+def chi_square(table: Sequence[Sequence[float]], *, correction: bool = False) -> TestResult:
+    """χ² test of independence for an r × c table of counts."""
+    from scipy.stats import chi2_contingency
+
+    result = chi2_contingency(np.asarray(table, dtype=float), correction=correction)
+    return TestResult(float(result.statistic), float(result.pvalue))
+
+
+def bonferroni(p_values: Sequence[float]) -> list[float]:
+    m = len(p_values)
+    return [min(1.0, p * m) for p in p_values]
+
+
+def relative_difference(a: float, b: float) -> float:
+    """(B − A) / A; undefined (ValueError) when A is 0."""
+    if a == 0:
+        raise ValueError("relative difference is undefined for a baseline of 0")
+    return (b - a) / a
+
+
+@dataclass(frozen=True)
+class StratumDifference:
+    stratum: Hashable
+    mean_a: float
+    mean_b: float
+    n_a: int
+    n_b: int
+    relative: float | None  # None when mean_a is 0
+
+
+def relative_difference_by_stratum(
+    a: Iterable[tuple[Hashable, float]], b: Iterable[tuple[Hashable, float]]
+) -> list[StratumDifference]:
+    """Per stratum present in both, (mean B − mean A) / mean A; inputs are (stratum, value) pairs."""
+    groups_a: dict[Hashable, list[float]] = {}
+    groups_b: dict[Hashable, list[float]] = {}
+    for stratum, value in a:
+        groups_a.setdefault(stratum, []).append(value)
+    for stratum, value in b:
+        groups_b.setdefault(stratum, []).append(value)
+    out = []
+    for stratum in sorted(set(groups_a) & set(groups_b), key=str):
+        mean_a = float(np.mean(groups_a[stratum]))
+        mean_b = float(np.mean(groups_b[stratum]))
+        relative = (mean_b - mean_a) / mean_a if mean_a != 0 else None
+        out.append(StratumDifference(stratum, mean_a, mean_b, len(groups_a[stratum]), len(groups_b[stratum]), relative))
+    return out
