@@ -1,0 +1,39 @@
+"""LLM judges defined as data: rubrics (TOML/YAML) rendered through prompt templates, validated structured
+answers, juries of several judges and stability over repeated draws."""
+
+from bedside.judges.judge import CriterionScore, Evidence, JudgeError, Judgement, RubricJudge, answer_model
+from bedside.judges.jury import (
+    Jury,
+    JuryError,
+    JuryVerdict,
+    Spread,
+    Stability,
+    combine_scores,
+    repeat_judgement,
+    spread,
+)
+from bedside.judges.rubric import Criterion, Rubric, RubricError, Scale, load_rubric, rubric_from_file, shipped_rubrics
+
+__all__ = [
+    "Criterion",
+    "CriterionScore",
+    "Evidence",
+    "JudgeError",
+    "Judgement",
+    "Jury",
+    "JuryError",
+    "JuryVerdict",
+    "Rubric",
+    "RubricError",
+    "RubricJudge",
+    "Scale",
+    "Spread",
+    "Stability",
+    "answer_model",
+    "combine_scores",
+    "load_rubric",
+    "repeat_judgement",
+    "rubric_from_file",
+    "shipped_rubrics",
+    "spread",
+]
