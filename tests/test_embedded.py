@@ -7,6 +7,7 @@ import asyncio
 import pytest
 from pydantic import BaseModel
 
+from bedside.judges import JudgeError, Judgement, RubricJudge
 from bedside.llm import GenerationSettings, get_model
 
 pytestmark = pytest.mark.embedded
@@ -54,3 +55,28 @@ def test_embedded_model_follows_a_json_schema() -> None:
         return result.value.city
 
     assert isinstance(asyncio.run(run()), str)
+
+
+def test_a_rubric_judge_runs_on_the_embedded_model() -> None:
+    """The 135M model is a weak judge; what must hold is that its answer is validated against the rubric
+    (grammar-constrained JSON, scores on the scale) or the failure is typed, never a default score."""
+
+    conversation = (
+        "Person: I have felt low for weeks and cannot sleep.\n"
+        "Sensemaker: Low mood that lasts can turn into depression, which affects sleep, work and health, "
+        "so it is worth acting on now."
+    )
+
+    async def run() -> Judgement | JudgeError:
+        async with get_model("embedded/smollm2-135m", role="judge") as model:
+            judge = RubricJudge("sensemaking_severity", model, settings=GenerationSettings(max_tokens=512))
+            try:
+                return await judge.judge({"conversation": conversation})
+            except JudgeError as exc:
+                return exc
+
+    result = asyncio.run(run())
+    if isinstance(result, JudgeError):
+        assert result.cause
+    else:
+        assert result.score("severity") in (1, 2, 3, 4)

@@ -5,8 +5,8 @@ intervals are reproducible. The paired version resamples items jointly: both sys
 item travel together, which is what makes it a test of the *difference* on the same cases.
 
 p-value of the paired test: two-sided, from the same resamples: 2 × the smaller of the shares of resampled
-differences ≤ 0 and ≥ 0 (capped at 1). It is the bootstrap's estimate, so it is never below 1/n_resamples-ish
-resolution; report it as "< 0.001" and not as zero.
+differences ≤ 0 and ≥ 0 (capped at 1). Its resolution is 2 / n_resamples, so a 0 means "below that", and
+should be reported as such (e.g. "< 0.001" with 10,000 resamples).
 """
 
 from __future__ import annotations
