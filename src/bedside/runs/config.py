@@ -1,0 +1,220 @@
+"""A run's configuration: one YAML or TOML file, validated, with overrides from the environment and the CLI.
+
+Example (``configs/drafting-demo.yaml``)::
+
+    name: drafting-demo
+    task: drafting                      # a registered task, or package.module:attribute
+    datasets:
+      demo: {limit: 6}                  # task-specific: path, limit, options
+    systems:
+      zero_shot: {type: zero_shot}      # the task's system, with its options
+    models:
+      system: [embedded/smollm2-135m]   # a list makes a grid: one cell per model
+      judge: embedded/smollm2-135m      # other roles: one model each
+    settings:
+      system: {max_tokens: 256, temperature: 0.0}
+    model_options:                      # endpoint options by role (timeout_s, max_retries, max_concurrency, price)
+      system: {timeout_s: 60}
+    scorers: [bleu, rougeL, "cosine"]   # omitted: the task's defaults
+    repeats: 1
+    seed: 0
+    concurrency: 16
+    store: runs/bedside.sqlite          # a path, or any SQLAlchemy URL (postgresql://...)
+
+Cells are dataset × system × system model. Overrides, later ones winning: the file, then ``BEDSIDE_*``
+variables naming a top-level key (``BEDSIDE_CONCURRENCY=8``; nested keys with double underscores,
+``BEDSIDE_SYSTEMS__RAG__OPTIONS__K=3``), then ``--set systems.rag.options.k=3``. Values are read as YAML, so
+``3`` is a number and ``[a, b]`` a list. Variables that name no config key (``BEDSIDE_CACHE``,
+``BEDSIDE_PROMPTS``, ...) are not config overrides.
+
+The run's identity is a hash of everything that can change a result (not ``concurrency``, ``store`` or
+``cache``): re-running an unchanged config resumes the same run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from bedside.llm.types import ROLES
+
+EXECUTION_ONLY = ("concurrency", "store", "cache")
+
+
+class ConfigError(ValueError):
+    """A config file cannot be read or does not validate; the message names the file and the key."""
+
+
+class DatasetConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    path: str | None = None
+    limit: int | None = Field(default=None, ge=1)
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class SystemConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class RunConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    task: str
+    datasets: dict[str, DatasetConfig] = Field(min_length=1)
+    systems: dict[str, SystemConfig] = Field(min_length=1)
+    models: dict[str, list[str]]
+    settings: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    model_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    scorers: list[str] | None = None
+    repeats: int = Field(default=1, ge=1)
+    seed: int = 0
+    concurrency: int = Field(default=16, ge=1)
+    store: str = "runs/bedside.sqlite"
+    cache: str | None = None
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _models_as_lists(cls, value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return {role: [spec] if isinstance(spec, str) else spec for role, spec in value.items()}
+        return value
+
+    @field_validator("models")
+    @classmethod
+    def _known_roles(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for role, specs in value.items():
+            if role not in ROLES:
+                raise ValueError(f"unknown role {role!r}; roles are {', '.join(ROLES)}")
+            if not specs:
+                raise ValueError(f"role {role!r} has no model")
+            if role != "system" and len(specs) > 1:
+                raise ValueError(f"only the system role may list several models (a grid); {role!r} has {len(specs)}")
+        if "system" not in value:
+            raise ValueError("a model for the 'system' role is required")
+        return value
+
+    @field_validator("model_options")
+    @classmethod
+    def _options_roles(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        from bedside.llm.config import ModelConfig
+
+        allowed = set(ModelConfig.model_fields) - {"provider", "model", "base_url"}
+        for role, options in value.items():
+            if role not in ROLES:
+                raise ValueError(f"unknown role {role!r}; roles are {', '.join(ROLES)}")
+            unknown = sorted(set(options) - allowed)
+            if unknown:
+                raise ValueError(
+                    f"{role}: unknown model option(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}"
+                )
+        return value
+
+    @field_validator("settings")
+    @classmethod
+    def _settings_roles(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        from bedside.llm.types import GenerationSettings
+
+        for role, settings in value.items():
+            if role not in ROLES:
+                raise ValueError(f"unknown role {role!r}; roles are {', '.join(ROLES)}")
+            GenerationSettings.model_validate(settings)
+        return value
+
+    def identity(self) -> str:
+        """Hash of everything that can change a result."""
+        data = self.model_dump(exclude=set(EXECUTION_ONLY))
+        return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+    @property
+    def run_id(self) -> str:
+        return f"{self.name}-{self.identity()[:10]}"
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc}") from None
+    try:
+        data = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: not valid {'TOML' if path.suffix == '.toml' else 'YAML'}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config must be a mapping of keys to values")
+    return data
+
+
+def _set(data: dict[str, Any], dotted: str, value: Any, *, source: str) -> None:
+    parts = [p for p in dotted.split(".") if p]
+    if not parts:
+        raise ConfigError(f"{source}: empty key")
+    node = data
+    for part in parts[:-1]:
+        child = node.get(part)
+        if child is None:
+            child = node[part] = {}
+        if not isinstance(child, dict):
+            raise ConfigError(f"{source}: cannot set {dotted!r}: {part!r} is not a mapping")
+        node = child
+    node[parts[-1]] = value
+
+
+def _parse_value(text: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+
+
+def environment_overrides(environ: Mapping[str, str] | None = None) -> list[tuple[str, Any, str]]:
+    """``BEDSIDE_*`` variables whose first segment names a config key, as (dotted key, value, variable)."""
+    fields = set(RunConfig.model_fields)
+    found = []
+    for variable, text in sorted((environ if environ is not None else os.environ).items()):
+        if not variable.startswith("BEDSIDE_"):
+            continue
+        parts = [p.lower() for p in variable[len("BEDSIDE_") :].split("__")]
+        if parts[0] in fields:
+            found.append((".".join(parts), _parse_value(text), variable))
+    return found
+
+
+def load_config(
+    path: str | Path, overrides: Sequence[str] = (), *, environ: Mapping[str, str] | None = None
+) -> RunConfig:
+    """Read, override and validate a run config; every problem names the file (or variable/option) and key."""
+    source = Path(path)
+    data = _read(source)
+    for dotted, value, variable in environment_overrides(environ):
+        _set(data, dotted, value, source=variable)
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--set {item!r}: expected KEY=VALUE, e.g. systems.rag.options.k=3")
+        _set(data, key.strip(), _parse_value(text), source=f"--set {item}")
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or '(top level)'}: {error['msg']}"
+            + (f" (got {error['input']!r})" if error["type"] not in ("missing",) and _short(error["input"]) else "")
+            for error in exc.errors()
+        )
+        raise ConfigError(f"{source}: {problems}") from None
+
+
+def _short(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool) and len(repr(value)) < 60

@@ -1,0 +1,72 @@
+"""The terminal display of a run: per cell done/total and errors, model calls, tokens and cost by role, ETA."""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeRemainingColumn
+from rich.progress import Progress as RichBar
+from rich.table import Table
+
+from bedside.runs.runner import Progress, RunSummary
+
+
+class TerminalProgress(Progress):
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.bars = RichBar(
+            TextColumn("{task.description}", markup=False),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[errors]} errors"),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        self.tasks: dict[str, TaskID] = {}
+        self.live: Live | None = None
+        self._last = 0.0
+
+    def _usage(self, summary: RunSummary) -> Table:
+        table = Table(box=None, padding=(0, 2), show_header=True, header_style="dim")
+        for column in ("role", "calls", "cached", "requests", "tokens in", "tokens out", "cost"):
+            table.add_column(column, justify="right" if column != "role" else "left")
+        for role, entry in summary.usage.snapshot().items():
+            table.add_row(
+                role,
+                str(entry.calls),
+                str(entry.cache_hits),
+                str(entry.requests),
+                str(entry.prompt_tokens),
+                str(entry.completion_tokens),
+                f"{entry.cost:.4f}" if entry.priced else "-",
+            )
+        return table
+
+    def start(self, summary: RunSummary) -> None:
+        for cell, counts in summary.cells.items():
+            self.tasks[cell] = self.bars.add_task(cell, total=counts.total, completed=counts.done, errors=counts.errors)
+        self.live = Live(Group(self.bars, self._usage(summary)), console=self.console, refresh_per_second=4)
+        self.live.start()
+
+    def update(self, summary: RunSummary) -> None:
+        now = time.monotonic()
+        if self.live is None or now - self._last < 0.1:
+            return
+        self._last = now
+        self._refresh(summary)
+
+    def _refresh(self, summary: RunSummary) -> None:
+        for cell, counts in summary.cells.items():
+            if cell in self.tasks:
+                self.bars.update(self.tasks[cell], completed=counts.done, errors=counts.errors)
+        if self.live is not None:
+            self.live.update(Group(self.bars, self._usage(summary)))
+
+    def stop(self, summary: RunSummary) -> None:
+        if self.live is not None:
+            self._refresh(summary)
+            self.live.stop()
+            self.live = None
+            self.console.print()

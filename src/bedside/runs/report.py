@@ -1,0 +1,349 @@
+"""Reports from a stored run: tables with bootstrap CIs, strata, errors and usage; Markdown and one HTML file.
+
+Per cell and metric, each sample's value is first averaged over its epochs (repeats), then the mean over
+samples gets a seeded percentile bootstrap 95% interval (10,000 resamples over samples). Samples stored as
+errors are not in the means; they are counted beside them, with their causes. A metric that did not apply to a
+sample (None) is left out of that metric's mean, and ``n`` says how many samples it covers.
+
+``compare`` pairs two runs' samples (same dataset, sample id and epoch) within matched cells (the same cell id,
+or, where each run has exactly one cell per dataset and system, those) and reports, per metric, the mean
+difference B − A with a paired bootstrap 95% interval and p-value.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from bedside.runs.store import ResultRow, Store
+from bedside.stats import bootstrap_ci, paired_bootstrap
+
+
+@dataclass(frozen=True)
+class MetricSummary:
+    metric: str
+    n: int
+    mean: float
+    low: float
+    high: float
+
+
+@dataclass
+class CellReport:
+    cell: str
+    samples: int
+    ok: int
+    errors: int
+    metrics: list[MetricSummary] = field(default_factory=list)
+    strata: dict[str, dict[str, list[MetricSummary]]] = field(default_factory=dict)  # key -> value -> metrics
+    error_causes: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class RunReport:
+    run: dict[str, Any]
+    cells: list[CellReport]
+    usage: dict[str, dict[str, int]]
+    metrics: list[str]
+
+
+def _per_sample(rows: Sequence[ResultRow], metric: str) -> list[float]:
+    by_sample: dict[str, list[float]] = defaultdict(list)
+    for row in rows:
+        value = row.scores.get(metric)
+        if row.status == "ok" and value is not None:
+            by_sample[row.sample_id].append(float(value))
+    return [fmean(values) for _, values in sorted(by_sample.items())]
+
+
+def _summaries(rows: Sequence[ResultRow], metrics: Sequence[str], seed: int) -> list[MetricSummary]:
+    out = []
+    for metric in metrics:
+        values = _per_sample(rows, metric)
+        if values:
+            interval = bootstrap_ci(values, seed=seed)
+            out.append(MetricSummary(metric, len(values), interval.estimate, interval.low, interval.high))
+    return out
+
+
+def build_report(store: Store, run_id: str) -> RunReport:
+    run = store.run(run_id)
+    rows = store.results(run["id"])
+    seed = int(run["config"].get("seed", 0))
+    metrics = sorted({m for r in rows for m in r.scores}, key=lambda m: (m not in _configured(run), m))
+    cells = []
+    by_cell: dict[str, list[ResultRow]] = defaultdict(list)
+    for row in rows:
+        by_cell[row.cell].append(row)
+    for cell, cell_rows in by_cell.items():
+        report = CellReport(
+            cell,
+            samples=len({r.sample_id for r in cell_rows}),
+            ok=sum(r.status == "ok" for r in cell_rows),
+            errors=sum(r.status == "error" for r in cell_rows),
+            metrics=_summaries(cell_rows, metrics, seed),
+            error_causes=Counter((r.error or "").splitlines()[0][:200] for r in cell_rows if r.status == "error"),
+        )
+        keys = sorted({k for r in cell_rows for k in r.strata})
+        for key in keys:
+            groups: dict[str, list[ResultRow]] = defaultdict(list)
+            for r in cell_rows:
+                groups[r.strata.get(key, "(none)")].append(r)
+            report.strata[key] = {value: _summaries(g, metrics, seed) for value, g in sorted(groups.items())}
+        cells.append(report)
+    usage: dict[str, Counter[str]] = defaultdict(Counter)
+    for row in rows:
+        for role, counts in row.usage.items():
+            usage[role].update({k: int(v) for k, v in counts.items()})
+    return RunReport(run, cells, {role: dict(c) for role, c in usage.items()}, metrics)
+
+
+def _configured(run: dict[str, Any]) -> list[str]:
+    return list(run["config"].get("scorers") or [])
+
+
+def _fmt(summary: MetricSummary) -> str:
+    return f"{summary.mean:.3f} [{summary.low:.3f}, {summary.high:.3f}] (n={summary.n})"
+
+
+def markdown(report: RunReport) -> str:
+    run = report.run
+    lines = [
+        f"# Run {run['id']}",
+        "",
+        f"Task `{run['task']}`; created {run['created_at']:%Y-%m-%d %H:%M} UTC; status {run['status']}; "
+        f"bedside {run['bedside_version']} (commit {run['git_commit'] or 'unknown'}), Python {run['python_version']}.",
+        "",
+        "Means over samples (each sample's epochs averaged first) with seeded percentile bootstrap 95% intervals.",
+        "",
+        "## Results by cell",
+        "",
+    ]
+    header = ["cell", "ok", "errors", *report.metrics]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for cell in report.cells:
+        by_metric = {m.metric: _fmt(m) for m in cell.metrics}
+        lines.append(
+            "| "
+            + " | ".join([cell.cell, str(cell.ok), str(cell.errors), *(by_metric.get(m, "-") for m in report.metrics)])
+            + " |"
+        )
+    for cell in report.cells:
+        for key, groups in cell.strata.items():
+            lines += [
+                "",
+                f"## {cell.cell}: by {key}",
+                "",
+                "| " + " | ".join([key, *report.metrics]) + " |",
+                "|" + "---|" * (len(report.metrics) + 1),
+            ]
+            for value, summaries in groups.items():
+                by_metric = {m.metric: _fmt(m) for m in summaries}
+                lines.append("| " + " | ".join([value, *(by_metric.get(m, "-") for m in report.metrics)]) + " |")
+    lines += ["", "## Errors", ""]
+    if any(cell.errors for cell in report.cells):
+        for cell in report.cells:
+            for cause, count in cell.error_causes.most_common():
+                lines.append(f"- {cell.cell}: {count} × {cause}")
+    else:
+        lines.append("None.")
+    lines += [
+        "",
+        "## Usage by role",
+        "",
+        "| role | calls | cache hits | tokens in | tokens out |",
+        "|---|---|---|---|---|",
+    ]
+    for role, counts in sorted(report.usage.items()):
+        lines.append(
+            f"| {role} | {counts.get('calls', 0)} | {counts.get('cache_hits', 0)} | "
+            f"{counts.get('prompt_tokens', 0)} | {counts.get('completion_tokens', 0)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def plots(report: RunReport) -> list[tuple[str, str]]:
+    """(metric, base64 PNG) per metric: cell means with their intervals. Empty without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    images = []
+    for metric in report.metrics:
+        points = [(c.cell, m) for c in report.cells for m in c.metrics if m.metric == metric]
+        if not points:
+            continue
+        figure, axes = plt.subplots(figsize=(6, 0.5 + 0.45 * len(points)))
+        labels = [cell for cell, _ in points]
+        means = [m.mean for _, m in points]
+        errors = [[m.mean - m.low for _, m in points], [m.high - m.mean for _, m in points]]
+        axes.barh(range(len(points)), means, xerr=errors, color="#4c78a8", capsize=3)
+        axes.set_yticks(range(len(points)), labels, fontsize=7)
+        axes.set_xlabel(f"{metric} (mean, 95% CI)")
+        axes.invert_yaxis()
+        figure.tight_layout()
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=100)
+        plt.close(figure)
+        images.append((metric, base64.b64encode(buffer.getvalue()).decode("ascii")))
+    return images
+
+
+def html_page(report: RunReport) -> str:
+    """One self-contained HTML file: the Markdown tables as HTML, plots embedded as data URLs."""
+    body = []
+    in_table = False
+    for line in markdown(report).splitlines():
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if set("".join(cells)) <= {"-"}:
+                continue
+            if not in_table:
+                body.append("<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in cells) + "</tr>")
+                in_table = True
+            else:
+                body.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+            continue
+        if in_table:
+            body.append("</table>")
+            in_table = False
+        if line.startswith("## "):
+            body.append(f"<h2>{html.escape(line[3:])}</h2>")
+        elif line.startswith("# "):
+            body.append(f"<h1>{html.escape(line[2:])}</h1>")
+        elif line.startswith("- "):
+            body.append(f"<p>• {html.escape(line[2:])}</p>")
+        elif line:
+            body.append(f"<p>{html.escape(line)}</p>")
+    if in_table:
+        body.append("</table>")
+    images = plots(report)
+    if images:
+        body.append("<h2>Plots</h2>")
+        body += [
+            f'<figure><img alt="{html.escape(m)}" src="data:image/png;base64,{b64}"></figure>' for m, b64 in images
+        ]
+    else:
+        body.append("<p><em>Plots need matplotlib (pip install 'bedside[report]').</em></p>")
+    style = (
+        "body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:.25em .5em;font-size:.9em}th{background:#f4f4f4}"
+    )
+    title = html.escape(f"bedside run {report.run['id']}")
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title><style>{style}</style></head>"
+        f"<body>{''.join(body)}</body></html>\n"
+    )
+
+
+def write_report(store: Store, run_id: str, folder: Path) -> tuple[Path, Path]:
+    report = build_report(store, run_id)
+    folder.mkdir(parents=True, exist_ok=True)
+    md, page = folder / f"{report.run['id']}.md", folder / f"{report.run['id']}.html"
+    md.write_text(markdown(report), encoding="utf-8")
+    page.write_text(html_page(report), encoding="utf-8")
+    return md, page
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    cell_a: str
+    cell_b: str
+    metric: str
+    n: int
+    mean_a: float
+    mean_b: float
+    difference: float
+    low: float
+    high: float
+    p_value: float
+
+
+def _match_cells(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> list[tuple[str, str]]:
+    cells_a, cells_b = sorted({r.cell for r in a}), sorted({r.cell for r in b})
+    shared = [(c, c) for c in cells_a if c in cells_b]
+    if shared:
+        return shared
+    pairs = []
+    groups_a: dict[tuple[str, str], list[str]] = defaultdict(list)
+    groups_b: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for r in a:
+        if r.cell not in groups_a[(r.dataset, r.system)]:
+            groups_a[(r.dataset, r.system)].append(r.cell)
+    for r in b:
+        if r.cell not in groups_b[(r.dataset, r.system)]:
+            groups_b[(r.dataset, r.system)].append(r.cell)
+    for group, found in groups_a.items():
+        if len(found) == 1 and len(groups_b.get(group, [])) == 1:
+            pairs.append((found[0], groups_b[group][0]))
+    if not pairs:
+        raise ValueError(
+            "the runs share no cell, and no dataset/system pair has exactly one cell in each; "
+            "compare cells of the same grid by exporting them"
+        )
+    return pairs
+
+
+def compare(store: Store, run_a: str, run_b: str, *, seed: int = 0) -> list[MetricComparison]:
+    rows_a = store.results(store.run(run_a)["id"])
+    rows_b = store.results(store.run(run_b)["id"])
+    out = []
+    for cell_a, cell_b in _match_cells(rows_a, rows_b):
+        index_b = {(r.sample_id, r.epoch): r for r in rows_b if r.cell == cell_b and r.status == "ok"}
+        pairs = [
+            (r, index_b[(r.sample_id, r.epoch)])
+            for r in rows_a
+            if r.cell == cell_a and r.status == "ok" and (r.sample_id, r.epoch) in index_b
+        ]
+        metrics = sorted({m for ra, rb in pairs for m in ra.scores if m in rb.scores})
+        for metric in metrics:
+            values = [
+                (float(x), float(y))
+                for ra, rb in pairs
+                if (x := ra.scores.get(metric)) is not None and (y := rb.scores.get(metric)) is not None
+            ]
+            if not values:
+                continue
+            xs = [x for x, _ in values]
+            ys = [y for _, y in values]
+            result = paired_bootstrap(xs, ys, seed=seed)
+            out.append(
+                MetricComparison(
+                    cell_a,
+                    cell_b,
+                    metric,
+                    len(values),
+                    fmean(xs),
+                    fmean(ys),
+                    result.difference,
+                    result.low,
+                    result.high,
+                    result.p_value,
+                )
+            )
+    return out
+
+
+def export_parquet(rows: Sequence[ResultRow], path: Path) -> None:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ImportError("Parquet export needs pyarrow (pip install 'bedside[export]')") from None
+    import json
+
+    columns: dict[str, list[Any]] = defaultdict(list)
+    for row in rows:
+        for name, value in row.__dict__.items():
+            columns[name].append(json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value)
+    pq.write_table(pa.table(dict(columns)), path)

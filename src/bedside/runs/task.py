@@ -1,0 +1,153 @@
+"""What a task plugs into the runner: samples in, outputs out, scores from outputs.
+
+A task (``drafting``, ``citeqa``, ... or any ``package.module:attribute``) provides:
+
+- ``load(name, dataset_config)`` → the samples of a dataset (each with an id unique within it);
+- ``systems``: system type → an async callable ``(sample, options, context) -> Output``;
+- ``default_scorers`` and, optionally, ``score(name, sample, output)`` for scorers only it knows.
+
+A sample is JSON-able data; an output is the text plus, for simulations, the whole transcript and a stage
+trace. ``SampleContext`` hands systems their models by role and counts each sample's own usage, so a
+multi-turn simulation's patient and judge calls are accounted for per sample as well as per run.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bedside.llm.model import Model, Structured
+from bedside.llm.types import ChatMessage, Completion, GenerationSettings, Role
+from bedside.runs.config import DatasetConfig
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class Sample(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    inputs: dict[str, Any]
+    references: list[str] = Field(default_factory=list)
+    strata: dict[str, str] = Field(default_factory=dict)
+
+
+class Turn(BaseModel):
+    role: str
+    content: str
+    stage: str | None = None
+
+
+class Output(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    transcript: list[Turn] | None = None
+    trace: list[dict[str, Any]] | None = None
+    prompts: list[list[ChatMessage]] = Field(default_factory=list)
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+@dataclass
+class RoleCounts:
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass
+class SampleContext:
+    """Models by role for one sample, with that sample's usage and the prompts it sent."""
+
+    models: Mapping[Role, Model]
+    settings: Mapping[Role, GenerationSettings]
+    epoch: str
+    seed: int
+    usage: dict[str, RoleCounts] = field(default_factory=dict)
+    prompts: list[list[ChatMessage]] = field(default_factory=list)
+
+    def model(self, role: Role) -> Model:
+        if role not in self.models:
+            raise ValueError(f"this run configures no model for the {role!r} role (set models.{role})")
+        return self.models[role]
+
+    def _count(self, role: Role, completion: Completion) -> None:
+        counts = self.usage.setdefault(role, RoleCounts())
+        counts.calls += 1
+        counts.cache_hits += completion.cached
+        if not completion.cached:
+            counts.prompt_tokens += completion.usage.prompt_tokens
+            counts.completion_tokens += completion.usage.completion_tokens
+
+    async def generate(self, role: Role, prompt: str | Sequence[ChatMessage], **kwargs: Any) -> Completion:
+        """``Model.generate`` for ``role`` with this sample's epoch and the run's settings for the role."""
+        settings = kwargs.pop("settings", None) or self.settings.get(role)
+        messages = [ChatMessage(role="user", content=prompt)] if isinstance(prompt, str) else list(prompt)
+        self.prompts.append(messages)
+        completion = await self.model(role).generate(messages, settings, epoch=self.epoch, **kwargs)
+        self._count(role, completion)
+        return completion
+
+    async def generate_structured(
+        self, role: Role, prompt: str | Sequence[ChatMessage], output_type: type[T], **kwargs: Any
+    ) -> Structured[T]:
+        settings = kwargs.pop("settings", None) or self.settings.get(role)
+        messages = [ChatMessage(role="user", content=prompt)] if isinstance(prompt, str) else list(prompt)
+        self.prompts.append(messages)
+        result = await self.model(role).generate_structured(messages, output_type, settings, epoch=self.epoch, **kwargs)
+        self._count(role, result.completion)
+        return result
+
+
+System = Callable[[Sample, Mapping[str, Any], SampleContext], Awaitable[Output]]
+
+
+class Task(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def systems(self) -> Mapping[str, System]: ...
+
+    @property
+    def default_scorers(self) -> Sequence[str]: ...
+
+    def load(self, name: str, config: DatasetConfig) -> list[Sample]: ...
+
+    def score(self, scorer: str, sample: Sample, output: Output) -> float | None:
+        """A task-specific scorer's value; raise KeyError for names the task does not define."""
+        ...
+
+
+_REGISTRY = {"drafting": "bedside.tasks.drafting.task:TASK"}
+
+
+def resolve_task(name: str) -> Task:
+    """A registered task name, or ``package.module:attribute`` naming a task object."""
+    target = _REGISTRY.get(name, name)
+    module_name, sep, attribute = target.partition(":")
+    if not sep:
+        raise ValueError(f"unknown task {name!r}; registered: {', '.join(sorted(_REGISTRY))}, or give module:attribute")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"task {name!r}: cannot import {module_name}: {exc}") from None
+    try:
+        task: Task = getattr(module, attribute)
+    except AttributeError:
+        raise ValueError(f"task {name!r}: {module_name} has no attribute {attribute!r}") from None
+    return task
+
+
+def dataset_path(config: DatasetConfig, default: Path | None, *, dataset: str) -> Path:
+    if config.path:
+        return Path(config.path)
+    if default is None:
+        raise ValueError(f"dataset {dataset!r}: give a path")
+    return default

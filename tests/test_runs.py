@@ -1,0 +1,246 @@
+"""Runs end to end against the scripted server: grid, store, resume with zero calls, kill -9, fault drill."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from bedside.cli import app
+from bedside.runs import ConfigError, Store, execute, load_config
+from bedside.runs.report import build_report, markdown
+from bedside.testing import ScriptedServer
+
+runner = CliRunner()
+
+
+def write_config(tmp_path: Path, server: ScriptedServer, **changes: Any) -> Path:
+    config: dict[str, Any] = {
+        "name": "grid",
+        "task": "drafting",
+        "datasets": {"demo": {"limit": 6}},
+        "systems": {"zero_shot": {"type": "zero_shot"}},
+        "models": {"system": [server.model_name("model-a"), server.model_name("model-b")]},
+        "settings": {"system": {"max_tokens": 64}},
+        "scorers": ["bleu", "rougeL", "words"],
+        "concurrency": 4,
+        "store": str(tmp_path / "store.sqlite"),
+    }
+    config.update(changes)
+    path = tmp_path / "run.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path
+
+
+def results_of(store_path: Path, run_id: str) -> dict[tuple[str, str, int], tuple[str, str | None, dict[str, Any]]]:
+    store = Store(str(store_path))
+    try:
+        rows = store.results(run_id)
+    finally:
+        store.close()
+    return {(r.cell, r.sample_id, r.epoch): (r.status, (r.output or {}).get("text"), r.scores) for r in rows}
+
+
+def test_config_errors_name_the_file_and_key(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "name: x\ntask: drafting\ndatasets: {d: {limit: 0}}\nsystems: {s: {type: zero_shot}}\n"
+        "models: {system: a/b, critic: c/d}\nconcurency: 3\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert str(path) in message
+    assert "datasets.d.limit" in message
+    assert "models" in message
+    assert "concurency" in message
+    with pytest.raises(ConfigError, match="expected KEY=VALUE"):
+        load_config(path, ["oops"])
+
+
+def test_overrides_from_environment_and_command_line(tmp_path: Path) -> None:
+    with ScriptedServer() as server:
+        path = write_config(tmp_path, server)
+    environ = {"BEDSIDE_CONCURRENCY": "9", "BEDSIDE_SYSTEMS__ZERO_SHOT__OPTIONS__K": "3", "BEDSIDE_CACHE_DIR": "x"}
+    config = load_config(path, ["systems.zero_shot.options.k=5", "repeats=2"], environ=environ)
+    assert config.concurrency == 9
+    assert config.systems["zero_shot"].options == {"k": 5}  # --set wins over the environment
+    assert config.repeats == 2
+    # Execution-only settings do not change the run's identity; anything that can change a result does.
+    assert load_config(path, ["concurrency=1"]).run_id == load_config(path).run_id
+    assert load_config(path, ["seed=1"]).run_id != load_config(path).run_id
+
+
+def test_a_two_cell_grid_runs_reports_and_reruns_without_model_calls(tmp_path: Path) -> None:
+    with ScriptedServer({"rules": [], "default": "Thanks. Keep taking your medicine and call us if worse."}) as server:
+        config = load_config(write_config(tmp_path, server))
+        first = asyncio.run(execute(config, cache=False))
+        assert server.stats()["requests"] == 12
+        assert first.ran == 12
+        assert first.errors == 0
+        assert set(first.cells) == {f"demo/zero_shot/{server.model_name(m)}" for m in ("model-a", "model-b")}
+
+        again = asyncio.run(execute(config, cache=False))
+        assert server.stats()["requests"] == 12  # nothing re-run, no model call
+        assert again.ran == 0
+        assert all(c.skipped == 6 for c in again.cells.values())
+
+        # A new scorer re-scores stored outputs; still no model call.
+        rescored = asyncio.run(
+            execute(load_config(write_config(tmp_path, server, scorers=["bleu", "chrf"])), cache=False)
+        )
+        assert server.stats()["requests"] == 12
+        assert rescored.reused == 12
+
+        # A change that affects the samples re-runs them.
+        changed = load_config(write_config(tmp_path, server), ["settings.system.max_tokens=32"])
+        asyncio.run(execute(changed, cache=False))
+        assert server.stats()["requests"] == 24
+
+    store = Store(config.store)
+    report = build_report(store, config.run_id)
+    text = markdown(report)
+    store.close()
+    assert [c.ok for c in report.cells] == [6, 6]
+    assert "bleu" in report.metrics
+    assert "words" in report.metrics
+    words = next(m for m in report.cells[0].metrics if m.metric == "words")
+    assert (words.n, words.mean, words.low, words.high) == (6, 10.0, 10.0, 10.0)
+    assert "## demo/zero_shot/" in text
+    assert "by clinician" in text
+    assert "| system | 12 | 0 |" in text  # usage by role: 12 calls, no cache hits
+
+
+def test_cli_run_report_ls_show_export_compare(tmp_path: Path) -> None:
+    with ScriptedServer() as server:  # echoes the prompt: each sample gets its own answer
+        path = write_config(tmp_path, server, models={"system": server.model_name("a")})
+        store = str(tmp_path / "store.sqlite")
+        first = runner.invoke(app, ["run", str(path), "--no-cache"])
+        assert first.exit_code == 0, first.output
+        assert "6 samples run" in first.output
+        second = runner.invoke(
+            app, ["run", str(path), "--no-cache", "--set", f"models.system={server.model_name('b')}"]
+        )
+        assert second.exit_code == 0, second.output
+    run_a = load_config(path).run_id
+    run_b = load_config(path, [f"models.system={server.model_name('b')}"]).run_id
+    listed = runner.invoke(app, ["ls", "--store", store], env={"COLUMNS": "200"})
+    assert run_a in listed.output
+    assert run_b in listed.output
+    report = runner.invoke(app, ["report", run_a, "--store", store, "-o", str(tmp_path / "reports")])
+    assert report.exit_code == 0, report.output
+    page = (tmp_path / "reports" / f"{run_a}.html").read_text(encoding="utf-8")
+    assert "<table>" in page
+    assert "data:image/png;base64," in page
+    exported = runner.invoke(app, ["export", run_a, "--store", store])
+    rows = [json.loads(line) for line in exported.output.splitlines()]
+    assert len(rows) == 6
+    assert all(r["status"] == "ok" for r in rows)
+    sample_id = rows[0]["sample_id"]
+    shown = runner.invoke(app, ["show", run_a, sample_id, "--store", store])
+    assert shown.exit_code == 0
+    assert "[system]" in shown.output
+    assert rows[0]["sample"]["inputs"]["message"][:30] in shown.output
+    parquet = tmp_path / "a.parquet"
+    assert (
+        runner.invoke(app, ["export", run_a, "--store", store, "--format", "parquet", "-o", str(parquet)]).exit_code
+        == 0
+    )
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(parquet).num_rows == 6
+    compared = runner.invoke(app, ["compare", run_a, run_b, "--store", store, "--json"])
+    assert compared.exit_code == 0, compared.output
+    by_metric = {r["metric"]: r for r in json.loads(compared.output)}
+    assert by_metric["words"]["n"] == 6
+    assert by_metric["words"]["difference"] == 0.0  # the echo is the same whichever model name
+    missing = runner.invoke(app, ["show", "nope", "x", "--store", store])
+    assert missing.exit_code == 1
+    assert "no run 'nope'" in missing.output
+
+
+def test_sigkill_at_random_points_then_resume_gives_the_uninterrupted_results(tmp_path: Path) -> None:
+    rng = random.Random(1384)
+    # Start-up (imports, reading the demo cohort) takes about a second; 28 samples at 150 ms with 2 in flight
+    # take about two more, so kill times drawn from 0.8-3.5 s land before, during and after the work.
+    with ScriptedServer(latency_ms=150) as server:
+        reference_dir = tmp_path / "reference"
+        reference_dir.mkdir()
+        reference = load_config(write_config(reference_dir, server, datasets={"demo": {"limit": 14}}, concurrency=2))
+        asyncio.run(execute(reference, cache=False))
+        expected = results_of(Path(reference.store), reference.run_id)
+        assert len(expected) == 28
+
+        partial_counts = []
+        for attempt in range(3):
+            folder = tmp_path / f"killed-{attempt}"
+            folder.mkdir()
+            path = write_config(folder, server, datasets={"demo": {"limit": 14}}, concurrency=2)
+            config = load_config(path)
+            kills = 0
+            finished = False
+            for _ in range(15):
+                process = subprocess.Popen(
+                    [sys.executable, "-m", "bedside.cli", "run", str(path), "--no-cache"],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    env={**os.environ, "COLUMNS": "120"},
+                )
+                try:
+                    process.wait(timeout=rng.uniform(0.8, 3.5))
+                except subprocess.TimeoutExpired:
+                    process.send_signal(signal.SIGKILL)
+                    process.wait()
+                    kills += 1
+                    partial_counts.append(len(results_of(Path(config.store), config.run_id)))
+                    continue
+                assert process.returncode == 0
+                finished = True
+                break
+            assert finished, "the run never finished in 15 attempts"
+            assert kills >= 1, "the run finished before any kill; the test did not exercise resume"
+            got = results_of(Path(config.store), config.run_id)
+            assert got == expected
+        # At least one kill landed mid-run, leaving some samples stored and some not.
+        assert any(0 < n < 28 for n in partial_counts), partial_counts
+
+
+def test_fault_drill_every_sample_scored_or_an_error_with_its_cause(tmp_path: Path) -> None:
+    faults = "429=0.15,500=0.15,hang=0.05,malformed=0.05,invalid-json=0.05,retry-after=0.05"
+    with ScriptedServer(faults=faults, seed=7, hang_s=30) as server:
+        path = write_config(
+            tmp_path,
+            server,
+            datasets={"demo": {"limit": 14}},
+            model_options={"system": {"timeout_s": 0.5, "max_retries": 2}},
+        )
+        config = load_config(path)
+        started = time.perf_counter()
+        summary = asyncio.run(execute(config, cache=False))
+        assert time.perf_counter() - started < 60
+        rows = results_of(Path(config.store), config.run_id)
+        assert len(rows) == 28  # nothing lost
+        errors = {k: v for k, v in rows.items() if v[0] == "error"}
+        store = Store(config.store)
+        causes = [r.error for r in store.results(config.run_id) if r.status == "error"]
+        store.close()
+        assert all(c and ("RetriesExhaustedError" in c or "Error" in c) for c in causes)
+        assert all(v[2] and v[1] is not None for k, v in rows.items() if v[0] == "ok")
+        assert summary.errors == len(errors)
+        # Retrying the errors re-runs only those.
+        before = server.stats()["requests"]
+        retried = asyncio.run(execute(config, cache=False, retry_errors=True))
+        assert retried.ran + retried.errors == len(errors)
+        assert server.stats()["requests"] - before >= len(errors)
