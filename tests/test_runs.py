@@ -244,3 +244,35 @@ def test_fault_drill_every_sample_scored_or_an_error_with_its_cause(tmp_path: Pa
         retried = asyncio.run(execute(config, cache=False, retry_errors=True))
         assert retried.ran + retried.errors == len(errors)
         assert server.stats()["requests"] - before >= len(errors)
+
+
+def test_multi_turn_simulations_store_transcript_trace_and_usage_per_role(tmp_path: Path) -> None:
+    # The scripted server echoes each prompt, so every turn of every conversation is a distinct request.
+    with ScriptedServer() as server:
+        path = write_config(
+            tmp_path,
+            server,
+            task="runs_multiturn_task:TASK",
+            datasets={"toy": {}},
+            systems={"talk": {"type": "talk", "options": {"stages": 3}}},
+            models={"system": server.model_name("clinician"), "patient": server.model_name("patient")},
+            scorers=None,
+        )
+        config = load_config(path)
+        summary = asyncio.run(execute(config, cache=False))
+        assert summary.ran == 4
+        assert server.stats()["requests"] == 24  # 4 conversations x 3 stages x (clinician + patient)
+    store = Store(config.store)
+    rows = store.results(config.run_id)
+    report = build_report(store, config.run_id)
+    store.close()
+    first = rows[0]
+    assert [t["role"] for t in first.output["transcript"]] == ["patient", "clinician"] * 3  # type: ignore[index]
+    assert [t["stage"] for t in first.output["transcript"]][::2] == ["gather", "explain", "close"]  # type: ignore[index]
+    assert first.output["trace"] == [{"stage": s, "turns": 2} for s in ("gather", "explain", "close")]  # type: ignore[index]
+    assert first.usage["system"]["calls"] == 3
+    assert first.usage["patient"]["calls"] == 3
+    assert first.scores["turns"] == 6.0
+    assert first.scores["words"] == len(first.output["text"].split())  # type: ignore[index]
+    assert set(report.cells[0].strata["persona"]) == {"anxious", "calm"}
+    assert report.usage["patient"]["calls"] == 12

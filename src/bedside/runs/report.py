@@ -50,7 +50,7 @@ class CellReport:
 class RunReport:
     run: dict[str, Any]
     cells: list[CellReport]
-    usage: dict[str, dict[str, int]]
+    usage: dict[str, dict[str, float]]
     metrics: list[str]
 
 
@@ -98,10 +98,11 @@ def build_report(store: Store, run_id: str) -> RunReport:
                 groups[r.strata.get(key, "(none)")].append(r)
             report.strata[key] = {value: _summaries(g, metrics, seed) for value, g in sorted(groups.items())}
         cells.append(report)
-    usage: dict[str, Counter[str]] = defaultdict(Counter)
+    usage: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for row in rows:
         for role, counts in row.usage.items():
-            usage[role].update({k: int(v) for k, v in counts.items()})
+            for name, value in counts.items():
+                usage[role][name] += float(value)
     return RunReport(run, cells, {role: dict(c) for role, c in usage.items()}, metrics)
 
 
@@ -158,13 +159,17 @@ def markdown(report: RunReport) -> str:
         "",
         "## Usage by role",
         "",
-        "| role | calls | cache hits | tokens in | tokens out |",
-        "|---|---|---|---|---|",
+        "Summed over stored samples (cache hits cost nothing; cost needs a price in the model's config).",
+        "",
+        "| role | calls | cache hits | tokens in | tokens out | cost |",
+        "|---|---|---|---|---|---|",
     ]
     for role, counts in sorted(report.usage.items()):
+        cost = counts.get("cost", 0.0)
         lines.append(
-            f"| {role} | {counts.get('calls', 0)} | {counts.get('cache_hits', 0)} | "
-            f"{counts.get('prompt_tokens', 0)} | {counts.get('completion_tokens', 0)} |"
+            f"| {role} | {counts.get('calls', 0):.0f} | {counts.get('cache_hits', 0):.0f} | "
+            f"{counts.get('prompt_tokens', 0):.0f} | {counts.get('completion_tokens', 0):.0f} | "
+            f"{f'{cost:.4f}' if cost else '-'} |"
         )
     return "\n".join(lines) + "\n"
 

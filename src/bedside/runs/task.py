@@ -59,6 +59,7 @@ class RoleCounts:
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cost: float = 0.0  # from the model's price table; stays 0 for unpriced models
 
 
 @dataclass
@@ -84,6 +85,9 @@ class SampleContext:
         if not completion.cached:
             counts.prompt_tokens += completion.usage.prompt_tokens
             counts.completion_tokens += completion.usage.completion_tokens
+            price = self.models[role].config.price
+            if price is not None:
+                counts.cost += price.cost(completion.usage.prompt_tokens, completion.usage.completion_tokens)
 
     async def generate(self, role: Role, prompt: str | Sequence[ChatMessage], **kwargs: Any) -> Completion:
         """``Model.generate`` for ``role`` with this sample's epoch and the run's settings for the role."""
