@@ -526,7 +526,8 @@ def run_command(
         raise _fail(exc) from None
     out.print(f"run [bold]{loaded.run_id}[/] -> {escape(loaded.store)}", highlight=False)
     progress = TerminalProgress(err)
-    cache_choice: Path | bool = False if no_cache else (cache or Path(loaded.cache) if loaded.cache else True)
+    # --no-cache, else --cache, else the config's cache, else the default cache file.
+    cache_choice: Path | bool = False if no_cache else cache or (Path(loaded.cache) if loaded.cache else True)
     try:
         summary = asyncio.run(execute(loaded, progress=progress, retry_errors=retry_errors, cache=cache_choice))
     except KeyboardInterrupt:

@@ -217,8 +217,11 @@ async def execute(
         if progress:
             progress.update(summary)
 
-    for cell, sample, epoch, key, row in rescore:
-        output = Output.model_validate(row.output)
+    def from_stored(cell: Cell, sample: Sample, epoch: int, key: str, stored: ResultRow) -> None:
+        """Finish a sample from a stored successful output: no model call; scorers it lacks are computed."""
+        scores = stored.scores
+        if not set(scorers) <= set(scores):
+            scores = score_sample(task, scorers, sample, Output.model_validate(stored.output))
         finish(
             cell,
             row_for(
@@ -228,35 +231,23 @@ async def execute(
                 key,
                 status="ok",
                 error=None,
-                output=row.output,
-                scores=score_sample(task, scorers, sample, output),
-                usage=row.usage,
+                output=stored.output,
+                scores={name: scores.get(name) for name in scorers},
+                usage=stored.usage,
             ),
         )
+
+    for cell, sample, epoch, key, row in rescore:
+        from_stored(cell, sample, epoch, key, row)
         summary.rescored += 1
     remaining = []
     for cell, sample, epoch, key in todo:
         found = reusable.get(key)
         if found is None:
             remaining.append((cell, sample, epoch, key))
-            continue
-        output = Output.model_validate(found.output)
-        scores = found.scores if set(scorers) <= set(found.scores) else score_sample(task, scorers, sample, output)
-        finish(
-            cell,
-            row_for(
-                cell,
-                sample,
-                epoch,
-                key,
-                status="ok",
-                error=None,
-                output=found.output,
-                scores={n: scores.get(n) for n in scorers},
-                usage=found.usage,
-            ),
-        )
-        summary.reused += 1
+        else:
+            from_stored(cell, sample, epoch, key, found)
+            summary.reused += 1
     writer.flush()
 
     cache_path: str | Path | None
