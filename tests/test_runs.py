@@ -276,3 +276,12 @@ def test_multi_turn_simulations_store_transcript_trace_and_usage_per_role(tmp_pa
     assert first.scores["words"] == len(first.output["text"].split())  # type: ignore[index]
     assert set(report.cells[0].strata["persona"]) == {"anxious", "calm"}
     assert report.usage["patient"]["calls"] == 12
+
+
+def test_tasks_resolve_by_entry_point_or_import_path() -> None:
+    from bedside.runs import resolve_task
+
+    assert resolve_task("drafting").name == "drafting"
+    assert resolve_task("runs_multiturn_task:TASK").name == "toy-conversation"
+    with pytest.raises(ValueError, match="unknown task 'nope'; registered: drafting"):
+        resolve_task("nope")

@@ -19,7 +19,6 @@ import asyncio
 import hashlib
 import json
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -136,7 +135,6 @@ async def execute(
     retry_errors: bool = False,
     progress: Progress | None = None,
     cache: str | Path | bool | None = True,
-    on_models: Callable[[dict[str, Model]], None] | None = None,
 ) -> RunSummary:
     """Run (or resume) ``config``; returns counts. ``cache=True`` uses the default response cache."""
     started = time.perf_counter()
@@ -252,25 +250,26 @@ async def execute(
 
     cache_path: str | Path | None
     cache_path = default_cache_path() if cache is True else (None if cache is False else cache)
-    ledger = summary.usage
-    models: dict[str, Model] = {}
+    # One model per (role, spec), shared by every cell and sample: one cache, limiter and ledger per endpoint.
+    models: dict[tuple[str, str], Model] = {}
     if remaining:
         for role, specs in config.models.items():
             for spec in specs:
                 options = config.model_options.get(role, {})
-                models[f"{role}:{spec}"] = get_model(spec, role=role, cache=cache_path, usage=ledger, **options)  # type: ignore[arg-type]
-        if on_models:
-            on_models(models)
+                models[(role, spec)] = get_model(spec, role=role, cache=cache_path, usage=summary.usage, **options)  # type: ignore[arg-type]
+    cell_models: dict[str, dict[Role, Model]] = {
+        cell.id: {
+            role: models[(role, cell.model if role == "system" else specs[0])]  # type: ignore[misc]
+            for role, specs in config.models.items()
+        }
+        for cell in cells
+        if models
+    }
     gate = asyncio.Semaphore(config.concurrency)
 
     async def one(cell: Cell, sample: Sample, epoch: int, key: str) -> None:
         async with gate:
-            role_models: dict[Role, Model] = {
-                role: models[f"{role}:{specs[0]}"]  # type: ignore[misc]
-                for role, specs in config.models.items()
-                if role != "system"
-            }
-            role_models["system"] = models[f"system:{cell.model}"]
+            role_models = cell_models[cell.id]
             context = SampleContext(role_models, settings, str(epoch), config.seed)  # type: ignore[arg-type]
             system = config.systems[cell.system]
             try:

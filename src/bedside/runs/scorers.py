@@ -8,7 +8,6 @@ no text to grade); None is stored as "not applicable", never as zero. Reference-
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
 
 from bedside.runs.task import Output, Sample, Task
 
@@ -60,18 +59,10 @@ def _bertscore(text: str, refs: list[str]) -> float:
     return minilm_bertscore(text, refs).f1
 
 
-@lru_cache(maxsize=1)
-def _mesh() -> object:
-    from bedside.metrics import MeshExtractor
-
-    return MeshExtractor()
-
-
 def _concepts(text: str, refs: list[str]) -> float:
     from bedside.metrics import MeshExtractor, concept_f1
 
-    extractor = _mesh()
-    assert isinstance(extractor, MeshExtractor)
+    extractor = MeshExtractor()  # stateless; the dictionaries are loaded once per process
     scores = [concept_f1(text, ref, extractor).f1 for ref in refs]
     defined = [s for s in scores if s is not None]
     return max(defined) if defined else float("nan")

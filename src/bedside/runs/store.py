@@ -34,9 +34,11 @@ from sqlalchemy import (
     Table,
     Text,
     bindparam,
+    case,
     create_engine,
     delete,
     event,
+    func,
     insert,
     select,
     update,
@@ -249,16 +251,26 @@ class Store:
         return found
 
     def runs(self) -> list[dict[str, Any]]:
+        """Every run with its number of stored samples and of errors."""
+        counts = (
+            select(
+                results_table.c.run_id,
+                func.count().label("samples"),
+                func.sum(case((results_table.c.status == "error", 1), else_=0)).label("errors"),
+            )
+            .group_by(results_table.c.run_id)
+            .subquery()
+        )
+        query = (
+            select(runs_table, counts.c.samples, counts.c.errors)
+            .outerjoin(counts, counts.c.run_id == runs_table.c.id)
+            .order_by(runs_table.c.created_at)
+        )
         with self.engine.connect() as db:
-            listed = [dict(r) for r in db.execute(select(runs_table).order_by(runs_table.c.created_at)).mappings()]
-            for run in listed:
-                statuses = db.execute(
-                    select(results_table.c.status).where(results_table.c.run_id == run["id"])
-                ).scalars()
-                counted = list(statuses)
-                run["samples"] = len(counted)
-                run["errors"] = counted.count("error")
-            return listed
+            listed = [dict(r) for r in db.execute(query).mappings()]
+        for run in listed:
+            run["samples"], run["errors"] = int(run["samples"] or 0), int(run["errors"] or 0)
+        return listed
 
     def run(self, run_id: str) -> dict[str, Any]:
         with self.engine.connect() as db:

@@ -14,6 +14,7 @@ multi-turn simulation's patient and judge calls are accounted for per sample as 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,15 +130,22 @@ class Task(Protocol):
         ...
 
 
-_REGISTRY = {"drafting": "bedside.tasks.drafting.task:TASK"}
+TASK_ENTRY_POINTS = "bedside.tasks"
 
 
 def resolve_task(name: str) -> Task:
-    """A registered task name, or ``package.module:attribute`` naming a task object."""
-    target = _REGISTRY.get(name, name)
-    module_name, sep, attribute = target.partition(":")
-    if not sep:
-        raise ValueError(f"unknown task {name!r}; registered: {', '.join(sorted(_REGISTRY))}, or give module:attribute")
+    """A task by short name (the ``bedside.tasks`` entry points, so other packages can add theirs), or
+    ``package.module:attribute`` naming a task object. The runs layer never imports a task package itself."""
+    registered = {ep.name: ep for ep in importlib.metadata.entry_points(group=TASK_ENTRY_POINTS)}
+    if name in registered:
+        target = registered[name].value
+    elif ":" in name:
+        target = name
+    else:
+        raise ValueError(
+            f"unknown task {name!r}; registered: {', '.join(sorted(registered)) or 'none'}, or give module:attribute"
+        )
+    module_name, _, attribute = target.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:

@@ -13,10 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from bedside.data import DEMO_DIR
-from bedside.prompts import render_chat
 from bedside.runs.config import DatasetConfig
 from bedside.runs.task import Output, Sample, SampleContext, System
-from bedside.tasks.drafting.zero_shot import ZERO_SHOT_TEMPLATE, PortalMessage, load_portal_messages, with_chart_from
+from bedside.tasks.drafting.zero_shot import (
+    ZERO_SHOT_TEMPLATE,
+    PortalMessage,
+    load_portal_messages,
+    with_chart_from,
+    zero_shot_chat,
+)
 
 
 def _load(name: str, config: DatasetConfig) -> list[Sample]:
@@ -41,9 +46,7 @@ def _load(name: str, config: DatasetConfig) -> list[Sample]:
 
 
 async def _zero_shot(sample: Sample, options: Mapping[str, Any], context: SampleContext) -> Output:
-    template = options.get("template", ZERO_SHOT_TEMPLATE)
-    message = PortalMessage(id=sample.id, **sample.inputs)
-    chat = render_chat(template, message=message.message, chart_summary=message.chart_summary)
+    chat = zero_shot_chat(PortalMessage(id=sample.id, **sample.inputs), options.get("template", ZERO_SHOT_TEMPLATE))
     completion = await context.generate("system", chat)
     return Output(text=completion.text)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from bedside.llm import Completion, GenerationSettings, Model
+from bedside.llm import ChatMessage, Completion, GenerationSettings, Model
 from bedside.prompts import render_chat
 from bedside.records import Record
 from bedside.records.chart import render_chart_summary
@@ -65,6 +65,13 @@ def load_portal_messages(path: Path) -> list[PortalMessage]:
     return messages
 
 
+def zero_shot_chat(message: PortalMessage, template: str | Path = ZERO_SHOT_TEMPLATE) -> list[ChatMessage]:
+    """The chat a zero-shot drafting model is sent for ``message`` (which must carry its chart summary)."""
+    if message.chart_summary is None:
+        raise ValueError(f"portal message {message.id} has no chart summary; see with_chart_from()")
+    return render_chat(template, message=message.message, chart_summary=message.chart_summary)
+
+
 async def draft_reply(
     model: Model,
     message: PortalMessage,
@@ -72,7 +79,5 @@ async def draft_reply(
     *,
     template: str | Path = ZERO_SHOT_TEMPLATE,
 ) -> Completion:
-    if message.chart_summary is None:
-        raise ValueError(f"portal message {message.id} has no chart summary; see with_chart_from()")
-    chat = render_chat(template, message=message.message, chart_summary=message.chart_summary)
+    chat = zero_shot_chat(message, template)
     return await model.generate(chat, settings or GenerationSettings(max_tokens=256, temperature=0.0))
