@@ -285,3 +285,30 @@ def test_tasks_resolve_by_entry_point_or_import_path() -> None:
     assert resolve_task("runs_multiturn_task:TASK").name == "toy-conversation"
     with pytest.raises(ValueError, match="unknown task 'nope'; registered: drafting"):
         resolve_task("nope")
+
+
+def test_a_failing_store_write_stops_the_run_and_keeps_what_was_written(tmp_path: Path) -> None:
+    class FullDisk(Store):
+        writes = 0
+
+        def write(self, rows: Any) -> None:
+            FullDisk.writes += 1
+            if FullDisk.writes > 1:
+                raise OSError("database or disk is full")
+            super().write(rows)
+
+    with ScriptedServer({"rules": [], "default": "Call us if it gets worse."}, latency_ms=80) as server:
+        config = load_config(write_config(tmp_path, server, models={"system": [server.model_name("a")]}, concurrency=1))
+        store = FullDisk(config.store)
+        with pytest.raises(OSError, match="disk is full"):
+            asyncio.run(execute(config, store=store, cache=False))
+        store.close()
+        requests = server.stats()["requests"]
+    kept = results_of(tmp_path / "store.sqlite", config.run_id)
+    # About one sample per batch at this pace: the first batch is kept, the second's write fails, and the run
+    # stops at the next finished sample instead of generating the rest unsaved.
+    assert kept
+    assert len(kept) < requests < 6
+    reopened = Store(config.store)
+    assert next(r for r in reopened.runs() if r["id"] == config.run_id)["status"] == "failed"
+    reopened.close()

@@ -74,12 +74,15 @@ def default_cache_path() -> Path:
 class ResponseCache:
     """A SQLite file shared safely by threads and processes (WAL mode, short write transactions).
 
-    Writes made from inside an event loop are gathered and committed together at the loop's next turn (one
-    transaction for all answers that arrived at once), which keeps the cache off the critical path of a
-    highly concurrent run; :meth:`flush` (called by ``Model.aclose`` and at interpreter exit) commits at once.
+    Writes made from inside an event loop are gathered and committed together at most every ``_INTERVAL_S``
+    (one transaction for all answers that arrived meanwhile), which keeps the cache off the critical path of a
+    highly concurrent run: committing at every loop turn cost ~40 us of the loop per answer at 100 in flight.
+    Pending answers are served from memory, so a lookup never misses one; a kill loses at most the last
+    interval's answers. :meth:`flush` (called by ``Model.aclose`` and at interpreter exit) commits at once.
     """
 
     _BATCH = 256
+    _INTERVAL_S = 0.05
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -118,7 +121,7 @@ class ResponseCache:
             self.flush()
         elif not self._flush_scheduled:
             self._flush_scheduled = True
-            loop.call_soon(self.flush)
+            loop.call_later(self._INTERVAL_S, self.flush)
 
     def flush(self) -> None:
         """Commit every answer put so far."""

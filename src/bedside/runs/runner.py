@@ -16,9 +16,11 @@ flight and keeps the rest (pending writes are flushed on the way out).
 from __future__ import annotations
 
 import asyncio
+import gc
 import hashlib
 import json
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,11 +98,12 @@ def sample_key(
 
 
 class _Writer:
-    """Collects finished rows and writes them in one transaction at most every ``interval_s``.
+    """Collects finished rows and writes them, one transaction at most every ``interval_s``, on its own thread.
 
     Each sample's rows land in one transaction or not at all; a kill loses at most the last interval's finished
-    samples, which a resume runs again. Writing per sample cost ~0.2 ms of the event loop each (SQLAlchemy and
-    a commit), visible at 100 samples in flight.
+    samples, which a resume runs again. The writes run on one worker thread (so they stay in order) instead of
+    the event loop: SQLAlchemy's parameter handling and SQLite's commit cost ~75 us per sample, which on the
+    loop delayed every response arriving meanwhile.
     """
 
     interval_s = 0.05
@@ -109,17 +112,37 @@ class _Writer:
         self.store = store
         self.pending: list[ResultRow] = []
         self._scheduled = False
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bedside-store")
+        self._writes: list[Future[None]] = []
 
     def add(self, row: ResultRow) -> None:
+        for write in self._writes:
+            if write.done() and write.exception() is not None:
+                raise write.exception()  # type: ignore[misc]  # a failed write stops the run, nothing is paid twice
         self.pending.append(row)
         if not self._scheduled:
             self._scheduled = True
-            asyncio.get_running_loop().call_later(self.interval_s, self.flush)
+            asyncio.get_running_loop().call_later(self.interval_s, self._submit)
 
-    def flush(self) -> None:
+    def _submit(self) -> None:
         self._scheduled = False
         rows, self.pending = self.pending, []
-        self.store.write(rows)
+        if rows:
+            self._writes = [f for f in self._writes if not f.done()]
+            self._writes.append(self._thread.submit(self.store.write, rows))
+
+    def flush(self) -> None:
+        """Write everything pending and wait for it; raises what a write raised."""
+        self._submit()
+        writes, self._writes = self._writes, []
+        for write in writes:
+            write.result()
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            self._thread.shutdown(wait=True)
 
 
 def _settings(config: RunConfig, role: str) -> GenerationSettings:
@@ -307,20 +330,33 @@ async def execute(
     if progress:
         progress.start(summary)
     status = "finished"
+    # Everything alive now (imports, datasets, the plan) lives for the whole run: frozen, the cyclic collector
+    # stops re-scanning it at every full collection. Those pauses stalled the loop for tens of milliseconds with
+    # 100 requests in flight and were most of the spread between identical runs (bench/run_throughput.py).
+    gc.freeze()
+    tasks = [asyncio.ensure_future(one(*item)) for item in remaining]
     try:
-        await asyncio.gather(*(one(*item) for item in remaining))
-    except asyncio.CancelledError:
-        summary.interrupted = True
-        status = "interrupted"
+        await asyncio.gather(*tasks)
+    except BaseException as exc:
+        # Ctrl-C, or a failure outside any one sample (the store cannot write): stop the samples in flight
+        # rather than keep paying for answers that could not be kept.
+        summary.interrupted = isinstance(exc, asyncio.CancelledError | KeyboardInterrupt)
+        status = "interrupted" if summary.interrupted else "failed"
+        for pending in tasks:
+            pending.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         raise
     finally:
-        writer.flush()
-        for model in models.values():
-            await model.aclose()
-        summary.wall_s = time.perf_counter() - started
-        store.finish_run(run_id, status)
-        if progress:
-            progress.stop(summary)
-        if own_store:
-            store.close()
+        gc.unfreeze()
+        try:
+            writer.close()
+        finally:
+            for model in models.values():
+                await model.aclose()
+            summary.wall_s = time.perf_counter() - started
+            store.finish_run(run_id, status)
+            if progress:
+                progress.stop(summary)
+            if own_store:
+                store.close()
     return summary
