@@ -312,3 +312,27 @@ def test_a_failing_store_write_stops_the_run_and_keeps_what_was_written(tmp_path
     reopened = Store(config.store)
     assert next(r for r in reopened.runs() if r["id"] == config.run_id)["status"] == "failed"
     reopened.close()
+
+
+POSTGRES_URL = os.environ.get("BEDSIDE_TEST_POSTGRES_URL")
+
+
+@pytest.mark.skipif(
+    not POSTGRES_URL,
+    reason="set BEDSIDE_TEST_POSTGRES_URL (postgresql+psycopg://user:pw@127.0.0.1/db) to test the store on PostgreSQL",
+)
+def test_the_store_works_on_postgresql(tmp_path: Path) -> None:
+    assert POSTGRES_URL is not None
+    with ScriptedServer({"rules": [], "default": "Keep taking it and call us if worse."}) as server:
+        config = load_config(write_config(tmp_path, server, name=f"pg-{os.getpid()}", store=POSTGRES_URL))
+        first = asyncio.run(execute(config, cache=False))
+        again = asyncio.run(execute(config, cache=False))
+        assert (first.ran, again.ran, server.stats()["requests"]) == (12, 0, 12)
+    store = Store(POSTGRES_URL)
+    try:
+        report = build_report(store, config.run_id)
+        assert [c.ok for c in report.cells] == [6, 6]
+        assert any(r["id"] == config.run_id for r in store.runs())
+        assert len(store.results(config.run_id)) == 12
+    finally:
+        store.close()
