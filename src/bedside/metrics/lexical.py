@@ -46,12 +46,17 @@ def _streams(references: Sequence[Sequence[str]]) -> list[list[str | None]]:
     return [[refs[k] if k < len(refs) else None for refs in references] for k in range(width)]
 
 
-def sentence_bleu(hypothesis: str, references: Sequence[str]) -> float:
-    """sacrebleu sentence BLEU (0–100) against one or more references."""
+def sentence_bleu(hypothesis: str, references: Sequence[str], *, smooth: str = "exp") -> float:
+    """sacrebleu sentence BLEU (0–100) against one or more references.
+
+    ``smooth="none"`` (no smoothing, no effective order) is the original BLEU definition, which the ArchEHR-QA
+    scorer applies per answer: any n-gram order without a match makes the score 0.
+    """
     from sacrebleu.metrics.bleu import BLEU
 
     _check_references([hypothesis], [references])
-    return float(BLEU(effective_order=True).sentence_score(hypothesis, list(references)).score)
+    bleu = BLEU(effective_order=smooth != "none", smooth_method=smooth)
+    return float(bleu.sentence_score(hypothesis, list(references)).score)
 
 
 def corpus_bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> float:
@@ -91,16 +96,20 @@ def lines_for_rougelsum(text: str) -> str:
     return "\n".join(s.text for s in split_sentences(text)) or text
 
 
-def sentence_rouge(hypothesis: str, references: Sequence[str], *, use_stemmer: bool = False) -> dict[str, float]:
+def sentence_rouge(
+    hypothesis: str, references: Sequence[str], *, use_stemmer: bool = False, resplit: bool = True
+) -> dict[str, float]:
     """ROUGE-1/2/L/Lsum F-measures (0–1) from rouge-score; with several references, the best per type.
 
-    Both texts are put one sentence per line first, which only ROUGE-Lsum looks at. ``use_stemmer`` defaults to
-    False, as in the scorers the seed papers ran (Porter stemming raises scores on inflected words).
+    Both texts are put one sentence per line first (``resplit``), which only ROUGE-Lsum looks at; with
+    ``resplit=False`` their own newlines are the sentence breaks, as when a scorer passes texts as it built
+    them. ``use_stemmer`` defaults to False, as in the scorers the seed papers ran (Porter stemming raises scores
+    on inflected words).
     """
     _check_references([hypothesis], [references])
     scorer = _rouge_scorer(use_stemmer)
-    target_list = [lines_for_rougelsum(r) for r in references]
-    prediction = lines_for_rougelsum(hypothesis)
+    target_list = [lines_for_rougelsum(r) for r in references] if resplit else list(references)
+    prediction = lines_for_rougelsum(hypothesis) if resplit else hypothesis
     scores = scorer.score_multi(target_list, prediction)
     return {name: float(scores[name].fmeasure) for name in ROUGE_TYPES}
 

@@ -1,0 +1,154 @@
+"""Evidence selection by a trained classifier instead of a prompt (the seed's 2-stage fine-tuned variant).
+
+Each note sentence becomes one feature vector from MiniLM sentence embeddings (the offline all-MiniLM-L6-v2
+stands in for the Sentence-BERT encoder): the sentence vector s, the question vector q (clinician question and
+the patient's marked phrases), their element-wise product and absolute difference, their cosine, and the
+sentence's relative position in the note. A multinomial logistic regression (scikit-learn, balanced class
+weights) learns the key's three labels. A sentence is selected when its most probable label is essential or
+supplementary; when none is, the single sentence least likely to be not-relevant is selected, so stage 2
+always has evidence.
+
+A fitted classifier saves to ``.npz`` (coefficients and labels as plain arrays, no pickle) and loads back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from bedside.tasks.citeqa.cases import RELEVANCE_LABELS, Case
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from bedside.retrieval.embeddings import MiniLMEmbedder
+
+FORMAT = "bedside-citeqa-evidence-classifier/1"
+
+
+def question_of(case: Case) -> str:
+    return " ".join(part for part in (case.clinician_question, case.patient_question) if part)
+
+
+def features(case: Case, embedder: MiniLMEmbedder | None = None) -> NDArray[np.float32]:
+    """One row per note sentence, in note order."""
+    from bedside.retrieval.embeddings import default_embedder
+
+    model = embedder or default_embedder()
+    vectors = model.embed([question_of(case), *(s.text for s in case.sentences)])
+    q, s = vectors[0], vectors[1:]
+    n = len(case.sentences)
+    position = (np.arange(n, dtype=np.float32) / max(n - 1, 1))[:, None]
+    cosine = (s @ q)[:, None]
+    return np.hstack([s, np.broadcast_to(q, s.shape), s * q, np.abs(s - q), cosine, position]).astype(np.float32)
+
+
+@dataclass
+class EvidenceClassifier:
+    coef: NDArray[np.float64]
+    intercept: NDArray[np.float64]
+    labels: tuple[str, ...]
+
+    @classmethod
+    def fit(
+        cls, cases: Sequence[Case], *, c: float = 1.0, embedder: MiniLMEmbedder | None = None
+    ) -> EvidenceClassifier:
+        from sklearn.linear_model import LogisticRegression
+
+        unkeyed = [case.id for case in cases if case.relevance is None or not case.sentences]
+        if unkeyed:
+            raise ValueError(f"training needs note sentences and a key for every case; missing for {unkeyed}")
+        x = np.vstack([features(case, embedder) for case in cases])
+        y = [case.relevance[s.id] for case in cases for s in case.sentences]  # type: ignore[index]
+        if len(set(y)) < 2:
+            raise ValueError("training needs at least two different relevance labels")
+        model = LogisticRegression(C=c, class_weight="balanced", max_iter=2000, random_state=0)
+        model.fit(x, y)
+        coef, intercept = model.coef_, model.intercept_
+        if len(model.classes_) == 2:  # binary: scikit-learn stores one row for the second class
+            coef, intercept = np.vstack([-coef, coef]), np.concatenate([-intercept, intercept])
+        return cls(coef.astype(np.float64), intercept.astype(np.float64), tuple(str(k) for k in model.classes_))
+
+    def probabilities(self, case: Case, embedder: MiniLMEmbedder | None = None) -> NDArray[np.float64]:
+        logits = features(case, embedder).astype(np.float64) @ self.coef.T + self.intercept
+        logits -= logits.max(axis=1, keepdims=True)
+        exp = np.exp(logits)
+        return exp / exp.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+
+    def predict(self, case: Case, embedder: MiniLMEmbedder | None = None) -> dict[str, str]:
+        """Sentence id → predicted label."""
+        probabilities = self.probabilities(case, embedder)
+        return {s.id: self.labels[int(k)] for s, k in zip(case.sentences, probabilities.argmax(axis=1), strict=True)}
+
+    def select(self, case: Case, embedder: MiniLMEmbedder | None = None) -> list[str]:
+        if not case.sentences:
+            return []
+        probabilities = self.probabilities(case, embedder)
+        predicted = [self.labels[int(k)] for k in probabilities.argmax(axis=1)]
+        chosen = [s.id for s, label in zip(case.sentences, predicted, strict=True) if label != "not-relevant"]
+        if chosen:
+            return chosen
+        if "not-relevant" in self.labels:
+            least = int(probabilities[:, self.labels.index("not-relevant")].argmin())
+        else:
+            least = int(probabilities.max(axis=1).argmax())
+        return [case.sentences[least].id]
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta = json.dumps({"format": FORMAT, "labels": list(self.labels)})
+        with path.open("wb") as handle:
+            np.savez(handle, coef=self.coef, intercept=self.intercept, meta=np.array(meta))
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> EvidenceClassifier:
+        path = Path(path)
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta: dict[str, Any] = json.loads(str(data["meta"]))
+                coef, intercept = data["coef"], data["intercept"]
+        except (OSError, KeyError, ValueError) as exc:
+            raise ValueError(f"{path}: not a saved evidence classifier ({exc})") from None
+        if meta.get("format") != FORMAT:
+            raise ValueError(f"{path}: format {meta.get('format')!r}, expected {FORMAT}")
+        return cls(coef, intercept, tuple(meta["labels"]))
+
+
+def cross_validate(cases: Sequence[Case], *, folds: int = 5, c: float = 1.0) -> dict[str, float]:
+    """Held-out selection quality: train on the other folds' cases, select on each held-out case.
+
+    Returns pooled precision, recall and F1 of the selected sentences against essential + supplementary, and
+    the 3-label macro F1 of the predictions (scikit-learn's ``f1_score``), over every held-out sentence.
+    """
+    from sklearn.metrics import f1_score
+
+    if len(cases) < 2:
+        raise ValueError("cross-validation needs at least two cases")
+    folds = min(folds, len(cases))
+    tp = fp = fn = 0
+    gold_labels: list[str] = []
+    predicted_labels: list[str] = []
+    for k in range(folds):
+        held = [case for i, case in enumerate(cases) if i % folds == k]
+        model = EvidenceClassifier.fit([case for i, case in enumerate(cases) if i % folds != k], c=c)
+        for case in held:
+            relevant = set(case.labelled("essential", "supplementary"))
+            chosen = set(model.select(case))
+            tp, fp, fn = tp + len(chosen & relevant), fp + len(chosen - relevant), fn + len(relevant - chosen)
+            predicted = model.predict(case)
+            gold_labels += [case.relevance[s.id] for s in case.sentences]  # type: ignore[index]
+            predicted_labels += [predicted[s.id] for s in case.sentences]
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    macro = float(
+        f1_score(gold_labels, predicted_labels, labels=list(RELEVANCE_LABELS), average="macro", zero_division=0)
+    )
+    return {"precision": precision, "recall": recall, "f1": f1, "label_macro_f1": macro, "folds": float(folds)}

@@ -1,0 +1,203 @@
+"""Readers for ArchEHR-QA's published formats and bedside's own JSONL.
+
+- Case XML (``<annotations><case id>`` with the narrative, marked question phrases, the clinician's question and,
+  where the file has them, ``<note_excerpt_sentences>``), merged with a key JSON (``case_id`` and a relevance
+  label per ``sentence_id``).
+- The worked examples parsed from the task's website (``website_examples_2025.json``): note sentences, the
+  underlined question lines, the sentences highlighted as evidence, and an answer. The site shows which
+  sentences the sample answer cites, not the official key, so highlighted sentences are read as ``essential``
+  and the others as ``not-relevant``: good enough to exercise the pipeline, not to report scores against.
+- bedside's JSONL: one :class:`~bedside.tasks.citeqa.cases.Case` per line (the synthetic demo cases).
+
+Every error names the file and the line, index or field at fault.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, cast, get_args
+from xml.etree import ElementTree
+
+from pydantic import ValidationError
+
+from bedside.tasks.citeqa.cases import Case, NoteSentence, Phrase, Relevance
+
+_LABELS = set(get_args(Relevance))
+
+
+class CaseFormatError(ValueError):
+    """A cases, key or examples file that cannot be read; the message names the file and the place."""
+
+
+def read_cases(path: str | Path, key: str | Path | None = None) -> list[Case]:
+    """Cases from ``.xml`` (with an optional key JSON), ``.jsonl`` (bedside's own) or the website examples ``.json``."""
+    path = Path(path)
+    if not path.is_file():
+        raise CaseFormatError(f"{path}: no such file")
+    suffix = path.suffix.lower()
+    if suffix == ".xml":
+        cases = _read_xml(path)
+    elif suffix == ".jsonl":
+        cases = _read_jsonl(path)
+    elif suffix == ".json":
+        cases = _read_website_examples(path)
+    else:
+        raise CaseFormatError(f"{path}: expected a .xml, .jsonl or website-examples .json file")
+    if key is not None:
+        cases = _with_key(cases, read_key(key), Path(key))
+    ids = [c.id for c in cases]
+    if len(set(ids)) != len(ids):
+        raise CaseFormatError(f"{path}: case ids repeat: {sorted({i for i in ids if ids.count(i) > 1})}")
+    return cases
+
+
+def read_key(path: str | Path) -> dict[str, dict[str, Relevance]]:
+    """The key JSON: case id → sentence id → ``essential`` | ``supplementary`` | ``not-relevant``."""
+    path = Path(path)
+    data = _load_json(path)
+    if not isinstance(data, list):
+        raise CaseFormatError(f"{path}: expected a JSON list of {{case_id, answers}} objects")
+    key: dict[str, dict[str, Relevance]] = {}
+    for i, entry in enumerate(data):
+        where = f"{path}: [{i}]"
+        if not isinstance(entry, dict) or "case_id" not in entry or not isinstance(entry.get("answers"), list):
+            raise CaseFormatError(f"{where}: expected an object with case_id and an answers list")
+        labels: dict[str, Relevance] = {}
+        for j, answer in enumerate(entry["answers"]):
+            if not isinstance(answer, dict) or "sentence_id" not in answer:
+                raise CaseFormatError(f"{where}.answers[{j}]: expected an object with sentence_id and relevance")
+            label = answer.get("relevance")
+            if label not in _LABELS:
+                raise CaseFormatError(
+                    f"{where}.answers[{j}].relevance: {label!r} is not one of {', '.join(sorted(_LABELS))}"
+                )
+            labels[str(answer["sentence_id"])] = cast(Relevance, label)
+        key[str(entry["case_id"])] = labels
+    return key
+
+
+def _with_key(cases: list[Case], key: dict[str, dict[str, Relevance]], key_path: Path) -> list[Case]:
+    missing = [c.id for c in cases if c.id not in key]
+    if missing:
+        raise CaseFormatError(f"{key_path}: no labels for case(s) {missing}")
+    merged = []
+    for case in cases:
+        try:
+            merged.append(Case.model_validate(case.model_dump() | {"relevance": key[case.id]}))
+        except ValidationError as exc:
+            raise CaseFormatError(f"{key_path}: case {case.id}: {_first_error(exc)}") from None
+    return merged
+
+
+def _read_xml(path: Path) -> list[Case]:
+    try:
+        root = ElementTree.parse(path).getroot()
+    except ElementTree.ParseError as exc:
+        line, column = exc.position
+        raise CaseFormatError(f"{path}:{line}:{column}: not well-formed XML ({exc})") from None
+    cases = []
+    for element in root.iter("case"):
+        case_id = element.get("id")
+        if not case_id:
+            raise CaseFormatError(f"{path}: a <case> has no id attribute")
+        narrative = _text(element.find("patient_narrative"))
+        if not narrative:
+            raise CaseFormatError(f"{path}: case {case_id}: no <patient_narrative>")
+        phrases = [
+            Phrase(id=p.get("id", str(i)), start=int(p.get("start_char_index", "0")), text=_text(p))
+            for i, p in enumerate(element.iterfind("patient_question/phrase"))
+        ]
+        sentences = [
+            NoteSentence(id=s.get("id", ""), text=_text(s), paragraph_id=s.get("paragraph_id"))
+            for s in element.iterfind("note_excerpt_sentences/sentence")
+        ]
+        try:
+            cases.append(
+                Case(
+                    id=case_id,
+                    narrative=narrative,
+                    phrases=phrases,
+                    clinician_question=_text(element.find("clinician_question")),
+                    sentences=sentences,
+                )
+            )
+        except ValidationError as exc:
+            raise CaseFormatError(f"{path}: case {case_id}: {_first_error(exc)}") from None
+    return cases
+
+
+def _read_jsonl(path: Path) -> list[Case]:
+    cases = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                cases.append(Case.model_validate_json(line))
+            except ValidationError as exc:
+                raise CaseFormatError(f"{path}:{number}: {_first_error(exc)}") from None
+    return cases
+
+
+_UNDERLINED = re.compile(r"<u>(.*?)</u>", re.S)
+
+
+def _read_website_examples(path: Path) -> list[Case]:
+    data = _load_json(path)
+    if not isinstance(data, list) or not all(isinstance(d, dict) for d in data):
+        raise CaseFormatError(f"{path}: expected a JSON list of example objects")
+    if data and "answers" in data[0] and "case_id" in data[0]:
+        raise CaseFormatError(f"{path}: this is a key file; pass it as the key, with the cases file")
+    cases = []
+    for i, example in enumerate(data):
+        where = f"{path}: [{i}]"
+        missing = [f for f in ("patient_question_lines", "note_sentences") if f not in example]
+        if missing:
+            raise CaseFormatError(f"{where}: missing {', '.join(missing)}")
+        narrative, phrases = "", list[Phrase]()
+        for line in example["patient_question_lines"]:
+            narrative += " " if narrative else ""
+            plain = _UNDERLINED.sub(lambda m: m.group(1), line)
+            for match in _UNDERLINED.finditer(line):
+                inner = match.group(1)
+                offset = len(narrative) + plain.find(inner)
+                phrases.append(Phrase(id=str(len(phrases)), start=offset, text=inner))
+            narrative += plain
+        highlighted = {str(h) for h in example.get("highlighted_evidence_ids", [])}
+        sentences = [NoteSentence(id=str(k), text=v) for k, v in example["note_sentences"].items()]
+        try:
+            cases.append(
+                Case(
+                    id=str(example.get("example", example.get("case_id", i + 1))),
+                    narrative=narrative,
+                    phrases=phrases,
+                    clinician_question=example.get("clinician_question", ""),
+                    sentences=sentences,
+                    relevance={s.id: "essential" if s.id in highlighted else "not-relevant" for s in sentences},
+                    reference_answer=example.get("answer"),
+                )
+            )
+        except ValidationError as exc:
+            raise CaseFormatError(f"{where}: {_first_error(exc)}") from None
+    return cases
+
+
+def _load_json(path: Path) -> Any:
+    if not path.is_file():
+        raise CaseFormatError(f"{path}: no such file")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise CaseFormatError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})") from None
+
+
+def _text(element: ElementTree.Element | None) -> str:
+    return (element.text or "").strip() if element is not None else ""
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error["loc"])
+    return f"{where}: {error['msg']}" if where else str(error["msg"])
