@@ -90,7 +90,8 @@ def test_the_synthetic_cases_are_complete_and_their_answers_cite_every_essential
     cases = read_cases(SYNTHETIC_CASES)
     assert len(cases) == 10
     for case in cases:
-        assert case.relevance is not None and case.reference_answer
+        assert case.relevance is not None
+        assert case.reference_answer
         assert set(case.relevance) == set(case.sentence_ids)
         for phrase in case.phrases:
             assert case.narrative[phrase.start : phrase.start + len(phrase.text)] == phrase.text
@@ -102,9 +103,11 @@ def test_the_synthetic_cases_are_complete_and_their_answers_cite_every_essential
 @pytest.mark.skipif(not EXTERNAL.is_dir(), reason=f"external data not present at {EXTERNAL}")
 def test_the_published_formats_read() -> None:
     examples = read_cases(EXTERNAL / "archehr-qa_archehr-qa.github.io" / "website_examples_2025.json")
-    assert examples and all(c.sentences and c.reference_answer for c in examples)
+    assert examples
+    assert all(c.sentences and c.reference_answer for c in examples)
     first = examples[0]
-    assert first.phrases and "<u>" not in first.narrative
+    assert first.phrases
+    assert "<u>" not in first.narrative
     assert first.narrative[first.phrases[0].start :].startswith(first.phrases[0].text)
     # The site's answers cite its highlighted sentences, which are read as essential: strict factuality 100.
     scores = score_answers(examples, {c.id: c.reference_answer or "" for c in examples}, metrics=None)
@@ -113,4 +116,5 @@ def test_the_published_formats_read() -> None:
     assert len(dev) == 20
     assert all(c.clinician_question and not c.sentences for c in dev)  # questions only; notes are on PhysioNet
     test_2026 = read_cases(EXTERNAL / "soni-sarvesh_archehr-qa-2026" / "data" / "subtask_1" / "test" / "archehr-qa.xml")
-    assert test_2026 and all(c.narrative for c in test_2026)
+    assert test_2026
+    assert all(c.narrative for c in test_2026)

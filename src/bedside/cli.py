@@ -17,6 +17,7 @@ from rich.table import Table
 from bedside import __version__
 from bedside.llm import GenerationSettings, ModelError, Role, UsageLedger, default_cache_path, get_model
 from bedside.llm.usage import RoleUsage
+from bedside.tasks.citeqa.cli import citeqa_app
 
 app = typer.Typer(
     name="bedside",
@@ -337,6 +338,7 @@ def metrics_list(
 
 judges_app = typer.Typer(help="Rubric judges: list the shipped rubrics, show one, run one.", no_args_is_help=True)
 app.add_typer(judges_app, name="judges")
+app.add_typer(citeqa_app, name="citeqa")
 
 
 @judges_app.command("list")

@@ -18,6 +18,7 @@ definition), ``lenient2026_f1``, ``evidence_recall`` (stage 1's selection agains
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from functools import lru_cache
@@ -149,3 +150,42 @@ class CiteQATask:
 
 
 TASK = CiteQATask()
+
+
+async def answer_cases(
+    cases: list[Case],
+    system: str,
+    model: Any,
+    *,
+    options: Mapping[str, Any] | None = None,
+    settings: Any = None,
+    concurrency: int = 4,
+    on_done: Any = None,
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Answer each case with one system outside a run: (case id → answer text, case id → error).
+
+    A case whose answer fails its guardrails (or whose model call fails) is reported in the errors, never
+    written as an answer. ``on_done(case_id, error_or_None)`` is called as each case finishes.
+    """
+    if system not in CiteQATask.systems:
+        raise ValueError(f"unknown system {system!r}; choose from {', '.join(CiteQATask.systems)}")
+    run = CiteQATask.systems[system]
+    gate = asyncio.Semaphore(concurrency)
+    answers: dict[str, str] = {}
+    errors: dict[str, str] = {}
+
+    async def one(case: Case) -> None:
+        async with gate:
+            context = SampleContext({"system": model}, {"system": settings} if settings else {}, "0", 0)
+            sample = Sample(id=case.id, inputs={"case": case.model_dump(mode="json")})
+            try:
+                answers[case.id] = (await run(sample, dict(options or {}), context)).text
+                error = None
+            except Exception as exc:  # every failure is reported per case, with its cause
+                error = errors[case.id] = f"{type(exc).__name__}: {exc}"
+            if on_done:
+                on_done(case.id, error)
+
+    await asyncio.gather(*(one(case) for case in cases))
+    order = [c.id for c in cases]
+    return {i: answers[i] for i in order if i in answers}, {i: errors[i] for i in order if i in errors}
