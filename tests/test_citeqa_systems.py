@@ -28,15 +28,15 @@ GOOD = json.dumps(
     }
 )
 WRONG_ID = json.dumps({"statements": [{"statement": "He had a heart attack.", "citations": ["9"]}]})
-TOO_LONG = json.dumps({"statements": [{"statement": " ".join(["word"] * 90), "citations": ["1"]}]})
+TOO_LONG = json.dumps({"statements": [{"statement": " ".join(["cut"] * 90), "citations": ["1"]}]})
 ONE_STAGE = json.dumps(
     {"relevant": ["1", "4"], "statements": [{"statement": "He needs two antiplatelet drugs.", "citations": ["4"]}]}
 )
 
 # Patterns are searched in the last user message: the few-shot examples tell the stages apart.
 RULES: list[tuple[str, Any]] = [
-    (r"not among the allowed ids", GOOD),  # the repair prompt after WRONG_ID
     (r"shorten it", TOO_LONG),  # never fixes its length
+    (r"could not be used", GOOD),  # the repair prompt after WRONG_ID (9 is not an allowed id)
     (r"1 and 3 answer the question directly", STAGE1),
     (r"(?s)Selected note sentences:.*stent", WRONG_ID),
     (r"Selected note sentences", TOO_LONG),

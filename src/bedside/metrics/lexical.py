@@ -14,6 +14,7 @@ METEOR is nltk's, which needs the WordNet corpus on disk; bedside never download
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -56,7 +57,13 @@ def sentence_bleu(hypothesis: str, references: Sequence[str], *, smooth: str = "
 
     _check_references([hypothesis], [references])
     bleu = BLEU(effective_order=smooth != "none", smooth_method=smooth)
-    return float(bleu.sentence_score(hypothesis, list(references)).score)
+    logger = logging.getLogger("sacrebleu")
+    level = logger.level
+    logger.setLevel(logging.ERROR)  # its advice to use effective order is the choice made here on purpose
+    try:
+        return float(bleu.sentence_score(hypothesis, list(references)).score)
+    finally:
+        logger.setLevel(level)
 
 
 def corpus_bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> float:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import lru_cache
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from bedside.prompts import render, render_chat
 from bedside.runs.task import SampleContext
@@ -44,6 +45,42 @@ class CitedAnswer(BaseModel):
 class OneStageAnswer(BaseModel):
     relevant: list[str]
     statements: list[Statement] = Field(min_length=1)
+
+
+STATEMENT_MAX_CHARS = 400
+
+
+@lru_cache(maxsize=256)
+def schemas_for(ids: tuple[str, ...]) -> tuple[type[EvidenceSelection], type[CitedAnswer], type[OneStageAnswer]]:
+    """The three answer schemas with ids restricted to ``ids`` (a JSON-schema enum).
+
+    Endpoints with a JSON-schema mode (vLLM, llama.cpp, the embedded model) then cannot produce an id the case
+    does not have; the same rule is checked after parsing for endpoints that ignore the schema.
+    """
+    sentence_id = Literal[ids]  # type: ignore[valid-type]
+    evidence = create_model(
+        "EvidenceSelection",
+        __base__=EvidenceSelection,
+        relevant=(list[sentence_id], Field(min_length=1, max_length=len(ids))),
+    )
+    statement = create_model(
+        "Statement",
+        __base__=Statement,
+        statement=(str, Field(min_length=1, max_length=STATEMENT_MAX_CHARS)),
+        citations=(list[sentence_id], Field(min_length=1, max_length=len(ids))),
+    )
+    answer = create_model(
+        "CitedAnswer",
+        __base__=CitedAnswer,
+        statements=(list[statement], Field(min_length=1, max_length=8)),  # type: ignore[valid-type]
+    )
+    one = create_model(
+        "OneStageAnswer",
+        __base__=OneStageAnswer,
+        relevant=(list[sentence_id], Field(min_length=1, max_length=len(ids))),
+        statements=(list[statement], Field(min_length=1, max_length=8)),  # type: ignore[valid-type]
+    )
+    return evidence, answer, one
 
 
 @dataclass
@@ -121,8 +158,9 @@ async def select_evidence(case: Case, context: SampleContext, options: dict[str,
     chat = render_chat(
         options.get("stage1_template", STAGE1_TEMPLATE), case=case, numbered=numbered(case), examples=examples
     )
+    evidence, _, _ = schemas_for(tuple(case.sentence_ids))
     result = await context.generate_structured(
-        "system", chat, EvidenceSelection, check=check_selection(case), max_repairs=int(options.get("max_repairs", 2))
+        "system", chat, evidence, check=check_selection(case), max_repairs=int(options.get("max_repairs", 2))
     )
     chosen = set(result.value.relevant)
     return [i for i in case.sentence_ids if i in chosen], result.attempts
@@ -141,10 +179,11 @@ async def answer_from(
         examples=examples,
         word_limit=word_limit,
     )
+    _, answer, _ = schemas_for(tuple(selected))
     result = await context.generate_structured(
         "system",
         chat,
-        CitedAnswer,
+        answer,
         check=check_statements(list(selected), word_limit),
         max_repairs=int(options.get("max_repairs", 2)),
     )
@@ -174,10 +213,11 @@ async def one_stage(case: Case, context: SampleContext, options: dict[str, Any] 
         examples=render(options.get("answer_examples", ANSWER_EXAMPLES)),
         word_limit=word_limit,
     )
+    _, _, one = schemas_for(tuple(case.sentence_ids))
     result = await context.generate_structured(
         "system",
         chat,
-        OneStageAnswer,
+        one,
         check=check_statements(case.sentence_ids, word_limit),
         max_repairs=int(options.get("max_repairs", 2)),
     )
