@@ -88,8 +88,10 @@ def test_two_stage_and_one_stage_with_guardrails_through_a_run(tmp_path: Path) -
     assert two.scores["strict_f1"] == pytest.approx(0.8)
     assert two.scores["evidence_recall"] == pytest.approx(3 / 5)
     # syn-02's stage 2 never gets under the word limit: an error naming the rule, never a score.
+    assert two.usage["system"]["calls"] == 3  # stage 1, and stage 2's rejected and accepted answers
     failed = rows[("two", "syn-02")]
     assert failed.status == "error"
+    assert failed.usage["system"]["calls"] == 4  # a failed sample's usage counts every attempt it paid for
     assert "StructuredOutputError" in (failed.error or "")
     assert "at most 75" in (failed.error or "")
     one = rows[("one", "syn-01")]

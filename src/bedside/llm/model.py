@@ -256,12 +256,15 @@ class Model:
         check: Callable[[T], None] | None = None,
         instructions_template: str | Path = STRUCTURED_INSTRUCTIONS,
         repair_template: str | Path = STRUCTURED_REPAIR,
+        on_completion: Callable[[Completion], None] | None = None,
     ) -> Structured[T]:
         """Ask for JSON matching ``output_type``; validate; on failure re-ask with the reason, bounded.
 
         ``check`` may add rules a schema cannot state (e.g. a score inside a rubric's scale) by raising
         ``ValueError`` with a message for the model. Uses the endpoint's JSON-schema mode when it has one
         (``structured_mode``), and always states the schema in the prompt too, since many servers ignore it.
+        ``on_completion`` sees every attempt's completion, the rejected ones too (per-sample accounting counts
+        what was paid for, not only what was kept).
         """
         schema = output_type.model_json_schema()
         use_schema_mode = self.config.structured_mode == "json_schema" or (
@@ -277,6 +280,8 @@ class Model:
             completion = await self.generate(
                 messages, settings, epoch=epoch, response_schema=schema if use_schema_mode else None
             )
+            if on_completion is not None:
+                on_completion(completion)
             value, problem = parse_structured(completion.text, output_type, check)
             if value is not None:
                 return Structured(value=value, completion=completion, attempts=attempt)

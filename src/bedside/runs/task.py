@@ -105,9 +105,10 @@ class SampleContext:
         settings = kwargs.pop("settings", None) or self.settings.get(role)
         messages = [ChatMessage(role="user", content=prompt)] if isinstance(prompt, str) else list(prompt)
         self.prompts.append(messages)
-        result = await self.model(role).generate_structured(messages, output_type, settings, epoch=self.epoch, **kwargs)
-        self._count(role, result.completion)
-        return result
+        # Every attempt is counted as it arrives, so re-asks and a final failure show in the sample's usage.
+        return await self.model(role).generate_structured(
+            messages, output_type, settings, epoch=self.epoch, on_completion=lambda c: self._count(role, c), **kwargs
+        )
 
 
 System = Callable[[Sample, Mapping[str, Any], SampleContext], Awaitable[Output]]
