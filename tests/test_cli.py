@@ -49,6 +49,10 @@ def test_demo_runs_on_a_scripted_model() -> None:
     assert "-lisinopril 10 MG Oral Tablet" in first
     assert "amlodipine" not in first
     assert "Model usage by role" in result.output
+    # The grounded-QA part runs too; an echoing model never writes valid cited JSON, and each failure shows.
+    assert "grounded answers with citations: 2-stage system, 10 synthetic cases" in result.output
+    assert "0 of 10 cases answered" in result.output
+    assert "failed: StructuredOutputError" in result.output
 
 
 def test_serve_scripted_from_the_shell(tmp_path: Path) -> None:

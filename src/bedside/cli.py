@@ -7,7 +7,7 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -146,6 +146,29 @@ def serve_scripted(
         raise _fail(exc) from None
 
 
+async def _demo_citeqa(llm: Any, limit: int) -> None:
+    """The 2-stage grounded-QA system on the synthetic cases, with the official factuality/relevance table."""
+    from bedside.tasks.citeqa import read_cases, score_answers
+    from bedside.tasks.citeqa.cli import print_scores
+    from bedside.tasks.citeqa.task import SYNTHETIC_CASES, answer_cases
+
+    cases = read_cases(SYNTHETIC_CASES)[:limit]
+    out.rule(f"grounded answers with citations: 2-stage system, {len(cases)} synthetic cases")
+    answers, errors = await answer_cases(
+        cases, "two_stage", llm, settings=GenerationSettings(max_tokens=400, seed=0), concurrency=2
+    )
+    for case in cases:
+        out.print(f"[bold]{case.id}[/] {escape(case.clinician_question)}", highlight=False)
+        if case.id in answers:
+            out.print(answers[case.id], highlight=False, markup=False)
+        else:
+            out.print(f"[red]failed:[/] {escape(errors[case.id])}", highlight=False, soft_wrap=True)
+    answered = [c for c in cases if c.id in answers]
+    if answered:
+        print_scores(score_answers(answered, answers), out)
+    out.print(f"{len(answered)} of {len(cases)} cases answered; failures are listed above with their cause")
+
+
 @app.command()
 def demo(
     model: ModelOption = "embedded/smollm2-135m",
@@ -157,11 +180,14 @@ def demo(
         typer.Option(help="Records to render chart summaries from [default: the bundled synthetic cohort]"),
     ] = None,
     limit: Annotated[int, typer.Option(help="Draft replies to the first N messages (0 = all).")] = 2,
+    citeqa_cases: Annotated[
+        int, typer.Option(help="Answer the first N synthetic grounded-QA cases with the 2-stage system (0 = none).")
+    ] = 10,
     api_key_env: ApiKeyEnvOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
 ) -> None:
-    """Draft replies to synthetic patient portal messages and show them with token usage."""
+    """Draft replies to synthetic portal messages; answer synthetic questions about a stay with cited evidence."""
     from bedside.data import DEMO_DIR
     from bedside.records import RecordError, read_records
     from bedside.tasks.drafting import draft_reply, load_portal_messages, with_chart_from
@@ -186,6 +212,8 @@ def demo(
                     f"[dim]{completion.usage.prompt_tokens} prompt + {completion.usage.completion_tokens} "
                     f"completion tokens, {completion.latency_s:.2f} s, finish: {completion.finish_reason}[/]"
                 )
+            if citeqa_cases > 0:
+                await _demo_citeqa(llm, citeqa_cases)
 
     try:
         asyncio.run(run_command())
