@@ -7,7 +7,7 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bedside import __version__
-from bedside.llm import GenerationSettings, ModelError, Role, UsageLedger, default_cache_path, get_model
+from bedside.llm import GenerationSettings, Model, ModelError, Role, UsageLedger, default_cache_path, get_model
 from bedside.llm.usage import RoleUsage
 from bedside.tasks.citeqa.cli import citeqa_app
 
@@ -146,7 +146,7 @@ def serve_scripted(
         raise _fail(exc) from None
 
 
-async def _demo_citeqa(llm: Any, limit: int) -> None:
+async def _demo_citeqa(llm: Model, limit: int) -> None:
     """The 2-stage grounded-QA system on the synthetic cases, with the official factuality/relevance table."""
     from bedside.tasks.citeqa import read_cases, score_answers
     from bedside.tasks.citeqa.cli import print_scores

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from bedside.llm import GenerationSettings, Model
 from bedside.runs.config import DatasetConfig
 from bedside.runs.task import Output, Sample, SampleContext, System
 from bedside.tasks.citeqa.cases import Case
@@ -155,12 +156,12 @@ TASK = CiteQATask()
 async def answer_cases(
     cases: list[Case],
     system: str,
-    model: Any,
+    model: Model,
     *,
     options: Mapping[str, Any] | None = None,
-    settings: Any = None,
+    settings: GenerationSettings | None = None,
     concurrency: int = 4,
-    on_done: Any = None,
+    on_done: Callable[[str, str | None], None] | None = None,
 ) -> tuple[dict[str, str], dict[str, str]]:
     """Answer each case with one system outside a run: (case id → answer text, case id → error).
 
@@ -180,7 +181,7 @@ async def answer_cases(
             sample = Sample(id=case.id, inputs={"case": case.model_dump(mode="json")})
             try:
                 answers[case.id] = (await run(sample, dict(options or {}), context)).text
-                error = None
+                error: str | None = None
             except Exception as exc:  # every failure is reported per case, with its cause
                 error = errors[case.id] = f"{type(exc).__name__}: {exc}"
             if on_done:
