@@ -81,8 +81,8 @@ def test_two_stage_and_one_stage_with_guardrails_through_a_run(tmp_path: Path) -
         {"stage": "evidence", "selected": ["1", "3", "4"], "attempts": 1},
         {"stage": "answer", "attempts": 2},
     ]
-    # Cited {3,4} vs essential {1,3,4}: P 1, R 2/3, F1 0.8; stage 1 found 3 of the 4 relevant sentences (1,2,3,4,5
-    # minus the supplementary 2 and 5 it missed): essential + supplementary = {1,2,3,4,5} -> 3/5.
+    # Cited {3,4} vs essential {1,3,4}: P 1, R 2/3, F1 0.8. Stage 1 selected {1,3,4} of the relevant
+    # (essential + supplementary) {1,2,3,4,5}: evidence recall 3/5.
     assert two.scores["strict_precision"] == 1.0
     assert two.scores["strict_recall"] == pytest.approx(2 / 3)
     assert two.scores["strict_f1"] == pytest.approx(0.8)

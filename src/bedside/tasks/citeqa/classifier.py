@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bedside.tasks.citeqa.cases import RELEVANCE_LABELS, Case
+from bedside.tasks.citeqa.scoring import Counts, prf_2025
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -145,10 +146,14 @@ def cross_validate(cases: Sequence[Case], *, folds: int = 5, c: float = 1.0) -> 
             predicted = model.predict(case)
             gold_labels += [case.relevance[s.id] for s in case.sentences]  # type: ignore[index]
             predicted_labels += [predicted[s.id] for s in case.sentences]
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    selection = prf_2025(Counts(tp, fp, fn))
     macro = float(
         f1_score(gold_labels, predicted_labels, labels=list(RELEVANCE_LABELS), average="macro", zero_division=0)
     )
-    return {"precision": precision, "recall": recall, "f1": f1, "label_macro_f1": macro, "folds": float(folds)}
+    return {
+        "precision": selection.precision,
+        "recall": selection.recall,
+        "f1": selection.f1,
+        "label_macro_f1": macro,
+        "folds": float(folds),
+    }

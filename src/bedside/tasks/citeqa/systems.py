@@ -55,7 +55,8 @@ def schemas_for(ids: tuple[str, ...]) -> tuple[type[EvidenceSelection], type[Cit
     """The three answer schemas with ids restricted to ``ids`` (a JSON-schema enum).
 
     Endpoints with a JSON-schema mode (vLLM, llama.cpp, the embedded model) then cannot produce an id the case
-    does not have; the same rule is checked after parsing for endpoints that ignore the schema.
+    does not have; every answer is also validated against the same model after parsing, so an endpoint that
+    ignores the schema still cannot get an unknown id, an empty list or an uncited statement through.
     """
     sentence_id = Literal[ids]  # type: ignore[valid-type]
     evidence = create_model(
@@ -106,32 +107,13 @@ def _require_sentences(case: Case) -> None:
         raise ValueError(f"case {case.id} has no note sentences to answer from")
 
 
-def check_selection(case: Case) -> Callable[[EvidenceSelection], None]:
-    def check(value: EvidenceSelection) -> None:
-        unknown = [i for i in value.relevant if i not in case.sentence_ids]
-        if unknown:
-            raise ValueError(f"ids {unknown} are not note sentences of this case; use only {case.sentence_ids}")
-        if not value.relevant:
-            raise ValueError("select at least one sentence; when unsure, keep the sentences plausibly connected")
+def check_words(word_limit: int) -> Callable[[CitedAnswer | OneStageAnswer], None]:
+    """The rules the schema cannot state: no blank statement, and the whole answer within the word limit."""
 
-    return check
-
-
-def check_statements(allowed: Sequence[str], word_limit: int) -> Callable[[CitedAnswer | OneStageAnswer], None]:
     def check(value: CitedAnswer | OneStageAnswer) -> None:
-        problems = []
-        for i, statement in enumerate(value.statements, start=1):
-            unknown = [c for c in statement.citations if c not in allowed]
-            if unknown:
-                problems.append(f"statement {i} cites {unknown}, which are not among the allowed ids {list(allowed)}")
-            if not statement.citations:
-                problems.append(f"statement {i} cites no sentence; each statement must cite at least one")
-            if not statement.statement.strip():
-                problems.append(f"statement {i} is empty")
-        if isinstance(value, OneStageAnswer):
-            unknown = [i for i in value.relevant if i not in allowed]
-            if unknown:
-                problems.append(f"relevant lists {unknown}, which are not note sentences of this case")
+        problems = [
+            f"statement {i} is empty" for i, s in enumerate(value.statements, start=1) if not s.statement.strip()
+        ]
         words = sum(len(s.statement.split()) for s in value.statements)
         if words > word_limit:
             problems.append(f"the answer has {words} words; shorten it to at most {word_limit}")
@@ -159,9 +141,7 @@ async def select_evidence(case: Case, context: SampleContext, options: dict[str,
         options.get("stage1_template", STAGE1_TEMPLATE), case=case, numbered=numbered(case), examples=examples
     )
     evidence, _, _ = schemas_for(tuple(case.sentence_ids))
-    result = await context.generate_structured(
-        "system", chat, evidence, check=check_selection(case), max_repairs=int(options.get("max_repairs", 2))
-    )
+    result = await context.generate_structured("system", chat, evidence, max_repairs=int(options.get("max_repairs", 2)))
     chosen = set(result.value.relevant)
     return [i for i in case.sentence_ids if i in chosen], result.attempts
 
@@ -184,7 +164,7 @@ async def answer_from(
         "system",
         chat,
         answer,
-        check=check_statements(list(selected), word_limit),
+        check=check_words(word_limit),
         max_repairs=int(options.get("max_repairs", 2)),
     )
     return _sentences(result.value.statements), result.attempts
@@ -218,7 +198,7 @@ async def one_stage(case: Case, context: SampleContext, options: dict[str, Any] 
         "system",
         chat,
         one,
-        check=check_statements(case.sentence_ids, word_limit),
+        check=check_words(word_limit),
         max_repairs=int(options.get("max_repairs", 2)),
     )
     chosen = set(result.value.relevant)
