@@ -1,0 +1,241 @@
+"""EditJudge, content level: how much of a clinician's reply a draft already says, and how much it says extra.
+
+Algorithm 1 of the seed paper, exactly:
+
+1. split the clinician's (reference) reply into sentences;
+2. for each reference sentence, a matcher returns the content of the *whole* draft that says the same thing, or
+   NO MATCH: a match is an expected match (EM), NO MATCH an expected addition (EA);
+3. remove every matched span from the draft; the sentences left are expected deletions (ED).
+
+Precision = EM / (EM + ED) (how much of the draft survives editing), recall = EM / (EM + EA) (how much of the
+reference the draft already covers), Edit-F1 their harmonic mean. A ratio whose denominator is 0 is 0.
+
+Choices where the paper is silent, each tested:
+
+- Every reference sentence is matched against the full draft, so two reference sentences may match the same
+  draft span; both count as EM and the span is removed once.
+- A span claims one occurrence in the draft: the first one not already claimed by an earlier match, or, when
+  every occurrence is claimed, the first. A draft that repeats a sentence keeps the repeat as ED unless a second
+  reference sentence matches it too.
+- Removed spans are cut out and the cut acts as a sentence break, so what is left of a partly matched draft
+  sentence counts as one ED sentence of its own; a leftover without a letter or digit (a lone "." or ",") is not
+  a sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from bedside.text.sentences import split_sentences
+
+NO_MATCH = "NO MATCH"
+_HAS_CONTENT = re.compile(r"[^\W_]")
+
+
+@dataclass(frozen=True)
+class Match:
+    """A matcher's answer for one reference sentence: the draft span it matched, or None for NO MATCH.
+
+    ``flagged`` marks a span the matcher did not give verbatim (an LLM paraphrasing the draft): it was aligned to
+    the closest span of the draft, and a reviewer should look at it. ``answer`` is what the matcher said, when
+    that differs from ``span``; ``score`` is the matcher's similarity, where it has one.
+    """
+
+    span: str | None
+    flagged: bool = False
+    answer: str | None = None
+    score: float | None = None
+
+
+class Matcher(Protocol):
+    """Finds the content of ``draft`` that says what ``sentence`` says (the paper's content-level judge)."""
+
+    name: str
+
+    async def match(self, sentence: str, draft: str) -> Match: ...
+
+
+@dataclass(frozen=True)
+class EditCounts:
+    em: int = 0
+    ea: int = 0
+    ed: int = 0
+
+    def __add__(self, other: EditCounts) -> EditCounts:
+        return EditCounts(self.em + other.em, self.ea + other.ea, self.ed + other.ed)
+
+    @property
+    def precision(self) -> float:
+        return _ratio(self.em, self.em + self.ed)
+
+    @property
+    def recall(self) -> float:
+        return _ratio(self.em, self.em + self.ea)
+
+    @property
+    def f1(self) -> float:
+        return harmonic_mean(self.precision, self.recall)
+
+
+def _ratio(numerator: int, denominator: int) -> float:
+    return numerator / denominator if denominator else 0.0
+
+
+def harmonic_mean(precision: float, recall: float) -> float:
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+@dataclass(frozen=True)
+class SentenceDecision:
+    """One reference sentence and what the matcher found for it; ``start``/``end`` locate the span in the draft."""
+
+    sentence: str
+    span: str | None
+    start: int | None = None
+    end: int | None = None
+    flagged: bool = False
+    answer: str | None = None
+    score: float | None = None
+
+    @property
+    def matched(self) -> bool:
+        return self.span is not None
+
+
+@dataclass(frozen=True)
+class EditJudgement:
+    """Algorithm 1's result for one (reference, draft) pair, with every decision kept for review."""
+
+    reference: str
+    draft: str
+    matcher: str
+    decisions: tuple[SentenceDecision, ...]
+    remainder: tuple[str, ...]  # draft sentences left after removing the matches: the expected deletions
+
+    @property
+    def counts(self) -> EditCounts:
+        em = sum(d.matched for d in self.decisions)
+        return EditCounts(em=em, ea=len(self.decisions) - em, ed=len(self.remainder))
+
+    def to_dict(self) -> dict[str, Any]:
+        counts = self.counts
+        return {
+            "matcher": self.matcher,
+            "em": counts.em,
+            "ea": counts.ea,
+            "ed": counts.ed,
+            "precision": counts.precision,
+            "recall": counts.recall,
+            "f1": counts.f1,
+            "decisions": [vars(d) for d in self.decisions],
+            "remainder": list(self.remainder),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], reference: str = "", draft: str = "") -> EditJudgement:
+        return cls(
+            reference,
+            draft,
+            data["matcher"],
+            tuple(SentenceDecision(**d) for d in data["decisions"]),
+            tuple(data["remainder"]),
+        )
+
+
+def reference_sentences(reference: str) -> list[str]:
+    return [s.text for s in split_sentences(reference)]
+
+
+def locate(span: str, draft: str, claimed: Iterable[tuple[int, int]] = ()) -> tuple[int, int] | None:
+    """Where ``span`` sits in ``draft``: the first occurrence not in ``claimed``, else the first; None if absent."""
+    taken = set(claimed)
+    first = None
+    start = draft.find(span)
+    while start != -1:
+        interval = (start, start + len(span))
+        if first is None:
+            first = interval
+        if interval not in taken:
+            return interval
+        start = draft.find(span, start + 1)
+    return first
+
+
+def remainder_sentences(draft: str, removed: Iterable[tuple[int, int]]) -> list[str]:
+    """The draft's sentences once the ``removed`` character intervals are cut out (each cut breaks a sentence)."""
+    keep = [True] * len(draft)
+    for start, end in removed:
+        for i in range(start, end):
+            keep[i] = False
+    pieces, current = [], []
+    for char, kept in zip(draft, keep, strict=True):
+        if kept:
+            current.append(char)
+        elif current:
+            pieces.append("".join(current))
+            current = []
+    pieces.append("".join(current))
+    return [s.text for piece in pieces for s in split_sentences(piece) if _HAS_CONTENT.search(s.text)]
+
+
+async def edit_judge(reference: str, draft: str, matcher: Matcher) -> EditJudgement:
+    """Algorithm 1 for one pair. Reference sentences are matched one after another, in order."""
+    decisions = []
+    claimed: list[tuple[int, int]] = []
+    for sentence in reference_sentences(reference):
+        found = await matcher.match(sentence, draft)
+        interval = locate(found.span, draft, claimed) if found.span else None
+        if found.span is not None and interval is None:
+            raise ValueError(f"matcher {matcher.name!r} returned a span that is not in the draft: {found.span!r}")
+        if interval is not None:
+            claimed.append(interval)
+        start, end = interval or (None, None)
+        decisions.append(
+            SentenceDecision(
+                sentence,
+                found.span,
+                start,
+                end,
+                flagged=found.flagged,
+                answer=found.answer,
+                score=found.score,
+            )
+        )
+    return EditJudgement(reference, draft, matcher.name, tuple(decisions), tuple(remainder_sentences(draft, claimed)))
+
+
+@dataclass(frozen=True)
+class Averages:
+    precision: float
+    recall: float
+    f1: float
+
+
+@dataclass
+class EditSummary:
+    """Micro (counts pooled over pairs) and macro (per-pair scores averaged) Edit-F1 over a set of pairs."""
+
+    counts: list[EditCounts] = field(default_factory=list)
+
+    @property
+    def micro(self) -> Averages:
+        pooled = sum(self.counts, EditCounts())
+        return Averages(pooled.precision, pooled.recall, pooled.f1)
+
+    @property
+    def macro(self) -> Averages:
+        n = len(self.counts)
+        if not n:
+            return Averages(0.0, 0.0, 0.0)
+        return Averages(
+            sum(c.precision for c in self.counts) / n,
+            sum(c.recall for c in self.counts) / n,
+            sum(c.f1 for c in self.counts) / n,
+        )
+
+
+def summarise(judgements: Sequence[EditJudgement | EditCounts]) -> EditSummary:
+    return EditSummary([j.counts if isinstance(j, EditJudgement) else j for j in judgements])

@@ -1,0 +1,140 @@
+"""How well a content matcher agrees with people: the paper's judge-validation measures (its Table 8).
+
+An annotation is one reference sentence, the whole draft, and the draft content a person marked as matching it
+(``gold``, verbatim) or None for NO MATCH. Over a set of annotations:
+
+- agreement: the matcher made the same decision (match or NO MATCH) as the person;
+- non-match agreement: of the person's NO MATCHes, the share the matcher also called NO MATCH;
+- match agreement: of the person's matches, the share where the matcher returned exactly the same span
+  (compared after collapsing whitespace);
+- match overlap: of the person's matches, the share where the matcher's span and the gold span share at least
+  one character of the draft.
+
+bedside ships 59 annotations of its own (``data/match_annotations.jsonl``: 12 synthetic drafts, 35 matches incl.
+partial-sentence spans, 24 NO MATCHes); they choose the embedding and lexical thresholds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from bedside.tasks.drafting.editjudge import Match, Matcher, locate
+from bedside.tasks.drafting.matchers import SentenceMatcher
+
+
+class MatchAnnotation(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    sentence: str
+    draft: str
+    gold: str | None
+
+
+def read_annotations(path: Path | None = None) -> list[MatchAnnotation]:
+    """Annotations from a JSONL file (fields id, sentence, draft, gold); bedside's own when ``path`` is None."""
+    if path is None:
+        source = resources.files("bedside.tasks.drafting") / "data" / "match_annotations.jsonl"
+        lines, name = source.read_text(encoding="utf-8").splitlines(), "match_annotations.jsonl"
+    else:
+        lines, name = path.read_text(encoding="utf-8").splitlines(), str(path)
+    annotations = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            annotation = MatchAnnotation.model_validate(json.loads(line))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            raise ValueError(f"{name}:{number}: not a valid match annotation: {exc}") from None
+        if annotation.gold is not None and annotation.gold not in annotation.draft:
+            raise ValueError(f"{name}:{number}: gold span is not verbatim in the draft: {annotation.gold!r}")
+        annotations.append(annotation)
+    return annotations
+
+
+@dataclass(frozen=True)
+class JudgeAgreement:
+    n: int
+    agreement: float
+    non_match_agreement: float
+    match_agreement: float
+    match_overlap: float
+
+    def as_dict(self) -> dict[str, float]:
+        return {
+            "agreement": self.agreement,
+            "non_match_agreement": self.non_match_agreement,
+            "match_agreement": self.match_agreement,
+            "match_overlap": self.match_overlap,
+        }
+
+
+def _same(a: str, b: str) -> bool:
+    return re.sub(r"\s+", " ", a).strip() == re.sub(r"\s+", " ", b).strip()
+
+
+def _overlap(predicted: str, gold: str, draft: str) -> bool:
+    p, g = locate(predicted, draft), locate(gold, draft)
+    if p is None or g is None:
+        return False
+    return p[0] < g[1] and g[0] < p[1]
+
+
+def judge_agreement(annotations: Sequence[MatchAnnotation], predictions: Sequence[Match]) -> JudgeAgreement:
+    if len(annotations) != len(predictions):
+        raise ValueError(f"{len(annotations)} annotations but {len(predictions)} predictions")
+    if not annotations:
+        raise ValueError("no annotations to validate against")
+    pairs = list(zip(annotations, predictions, strict=True))
+    agree = sum((a.gold is None) == (p.span is None) for a, p in pairs)
+    non_matches = [p for a, p in pairs if a.gold is None]
+    matches = [(a, p) for a, p in pairs if a.gold is not None]
+    exact = sum(p.span is not None and _same(p.span, a.gold or "") for a, p in matches)
+    overlap = sum(p.span is not None and _overlap(p.span, a.gold or "", a.draft) for a, p in matches)
+    return JudgeAgreement(
+        n=len(pairs),
+        agreement=agree / len(pairs),
+        non_match_agreement=sum(p.span is None for p in non_matches) / len(non_matches) if non_matches else 0.0,
+        match_agreement=exact / len(matches) if matches else 0.0,
+        match_overlap=overlap / len(matches) if matches else 0.0,
+    )
+
+
+async def predict(matcher: Matcher, annotations: Sequence[MatchAnnotation]) -> list[Match]:
+    return [await matcher.match(a.sentence, a.draft) for a in annotations]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    threshold: float
+    agreement: JudgeAgreement
+
+
+def calibrate(matcher: SentenceMatcher, annotations: Sequence[MatchAnnotation]) -> Calibration:
+    """The threshold for ``matcher`` that maximises agreement on ``annotations``, and the measures it gives.
+
+    Each annotation's most similar draft sentence is found once; the candidate thresholds are the midpoints
+    between consecutive distinct best scores, and ties go to the higher threshold (the more conservative
+    matcher).
+    """
+    if not annotations:
+        raise ValueError("no annotations to calibrate on")
+    best = [matcher.best(a.sentence, a.draft) for a in annotations]
+    scores = sorted({score for _, score in best})
+    candidates = [scores[0] - 1e-6, *((a + b) / 2 for a, b in itertools.pairwise(scores))]
+    candidates.append(scores[-1] + 1e-6)
+    chosen, most = candidates[0], -1
+    for threshold in candidates:
+        agree = sum((a.gold is not None) == (s >= threshold) for a, (_, s) in zip(annotations, best, strict=True))
+        if agree >= most:
+            chosen, most = threshold, agree
+    predictions = [Match(span if score >= chosen else None, score=score) for span, score in best]
+    return Calibration(round(chosen, 4), judge_agreement(annotations, predictions))
