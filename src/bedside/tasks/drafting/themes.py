@@ -1,0 +1,262 @@
+"""The eight response themes (+ Other), sentence theme classifiers, and Theme Edit-F1.
+
+Themes are data (``data/themes.toml``). A sentence gets exactly one of the nine labels, as in the paper's
+9-class classifier. Two classifiers:
+
+- offline: MiniLM sentence embeddings + multinomial logistic regression (scikit-learn), trained on bedside's
+  own labelled sentences (``data/theme_sentences.jsonl``, 32 per label) or on yours; held-out F1 from
+  stratified 5-fold cross-validation (`bedside drafting themes --evaluate`);
+- LLM: a prompt listing the themes and their definitions; the answer is one theme key (a JSON-schema enum).
+
+Theme Edit-F1 treats the *set* of themes found in the draft's sentences as predictions of the set found in the
+reference's sentences: per response, TP = themes in both, FP = themes only in the draft, FN = themes only in
+the reference. ``other`` is never a theme of a response. Two draft sentences of the same theme count once
+(set, not multiset): the measure asks whether a theme is covered, not how often. Micro-averaging pools TP, FP
+and FN over responses (and, per theme, over the responses for that theme).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tomllib
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from bedside.prompts import render_chat
+from bedside.tasks.drafting.editjudge import EditCounts
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from bedside.llm import ChatMessage
+    from bedside.retrieval.embeddings import MiniLMEmbedder
+
+OTHER = "other"
+CLASSIFY_TEMPLATE = "drafting/theme_classify.j2"
+FORMAT = "bedside-drafting-theme-classifier/1"
+
+
+class Theme(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str
+    label: str
+    name: str
+    definition: str
+
+
+def _data_text(name: str) -> str:
+    return (resources.files("bedside.tasks.drafting") / "data" / name).read_text(encoding="utf-8")
+
+
+def load_themes(path: Path | None = None) -> tuple[Theme, ...]:
+    """The themes in table order, ``other`` last; from ``path`` (same layout as bedside's file) or bedside's."""
+    text = path.read_text(encoding="utf-8") if path else _data_text("themes.toml")
+    try:
+        themes = tuple(Theme.model_validate(t) for t in tomllib.loads(text).get("theme", []))
+    except (tomllib.TOMLDecodeError, ValidationError) as exc:
+        raise ValueError(f"{path or 'themes.toml'}: not a valid theme list: {exc}") from None
+    keys = [t.key for t in themes]
+    if OTHER not in keys or len(set(keys)) != len(keys):
+        raise ValueError(f"{path or 'themes.toml'}: theme keys must be unique and include {OTHER!r}")
+    return tuple(t for t in themes if t.key != OTHER) + tuple(t for t in themes if t.key == OTHER)
+
+
+THEMES = load_themes()
+THEME_KEYS = tuple(t.key for t in THEMES)
+RESPONSE_THEMES = tuple(k for k in THEME_KEYS if k != OTHER)
+
+
+class LabelledSentence(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+    theme: str
+
+
+def read_labelled_sentences(path: Path | None = None, themes: Sequence[str] = THEME_KEYS) -> list[LabelledSentence]:
+    """Sentences with a theme each (JSONL: text, theme); bedside's own set when ``path`` is None."""
+    lines = (path.read_text(encoding="utf-8") if path else _data_text("theme_sentences.jsonl")).splitlines()
+    name = str(path or "theme_sentences.jsonl")
+    out = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = LabelledSentence.model_validate(json.loads(line))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            raise ValueError(f"{name}:{number}: not a labelled sentence: {exc}") from None
+        if item.theme not in themes:
+            raise ValueError(f"{name}:{number}: unknown theme {item.theme!r}; known: {', '.join(themes)}")
+        out.append(item)
+    return out
+
+
+def _embed(texts: Sequence[str], embedder: MiniLMEmbedder | None) -> NDArray[np.float32]:
+    from bedside.retrieval.embeddings import default_embedder
+
+    return (embedder or default_embedder()).embed(list(texts))
+
+
+def _fit_logistic(x: NDArray[np.float32], y: Sequence[str], c: float) -> Any:
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=c, max_iter=2000, class_weight="balanced").fit(x, list(y))
+
+
+@dataclass
+class ThemeClassifier:
+    """MiniLM embedding → theme, by a linear model; saved as plain arrays (``.npz``, no pickle)."""
+
+    coef: NDArray[np.float64]
+    intercept: NDArray[np.float64]
+    labels: tuple[str, ...]
+
+    @classmethod
+    def fit(
+        cls, sentences: Sequence[LabelledSentence], *, c: float = 4.0, embedder: MiniLMEmbedder | None = None
+    ) -> ThemeClassifier:
+        model = _fit_logistic(_embed([s.text for s in sentences], embedder), [s.theme for s in sentences], c)
+        return cls(model.coef_, model.intercept_, tuple(str(label) for label in model.classes_))
+
+    def predict(self, texts: Sequence[str], embedder: MiniLMEmbedder | None = None) -> list[str]:
+        if not texts:
+            return []
+        scores = _embed(texts, embedder) @ self.coef.T + self.intercept
+        return [self.labels[i] for i in np.argmax(scores, axis=1)]
+
+    def save(self, path: str | Path) -> Path:
+        target = Path(path)
+        np.savez(
+            target, format=np.array(FORMAT), coef=self.coef, intercept=self.intercept, labels=np.array(self.labels)
+        )
+        return target if target.suffix == ".npz" else target.with_name(target.name + ".npz")
+
+    @classmethod
+    def load(cls, path: str | Path) -> ThemeClassifier:
+        with np.load(Path(path), allow_pickle=False) as data:
+            if str(data["format"]) != FORMAT:
+                raise ValueError(f"{path}: not a bedside theme classifier (format {data['format']!s})")
+            return cls(data["coef"], data["intercept"], tuple(str(x) for x in data["labels"]))
+
+
+@cache
+def default_theme_classifier() -> ThemeClassifier:
+    """Trained on bedside's labelled sentences at first use (a second or two), then kept for the process."""
+    return ThemeClassifier.fit(read_labelled_sentences())
+
+
+@dataclass(frozen=True)
+class ClassifierEvaluation:
+    macro_f1: float
+    accuracy: float
+    per_theme_f1: dict[str, float]
+    n: int
+    folds: int
+
+
+def cross_validate(
+    sentences: Sequence[LabelledSentence], *, folds: int = 5, c: float = 4.0, seed: int = 0
+) -> ClassifierEvaluation:
+    """Held-out F1: every sentence is predicted by a classifier trained without its fold (stratified)."""
+    from sklearn.metrics import accuracy_score, f1_score
+    from sklearn.model_selection import StratifiedKFold
+
+    x = _embed([s.text for s in sentences], None)
+    y = np.array([s.theme for s in sentences])
+    predicted = np.empty_like(y)
+    for train, test in StratifiedKFold(folds, shuffle=True, random_state=seed).split(x, y):
+        predicted[test] = _fit_logistic(x[train], y[train], c).predict(x[test])
+    labels = sorted(set(y))
+    per_theme = f1_score(y, predicted, labels=labels, average=None)
+    return ClassifierEvaluation(
+        macro_f1=float(f1_score(y, predicted, average="macro")),
+        accuracy=float(accuracy_score(y, predicted)),
+        per_theme_f1={str(label): float(f) for label, f in zip(labels, per_theme, strict=True)},
+        n=len(y),
+        folds=folds,
+    )
+
+
+def theme_answer_model(keys: Sequence[str] = THEME_KEYS) -> type[BaseModel]:
+    """The LLM classifier's answer schema: one theme key, as an enum the endpoint can constrain to."""
+    return create_model("ThemeAnswer", theme=(Literal[tuple(keys)], ...))  # type: ignore[valid-type,arg-type]
+
+
+GenerateStructured = Callable[[list["ChatMessage"], type[BaseModel]], Awaitable[BaseModel]]
+
+
+class LLMThemeClassifier:
+    """Asks a model for each sentence's theme (``generate`` returns the validated answer object)."""
+
+    def __init__(
+        self, generate: GenerateStructured, *, themes: Sequence[Theme] = THEMES, template: str = CLASSIFY_TEMPLATE
+    ):
+        self._generate = generate
+        self.themes = tuple(themes)
+        self.template = template
+        self._answer = theme_answer_model([t.key for t in self.themes])
+
+    async def classify(self, sentence: str) -> str:
+        chat = render_chat(self.template, sentence=sentence, themes=self.themes)
+        answer = await self._generate(chat, self._answer)
+        return str(answer.theme)  # type: ignore[attr-defined]
+
+    async def predict(self, texts: Sequence[str]) -> list[str]:
+        return list(await asyncio.gather(*(self.classify(t) for t in texts)))
+
+
+# Theme Edit-F1.
+
+
+def response_themes(sentence_themes: Iterable[str]) -> frozenset[str]:
+    """The themes a response carries: the set of its sentences' themes, without ``other``."""
+    return frozenset(t for t in sentence_themes if t != OTHER)
+
+
+@dataclass(frozen=True)
+class ThemeCounts:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    def __add__(self, other: ThemeCounts) -> ThemeCounts:
+        return ThemeCounts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
+
+    def as_edit_counts(self) -> EditCounts:
+        """The same arithmetic as content level: a match is EM, a missing theme EA, an extra theme ED."""
+        return EditCounts(em=self.tp, ea=self.fn, ed=self.fp)
+
+
+def theme_counts(reference: Iterable[str], draft: Iterable[str]) -> dict[str, ThemeCounts]:
+    """Per theme, TP/FP/FN of one draft against one reference (sentence themes in, sets compared)."""
+    ref, hyp = response_themes(reference), response_themes(draft)
+    return {
+        theme: ThemeCounts(int(theme in ref and theme in hyp), int(theme in hyp - ref), int(theme in ref - hyp))
+        for theme in ref | hyp
+    }
+
+
+def pooled(per_theme: Iterable[dict[str, ThemeCounts]]) -> tuple[ThemeCounts, dict[str, ThemeCounts]]:
+    """Micro totals over responses, overall and per theme."""
+    by_theme: dict[str, ThemeCounts] = {}
+    for counts in per_theme:
+        for theme, c in counts.items():
+            by_theme[theme] = by_theme.get(theme, ThemeCounts()) + c
+    return sum(by_theme.values(), ThemeCounts()), by_theme
+
+
+def theme_proportions(responses: Iterable[Iterable[str]], themes: Sequence[str] = RESPONSE_THEMES) -> dict[str, float]:
+    """Share of responses that carry each theme (the paper's Table 6)."""
+    sets = [response_themes(r) for r in responses]
+    counts: Counter[str] = Counter(t for s in sets for t in s)
+    return {t: counts[t] / len(sets) if sets else 0.0 for t in themes}
