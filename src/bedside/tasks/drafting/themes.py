@@ -189,7 +189,7 @@ def cross_validate(
 
 def theme_answer_model(keys: Sequence[str] = THEME_KEYS) -> type[BaseModel]:
     """The LLM classifier's answer schema: one theme key, as an enum the endpoint can constrain to."""
-    return create_model("ThemeAnswer", theme=(Literal[tuple(keys)], ...))  # type: ignore[valid-type,arg-type]
+    return create_model("ThemeAnswer", theme=(Literal[tuple(keys)], ...))  # type: ignore[arg-type]
 
 
 GenerateStructured = Callable[[list["ChatMessage"], type[BaseModel]], Awaitable[BaseModel]]
