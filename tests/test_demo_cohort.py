@@ -22,7 +22,8 @@ def test_cohort_has_a_dozen_adults_each_with_portal_messages_inside_their_record
         age = record.patient.age_at(message.sent_at)
         assert age is not None
         assert age >= 18
-        assert message.reference_reply
+        assert message.references[0].clinician_id == "dr-a"
+    assert sum(len(m.references) >= 2 for m in messages) >= 5  # for the inter-clinician measures
 
 
 def test_every_message_gets_a_chart_as_of_its_time() -> None:

@@ -30,7 +30,7 @@ def write_config(tmp_path: Path, server: ScriptedServer, **changes: Any) -> Path
         "name": "grid",
         "task": "drafting",
         "datasets": {"demo": {"limit": 6}},
-        "systems": {"zero_shot": {"type": "zero_shot"}},
+        "systems": {"zero_shot": {"type": "zero_shot", "options": {"evaluate": False}}},  # runner tests: no EditJudge
         "models": {"system": [server.model_name("model-a"), server.model_name("model-b")]},
         "settings": {"system": {"max_tokens": 64}},
         "scorers": ["bleu", "rougeL", "words"],
@@ -76,7 +76,7 @@ def test_overrides_from_environment_and_command_line(tmp_path: Path) -> None:
     environ = {"BEDSIDE_CONCURRENCY": "9", "BEDSIDE_SYSTEMS__ZERO_SHOT__OPTIONS__K": "3", "BEDSIDE_CACHE_DIR": "x"}
     config = load_config(path, ["systems.zero_shot.options.k=5", "repeats=2"], environ=environ)
     assert config.concurrency == 9
-    assert config.systems["zero_shot"].options == {"k": 5}  # --set wins over the environment
+    assert config.systems["zero_shot"].options == {"evaluate": False, "k": 5}  # --set wins over the environment
     assert config.repeats == 2
     # Execution-only settings do not change the run's identity; anything that can change a result does.
     assert load_config(path, ["concurrency=1"]).run_id == load_config(path).run_id

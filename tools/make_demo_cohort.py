@@ -449,18 +449,38 @@ def record_for(spec: Spec) -> Record:
     )
 
 
+# A second clinician's independent replies to some messages (a nurse practitioner with a different style:
+# more follow-up questions, fewer explanations), so the demo has inter-clinician measures and two clinicians to
+# adapt to. The first clinician answered every message.
+FIRST_CLINICIAN = "dr-a"
+SECOND_CLINICIAN = "np-b"
+SECOND_REPLIES = {
+    "demo-01-msg1": "Sorry you are not sleeping. How often does the cough wake you up? That cough can come from lisinopril, so I will ask Dr. A about switching you to losartan and call you back tomorrow. Go to the ER if your lips or tongue swell.",
+    "demo-01-msg2": "Thanks for checking your sugar. Did you take your metformin that day? Please send us your morning readings for the next week. Call us if you get readings over 250.",
+    "demo-02-msg1": "Sorry the pollen is so bad. Are you waking at night with cough or wheeze? Keep using your daily inhaler every day. We have an opening Thursday at 9; reply here to take it. If the rescue inhaler does not help, go to the ER.",
+    "demo-03-msg1": "Thanks for asking before the extraction. Do not stop apixaban yet. Which day is the procedure? I will send your dentist's request to Dr. A and we will call you with the plan.",
+    "demo-04-msg1": "Sorry you are still tired. Your TSH was 6.8, which is a little high. Are you taking levothyroxine on an empty stomach? Dr. A will send a new dose to your pharmacy, and we will recheck the blood test in six weeks.",
+    "demo-06-msg1": "I'm sorry you have a migraine. Have you had any vision changes or swelling of your face or hands? You can take acetaminophen, but please avoid ibuprofen. If the headache is severe or you see spots, call labor and delivery right away.",
+    "demo-09-msg1": "Thank you for weighing yourself every day. Are you more short of breath or needing extra pillows at night? Please take an extra dose of furosemide today and send us your weight tomorrow. If you are short of breath at rest, call 911.",
+    "demo-12-msg1": "Sorry you are feeling worse. Do you have a fever? How many times a day are you using the rescue inhaler? We will see you tomorrow morning. If your lips turn blue or you cannot speak in full sentences, call 911.",
+}
+
+
 def main() -> None:
     write_records_jsonl([record_for(spec) for spec in SPECS], OUT / "cohort.jsonl")
     with (OUT / "portal_messages.jsonl").open("w", encoding="utf-8") as handle:
         for spec in SPECS:
             for index, (sent, message, reply) in enumerate(spec.messages, start=1):
+                message_id = f"{spec.id}-msg{index}"
+                references = [{"clinician_id": FIRST_CLINICIAN, "text": reply}]
+                if message_id in SECOND_REPLIES:
+                    references.append({"clinician_id": SECOND_CLINICIAN, "text": SECOND_REPLIES[message_id]})
                 row = {
-                    "id": f"{spec.id}-msg{index}",
+                    "id": message_id,
                     "patient_id": spec.id,
                     "sent_at": sent.isoformat(),
                     "message": message,
-                    "reference_reply": reply,
-                    "clinician_id": "demo-clinician",
+                    "references": references,
                 }
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
 

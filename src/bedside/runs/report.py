@@ -23,6 +23,7 @@ from statistics import fmean
 from typing import Any
 
 from bedside.runs.store import ResultRow, Store
+from bedside.runs.task import ReportTable, resolve_task
 from bedside.stats import bootstrap_ci, paired_bootstrap
 
 
@@ -52,6 +53,8 @@ class RunReport:
     cells: list[CellReport]
     usage: dict[str, dict[str, float]]
     metrics: list[str]
+    tables: list[ReportTable] = field(default_factory=list)  # the task's own (see ReportTable)
+    notes: list[str] = field(default_factory=list)
 
 
 def _per_sample(rows: Sequence[ResultRow], metric: str) -> list[float]:
@@ -103,7 +106,21 @@ def build_report(store: Store, run_id: str) -> RunReport:
         for role, counts in row.usage.items():
             for name, value in counts.items():
                 usage[role][name] += float(value)
-    return RunReport(run, cells, {role: dict(c) for role, c in usage.items()}, metrics)
+    run_report = RunReport(run, cells, {role: dict(c) for role, c in usage.items()}, metrics)
+    _add_task_tables(run_report, rows)
+    return run_report
+
+
+def _add_task_tables(report: RunReport, rows: Sequence[ResultRow]) -> None:
+    """The task's own tables, when it defines ``report_tables``; a task that cannot be loaded is noted, not fatal."""
+    try:
+        task = resolve_task(report.run["task"])
+    except (ValueError, ImportError) as exc:
+        report.notes.append(f"task tables left out: {exc}")
+        return
+    make = getattr(task, "report_tables", None)
+    if make is not None:
+        report.tables = list(make(rows))
 
 
 def _configured(run: dict[str, Any]) -> list[str]:
@@ -136,6 +153,14 @@ def markdown(report: RunReport) -> str:
             + " | ".join([cell.cell, str(cell.ok), str(cell.errors), *(by_metric.get(m, "-") for m in report.metrics)])
             + " |"
         )
+    for table in report.tables:
+        lines += ["", f"## {table.title}", ""]
+        if table.note:
+            lines += [table.note, ""]
+        lines += ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
+        lines += ["| " + " | ".join(row) + " |" for row in table.rows]
+    for note in report.notes:
+        lines += ["", f"Note: {note}"]
     for cell in report.cells:
         for key, groups in cell.strata.items():
             lines += [

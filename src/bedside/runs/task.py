@@ -114,6 +114,19 @@ class SampleContext:
 System = Callable[[Sample, Mapping[str, Any], SampleContext], Awaitable[Output]]
 
 
+@dataclass(frozen=True)
+class ReportTable:
+    """A task's own table for ``bedside report`` (e.g. micro-averaged scores that per-sample means cannot give).
+
+    A task offers them with an optional ``report_tables(rows)`` method taking the run's stored result rows.
+    """
+
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    note: str = ""
+
+
 class Task(Protocol):
     @property
     def name(self) -> str: ...

@@ -1,67 +1,239 @@
-"""Portal reply drafting as a runnable task (``task: drafting`` in a run config).
+"""Portal reply drafting as a runnable task (``task: drafting`` in a run config), evaluated with EditJudge.
 
-Datasets are JSONL files of portal messages (see :class:`PortalMessage`); without a ``path`` the synthetic demo
-messages are used. Messages without a chart summary get one rendered from ``options.records`` (a records file;
-the demo cohort for the demo messages) as the chart stood when the message was sent. The clinician's reply is
-the reference; the clinician is a stratum.
+Datasets (``datasets.<name>``): ``path`` to bedside JSONL, a flat CSV/JSONL table (``options.columns`` maps
+its columns) or LiveQA XML; no ``path`` means the synthetic demo messages. Messages without a chart summary get
+one rendered from ``options.records`` (the demo cohort for the demo messages) as the chart stood when the
+message was sent. ``options.clinician`` keeps only the cases that clinician answered, with only their reply, to
+evaluate drafting for one clinician.
+
+Systems (``systems.<name>.type``): ``zero_shot``, ``thematic``, ``rag``, ``clinician_rag`` (see
+:mod:`bedside.tasks.drafting.systems`). Each drafts, then scores its draft against the case's first reference
+with EditJudge inside the sample, because the LLM matcher and LLM theme classifier call the ``judge`` role.
+System options for the evaluation: ``matcher`` (embedding | lexical | llm; default embedding), ``themes``
+(offline | llm; default offline), ``threshold`` (the embedding or lexical matcher's). A grid of matchers is a
+grid of system entries that differ only in ``matcher``; the drafts come from the response cache after the first.
+Cases with two or more references also get the inter-clinician measures, with the same matcher.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from itertools import permutations
 from pathlib import Path
 from typing import Any
 
 from bedside.data import DEMO_DIR
 from bedside.runs.config import DatasetConfig
-from bedside.runs.task import Output, Sample, SampleContext, System
-from bedside.tasks.drafting.zero_shot import (
-    ZERO_SHOT_TEMPLATE,
+from bedside.runs.task import Output, ReportTable, Sample, SampleContext, System
+from bedside.tasks.drafting.cases import (
     PortalMessage,
     load_portal_messages,
+    read_liveqa,
+    read_table,
     with_chart_from,
+)
+from bedside.tasks.drafting.evaluation import Classify, content_counts, evaluate_draft, theme_totals
+from bedside.tasks.drafting.matchers import make_matcher
+from bedside.tasks.drafting.systems import (
+    DEFAULT_K,
+    TEMPLATES,
+    clinician_chat,
+    rag_chat,
+    reply_pool,
+    thematic_chat,
     zero_shot_chat,
 )
+from bedside.tasks.drafting.themes import LLMThemeClassifier, default_theme_classifier
+
+
+def read_cases(
+    source: str | Path, columns: Mapping[str, str] | None = None, records: str | Path | None = None
+) -> list[PortalMessage]:
+    """Cases from ``source`` (a file, or ``demo``), charts filled from ``records`` where missing."""
+    from bedside.records import read_records
+
+    if str(source) == "demo":
+        path, records = DEMO_DIR / "portal_messages.jsonl", records or DEMO_DIR / "cohort.jsonl"
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise ValueError(f"{path}: no such cases file")
+    if path.suffix.lower() == ".xml":
+        cases = read_liveqa(path)
+    elif columns or path.suffix.lower() == ".csv":
+        cases = read_table(path, columns)
+    else:
+        cases = load_portal_messages(path)
+    if any(c.chart_summary is None for c in cases):
+        if records is None:
+            raise ValueError(f"{path}: messages without chart_summary need records to render one from")
+        cases = with_chart_from(cases, read_records(Path(records)))
+    return cases
+
+
+def _only_clinician(cases: list[PortalMessage], clinician: str) -> list[PortalMessage]:
+    kept = []
+    for case in cases:
+        reply = case.reference_by(clinician)
+        if reply is not None:
+            kept.append(case.model_copy(update={"references": [reply]}))
+    if not kept:
+        raise ValueError(f"no case has a reply from clinician {clinician!r}")
+    return kept
 
 
 def _load(name: str, config: DatasetConfig) -> list[Sample]:
-    from bedside.records import read_records
-
-    path = Path(config.path) if config.path else DEMO_DIR / "portal_messages.jsonl"
-    messages = load_portal_messages(path)
-    records_path = config.options.get("records") or (None if config.path else DEMO_DIR / "cohort.jsonl")
-    if any(m.chart_summary is None for m in messages):
-        if records_path is None:
-            raise ValueError(f"dataset {name!r}: messages without chart_summary need options.records")
-        messages = with_chart_from(messages, read_records(Path(records_path)))
+    options = config.options
+    cases = read_cases(config.path or "demo", options.get("columns"), options.get("records"))
+    if options.get("clinician"):
+        cases = _only_clinician(cases, str(options["clinician"]))
     return [
         Sample(
-            id=m.id,
-            inputs={"message": m.message, "chart_summary": m.chart_summary},
-            references=[m.reference_reply] if m.reference_reply else [],
-            strata={"clinician": m.clinician_id} if m.clinician_id else {},
+            id=c.id,
+            inputs={
+                "message": c.message,
+                "chart_summary": c.chart_summary,
+                "references": [r.model_dump() for r in c.references],
+            },
+            references=[r.text for r in c.references],
+            strata={"clinician": c.references[0].clinician_id} if c.references else {},
         )
-        for m in messages
+        for c in cases
     ]
 
 
+def case_of(sample: Sample) -> PortalMessage:
+    return PortalMessage(id=sample.id, **sample.inputs)
+
+
+def _classifier(options: Mapping[str, Any], context: SampleContext) -> Classify:
+    kind = options.get("themes", "offline")
+    if kind == "offline":
+
+        async def offline(texts: Sequence[str]) -> list[str]:
+            return default_theme_classifier().predict(texts)
+
+        return offline
+    if kind == "llm":
+
+        async def structured(chat: Any, answer_type: Any) -> Any:
+            return (await context.generate_structured("judge", chat, answer_type)).value
+
+        return LLMThemeClassifier(structured).predict
+    raise ValueError(f"options.themes: {kind!r} is not offline or llm")
+
+
+async def _evaluate(case: PortalMessage, draft: str, options: Mapping[str, Any], context: SampleContext) -> Output:
+    extra: dict[str, Any] = {}
+    if case.references and options.get("evaluate", True):
+
+        async def judge(chat: Any) -> Any:
+            return await context.generate("judge", chat)
+
+        matcher = make_matcher(options.get("matcher", "embedding"), judge, threshold=options.get("threshold"))
+        classify = _classifier(options, context)
+        extra["editjudge"] = await evaluate_draft(draft, case.references[0], matcher, classify)
+        if len(case.references) >= 2:
+            extra["inter_clinician"] = [
+                await evaluate_draft(b.text, a, matcher, classify) for a, b in permutations(case.references, 2)
+            ]
+    return Output(text=draft, extra=extra)
+
+
+async def _draft(chat: Any, context: SampleContext) -> str:
+    return (await context.generate("system", chat)).text.strip()
+
+
+def _template(options: Mapping[str, Any], kind: str) -> str:
+    return str(options.get("template", TEMPLATES[kind]))
+
+
 async def _zero_shot(sample: Sample, options: Mapping[str, Any], context: SampleContext) -> Output:
-    chat = zero_shot_chat(PortalMessage(id=sample.id, **sample.inputs), options.get("template", ZERO_SHOT_TEMPLATE))
-    completion = await context.generate("system", chat)
-    return Output(text=completion.text)
+    case = case_of(sample)
+    return await _evaluate(
+        case, await _draft(zero_shot_chat(case, _template(options, "zero_shot")), context), options, context
+    )
+
+
+async def _thematic(sample: Sample, options: Mapping[str, Any], context: SampleContext) -> Output:
+    case = case_of(sample)
+    return await _evaluate(
+        case, await _draft(thematic_chat(case, _template(options, "thematic")), context), options, context
+    )
+
+
+async def _rag(sample: Sample, options: Mapping[str, Any], context: SampleContext) -> Output:
+    case = case_of(sample)
+    examples = reply_pool(options).nearest(case, int(options.get("k", DEFAULT_K)))
+    chat = rag_chat(case, examples, _template(options, "rag"))
+    return await _evaluate(case, await _draft(chat, context), options, context)
+
+
+async def _clinician_rag(sample: Sample, options: Mapping[str, Any], context: SampleContext) -> Output:
+    case = case_of(sample)
+    clinician = options.get("clinician") or (case.references[0].clinician_id if case.references else None)
+    if not clinician:
+        raise ValueError("clinician_rag needs options.clinician, or cases whose first reply names its clinician")
+    pool = reply_pool(options, str(clinician))
+    examples = pool.nearest(case, int(options.get("k", DEFAULT_K)))
+    chat = clinician_chat(case, examples, pool.theme_profile(), _template(options, "clinician_rag"))
+    return await _evaluate(case, await _draft(chat, context), options, context)
+
+
+SCORERS = (
+    "content_precision",
+    "content_recall",
+    "content_f1",
+    "theme_precision",
+    "theme_recall",
+    "theme_f1",
+    "em",
+    "ea",
+    "ed",
+)
+
+
+def _score(scorer: str, output: Output) -> float | None:
+    evaluation = output.extra.get("editjudge")
+    if evaluation is None:
+        return None
+    level, _, measure = scorer.partition("_")
+    if scorer in ("em", "ea", "ed"):
+        return float(getattr(content_counts(evaluation), scorer))
+    counts = content_counts(evaluation) if level == "content" else theme_totals(evaluation)
+    return float(getattr(counts, measure))
 
 
 class DraftingTask:
     name = "drafting"
-    systems: Mapping[str, System] = {"zero_shot": _zero_shot}
-    default_scorers = ("bleu", "rougeL", "chrf", "words")
-    scorers: tuple[str, ...] = ()
+    systems: Mapping[str, System] = {
+        "zero_shot": _zero_shot,
+        "thematic": _thematic,
+        "rag": _rag,
+        "clinician_rag": _clinician_rag,
+    }
+    default_scorers = (
+        "content_precision",
+        "content_recall",
+        "content_f1",
+        "theme_precision",
+        "theme_recall",
+        "theme_f1",
+    )
+    scorers: tuple[str, ...] = SCORERS
 
     def load(self, name: str, config: DatasetConfig) -> list[Sample]:
         return _load(name, config)
 
     def score(self, scorer: str, sample: Sample, output: Output) -> float | None:
-        raise KeyError(scorer)
+        if scorer not in SCORERS:
+            raise KeyError(scorer)
+        return _score(scorer, output)
+
+    def report_tables(self, rows: Sequence[Any]) -> list[ReportTable]:
+        from bedside.tasks.drafting.tables import drafting_tables
+
+        return drafting_tables(rows)
 
 
 TASK = DraftingTask()

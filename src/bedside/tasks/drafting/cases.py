@@ -1,0 +1,266 @@
+"""Drafting cases: a patient's portal message, the chart beside it, and clinicians' independent replies.
+
+Readers:
+
+- bedside JSONL (one :class:`PortalMessage` per line, ``references`` a list of clinician replies);
+- flat CSV or JSONL with a column mapping (``columns={"message": "patient_text", ...}``): one row per reply;
+  rows sharing an id become one case with several references;
+- TREC LiveQA 2017 medical test questions (consumer questions with expert reference answers; no chart);
+- OncQA stage 2 (GPT-4 drafts and the oncologists' edited versions): pairs for EditJudge, not drafting cases.
+
+A reply may carry the paper's theme-box fields (``theme_fields``: theme key → that part of the reply). When it
+does, its themes come from the fields that are filled, not from a classifier, and a reply given only as fields
+gets its text by joining them in theme order.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from bedside.records import Record
+from bedside.records.chart import render_chart_summary
+from bedside.tasks.drafting.themes import RESPONSE_THEMES
+
+
+class ClinicianReply(BaseModel):
+    """One clinician's reply, written without seeing any draft."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    clinician_id: str = "clinician"
+    text: str = ""
+    theme_fields: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _text_or_fields(self) -> ClinicianReply:
+        unknown = set(self.theme_fields) - set(RESPONSE_THEMES)
+        if unknown:
+            raise ValueError(f"unknown theme field(s) {sorted(unknown)}; themes: {', '.join(RESPONSE_THEMES)}")
+        if not self.text.strip():
+            parts = [self.theme_fields[t].strip() for t in RESPONSE_THEMES if self.theme_fields.get(t, "").strip()]
+            if not parts:
+                raise ValueError("a reply needs text or at least one filled theme field")
+            object.__setattr__(self, "text", " ".join(parts))
+        return self
+
+    @property
+    def given_themes(self) -> frozenset[str] | None:
+        """The themes the clinician marked in the theme box, or None when the reply has no theme fields."""
+        if not self.theme_fields:
+            return None
+        return frozenset(t for t, text in self.theme_fields.items() if text.strip())
+
+
+class PortalMessage(BaseModel):
+    """A patient's portal message, and what a clinician would see beside it.
+
+    The chart summary is given as text, or rendered from the patient's record as of ``sent_at`` (see
+    :func:`with_chart_from`). ``references`` are clinicians' real replies, when there are any.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    message: str
+    chart_summary: str | None = None
+    patient_id: str | None = None
+    sent_at: datetime | None = None
+    references: list[ClinicianReply] = Field(default_factory=list)
+
+    def reference_by(self, clinician_id: str) -> ClinicianReply | None:
+        return next((r for r in self.references if r.clinician_id == clinician_id), None)
+
+
+def with_chart_from(messages: list[PortalMessage], records: list[Record]) -> list[PortalMessage]:
+    """Fill each message's missing chart summary from its patient's record, as the chart stood when it was sent."""
+    by_id = {record.id: record for record in records}
+    filled = []
+    for message in messages:
+        if message.chart_summary is None:
+            record = by_id.get(message.patient_id or "")
+            if record is None or message.sent_at is None:
+                raise ValueError(
+                    f"portal message {message.id}: no chart summary, and no record for patient "
+                    f"{message.patient_id!r} with a sent_at time to render one from"
+                )
+            message = message.model_copy(update={"chart_summary": render_chart_summary(record, message.sent_at)})
+        filled.append(message)
+    return filled
+
+
+def load_portal_messages(path: Path) -> list[PortalMessage]:
+    """Read bedside's JSONL of portal messages; a bad line is reported with its file and line number."""
+    messages = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                messages.append(PortalMessage.model_validate(json.loads(line)))
+            except (json.JSONDecodeError, ValidationError) as exc:
+                raise ValueError(f"{path}:{number}: not a valid portal message: {exc}") from None
+    _check_unique(messages, path)
+    return messages
+
+
+def _check_unique(messages: list[PortalMessage], path: Path) -> None:
+    seen: set[str] = set()
+    for message in messages:
+        if message.id in seen:
+            raise ValueError(f"{path}: message id {message.id!r} appears twice")
+        seen.add(message.id)
+
+
+# Flat tables with a column mapping.
+
+FIELDS = ("id", "message", "chart_summary", "patient_id", "sent_at", "reference", "clinician_id")
+
+
+def _rows(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
+    if path.suffix.lower() == ".csv":
+        with path.open(encoding="utf-8", newline="") as handle:
+            for number, row in enumerate(csv.DictReader(handle), start=2):  # line 1 is the header
+                yield number, row
+        return
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                try:
+                    yield number, json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{path}:{number}: not JSON: {exc}") from None
+
+
+def read_table(path: Path, columns: Mapping[str, str] | None = None) -> list[PortalMessage]:
+    """Cases from a flat CSV/JSONL table, one row per reply.
+
+    ``columns`` maps bedside's fields (``id``, ``message``, ``chart_summary``, ``patient_id``, ``sent_at``,
+    ``reference``, ``clinician_id``, and ``theme.<key>`` for theme-box fields) to the table's column names;
+    fields not mapped are looked up under their own name. ``id`` and ``message`` are required; a row without a
+    reference adds none. Rows with the same id must agree on the message.
+    """
+    mapping = {f: f for f in FIELDS} | dict(columns or {})
+    unknown = [f for f in mapping if f not in FIELDS and not f.startswith("theme.")]
+    if unknown:
+        raise ValueError(f"column mapping: unknown field(s) {unknown}; fields: {', '.join(FIELDS)}, theme.<key>")
+    cases: dict[str, dict[str, Any]] = {}
+    for number, row in _rows(path):
+        where = f"{path}:{number}"
+
+        def get(field: str, row: Mapping[str, Any] = row) -> Any:
+            value = row.get(mapping[field])
+            return None if value is None or (isinstance(value, str) and not value.strip()) else value
+
+        for required in ("id", "message"):
+            if get(required) is None:
+                raise ValueError(f"{where}: no value in column {mapping[required]!r} (field {required})")
+        case_id = str(get("id"))
+        case = cases.setdefault(
+            case_id,
+            {
+                "id": case_id,
+                "message": str(get("message")),
+                "chart_summary": get("chart_summary"),
+                "patient_id": get("patient_id"),
+                "sent_at": get("sent_at"),
+                "references": [],
+            },
+        )
+        if case["message"] != str(get("message")):
+            raise ValueError(f"{where}: case {case_id!r} appears with two different messages")
+        fields = {f.removeprefix("theme."): str(get(f)) for f in mapping if f.startswith("theme.") and get(f)}
+        if get("reference") is not None or fields:
+            reply = {"text": str(get("reference") or ""), "theme_fields": fields}
+            if get("clinician_id") is not None:
+                reply["clinician_id"] = str(get("clinician_id"))
+            try:
+                case["references"].append(ClinicianReply.model_validate(reply))
+            except ValidationError as exc:
+                raise ValueError(f"{where}: {exc}") from None
+    messages = []
+    for case in cases.values():
+        try:
+            messages.append(PortalMessage.model_validate(case))
+        except ValidationError as exc:
+            raise ValueError(f"{path}: case {case['id']!r}: {exc}") from None
+    return messages
+
+
+# External sets.
+
+
+def read_liveqa(path: Path) -> list[PortalMessage]:
+    """TREC LiveQA 2017 medical test questions: the consumer's subject and message, the reference answers.
+
+    There is no chart: ``chart_summary`` is the empty string. Reference answers get clinician ids ``A1``,
+    ``A2``, ... by position; they are not the same person across questions.
+    """
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        raise ValueError(f"{path}: not LiveQA XML: {exc}") from None
+    messages: list[PortalMessage] = []
+    for question in root.iter("NLM-QUESTION"):
+        qid = question.get("qid") or f"Q{len(messages) + 1}"
+        original = question.find("Original-Question")
+        subject = (original.findtext("SUBJECT") or "").strip() if original is not None else ""
+        body = (original.findtext("MESSAGE") or "").strip() if original is not None else ""
+        text = f"{subject}\n{body}".strip() if subject and subject not in body else body or subject
+        references = [
+            ClinicianReply(clinician_id=f"A{i}", text=" ".join(answer.split()))
+            for i, answer in enumerate(
+                # The file names the element RefAnswer in some questions and ReferenceAnswer in others.
+                (a.findtext("ANSWER") or "" for a in question.findall("ReferenceAnswers/*")),
+                start=1,
+            )
+            if answer.strip()
+        ]
+        if text:
+            messages.append(PortalMessage(id=qid, message=text, chart_summary="", references=references))
+    if not messages:
+        raise ValueError(f"{path}: no NLM-QUESTION elements with a message")
+    return messages
+
+
+class EditPair(BaseModel):
+    """A draft and the reply a clinician would send instead: EditJudge's input when no drafting is needed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    draft: str
+    reference: str
+    label: str | None = None
+
+
+def read_pairs(path: Path) -> list[EditPair]:
+    """JSONL pairs with fields ``id``, ``draft``, ``reference`` (and optional ``label``)."""
+    pairs = []
+    for number, row in _rows(path):
+        try:
+            pairs.append(EditPair.model_validate(row))
+        except ValidationError as exc:
+            raise ValueError(f"{path}:{number}: not a draft/reference pair: {exc}") from None
+    return pairs
+
+
+def read_oncqa(path: Path) -> list[EditPair]:
+    """OncQA stage 2: GPT-4's draft (``raw_response``), the oncologist's edit (``doc_change``), and the
+    oncologist's acceptability label (``q3``)."""
+    pairs = []
+    for number, row in _rows(path):
+        try:
+            pairs.append(
+                EditPair(id=str(row["id"]), draft=row["raw_response"], reference=row["doc_change"], label=row["q3"])
+            )
+        except (KeyError, ValidationError) as exc:
+            raise ValueError(f"{path}:{number}: not an OncQA stage-2 row: {exc}") from None
+    return pairs

@@ -1,0 +1,104 @@
+"""One draft against one clinician reply, at both levels, with everything a table or a reviewer needs.
+
+Content level: Algorithm 1 with the chosen matcher. Theme level: every sentence of the reply and of the draft
+gets a theme; the reply's theme set comes from its theme-box fields when it has them. The result is plain JSON
+(stored in a run's output), and the tables are computed from stored results without any model call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bedside.tasks.drafting.cases import ClinicianReply
+from bedside.tasks.drafting.editjudge import EditCounts, Matcher, edit_judge, reference_sentences
+from bedside.tasks.drafting.themes import (
+    RESPONSE_THEMES,
+    ThemeCounts,
+    pooled,
+    response_themes,
+    theme_counts,
+    theme_proportions,
+)
+from bedside.text.sentences import split_sentences
+
+Classify = Callable[[Sequence[str]], Awaitable[list[str]]]
+
+
+async def evaluate_draft(draft: str, reference: ClinicianReply, matcher: Matcher, classify: Classify) -> dict[str, Any]:
+    """Content- and theme-level EditJudge of ``draft`` against ``reference``, as JSON-able data."""
+    judgement = await edit_judge(reference.text, draft, matcher)
+    ref_sentences = reference_sentences(reference.text)
+    draft_sentences = [s.text for s in split_sentences(draft)]
+    labels = await classify([*ref_sentences, *draft_sentences])
+    ref_labels, draft_labels = labels[: len(ref_sentences)], labels[len(ref_sentences) :]
+    given = reference.given_themes
+    ref_themes = sorted(given) if given is not None else sorted(response_themes(ref_labels))
+    return {
+        "clinician_id": reference.clinician_id,
+        "content": judgement.to_dict(),
+        "reference_sentence_themes": ref_labels,
+        "draft_sentence_themes": draft_labels,
+        "reference_themes": ref_themes,
+        "draft_themes": sorted(response_themes(draft_labels)),
+        "reference_themes_from": "theme fields" if given is not None else "classifier",
+    }
+
+
+def content_counts(evaluation: Mapping[str, Any]) -> EditCounts:
+    content = evaluation["content"]
+    return EditCounts(em=content["em"], ea=content["ea"], ed=content["ed"])
+
+
+def theme_counts_of(evaluation: Mapping[str, Any]) -> dict[str, ThemeCounts]:
+    return theme_counts(evaluation["reference_themes"], evaluation["draft_themes"])
+
+
+def theme_totals(evaluation: Mapping[str, Any]) -> EditCounts:
+    total, _ = pooled([theme_counts_of(evaluation)])
+    return total.as_edit_counts()
+
+
+@dataclass(frozen=True)
+class LevelScores:
+    precision: float
+    recall: float
+    f1: float
+    n: int
+
+
+@dataclass(frozen=True)
+class SystemTables:
+    """The paper's tables for one group of evaluations (a cell of a run, or the clinicians themselves)."""
+
+    content: LevelScores  # micro
+    theme: LevelScores  # micro
+    theme_proportions: dict[str, float]  # Table 6: share of drafts carrying each theme
+    content_recall_by_theme: dict[str, float | None]  # Table 14: EM share of reference sentences of each theme
+    theme_f1_by_theme: dict[str, float | None]  # Table 15
+    reference_proportions: dict[str, float]  # Table 6's clinician row, for the same cases
+
+
+def tables_for(evaluations: Iterable[Mapping[str, Any]]) -> SystemTables:
+    items = list(evaluations)
+    content = sum((content_counts(e) for e in items), EditCounts())
+    theme_total, by_theme = pooled(theme_counts_of(e) for e in items)
+    theme = theme_total.as_edit_counts()
+    matched: dict[str, list[bool]] = {t: [] for t in RESPONSE_THEMES}
+    for e in items:
+        for decision, label in zip(e["content"]["decisions"], e["reference_sentence_themes"], strict=True):
+            if label in matched:
+                matched[label].append(decision["span"] is not None)
+    per_theme_f1: dict[str, float | None] = {}
+    for t in RESPONSE_THEMES:
+        c = by_theme.get(t)
+        per_theme_f1[t] = c.as_edit_counts().f1 if c is not None else None
+    return SystemTables(
+        content=LevelScores(content.precision, content.recall, content.f1, len(items)),
+        theme=LevelScores(theme.precision, theme.recall, theme.f1, len(items)),
+        theme_proportions=theme_proportions(e["draft_themes"] for e in items),
+        content_recall_by_theme={t: (sum(v) / len(v) if v else None) for t, v in matched.items()},
+        theme_f1_by_theme=per_theme_f1,
+        reference_proportions=theme_proportions(e["reference_themes"] for e in items),
+    )

@@ -1,0 +1,167 @@
+"""The paper's tables from a stored drafting run: no model call, everything from the evaluations kept per sample.
+
+- EditJudge (its Tables 4–5): content- and theme-level precision, recall and Edit-F1, micro-averaged (counts
+  pooled over the cell's samples and epochs), per cell, with IAP rows;
+- theme proportions (Table 6): share of responses carrying each theme, clinicians and each cell;
+- content recall per theme (Table 14): of the reference sentences of a theme, the share matched;
+- Theme Edit-F1 per theme (Table 15);
+- inter-clinician agreement (Table 3): per theme, the share of multi-reply cases where every clinician included
+  it (strict inclusion), none did (strict exclusion), and their sum (strict agreement).
+
+IAP: for every case with ≥ 2 replies, each ordered pair of clinicians (one as reference, the other as draft)
+is scored with the cell's matcher; IAP pools those counts over all pairs and cases (micro), like the model rows
+it is compared with. One IAP row per dataset and matcher.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from bedside.runs.task import ReportTable
+from bedside.tasks.drafting.evaluation import SystemTables, tables_for
+from bedside.tasks.drafting.themes import RESPONSE_THEMES, THEMES
+
+_LABELS = {t.key: t.label for t in THEMES}
+THEME_COLUMNS = [_LABELS[t] for t in RESPONSE_THEMES]
+
+
+def _f(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _evaluations(rows: Sequence[Any]) -> tuple[dict[str, list[dict[str, Any]]], dict[tuple[str, str], list[Any]]]:
+    """Per cell, its evaluations; per (dataset, matcher), one inter-clinician list per case."""
+    by_cell: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    inter: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
+    for row in rows:
+        if row.status != "ok" or not row.output:
+            continue
+        extra = row.output.get("extra", {})
+        evaluation = extra.get("editjudge")
+        if evaluation is None:
+            continue
+        by_cell[row.cell].append(evaluation)
+        if "inter_clinician" in extra:
+            inter[(row.dataset, evaluation["content"]["matcher"])].setdefault(row.sample_id, extra["inter_clinician"])
+    return by_cell, {key: list(cases.values()) for key, cases in inter.items()}
+
+
+def _matcher(evaluations: Sequence[Mapping[str, Any]]) -> str:
+    return ", ".join(sorted({e["content"]["matcher"] for e in evaluations}))
+
+
+def _iap_rows(inter: Mapping[tuple[str, str], list[Any]]) -> list[tuple[str, SystemTables]]:
+    return [
+        (f"IAP: {dataset} ({matcher}, {len(cases)} cases)", tables_for(e for pairs in cases for e in pairs))
+        for (dataset, matcher), cases in sorted(inter.items())
+    ]
+
+
+def _iaa(cases: Iterable[list[Mapping[str, Any]]]) -> tuple[int, dict[str, tuple[float, float]]]:
+    sets = []
+    for pairs in cases:
+        by_clinician = {e["clinician_id"]: frozenset(e["reference_themes"]) for e in pairs}
+        sets.append(list(by_clinician.values()))
+    n = len(sets)
+    out = {}
+    for theme in RESPONSE_THEMES:
+        inclusion = sum(all(theme in s for s in case) for case in sets) / n if n else 0.0
+        exclusion = sum(all(theme not in s for s in case) for case in sets) / n if n else 0.0
+        out[theme] = (inclusion, exclusion)
+    return n, out
+
+
+def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
+    by_cell, inter = _evaluations(rows)
+    if not by_cell:
+        return []
+    cells = [(cell, tables_for(evaluations), _matcher(evaluations)) for cell, evaluations in sorted(by_cell.items())]
+    iap = _iap_rows(inter)
+    tables = []
+    main = [[cell, matcher, str(t.content.n), *(_f(v) for v in _level_values(t))] for cell, t, matcher in cells] + [
+        [name, "", str(t.content.n), *(_f(v) for v in _level_values(t))] for name, t in iap
+    ]
+    tables.append(
+        ReportTable(
+            "EditJudge: content and theme level, micro-averaged",
+            [
+                "cell",
+                "matcher",
+                "n",
+                "content P",
+                "content R",
+                "content Edit-F1",
+                "theme P",
+                "theme R",
+                "theme Edit-F1",
+            ],
+            main,
+            "Counts pooled over samples and epochs. IAP rows: each ordered pair of clinicians' replies to the same "
+            "message, one as reference and one as draft, pooled the same way (n = pairs).",
+        )
+    )
+    dataset_of = {row.cell: row.dataset for row in rows}
+    first_cell: dict[str, SystemTables] = {}
+    for cell, t, _ in cells:
+        first_cell.setdefault(dataset_of[cell], t)
+    proportions = [
+        [f"clinicians: {dataset}", *(_f(v) for v in t.reference_proportions.values())]
+        for dataset, t in sorted(first_cell.items())
+    ]
+    proportions += [[cell, *(_f(v) for v in t.theme_proportions.values())] for cell, t, _ in cells]
+    tables.append(
+        ReportTable(
+            "Theme proportions: share of responses carrying each theme",
+            ["source", *THEME_COLUMNS],
+            proportions,
+            "Clinician rows use each case's scored reply (its theme fields when it has them, else the classifier).",
+        )
+    )
+    tables.append(
+        ReportTable(
+            "Content-level recall per theme of the reference sentence",
+            ["cell", *THEME_COLUMNS],
+            [[cell, *(_f(v) for v in t.content_recall_by_theme.values())] for cell, t, _ in cells]
+            + [[name, *(_f(v) for v in t.content_recall_by_theme.values())] for name, t in iap],
+            "- where no reference sentence of the theme was seen.",
+        )
+    )
+    tables.append(
+        ReportTable(
+            "Theme-level Edit-F1 per theme",
+            ["cell", *THEME_COLUMNS],
+            [[cell, *(_f(v) for v in t.theme_f1_by_theme.values())] for cell, t, _ in cells]
+            + [[name, *(_f(v) for v in t.theme_f1_by_theme.values())] for name, t in iap],
+            "- where the theme was in neither the references nor the drafts.",
+        )
+    )
+    agreement_rows = []
+    seen_datasets = set()
+    for (dataset, _matcher_name), cases in sorted(inter.items()):
+        if dataset in seen_datasets:
+            continue
+        seen_datasets.add(dataset)
+        n, per_theme = _iaa(cases)
+        for label, index in (("strict inclusion", 0), ("strict exclusion", 1)):
+            agreement_rows.append(
+                [f"{dataset} ({n} cases)", label, *(_f(per_theme[t][index]) for t in RESPONSE_THEMES)]
+            )
+        agreement_rows.append(
+            [f"{dataset} ({n} cases)", "strict agreement", *(_f(sum(per_theme[t])) for t in RESPONSE_THEMES)]
+        )
+    if agreement_rows:
+        tables.append(
+            ReportTable(
+                "Inter-clinician agreement on themes (cases with two or more replies)",
+                ["dataset", "measure", *THEME_COLUMNS],
+                agreement_rows,
+                "Share of cases where every clinician's reply included the theme (inclusion), none did (exclusion).",
+            )
+        )
+    return tables
+
+
+def _level_values(t: SystemTables) -> list[float]:
+    return [t.content.precision, t.content.recall, t.content.f1, t.theme.precision, t.theme.recall, t.theme.f1]
