@@ -1,0 +1,219 @@
+"""``bedside drafting``: EditJudge one pair or many, validate a matcher, evaluate the theme classifier."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from bedside.tasks.drafting.editjudge import EditJudgement, Matcher, edit_judge, summarise
+
+drafting_app = typer.Typer(
+    help="Portal reply drafting: EditJudge (content-level Edit-F1), matcher validation, theme classifier.",
+    no_args_is_help=True,
+)
+out = Console()
+err = Console(stderr=True)
+
+MatcherOption = Annotated[str, typer.Option("--matcher", help="embedding (offline), lexical, or llm (needs -m).")]
+ModelOption = Annotated[
+    str | None, typer.Option("--model", "-m", help="PROVIDER/MODEL[@BASE_URL] for the llm matcher.")
+]
+ThresholdOption = Annotated[
+    float | None, typer.Option(help="Similarity threshold of the embedding/lexical matcher (default: calibrated).")
+]
+NoCacheOption = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")]
+
+
+def _fail(exc: Exception) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+    return typer.Exit(code=1)
+
+
+def _text(value: str) -> str:
+    """A file's contents when ``value`` names an existing file, else ``value`` itself."""
+    path = Path(value)
+    try:
+        if len(value) < 4096 and path.is_file():
+            return path.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    return value
+
+
+@asynccontextmanager
+async def _matcher(kind: str, model: str | None, threshold: float | None, no_cache: bool) -> AsyncIterator[Matcher]:
+    from bedside.llm import GenerationSettings, default_cache_path, get_model
+    from bedside.tasks.drafting.matchers import make_matcher
+
+    if kind != "llm":
+        yield make_matcher(kind, threshold=threshold)
+        return
+    if not model:
+        raise ValueError("--matcher llm needs a model: -m PROVIDER/MODEL")
+    settings = GenerationSettings(max_tokens=200, temperature=0.0, seed=0)
+    async with get_model(model, role="judge", cache=None if no_cache else default_cache_path()) as llm:
+
+        async def generate(chat: Any) -> Any:
+            return await llm.generate(chat, settings)
+
+        yield make_matcher("llm", generate)
+
+
+def print_judgement(judgement: EditJudgement, console: Console = out) -> None:
+    table = Table(title=f"Reference sentences ({judgement.matcher} matcher)", show_lines=False)
+    table.add_column("#", justify="right")
+    table.add_column("reference sentence")
+    table.add_column("decision")
+    table.add_column("matching draft content")
+    for number, decision in enumerate(judgement.decisions, start=1):
+        kind = "EM" if decision.matched else "EA"
+        if decision.flagged:
+            kind += " (flagged: aligned)" if decision.matched else " (flagged: unreadable answer)"
+        table.add_row(str(number), decision.sentence, kind, decision.span or "NO MATCH")
+    console.print(table)
+    if judgement.remainder:
+        console.print("[bold]Left in the draft (expected deletions):[/]")
+        for sentence in judgement.remainder:
+            console.print(f"  ED  {escape(sentence)}", highlight=False)
+    c = judgement.counts
+    console.print(
+        f"EM {c.em}  EA {c.ea}  ED {c.ed}   precision {c.precision:.3f}  recall {c.recall:.3f}  Edit-F1 {c.f1:.3f}",
+        highlight=False,
+    )
+
+
+@drafting_app.command("editjudge")
+def editjudge_command(
+    reference: Annotated[str | None, typer.Option(help="The clinician's reply: a file or the text.")] = None,
+    draft: Annotated[str | None, typer.Option(help="The draft: a file or the text.")] = None,
+    pairs: Annotated[
+        Path | None, typer.Option(help="JSONL of pairs (fields id, draft, reference) to score instead of one pair.")
+    ] = None,
+    matcher: MatcherOption = "embedding",
+    model: ModelOption = None,
+    threshold: ThresholdOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (one object per pair with --pairs).")] = False,
+    no_cache: NoCacheOption = False,
+) -> None:
+    """Content-level Edit-F1 (Algorithm 1): per-sentence decisions, EM/EA/ED, precision, recall, Edit-F1."""
+    from bedside.tasks.drafting.cases import EditPair, read_pairs
+
+    if pairs is None and (reference is None or draft is None):
+        raise _fail(ValueError("give --reference and --draft, or --pairs FILE.jsonl"))
+    try:
+        items = (
+            read_pairs(pairs)
+            if pairs
+            else [EditPair(id="pair", draft=_text(draft or ""), reference=_text(reference or ""))]
+        )
+    except (ValueError, OSError) as exc:
+        raise _fail(exc) from None
+
+    async def run() -> list[EditJudgement]:
+        async with _matcher(matcher, model, threshold, no_cache) as chosen:
+            return [await edit_judge(p.reference, p.draft, chosen) for p in items]
+
+    try:
+        judgements = asyncio.run(run())
+    except ValueError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        if pairs is None:
+            out.print_json(json.dumps(judgements[0].to_dict()))
+        else:
+            for item, judgement in zip(items, judgements, strict=True):
+                print(json.dumps({"id": item.id, **judgement.to_dict()}, ensure_ascii=False))
+        return
+    if pairs is None:
+        print_judgement(judgements[0])
+        return
+    table = Table(title=f"{len(items)} pairs ({matcher} matcher)")
+    for column in ("id", "EM", "EA", "ED", "precision", "recall", "Edit-F1"):
+        table.add_column(column, justify="left" if column == "id" else "right")
+    for item, judgement in zip(items, judgements, strict=True):
+        c = judgement.counts
+        table.add_row(item.id, str(c.em), str(c.ea), str(c.ed), f"{c.precision:.3f}", f"{c.recall:.3f}", f"{c.f1:.3f}")
+    out.print(table)
+    summary = summarise(judgements)
+    for name, averages in (("micro", summary.micro), ("macro", summary.macro)):
+        out.print(
+            f"{name}: precision {averages.precision:.3f}  recall {averages.recall:.3f}  Edit-F1 {averages.f1:.3f}",
+            highlight=False,
+        )
+
+
+@drafting_app.command("calibrate")
+def calibrate_command(
+    annotations: Annotated[
+        Path | None,
+        typer.Option(help="JSONL match annotations (id, sentence, draft, gold span or null); default: bedside's."),
+    ] = None,
+    matcher: MatcherOption = "embedding",
+    model: ModelOption = None,
+    no_cache: NoCacheOption = False,
+) -> None:
+    """Judge validation: agreement, non-match agreement, match agreement, match overlap; the best threshold."""
+    from bedside.tasks.drafting.matchers import SentenceMatcher
+    from bedside.tasks.drafting.validation import calibrate, judge_agreement, predict, read_annotations
+
+    try:
+        loaded = read_annotations(annotations)
+    except (ValueError, OSError) as exc:
+        raise _fail(exc) from None
+
+    async def run() -> tuple[Any, float | None]:
+        async with _matcher(matcher, model, None, no_cache) as chosen:
+            if isinstance(chosen, SentenceMatcher):
+                calibration = calibrate(chosen, loaded)
+                return calibration.agreement, calibration.threshold
+            return judge_agreement(loaded, await predict(chosen, loaded)), None
+
+    try:
+        agreement, threshold = asyncio.run(run())
+    except ValueError as exc:
+        raise _fail(exc) from None
+    table = Table(title=f"{matcher} matcher on {len(loaded)} annotations")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for name, value in agreement.as_dict().items():
+        table.add_row(name.replace("_", " "), f"{value:.3f}")
+    out.print(table)
+    if threshold is not None:
+        out.print(f"best threshold: {threshold} (use --threshold, or options.threshold in a run config)")
+
+
+@drafting_app.command("themes")
+def themes_command(
+    sentences: Annotated[
+        Path | None, typer.Option(help="JSONL labelled sentences (text, theme); default: bedside's own set.")
+    ] = None,
+    folds: Annotated[int, typer.Option(help="Cross-validation folds.")] = 5,
+    save: Annotated[Path | None, typer.Option(help="Train on all sentences and save the classifier (.npz).")] = None,
+) -> None:
+    """Held-out F1 of the offline sentence theme classifier (stratified k-fold), per theme and macro."""
+    from bedside.tasks.drafting.themes import ThemeClassifier, cross_validate, read_labelled_sentences
+
+    try:
+        loaded = read_labelled_sentences(sentences)
+        evaluation = cross_validate(loaded, folds=folds)
+    except (ValueError, OSError) as exc:
+        raise _fail(exc) from None
+    table = Table(title=f"Theme classifier, {evaluation.folds}-fold held-out ({evaluation.n} sentences)")
+    table.add_column("theme")
+    table.add_column("F1", justify="right")
+    for theme, f1 in evaluation.per_theme_f1.items():
+        table.add_row(theme, f"{f1:.3f}")
+    table.add_row("[bold]macro[/]", f"{evaluation.macro_f1:.3f}")
+    table.add_row("accuracy", f"{evaluation.accuracy:.3f}")
+    out.print(table)
+    if save is not None:
+        out.print(f"saved to {ThemeClassifier.fit(loaded).save(save)}")

@@ -1,0 +1,78 @@
+"""``bedside drafting editjudge|calibrate|themes`` end to end (the llm matcher against the scripted server)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from bedside.cli import app
+from bedside.testing import ScriptedServer
+
+runner = CliRunner()
+REFERENCE = "Sorry about the cough. Keep taking the pill for now. Have you had a fever?"
+DRAFT = "I'm sorry you have a cough. Keep taking the pill for now. Rest well."
+
+
+def test_one_pair_as_json_with_the_llm_matcher(tmp_path: Path) -> None:
+    rules = [(r"Clinician sentence:\s*Keep taking", "Keep taking the pill for now."), (r"Clinician", "NO MATCH")]
+    draft_file = tmp_path / "draft.txt"
+    draft_file.write_text(DRAFT, encoding="utf-8")
+    with ScriptedServer(rules) as server:
+        result = runner.invoke(
+            app,
+            [
+                "drafting", "editjudge", "--reference", REFERENCE, "--draft", str(draft_file),
+                "--matcher", "llm", "-m", server.model_name("judge"), "--json", "--no-cache",
+            ],
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert (data["em"], data["ea"], data["ed"]) == (1, 2, 2)
+    assert [d["span"] for d in data["decisions"]] == [None, "Keep taking the pill for now.", None]
+    assert data["remainder"] == ["I'm sorry you have a cough.", "Rest well."]
+
+
+def test_pairs_file_prints_one_result_per_pair_with_its_id(tmp_path: Path) -> None:
+    pairs = tmp_path / "pairs.jsonl"
+    rows = [
+        {"id": "same", "draft": REFERENCE, "reference": REFERENCE},
+        {"id": "other", "draft": "Book a visit online.", "reference": REFERENCE},
+    ]
+    pairs.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = runner.invoke(app, ["drafting", "editjudge", "--pairs", str(pairs), "--matcher", "lexical", "--json"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.output.splitlines()]
+    assert [line["id"] for line in lines] == ["same", "other"]
+    assert lines[0]["f1"] == 1.0
+    assert lines[1]["em"] == 0
+    table = runner.invoke(app, ["drafting", "editjudge", "--pairs", str(pairs)])
+    assert table.exit_code == 0, table.output
+    assert "micro" in table.output
+    assert "macro" in table.output
+
+
+def test_errors_are_clear(tmp_path: Path) -> None:
+    missing = runner.invoke(app, ["drafting", "editjudge", "--reference", "x"])
+    assert missing.exit_code == 1
+    assert "--pairs" in missing.output
+    no_model = runner.invoke(app, ["drafting", "editjudge", "--reference", "a.", "--draft", "b.", "--matcher", "llm"])
+    assert no_model.exit_code == 1
+    assert "needs a model" in no_model.output
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "1"}\n', encoding="utf-8")
+    broken = runner.invoke(app, ["drafting", "editjudge", "--pairs", str(bad)])
+    assert broken.exit_code == 1
+    assert "bad.jsonl:1" in broken.output
+
+
+def test_calibrate_and_themes() -> None:
+    calibrated = runner.invoke(app, ["drafting", "calibrate", "--matcher", "lexical"])
+    assert calibrated.exit_code == 0, calibrated.output
+    assert "match overlap" in calibrated.output
+    assert "best threshold" in calibrated.output
+    themes = runner.invoke(app, ["drafting", "themes", "--folds", "3"])
+    assert themes.exit_code == 0, themes.output
+    assert "macro" in themes.output
+    assert "contingency" in themes.output
