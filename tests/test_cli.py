@@ -37,15 +37,34 @@ def test_generate_reports_errors_without_a_traceback() -> None:
     assert "Traceback" not in result.output
 
 
-def test_demo_runs_on_a_scripted_model() -> None:
-    result = runner.invoke(app, ["demo", "-m", "scripted/demo", "--no-cache"])
+def test_demo_runs_on_a_scripted_model(tmp_path: Path) -> None:
+    store, reports = tmp_path / "demo.sqlite", tmp_path / "reports"
+    result = runner.invoke(
+        app, ["demo", "-m", "scripted/demo", "--no-cache", "--store", str(store), "--reports", str(reports)]
+    )
     assert result.exit_code == 0, result.output
-    assert "portal message demo-01-msg1" in result.output
-    assert "portal message demo-01-msg2" in result.output
-    assert "demo-02-msg1" not in result.output  # two messages by default
-    # the chart beside the first message is rendered from the cohort as of 2026-03-14: lisinopril (started
-    # 2026-02-28) is active; amlodipine, ended that day, is not
-    first = result.output.split("demo-01-msg2")[0]
+    # Drafting: zero-shot and thematic on all 14 synthetic messages, through a stored run, scored with EditJudge.
+    assert "portal reply drafting: zero-shot and thematic" in result.output
+    assert "EditJudge: content and theme level, micro-averaged" in result.output
+    assert "demo/zero_shot/scripted/demo" in result.output
+    assert "IAP: demo (embedding, 8 cases)" in result.output
+    assert "Theme proportions" in result.output
+    assert "EM " in result.output
+    pages = list(reports.glob("demo-drafting-*.html"))
+    assert len(pages) == 1
+    assert "Theme-level Edit-F1 per theme" in pages[0].read_text(encoding="utf-8")
+    # The echoing model's draft contains the prompt: the chart as of 2026-03-14 (lisinopril active, amlodipine
+    # ended that day) was what the model saw.
+    from bedside.runs import Store
+
+    opened = Store(str(store))
+    try:
+        (run,) = opened.runs()
+        rows = {(r.system, r.sample_id): r for r in opened.results(run["id"])}
+    finally:
+        opened.close()
+    assert len(rows) == 28
+    first = rows[("zero_shot", "demo-01-msg1")].output["text"]  # type: ignore[index]
     assert "-lisinopril 10 MG Oral Tablet" in first
     assert "amlodipine" not in first
     assert "Model usage by role" in result.output

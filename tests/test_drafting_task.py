@@ -38,11 +38,11 @@ def write_config(tmp_path: Path, server: ScriptedServer, **changes: Any) -> Path
         "task": "drafting",
         "datasets": {"demo": {"limit": 3}},
         "systems": {
-            "zero_shot/embedding": {"type": "zero_shot", "options": {"matcher": "embedding"}},
-            "zero_shot/llm": {"type": "zero_shot", "options": {"matcher": "llm"}},
-            "thematic/lexical": {"type": "thematic", "options": {"matcher": "lexical"}},
-            "rag/embedding": {"type": "rag", "options": {"pool": "demo", "k": 2}},
-            "clinician/embedding": {"type": "clinician_rag", "options": {"pool": "demo", "k": 2}},
+            "zero_shot+embedding": {"type": "zero_shot", "options": {"matcher": "embedding"}},
+            "zero_shot+llm": {"type": "zero_shot", "options": {"matcher": "llm"}},
+            "thematic+lexical": {"type": "thematic", "options": {"matcher": "lexical"}},
+            "rag+embedding": {"type": "rag", "options": {"pool": "demo", "k": 2}},
+            "clinician+embedding": {"type": "clinician_rag", "options": {"pool": "demo", "k": 2}},
         },
         "models": {"system": [server.model_name("drafter")], "judge": [server.model_name("judge")]},
         "concurrency": 4,
@@ -67,7 +67,7 @@ def test_grid_of_systems_and_matchers_with_report_tables(tmp_path: Path) -> None
         store.close()
     # demo-01-msg1's first reference: "I'm sorry the cough is keeping you up. A dry cough is a known side effect of
     # lisinopril. Please keep taking it for now and we will call you today ... effect. If you have swelling ..."
-    llm = rows[("zero_shot/llm", "demo-01-msg1")]
+    llm = rows[("zero_shot+llm", "demo-01-msg1")]
     evaluation = llm.output["extra"]["editjudge"]  # type: ignore[index]
     decisions = evaluation["content"]["decisions"]
     assert decisions[0]["span"] == "I'm sorry the cough is keeping you up."
@@ -79,17 +79,17 @@ def test_grid_of_systems_and_matchers_with_report_tables(tmp_path: Path) -> None
     assert llm.scores["content_f1"] == pytest.approx(0.5)
     assert llm.usage["judge"]["calls"] >= 4
     # The embedding matcher cell ran no judge call for matching, and the draft came from the same prompt.
-    embedding = rows[("zero_shot/embedding", "demo-01-msg1")]
+    embedding = rows[("zero_shot+embedding", "demo-01-msg1")]
     assert "judge" not in embedding.usage
     assert embedding.output["text"] == llm.output["text"]  # type: ignore[index]
     # demo-01-msg1 has two clinicians' replies: both ordered pairs are scored.
     assert len(llm.output["extra"]["inter_clinician"]) == 2  # type: ignore[index]
     # The RAG prompts carry other cases' real replies, never the case's own.
-    rag = rows[("rag/embedding", "demo-01-msg1")]
+    rag = rows[("rag+embedding", "demo-01-msg1")]
     prompt = rag.output["prompts"][0][-1]["content"]  # type: ignore[index]
     assert "Example 2" in prompt
     assert "A dry cough is a known side effect of lisinopril" not in prompt
-    clinician = rows[("clinician/embedding", "demo-01-msg2")]
+    clinician = rows[("clinician+embedding", "demo-01-msg2")]
     system_prompt = clinician.output["prompts"][0][0]["content"]  # type: ignore[index]
     assert "% of replies" in system_prompt
     titles = [t.title for t in report.tables]
@@ -203,3 +203,29 @@ def test_external_liveqa_and_oncqa() -> None:
     pairs = read_oncqa(EXTERNAL / "AIM-Harvard_OncQA" / "Data" / "parsed_data" / "stage2.csv")
     assert len(pairs) == 156
     assert {p.label for p in pairs} >= {"Acceptable with no modifications", "Acceptable with modifications"}
+
+
+def test_shipped_grid_config_runs(tmp_path: Path) -> None:
+    """configs/drafting-grid.yaml (systems x models x matchers) runs as shipped, models swapped for the scripted one."""
+    path = Path(__file__).resolve().parents[1] / "configs" / "drafting-grid.yaml"
+    with ScriptedServer(RULES) as server:
+        config = load_config(path)
+        config = config.model_copy(
+            update={
+                "models": {
+                    "system": [server.model_name("a"), server.model_name("b")],
+                    "judge": [server.model_name("j")],
+                },
+                "datasets": {name: d.model_copy(update={"limit": 2}) for name, d in config.datasets.items()},
+                "store": str(tmp_path / "grid.sqlite"),
+            }
+        )
+        summary = asyncio.run(execute(config, cache=False))
+    assert summary.errors == 0
+    assert len(summary.cells) == 2 * 7 * 2  # datasets x systems x models
+    store = Store(config.store)
+    try:
+        tables = build_report(store, config.run_id).tables
+    finally:
+        store.close()
+    assert len(tables[0].rows) >= 28

@@ -6,8 +6,9 @@ import asyncio
 import json
 import logging
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -170,6 +171,74 @@ async def _demo_citeqa(llm: Model, limit: int) -> None:
     out.print(f"{len(answered)} of {len(cases)} cases answered; failures are listed above with their cause")
 
 
+def print_task_tables(tables: Sequence[Any], console: Console = out) -> None:
+    """A run's task tables (``ReportTable``) as rich tables."""
+    for task_table in tables:
+        table = Table(title=task_table.title, caption=task_table.note or None, caption_justify="left")
+        for index, column in enumerate(task_table.columns):
+            table.add_column(column, justify="left" if index == 0 else "right")
+        for row in task_table.rows:
+            table.add_row(*row)
+        console.print(table)
+
+
+def _demo_drafting(
+    model: str,
+    *,
+    messages: Path | None,
+    records: Path | None,
+    limit: int,
+    cache: str | Path | bool,
+    store: str,
+    reports: Path,
+) -> None:
+    """Zero-shot and thematic drafts for the synthetic messages, through a stored run; EditJudge tables."""
+    from bedside.runs import RunConfig, Store, execute
+    from bedside.runs.progress import TerminalProgress
+    from bedside.runs.report import build_report, write_report
+    from bedside.tasks.drafting.cli import print_judgement
+    from bedside.tasks.drafting.editjudge import EditJudgement
+
+    dataset: dict[str, Any] = {"options": {"records": str(records)} if records else {}}
+    if messages:
+        dataset["path"] = str(messages)
+    if limit > 0:
+        dataset["limit"] = limit
+    evaluation = {"matcher": "embedding", "themes": "offline"}
+    config = RunConfig.model_validate(
+        {
+            "name": "demo-drafting",
+            "task": "drafting",
+            "datasets": {"demo": dataset},
+            "systems": {
+                "zero_shot": {"type": "zero_shot", "options": evaluation},
+                "thematic": {"type": "thematic", "options": evaluation},
+            },
+            "models": {"system": [model]},
+            "settings": {"system": {"max_tokens": 200, "temperature": 0.0, "seed": 0}},
+            "concurrency": 2,
+            "store": store,
+        }
+    )
+    out.rule("portal reply drafting: zero-shot and thematic, scored with EditJudge (embedding matcher)")
+    summary = asyncio.run(execute(config, progress=TerminalProgress(err), cache=cache))
+    opened = Store(store)
+    try:
+        rows = [r for r in opened.results(summary.run_id) if r.status == "ok"]
+        report = build_report(opened, summary.run_id)
+        md, page = write_report(opened, summary.run_id, reports)
+    finally:
+        opened.close()
+    shown = next((r for r in rows if r.system == "thematic"), None)
+    if shown is not None and shown.output:
+        out.print(f"[bold]{shown.sample_id}[/], thematic draft ({model}):", highlight=False)
+        out.print(shown.output["text"], highlight=False, markup=False)
+        evaluation_data = shown.output["extra"]["editjudge"]
+        print_judgement(EditJudgement.from_dict(evaluation_data["content"]))
+    print_task_tables(report.tables[:2])
+    out.print(f"{summary.errors} sample(s) failed; full report with every table: {page} (and {md})", highlight=False)
+
+
 @app.command()
 def demo(
     model: ModelOption = "embedded/smollm2-135m",
@@ -180,45 +249,40 @@ def demo(
         Path | None,
         typer.Option(help="Records to render chart summaries from [default: the bundled synthetic cohort]"),
     ] = None,
-    limit: Annotated[int, typer.Option(help="Draft replies to the first N messages (0 = all).")] = 2,
+    limit: Annotated[int, typer.Option(help="Draft replies to the first N messages (0 = all).")] = 0,
     citeqa_cases: Annotated[
         int, typer.Option(help="Answer the first N synthetic grounded-QA cases with the 2-stage system (0 = none).")
     ] = 10,
+    store: StoreOption = "runs/demo.sqlite",
+    reports: Annotated[Path, typer.Option(help="Folder for the drafting run's HTML and Markdown report.")] = Path(
+        "runs/reports"
+    ),
     api_key_env: ApiKeyEnvOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
 ) -> None:
-    """Draft replies to synthetic portal messages; answer synthetic questions about a stay with cited evidence."""
-    from bedside.data import DEMO_DIR
-    from bedside.records import RecordError, read_records
-    from bedside.tasks.drafting import draft_reply, load_portal_messages, with_chart_from
+    """Draft replies to synthetic portal messages and score them with EditJudge; answer synthetic questions
+    about a stay with cited evidence."""
+    from bedside.records import RecordError
 
+    cache_choice: str | Path | bool = False if no_cache else (cache or True)
+    try:
+        _demo_drafting(
+            model, messages=messages, records=records, limit=limit, cache=cache_choice, store=store, reports=reports
+        )
+    except (ModelError, RecordError, ValueError, OSError) as exc:
+        raise _fail(exc) from None
+    if citeqa_cases <= 0:
+        return
     usage = UsageLedger()
 
-    async def run_command() -> None:
-        portal = load_portal_messages(messages or DEMO_DIR / "portal_messages.jsonl")
-        if any(m.chart_summary is None for m in portal):
-            portal = with_chart_from(portal, read_records(records or DEMO_DIR / "cohort.jsonl"))
-        portal = portal[:limit] if limit > 0 else portal
+    async def run_citeqa() -> None:
         async with get_model(model, cache=_cache_path(cache, no_cache), usage=usage, api_key_env=api_key_env) as llm:
-            for item in portal:
-                completion = await draft_reply(llm, item)
-                out.rule(f"portal message {item.id}")
-                out.print("[bold]Chart summary[/] (as of the message):", highlight=False)
-                out.print(item.chart_summary, highlight=False, markup=False)
-                out.print("[bold]Patient:[/]", escape(item.message), highlight=False)
-                out.print(f"[bold]Draft reply[/] ({model}{', cached' if completion.cached else ''}):")
-                out.print(completion.text, highlight=False, markup=False)
-                out.print(
-                    f"[dim]{completion.usage.prompt_tokens} prompt + {completion.usage.completion_tokens} "
-                    f"completion tokens, {completion.latency_s:.2f} s, finish: {completion.finish_reason}[/]"
-                )
-            if citeqa_cases > 0:
-                await _demo_citeqa(llm, citeqa_cases)
+            await _demo_citeqa(llm, citeqa_cases)
 
     try:
-        asyncio.run(run_command())
-    except (ModelError, RecordError, ValueError, OSError) as exc:
+        asyncio.run(run_citeqa())
+    except (ModelError, ValueError, OSError) as exc:
         raise _fail(exc) from None
     out.print(usage_table(usage.snapshot()))
 

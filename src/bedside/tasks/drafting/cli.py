@@ -78,7 +78,7 @@ def print_judgement(judgement: EditJudgement, console: Console = out) -> None:
         kind = "EM" if decision.matched else "EA"
         if decision.flagged:
             kind += " (flagged: aligned)" if decision.matched else " (flagged: unreadable answer)"
-        table.add_row(str(number), decision.sentence, kind, decision.span or "NO MATCH")
+        table.add_row(str(number), escape(decision.sentence), kind, escape(decision.span or "NO MATCH"))
     console.print(table)
     if judgement.remainder:
         console.print("[bold]Left in the draft (expected deletions):[/]")
