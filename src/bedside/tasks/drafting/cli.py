@@ -217,3 +217,83 @@ def themes_command(
     out.print(table)
     if save is not None:
         out.print(f"saved to {ThemeClassifier.fit(loaded).save(save)}")
+
+
+CasesArgument = Annotated[
+    str, typer.Option("--cases", help="Cases with clinician replies: bedside JSONL, CSV/JSONL table, or 'demo'.")
+]
+RecordsOption = Annotated[Path | None, typer.Option(help="Records to render missing chart summaries from.")]
+
+
+@drafting_app.command("export-sft")
+def export_sft_command(
+    cases: CasesArgument,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the TRL chat JSONL.")],
+    records: RecordsOption = None,
+) -> None:
+    """SFT data: one chat per clinician reply (zero-shot prompt in, the reply as the assistant turn)."""
+    from bedside.tasks.drafting.adaptation import sft_records, write_jsonl
+    from bedside.tasks.drafting.task import read_cases
+
+    try:
+        count = write_jsonl(output, sft_records(read_cases(cases, records=records)))
+    except (ValueError, OSError) as exc:
+        raise _fail(exc) from None
+    out.print(f"wrote {count} chats to {output}", highlight=False)
+
+
+@drafting_app.command("tadpole")
+def tadpole_command(
+    cases: CasesArgument,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Folder for tuples.jsonl and dpo_*.jsonl.")],
+    model: Annotated[str, typer.Option("--model", "-m", help="The model to adapt: drafts the base replies.")],
+    agent_model: Annotated[
+        str | None, typer.Option(help="The enhancement/corruption agents' model [default: --model].")
+    ] = None,
+    records: RecordsOption = None,
+    limit: Annotated[int, typer.Option(help="Use the first N cases (0 = all).")] = 0,
+    max_tokens: Annotated[int, typer.Option(help="Most tokens per reply.")] = 300,
+    concurrency: Annotated[int, typer.Option(help="Cases worked on at once.")] = 4,
+    no_cache: NoCacheOption = False,
+) -> None:
+    """TADPOLE preference data: base drafts, per-theme enhanced and corrupted versions, four DPO pair sets."""
+    from bedside.llm import GenerationSettings, default_cache_path, get_model
+    from bedside.tasks.drafting.adaptation import make_tuples, write_tadpole
+    from bedside.tasks.drafting.task import read_cases
+
+    try:
+        loaded = read_cases(cases, records=records)
+    except (ValueError, OSError) as exc:
+        raise _fail(exc) from None
+    loaded = loaded[:limit] if limit > 0 else loaded
+    settings = GenerationSettings(max_tokens=max_tokens, temperature=0.0, seed=0)
+    cache = None if no_cache else default_cache_path()
+
+    def done(case_id: str, kept: bool) -> None:
+        err.print(f"case {case_id}: " + ("tuple made" if kept else "[yellow]dropped[/] (an agent changed nothing)"))
+
+    async def run() -> tuple[Any, int]:
+        async with (
+            get_model(model, cache=cache) as drafter,
+            get_model(agent_model or model, role="judge", cache=cache) as agent,
+        ):
+
+            async def draft(chat: Any) -> str:
+                return (await drafter.generate(chat, settings)).text
+
+            async def edit(chat: Any) -> str:
+                return (await agent.generate(chat, settings)).text
+
+            return await make_tuples(loaded, draft, edit, concurrency=concurrency, on_done=done)
+
+    try:
+        tuples, dropped = asyncio.run(run())
+    except ValueError as exc:
+        raise _fail(exc) from None
+    written = write_tadpole(output, tuples)
+    out.print(
+        f"{len(tuples)} tuples ({dropped} dropped); wrote "
+        + ", ".join(f"{name} {count}" for name, count in written.items())
+        + f" records under {output}",
+        highlight=False,
+    )

@@ -1,0 +1,85 @@
+"""SFT chats and TADPOLE preference pairs, built against the scripted server and checked record by record."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bedside.cli import app
+from bedside.tasks.drafting.adaptation import PreferenceTuple, enhancement_examples, preference_pairs
+from bedside.tasks.drafting.themes import RESPONSE_THEMES
+from bedside.testing import ScriptedServer
+
+runner = CliRunner()
+BASE = "Please rest and drink fluids."
+RULES = [
+    (r"Improved reply:\s*$", "I'm sorry you feel unwell. Please rest and drink fluids."),
+    (r"Edited reply:\s*$", "Drink fluids."),
+    (r"Patient message:", BASE),
+]
+
+
+def read(path: Path) -> list[dict]:  # type: ignore[type-arg]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_sft_export_has_one_chat_per_reply(tmp_path: Path) -> None:
+    output = tmp_path / "sft.jsonl"
+    result = runner.invoke(app, ["drafting", "export-sft", "--cases", "demo", "-o", str(output)])
+    assert result.exit_code == 0, result.output
+    chats = read(output)
+    assert len(chats) == 14 + 8  # every reply of both demo clinicians
+    first = chats[0]["messages"]
+    assert [m["role"] for m in first] == ["system", "user", "assistant"]
+    assert "Patient message:" in first[1]["content"]
+    assert first[2]["content"].startswith("I'm sorry the cough is keeping you up.")
+
+
+def test_tadpole_writes_tuples_and_four_pair_sets(tmp_path: Path) -> None:
+    folder = tmp_path / "tadpole"
+    with ScriptedServer(RULES) as server:
+        result = runner.invoke(
+            app,
+            ["drafting", "tadpole", "--cases", "demo", "-m", server.model_name("sft"), "-o", str(folder),
+             "--limit", "9", "--no-cache"],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert server.stats()["requests"] == 9 * 3  # base draft, enhancement, corruption per case
+    tuples = read(folder / "tuples.jsonl")
+    assert len(tuples) == 9
+    # Themes go round robin: the ninth case wraps to the first theme.
+    assert [t["theme"] for t in tuples] == [*RESPONSE_THEMES, RESPONSE_THEMES[0]]
+    assert tuples[0]["base"] == BASE
+    enhanced = read(folder / "dpo_enhanced.jsonl")
+    assert enhanced[0]["chosen"] == [{"role": "assistant", "content": tuples[0]["enhanced"]}]
+    assert enhanced[0]["rejected"] == [{"role": "assistant", "content": BASE}]
+    assert enhanced[0]["prompt"][-1]["role"] == "user"
+    corrupted = read(folder / "dpo_corrupted.jsonl")
+    assert (corrupted[0]["chosen"][0]["content"], corrupted[0]["rejected"][0]["content"]) == (BASE, "Drink fluids.")
+    hard = read(folder / "dpo_hard_corrupted.jsonl")
+    assert hard[0]["chosen"][0]["content"] == tuples[0]["enhanced"]
+    assert hard[0]["rejected"][0]["content"] == "Drink fluids."
+    blend = read(folder / "dpo_blend.jsonl")
+    assert [p["pair"] for p in blend][:4] == ["enhanced", "corrupted", "hard_corrupted", "enhanced"]
+
+
+def test_agent_that_changes_nothing_drops_the_tuple(tmp_path: Path) -> None:
+    with ScriptedServer([(r"Improved reply:\s*$", BASE), (r"Edited reply:\s*$", "x"), (r"", BASE)]) as server:
+        result = runner.invoke(
+            app,
+            ["drafting", "tadpole", "--cases", "demo", "-m", server.model_name("m"), "-o", str(tmp_path),
+             "--limit", "2", "--no-cache"],
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "0 tuples (2 dropped)" in result.output
+
+
+def test_every_theme_has_three_examples_and_unknown_set_is_refused() -> None:
+    examples = enhancement_examples()
+    assert all(len(examples[t]) == 3 for t in RESPONSE_THEMES)
+    t = PreferenceTuple("c", "empathy", [], "e", "b", "x")
+    with pytest.raises(ValueError, match="unknown pair set"):
+        preference_pairs([t], "best")
