@@ -72,6 +72,7 @@ def test_calibrate_and_themes() -> None:
     assert calibrated.exit_code == 0, calibrated.output
     assert "match overlap" in calibrated.output
     assert "best threshold" in calibrated.output
+    assert "leave one draft out" in calibrated.output
     themes = runner.invoke(app, ["drafting", "themes", "--folds", "3"])
     assert themes.exit_code == 0, themes.output
     assert "macro" in themes.output

@@ -12,8 +12,7 @@ import yaml
 
 from bedside.runs import Store, execute, load_config
 from bedside.runs.report import build_report, markdown
-from bedside.tasks.drafting.cases import read_liveqa, read_oncqa, read_pairs, read_table
-from bedside.tasks.drafting.task import read_cases
+from bedside.tasks.drafting.cases import read_cases, read_liveqa, read_oncqa, read_pairs, read_table
 from bedside.testing import ScriptedServer
 
 EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "external"
@@ -175,7 +174,7 @@ def test_table_reader_with_column_mapping_and_theme_fields(tmp_path: Path) -> No
     first, second = cases[0].references
     assert first.given_themes is None
     assert second.text == "Sorry it hurts. Call if it swells."  # joined from the theme fields, in theme order
-    assert second.given_themes == {"empathy", "contingency"}
+    assert second.given_themes == frozenset({"empathy", "contingency"})
     with pytest.raises(ValueError, match=r"inbox.csv:2: no value in column 'nope'"):
         read_table(path, {**columns, "message": "nope"})
     with pytest.raises(ValueError, match="unknown field"):

@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bedside import __version__
+from bedside.console import err, fail, out
 from bedside.llm import GenerationSettings, Model, ModelError, Role, UsageLedger, default_cache_path, get_model
 from bedside.llm.usage import RoleUsage
 from bedside.tasks.citeqa.cli import citeqa_app
@@ -28,8 +29,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console()
-err = Console(stderr=True)
 
 ModelOption = Annotated[
     str,
@@ -70,11 +69,6 @@ def main_options(
     )
 
 
-def _fail(exc: Exception) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True, soft_wrap=True)
-    return typer.Exit(code=1)
-
-
 def _cache_path(cache: Path | None, no_cache: bool) -> Path | None:
     return None if no_cache else cache or default_cache_path()
 
@@ -111,7 +105,7 @@ def generate(
     try:
         asyncio.run(run_command())
     except (ModelError, ValueError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
 
 
 @app.command("serve-scripted")
@@ -145,7 +139,7 @@ def serve_scripted(
     except KeyboardInterrupt:
         pass
     except (ValueError, OSError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
 
 
 async def _demo_citeqa(llm: Model, limit: int) -> None:
@@ -271,7 +265,7 @@ def demo(
             model, messages=messages, records=records, limit=limit, cache=cache_choice, store=store, reports=reports
         )
     except (ModelError, RecordError, ValueError, OSError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     if citeqa_cases <= 0:
         return
     usage = UsageLedger()
@@ -283,7 +277,7 @@ def demo(
     try:
         asyncio.run(run_citeqa())
     except (ModelError, ValueError, OSError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     out.print(usage_table(usage.snapshot()))
 
 
@@ -302,7 +296,7 @@ def records_show(path: RecordFile) -> None:
     try:
         records = read_records(path)
     except RecordError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     for record in records:
         span = record.span()
         patient = record.patient
@@ -346,7 +340,7 @@ def records_render(
     from bedside.text.tokens import TokenizerError, get_tokenizer
 
     if as_ not in ("chart", "xml", "sentences"):
-        raise _fail(ValueError(f"--as must be chart, xml or sentences, not {as_!r}"))
+        raise fail(ValueError(f"--as must be chart, xml or sentences, not {as_!r}"))
     try:
         records = read_records(path)
         chosen = [r for r in records if patient is None or r.id == patient]
@@ -374,7 +368,7 @@ def records_render(
         else:
             typer.echo(render_timeline_xml(record, when), nl=False)
     except (RecordError, FitError, TokenizerError, ValueError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
 
 
 metrics_app = typer.Typer(help="The metrics bedside computes.", no_args_is_help=True)
@@ -463,7 +457,7 @@ def judges_show(rubric: RubricArgument) -> None:
         sections = [(label, f"<{name}>") for name, label in {**loaded.inputs, **loaded.optional_inputs}.items()]
         messages = render_chat(loaded.template, rubric=loaded, sections=sections)
     except (RubricError, PromptError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     out.print(f"[dim]{escape(loaded.id)}: {escape(loaded.title)} ({escape(loaded.source)})[/]", highlight=False)
     for message in messages:
         out.print(f"[bold]\\[{message.role}][/]", highlight=False)
@@ -509,10 +503,10 @@ def judges_run(
     from bedside.prompts import PromptError
 
     if aggregate not in ("mean", "median", "majority"):
-        raise _fail(ValueError(f"--aggregate must be mean, median or majority, not {aggregate!r}"))
+        raise fail(ValueError(f"--aggregate must be mean, median or majority, not {aggregate!r}"))
     specs = models or ["embedded/smollm2-135m"]
     if repeat > 1 and len(specs) > 1:
-        raise _fail(ValueError("--repeat measures one judge; give a single --model"))
+        raise fail(ValueError("--repeat measures one judge; give a single --model"))
 
     async def go() -> object:
         loaded = load_rubric(rubric)
@@ -544,7 +538,7 @@ def judges_run(
     try:
         result = asyncio.run(go())
     except (RubricError, ModelError, JudgeError, JuryError, PromptError, ValueError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     if as_json:
         typer.echo(json.dumps(dataclasses.asdict(result), indent=2, default=_jsonable))  # type: ignore[call-overload]
     else:
@@ -619,7 +613,7 @@ def run_command(
     try:
         loaded = load_config(config, set_ or [])
     except ConfigError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     out.print(f"run [bold]{loaded.run_id}[/] -> {escape(loaded.store)}", highlight=False)
     progress = TerminalProgress(err)
     # --no-cache, else --cache, else the config's cache, else the default cache file.
@@ -630,7 +624,7 @@ def run_command(
         err.print("[yellow]interrupted[/]: finished samples are stored; run the same command again to resume")
         raise typer.Exit(code=130) from None
     except (ValueError, ModelError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     out.print(
         f"{summary.ran} samples run, {summary.reused} reused, {summary.rescored} re-scored, "
         f"{summary.errors} errors, in {summary.wall_s:.1f} s"
@@ -677,10 +671,10 @@ def show_command(
     try:
         found = opened.run(run)
     except LookupError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     rows = [r for r in opened.results(found["id"]) if r.sample_id == sample]
     if not rows:
-        raise _fail(LookupError(f"run {found['id']} has no sample {sample!r}"))
+        raise fail(LookupError(f"run {found['id']} has no sample {sample!r}"))
     out.rule(f"sample {escape(sample)}: inputs and references")
     typer.echo(json.dumps(rows[0].sample, indent=2, ensure_ascii=False))
     for row in rows:
@@ -722,7 +716,7 @@ def export_command(
     try:
         rows = opened.results(opened.run(run)["id"])
     except LookupError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     if format_ == "jsonl":
         if output is None:
             for line in iter_jsonl(rows):
@@ -731,13 +725,13 @@ def export_command(
             output.write_text("".join(line + "\n" for line in iter_jsonl(rows)), encoding="utf-8")
     elif format_ == "parquet":
         if output is None:
-            raise _fail(ValueError("--format parquet needs --output FILE"))
+            raise fail(ValueError("--format parquet needs --output FILE"))
         try:
             export_parquet(rows, output)
         except ImportError as exc:
-            raise _fail(exc) from None
+            raise fail(exc) from None
     else:
-        raise _fail(ValueError(f"--format must be jsonl or parquet, not {format_!r}"))
+        raise fail(ValueError(f"--format must be jsonl or parquet, not {format_!r}"))
     opened.close()
 
 
@@ -757,7 +751,7 @@ def report_command(
     try:
         md, page = write_report(opened, run, output)
     except LookupError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     finally:
         opened.close()
     out.print(f"wrote {md} and {page}", highlight=False)
@@ -780,7 +774,7 @@ def compare_command(
     try:
         rows = compare(opened, run_a, run_b)
     except (LookupError, ValueError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     finally:
         opened.close()
     if as_json:

@@ -12,13 +12,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from bedside.console import err, fail, out
 from bedside.tasks.citeqa.scoring import RELEVANCE_METRICS, CiteQAScores
 
 citeqa_app = typer.Typer(
     help="Grounded patient QA with sentence citations (ArchEHR-QA): score, answer, train.", no_args_is_help=True
 )
-out = Console()
-err = Console(stderr=True)
 
 ALL_METRICS = ",".join(RELEVANCE_METRICS)
 CasesOption = Annotated[Path, typer.Option("--cases", help="Cases: .jsonl (bedside), case .xml, or website .json.")]
@@ -30,11 +29,6 @@ MetricsOption = Annotated[
 LenientOption = Annotated[
     str, typer.Option("--lenient", help="Lenient factuality: 2025 (essential + supplementary) or 2026 variant.")
 ]
-
-
-def _fail(exc: Exception) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=1)
 
 
 def _metrics(value: str) -> tuple[str, ...]:
@@ -92,12 +86,12 @@ def score_command(
     from bedside.tasks.citeqa.submission import read_submission
 
     if lenient not in ("2025", "2026"):
-        raise _fail(ValueError(f"--lenient must be 2025 or 2026, not {lenient!r}"))
+        raise fail(ValueError(f"--lenient must be 2025 or 2026, not {lenient!r}"))
     try:
         answers = read_submission(submission)
         scores = score_answers(read_cases(cases, key), answers, lenient=lenient, metrics=_metrics(metrics))  # type: ignore[arg-type]
     except (ValueError, OSError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     if as_json:
         out.print_json(json.dumps({**scores.leaderboard(), "notes": scores.notes}))
     else:
@@ -131,7 +125,7 @@ def answer_command(
     try:
         loaded = read_cases(cases, key)[:limit]
     except (ValueError, OSError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     options = {"model": str(classifier)} if classifier else {}
 
     def done(case_id: str, error: str | None) -> None:
@@ -153,7 +147,7 @@ def answer_command(
     try:
         answers, errors = asyncio.run(run())
     except ValueError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     write_submission(output, answers)
     out.print(f"wrote {len(answers)} answers to {output}; {len(errors)} case(s) failed")
     for case_id, error in errors.items():
@@ -181,7 +175,7 @@ def train_command(
         report = cross_validate(loaded, folds=folds)
         path = EvidenceClassifier.fit(loaded).save(output)
     except (ValueError, OSError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     out.print(
         f"held-out ({int(report['folds'])}-fold by case) selection of essential+supplementary sentences: "
         f"precision {report['precision']:.3f}, recall {report['recall']:.3f}, F1 {report['f1']:.3f}; "

@@ -25,7 +25,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from bedside.records import Record
+from bedside.data import DEMO_DIR
+from bedside.records import Record, read_records
 from bedside.records.chart import render_chart_summary
 from bedside.tasks.drafting.themes import RESPONSE_THEMES
 
@@ -117,6 +118,29 @@ def _check_unique(messages: list[PortalMessage], path: Path) -> None:
         if message.id in seen:
             raise ValueError(f"{path}: message id {message.id!r} appears twice")
         seen.add(message.id)
+
+
+def read_cases(
+    source: str | Path, columns: Mapping[str, str] | None = None, records: str | Path | None = None
+) -> list[PortalMessage]:
+    """Cases from ``source`` (a file, or ``demo``), charts filled from ``records`` where missing."""
+    if str(source) == "demo":
+        path, records = DEMO_DIR / "portal_messages.jsonl", records or DEMO_DIR / "cohort.jsonl"
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise ValueError(f"{path}: no such cases file")
+    if path.suffix.lower() == ".xml":
+        cases = read_liveqa(path)
+    elif columns or path.suffix.lower() == ".csv":
+        cases = read_table(path, columns)
+    else:
+        cases = load_portal_messages(path)
+    if any(c.chart_summary is None for c in cases):
+        if records is None:
+            raise ValueError(f"{path}: messages without chart_summary need records to render one from")
+        cases = with_chart_from(cases, read_records(Path(records)))
+    return cases
 
 
 # Flat tables with a column mapping.

@@ -14,14 +14,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from bedside.console import err, fail, out
 from bedside.tasks.drafting.editjudge import EditJudgement, Matcher, edit_judge, summarise
 
 drafting_app = typer.Typer(
     help="Portal reply drafting: EditJudge (content-level Edit-F1), matcher validation, theme classifier.",
     no_args_is_help=True,
 )
-out = Console()
-err = Console(stderr=True)
 
 MatcherOption = Annotated[str, typer.Option("--matcher", help="embedding (offline), lexical, or llm (needs -m).")]
 ModelOption = Annotated[
@@ -31,11 +30,6 @@ ThresholdOption = Annotated[
     float | None, typer.Option(help="Similarity threshold of the embedding/lexical matcher (default: calibrated).")
 ]
 NoCacheOption = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")]
-
-
-def _fail(exc: Exception) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=1)
 
 
 def _text(value: str) -> str:
@@ -108,7 +102,7 @@ def editjudge_command(
     from bedside.tasks.drafting.cases import EditPair, read_pairs
 
     if pairs is None and (reference is None or draft is None):
-        raise _fail(ValueError("give --reference and --draft, or --pairs FILE.jsonl"))
+        raise fail(ValueError("give --reference and --draft, or --pairs FILE.jsonl"))
     try:
         items = (
             read_pairs(pairs)
@@ -116,7 +110,7 @@ def editjudge_command(
             else [EditPair(id="pair", draft=_text(draft or ""), reference=_text(reference or ""))]
         )
     except (ValueError, OSError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
 
     async def run() -> list[EditJudgement]:
         async with _matcher(matcher, model, threshold, no_cache) as chosen:
@@ -125,7 +119,7 @@ def editjudge_command(
     try:
         judgements = asyncio.run(run())
     except ValueError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     if as_json:
         if pairs is None:
             out.print_json(json.dumps(judgements[0].to_dict()))
@@ -168,24 +162,29 @@ def calibrate_command(
     try:
         loaded = read_annotations(annotations)
     except (ValueError, OSError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
 
-    async def run() -> tuple[Any, float | None]:
+    async def run() -> tuple[Any, Any, float | None]:
         async with _matcher(matcher, model, None, no_cache) as chosen:
             if isinstance(chosen, SentenceMatcher):
                 calibration = calibrate(chosen, loaded)
-                return calibration.agreement, calibration.threshold
-            return judge_agreement(loaded, await predict(chosen, loaded)), None
+                return calibration.agreement, calibration.held_out, calibration.threshold
+            return judge_agreement(loaded, await predict(chosen, loaded)), None, None
 
     try:
-        agreement, threshold = asyncio.run(run())
+        agreement, held_out, threshold = asyncio.run(run())
     except ValueError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     table = Table(title=f"{matcher} matcher on {len(loaded)} annotations")
     table.add_column("measure")
-    table.add_column("value", justify="right")
+    table.add_column("at the best threshold" if threshold is not None else "value", justify="right")
+    if held_out is not None:
+        table.add_column("leave one draft out", justify="right")
     for name, value in agreement.as_dict().items():
-        table.add_row(name.replace("_", " "), f"{value:.3f}")
+        row = [name.replace("_", " "), f"{value:.3f}"]
+        if held_out is not None:
+            row.append(f"{held_out.as_dict()[name]:.3f}")
+        table.add_row(*row)
     out.print(table)
     if threshold is not None:
         out.print(f"best threshold: {threshold} (use --threshold, or options.threshold in a run config)")
@@ -206,7 +205,7 @@ def themes_command(
         loaded = read_labelled_sentences(sentences)
         evaluation = cross_validate(loaded, folds=folds)
     except (ValueError, OSError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     table = Table(title=f"Theme classifier, {evaluation.folds}-fold held-out ({evaluation.n} sentences)")
     table.add_column("theme")
     table.add_column("F1", justify="right")
@@ -233,12 +232,12 @@ def export_sft_command(
 ) -> None:
     """SFT data: one chat per clinician reply (zero-shot prompt in, the reply as the assistant turn)."""
     from bedside.tasks.drafting.adaptation import sft_records, write_jsonl
-    from bedside.tasks.drafting.task import read_cases
+    from bedside.tasks.drafting.cases import read_cases
 
     try:
         count = write_jsonl(output, sft_records(read_cases(cases, records=records)))
     except (ValueError, OSError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     out.print(f"wrote {count} chats to {output}", highlight=False)
 
 
@@ -259,12 +258,12 @@ def tadpole_command(
     """TADPOLE preference data: base drafts, per-theme enhanced and corrupted versions, four DPO pair sets."""
     from bedside.llm import GenerationSettings, default_cache_path, get_model
     from bedside.tasks.drafting.adaptation import make_tuples, write_tadpole
-    from bedside.tasks.drafting.task import read_cases
+    from bedside.tasks.drafting.cases import read_cases
 
     try:
         loaded = read_cases(cases, records=records)
     except (ValueError, OSError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     loaded = loaded[:limit] if limit > 0 else loaded
     settings = GenerationSettings(max_tokens=max_tokens, temperature=0.0, seed=0)
     cache = None if no_cache else default_cache_path()
@@ -289,7 +288,7 @@ def tadpole_command(
     try:
         tuples, dropped = asyncio.run(run())
     except ValueError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     written = write_tadpole(output, tuples)
     out.print(
         f"{len(tuples)} tuples ({dropped} dropped); wrote "

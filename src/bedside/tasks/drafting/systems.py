@@ -23,7 +23,7 @@ from typing import Any
 
 from bedside.llm import ChatMessage, Completion, GenerationSettings, Model
 from bedside.prompts import render_chat
-from bedside.tasks.drafting.cases import PortalMessage
+from bedside.tasks.drafting.cases import PortalMessage, read_cases
 from bedside.tasks.drafting.themes import RESPONSE_THEMES, THEMES, default_theme_classifier, response_themes
 from bedside.text.sentences import split_sentences
 
@@ -149,8 +149,6 @@ def clinician_chat(
 
 @cache
 def _pool_cases(pool: str, columns: tuple[tuple[str, str], ...] | None, records: str | None) -> list[PortalMessage]:
-    from bedside.tasks.drafting.task import read_cases
-
     return read_cases(pool, dict(columns) if columns else None, records)
 
 

@@ -19,19 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import permutations
-from pathlib import Path
 from typing import Any
 
-from bedside.data import DEMO_DIR
 from bedside.runs.config import DatasetConfig
 from bedside.runs.task import Output, ReportTable, Sample, SampleContext, System
-from bedside.tasks.drafting.cases import (
-    PortalMessage,
-    load_portal_messages,
-    read_liveqa,
-    read_table,
-    with_chart_from,
-)
+from bedside.tasks.drafting.cases import PortalMessage, read_cases
 from bedside.tasks.drafting.evaluation import Classify, content_counts, evaluate_draft, theme_totals
 from bedside.tasks.drafting.matchers import make_matcher
 from bedside.tasks.drafting.systems import (
@@ -44,31 +36,6 @@ from bedside.tasks.drafting.systems import (
     zero_shot_chat,
 )
 from bedside.tasks.drafting.themes import LLMThemeClassifier, default_theme_classifier
-
-
-def read_cases(
-    source: str | Path, columns: Mapping[str, str] | None = None, records: str | Path | None = None
-) -> list[PortalMessage]:
-    """Cases from ``source`` (a file, or ``demo``), charts filled from ``records`` where missing."""
-    from bedside.records import read_records
-
-    if str(source) == "demo":
-        path, records = DEMO_DIR / "portal_messages.jsonl", records or DEMO_DIR / "cohort.jsonl"
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise ValueError(f"{path}: no such cases file")
-    if path.suffix.lower() == ".xml":
-        cases = read_liveqa(path)
-    elif columns or path.suffix.lower() == ".csv":
-        cases = read_table(path, columns)
-    else:
-        cases = load_portal_messages(path)
-    if any(c.chart_summary is None for c in cases):
-        if records is None:
-            raise ValueError(f"{path}: messages without chart_summary need records to render one from")
-        cases = with_chart_from(cases, read_records(Path(records)))
-    return cases
 
 
 def _only_clinician(cases: list[PortalMessage], clinician: str) -> list[PortalMessage]:

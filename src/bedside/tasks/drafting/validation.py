@@ -115,7 +115,8 @@ async def predict(matcher: Matcher, annotations: Sequence[MatchAnnotation]) -> l
 @dataclass(frozen=True)
 class Calibration:
     threshold: float
-    agreement: JudgeAgreement
+    agreement: JudgeAgreement  # in-sample: on the annotations the threshold was chosen on
+    held_out: JudgeAgreement | None = None  # each draft's annotations judged at a threshold chosen without them
 
 
 def calibrate(matcher: SentenceMatcher, annotations: Sequence[MatchAnnotation]) -> Calibration:
@@ -123,11 +124,30 @@ def calibrate(matcher: SentenceMatcher, annotations: Sequence[MatchAnnotation]) 
 
     Each annotation's most similar draft sentence is found once; the candidate thresholds are the midpoints
     between consecutive distinct best scores, and ties go to the higher threshold (the more conservative
-    matcher).
+    matcher). ``held_out`` judges each draft's annotations at the threshold chosen on the other drafts' (leave
+    one draft out), the fairer estimate of agreement on new data.
     """
     if not annotations:
         raise ValueError("no annotations to calibrate on")
     best = [matcher.best(a.sentence, a.draft) for a in annotations]
+    chosen = _best_threshold(annotations, best)
+    predictions = [Match(span if score >= chosen else None, score=score) for span, score in best]
+    held_out = None
+    drafts = sorted({a.draft for a in annotations})
+    if len(drafts) > 1:
+        by_draft: list[Match] = [Match(None)] * len(annotations)
+        for draft in drafts:
+            inside = [i for i, a in enumerate(annotations) if a.draft == draft]
+            outside = [i for i, a in enumerate(annotations) if a.draft != draft]
+            threshold = _best_threshold([annotations[i] for i in outside], [best[i] for i in outside])
+            for i in inside:
+                span, score = best[i]
+                by_draft[i] = Match(span if score >= threshold else None, score=score)
+        held_out = judge_agreement(annotations, by_draft)
+    return Calibration(round(chosen, 4), judge_agreement(annotations, predictions), held_out)
+
+
+def _best_threshold(annotations: Sequence[MatchAnnotation], best: Sequence[tuple[str | None, float]]) -> float:
     scores = sorted({score for _, score in best})
     candidates = [scores[0] - 1e-6, *((a + b) / 2 for a, b in itertools.pairwise(scores))]
     candidates.append(scores[-1] + 1e-6)
@@ -136,5 +156,4 @@ def calibrate(matcher: SentenceMatcher, annotations: Sequence[MatchAnnotation]) 
         agree = sum((a.gold is not None) == (s >= threshold) for a, (_, s) in zip(annotations, best, strict=True))
         if agree >= most:
             chosen, most = threshold, agree
-    predictions = [Match(span if score >= chosen else None, score=score) for span, score in best]
-    return Calibration(round(chosen, 4), judge_agreement(annotations, predictions))
+    return chosen
