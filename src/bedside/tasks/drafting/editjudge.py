@@ -31,7 +31,6 @@ from typing import Any, Protocol
 
 from bedside.text.sentences import split_sentences
 
-NO_MATCH = "NO MATCH"
 _HAS_CONTENT = re.compile(r"[^\W_]")
 
 

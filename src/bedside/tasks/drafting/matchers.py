@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bedside.prompts import render_chat
-from bedside.tasks.drafting.editjudge import NO_MATCH, Match, Matcher
+from bedside.tasks.drafting.editjudge import Match, Matcher
 from bedside.text.sentences import split_sentences
 
 if TYPE_CHECKING:
@@ -178,7 +178,6 @@ __all__ = [
     "EMBEDDING_THRESHOLD",
     "LEXICAL_THRESHOLD",
     "MATCHERS",
-    "NO_MATCH",
     "EmbeddingMatcher",
     "LLMMatcher",
     "LexicalMatcher",

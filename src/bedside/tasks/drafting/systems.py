@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -110,8 +110,12 @@ class ReplyPool:
                 )
         return examples[:k]
 
+    @cached_property
     def theme_profile(self) -> dict[str, float]:
-        """Share of this pool's replies that carry each theme (theme-box fields when given, else classified)."""
+        """Share of this pool's replies that carry each theme (theme-box fields when given, else classified).
+
+        Computed once per pool: pools are built once per process, and every sample drafted for the clinician
+        would otherwise classify all of their replies again."""
         if not self.entries:
             return dict.fromkeys(RESPONSE_THEMES, 0.0)
         classifier = default_theme_classifier()

@@ -143,7 +143,7 @@ async def _clinician_rag(sample: Sample, options: Mapping[str, Any], context: Sa
         raise ValueError("clinician_rag needs options.clinician, or cases whose first reply names its clinician")
     pool = reply_pool(options, str(clinician))
     examples = pool.nearest(case, int(options.get("k", DEFAULT_K)))
-    chat = clinician_chat(case, examples, pool.theme_profile(), _template(options, "clinician_rag"))
+    chat = clinician_chat(case, examples, pool.theme_profile, _template(options, "clinician_rag"))
     return await _evaluate(case, await _draft(chat, context), options, context)
 
 
