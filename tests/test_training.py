@@ -289,4 +289,5 @@ def test_an_interrupted_run_resumes_from_its_checkpoint(trained: dict[str, Any],
     )
     assert steps == [2]  # step 1 came from the checkpoint
     assert resumed.steps == 2
+    assert len(resumed.losses) == 2  # the manifest keeps the loss logged before the interruption
     assert not (output / "checkpoints").exists()

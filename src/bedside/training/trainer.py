@@ -224,7 +224,18 @@ def _known_library_warnings_silenced() -> Iterator[None]:
 
 
 def _checkpoints(output: Path) -> list[Path]:
-    return sorted((output / CHECKPOINTS).glob("checkpoint-*"))
+    """The run's checkpoints, oldest first (by step number: checkpoint-10 comes after checkpoint-9)."""
+    found = [p for p in (output / CHECKPOINTS).glob("checkpoint-*") if p.name.split("-")[-1].isdigit()]
+    return sorted(found, key=lambda p: int(p.name.split("-")[-1]))
+
+
+def _logged_losses(checkpoint: Path) -> list[float]:
+    """The losses logged before ``checkpoint`` was written, so a resumed run's manifest has them all."""
+    state = checkpoint / "trainer_state.json"
+    if not state.is_file():
+        return []
+    history = json.loads(state.read_text(encoding="utf-8")).get("log_history", [])
+    return [float(entry["loss"]) for entry in history if "loss" in entry]
 
 
 def train(
@@ -275,7 +286,7 @@ def train(
     if not kept:
         raise TrainingError(f"{data}: every prompt is longer than max_length={recipe.max_length} tokens")
 
-    losses: list[float] = []
+    losses = _logged_losses(earlier[-1]) if resume else []
 
     class _Progress(TrainerCallback):  # type: ignore[misc]
         def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, float] | None = None, **_: Any) -> None:
