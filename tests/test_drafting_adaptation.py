@@ -77,6 +77,20 @@ def test_agent_that_changes_nothing_drops_the_tuple(tmp_path: Path) -> None:
     assert "0 tuples (2 dropped)" in result.output
 
 
+def test_agents_that_return_the_same_text_drop_the_tuple(tmp_path: Path) -> None:
+    """r+ == r- would make a hard-corrupted pair with nothing to prefer (seen with the embedded model)."""
+    same = "Please rest, drink fluids and call if worse."
+    rules = [(r"Improved reply:\s*$", same), (r"Edited reply:\s*$", same), (r"", BASE)]
+    with ScriptedServer(rules) as server:
+        result = runner.invoke(
+            app,
+            ["drafting", "tadpole", "--cases", "demo", "-m", server.model_name("m"), "-o", str(tmp_path),
+             "--limit", "3", "--no-cache"],
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "0 tuples (3 dropped)" in result.output
+
+
 def test_every_theme_has_three_examples_and_unknown_set_is_refused() -> None:
     examples = enhancement_examples()
     assert all(len(examples[t]) == 3 for t in RESPONSE_THEMES)

@@ -90,7 +90,8 @@ def _train(
     cut = f"; {result.truncated} truncated" if result.truncated else ""
     out.print(
         f"saved the adapter to {escape(str(output))}: {result.steps} steps on {result.examples} examples{left}{cut}, "
-        f"final loss {result.final_loss:.4f}, {result.runtime_s:.0f} s",
+        f"loss {result.losses[0]:.4f} at the first step, {result.last_loss:.4f} at the last logged, mean "
+        f"{result.mean_loss:.4f}; {result.runtime_s:.0f} s",
         highlight=False,
     )
 

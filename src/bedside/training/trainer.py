@@ -49,11 +49,12 @@ class TrainResult:
     examples: int
     left_out: int
     truncated: int
-    losses: list[float] = field(default_factory=list)
+    losses: list[float] = field(default_factory=list)  # as logged: the first step, then every logging_steps
+    mean_loss: float = math.nan  # the trainer's mean over the steps this call trained
     runtime_s: float = 0.0
 
     @property
-    def final_loss(self) -> float:
+    def last_loss(self) -> float:
         return self.losses[-1] if self.losses else math.nan
 
 
@@ -199,6 +200,7 @@ def _trl_config(recipe: Recipe, output: Path, use_cuda: bool) -> Any:
         "seed": recipe.seed,
         "data_seed": recipe.seed,
         "logging_steps": recipe.logging_steps,
+        "logging_first_step": True,  # a long run shows its starting loss at once
         "save_strategy": "steps",
         "save_steps": recipe.save_steps,
         "save_total_limit": 2,
@@ -317,14 +319,19 @@ def train(
     with _known_library_warnings_silenced():
         outcome = trainer.train(resume_from_checkpoint=True if resume else None)
     runtime = time.perf_counter() - started
-    if losses and not all(math.isfinite(x) for x in losses):
-        raise TrainingError(f"the training loss became {losses[-1]}; lower the learning rate or check the data")
+    mean_loss = float(outcome.training_loss)
+    if not all(math.isfinite(x) for x in [*losses, mean_loss]):
+        raise TrainingError(
+            f"the training loss is not finite ({losses}, mean {mean_loss}); lower the learning rate or check the data"
+        )
 
     output.mkdir(parents=True, exist_ok=True)
     with _known_library_warnings_silenced():
         trainer.model.save_pretrained(str(output))
     tokenizer.save_pretrained(str(output))
-    result = TrainResult(output, outcome.global_step, len(kept), left_out, truncated, losses, round(runtime, 2))
+    result = TrainResult(
+        output, outcome.global_step, len(kept), left_out, truncated, losses, mean_loss, round(runtime, 2)
+    )
     manifest = {
         "method": recipe.method,
         "base_model": model,
@@ -337,6 +344,7 @@ def train(
         "recipe": recipe.to_dict(),
         "steps": outcome.global_step,
         "losses": losses,
+        "mean_loss": mean_loss,
         "runtime_s": result.runtime_s,
         "device": "cuda" if use_cuda else "cpu",
         "versions": _versions(),

@@ -12,7 +12,8 @@ DPO format (``prompt``, ``chosen``, ``rejected``):
 - Enhanced: r⁺ over r;  Corrupted: r over r⁻;  Hard-Corrupted: r⁺ over r⁻;
 - Blend: an even share of the three, each tuple contributing one pair, the kind cycling tuple by tuple.
 
-A tuple whose agent answer is empty or identical to r is dropped (and counted), since it would teach nothing.
+A tuple whose agent answer is empty or identical to r, or whose r⁺ equals its r⁻, is dropped (and counted),
+since one of its pairs would teach nothing.
 The base replies come from the model being adapted (the paper uses its SFT model) drafting zero-shot.
 """
 
@@ -90,17 +91,19 @@ def _theme(key: str) -> Theme:
 async def make_tuple(
     case: PortalMessage, base: str, theme: str, agent: Generate, examples: dict[str, list[dict[str, str]]]
 ) -> PreferenceTuple | None:
-    """One (r⁺, r, r⁻) tuple for ``base`` and ``theme``; None when an agent changed nothing."""
+    """One (r⁺, r, r⁻) tuple for ``base`` and ``theme``; None when an agent changed nothing, or both agents
+    returned the same text (a small model can rewrite the reply identically for both)."""
     details = _theme(theme)
     enhance = render_chat(
         ENHANCE_TEMPLATE, theme=details, examples=examples[theme], message=case.message, response=base
     )
     corrupt = render_chat(CORRUPT_TEMPLATE, theme=details, message=case.message, response=base)
     enhanced, corrupted = await asyncio.gather(agent(enhance), agent(corrupt))
-    enhanced, corrupted = enhanced.strip(), corrupted.strip()
-    if not enhanced or not corrupted or enhanced == base.strip() or corrupted == base.strip():
+    enhanced, corrupted, base = enhanced.strip(), corrupted.strip(), base.strip()
+    # Any two of the three being equal makes one of the pair sets a pair with nothing to prefer.
+    if not enhanced or not corrupted or len({enhanced, base, corrupted}) < 3:
         return None
-    return PreferenceTuple(case.id, theme, _chat_json(zero_shot_chat(case)), enhanced, base.strip(), corrupted)
+    return PreferenceTuple(case.id, theme, _chat_json(zero_shot_chat(case)), enhanced, base, corrupted)
 
 
 async def make_tuples(
