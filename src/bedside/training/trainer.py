@@ -220,8 +220,8 @@ def _known_library_warnings_silenced() -> Iterator[None]:
     with warnings.catch_warnings():
         # peft looks for config.json beside a GGUF file to see whether the vocabulary changed; it did not
         warnings.filterwarnings("ignore", message="Could not find a config file")
-        # raised inside trl by its own use of a renamed transformers method
-        warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated")
+        # raised inside trl by its own use of transformers' renamed gradient-checkpointing methods
+        warnings.filterwarnings("ignore", message=r"`\w*gradient_checkpointing\w*` is deprecated")
         yield
 
 
