@@ -336,3 +336,29 @@ def test_the_store_works_on_postgresql(tmp_path: Path) -> None:
         assert len(store.results(config.run_id)) == 12
     finally:
         store.close()
+
+
+def test_progress_off_a_terminal_prints_plain_lines() -> None:
+    """A batch job's log gets a line now and then; a live display would only draw at the end."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from bedside.runs.progress import TerminalProgress
+    from bedside.runs.runner import CellProgress, RunSummary
+
+    stream = StringIO()
+    progress = TerminalProgress(Console(file=stream, force_terminal=False, width=200), log_every_s=0.0)
+    summary = RunSummary("r", {"a": CellProgress(total=2), "b": CellProgress(total=1)})
+    progress.start(summary)
+    summary.cells["a"].done = 2
+    summary.cells["b"].errors = 1
+    progress.update(summary)
+    summary.cells["b"].done = 1
+    progress.stop(summary)
+    lines = stream.getvalue().splitlines()
+    assert [line.rsplit(",", 1)[0] for line in lines] == [
+        "0/3 samples, 0 errors, 0/2 cells done",
+        "2/3 samples, 1 errors, 1/2 cells done",
+        "3/3 samples, 1 errors, 2/2 cells done",
+    ]

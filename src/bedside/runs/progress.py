@@ -1,4 +1,8 @@
-"""The terminal display of a run: per cell done/total and errors, model calls, tokens and cost by role, ETA."""
+"""The terminal display of a run: per cell done/total and errors, model calls, tokens and cost by role, ETA.
+
+When stderr is not a terminal (a batch job, a log file, CI), a live display would print nothing until the end,
+so a plain line goes out every ``LOG_EVERY_S`` seconds instead.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +16,15 @@ from rich.table import Table
 
 from bedside.runs.runner import Progress, RunSummary
 
+LOG_EVERY_S = 30.0
+
 
 class TerminalProgress(Progress):
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, log_every_s: float = LOG_EVERY_S) -> None:
         self.console = console
+        self.log_every_s = log_every_s
+        self._started = time.monotonic()
+        self._logged = self._started
         self.bars = RichBar(
             TextColumn("{task.description}", markup=False),
             BarColumn(),
@@ -44,7 +53,22 @@ class TerminalProgress(Progress):
             )
         return table
 
+    def _log_line(self, summary: RunSummary) -> None:
+        done = sum(c.done for c in summary.cells.values())
+        total = sum(c.total for c in summary.cells.values())
+        cells = sum(c.done == c.total for c in summary.cells.values())
+        elapsed = time.monotonic() - self._started
+        self.console.print(
+            f"{done}/{total} samples, {summary.errors} errors, {cells}/{len(summary.cells)} cells done, "
+            f"{elapsed:.0f} s",
+            highlight=False,
+        )
+
     def start(self, summary: RunSummary) -> None:
+        self._started = self._logged = time.monotonic()
+        if not self.console.is_terminal:
+            self._log_line(summary)
+            return
         for cell, counts in summary.cells.items():
             self.tasks[cell] = self.bars.add_task(cell, total=counts.total, completed=counts.done, errors=counts.errors)
         self.live = Live(Group(self.bars, self._usage(summary)), console=self.console, refresh_per_second=4)
@@ -52,6 +76,11 @@ class TerminalProgress(Progress):
 
     def update(self, summary: RunSummary) -> None:
         now = time.monotonic()
+        if not self.console.is_terminal:
+            if now - self._logged >= self.log_every_s:
+                self._logged = now
+                self._log_line(summary)
+            return
         if self.live is None or now - self._last < 0.1:
             return
         self._last = now
@@ -65,6 +94,9 @@ class TerminalProgress(Progress):
             self.live.update(Group(self.bars, self._usage(summary)))
 
     def stop(self, summary: RunSummary) -> None:
+        if not self.console.is_terminal:
+            self._log_line(summary)
+            return
         if self.live is not None:
             self._refresh(summary)
             self.live.stop()
