@@ -59,6 +59,7 @@ class TrainResult:
 
 
 def _require_libraries() -> None:
+    """Fail with the install line when the extra is missing, and keep the Hugging Face libraries offline."""
     missing = []
     for name in _LIBRARIES:
         try:
@@ -240,6 +241,46 @@ def _logged_losses(checkpoint: Path) -> list[float]:
     return [float(entry["loss"]) for entry in history if "loss" in entry]
 
 
+def _check_output(output: Path, resume: bool) -> list[Path]:
+    """The checkpoints to resume from; refuses to overwrite a finished run or silently restart one."""
+    if (output / MANIFEST).is_file():
+        raise TrainingError(f"{output} already holds a trained adapter; choose another folder")
+    earlier = _checkpoints(output)
+    if resume and not earlier:
+        raise TrainingError(f"{output / CHECKPOINTS}: no checkpoint to resume from")
+    if earlier and not resume:
+        raise TrainingError(
+            f"{output} holds checkpoints of an earlier run; pass resume to continue it, or choose another folder"
+        )
+    return earlier
+
+
+def _lora(recipe: Recipe) -> Any:
+    from peft import LoraConfig
+
+    return LoraConfig(
+        r=recipe.lora_r,
+        lora_alpha=recipe.lora_alpha,
+        lora_dropout=recipe.lora_dropout,
+        target_modules=recipe.target_modules,
+        task_type="CAUSAL_LM",
+    )
+
+
+def _progress_callback(losses: list[float], on_log: LogCallback | None) -> Any:
+    """A trainer callback that keeps every logged loss and passes each log line on."""
+    from transformers import TrainerCallback
+
+    class Progress(TrainerCallback):  # type: ignore[misc]
+        def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, float] | None = None, **_: Any) -> None:
+            if logs and "loss" in logs:
+                losses.append(float(logs["loss"]))
+                if on_log:
+                    on_log({"step": state.global_step, "max_steps": state.max_steps, **logs})
+
+    return Progress()
+
+
 def train(
     model: str,
     data: Path,
@@ -255,27 +296,19 @@ def train(
 
     Checkpoints go to ``output/checkpoints``; ``resume`` continues from the newest one. ``merge`` also writes
     the base with the adapter merged in to ``output/merged`` (for serving, or converting to GGUF).
+    Everything that can be checked without a model (data, folders, the adapter to start from) is checked first.
     """
     examples = read_sft(data) if recipe.method == "sft" else read_dpo(data)
     if recipe.method == "sft" and init_adapter is not None:
         raise TrainingError("init_adapter is for DPO on an SFT model; SFT starts from the base model")
     if init_adapter is not None:
         read_manifest(init_adapter)
-    if (output / MANIFEST).is_file():
-        raise TrainingError(f"{output} already holds a trained adapter; choose another folder")
-    earlier = _checkpoints(output)
-    if resume and not earlier:
-        raise TrainingError(f"{output / CHECKPOINTS}: no checkpoint to resume from")
-    if earlier and not resume:
-        raise TrainingError(
-            f"{output} holds checkpoints of an earlier run; pass resume to continue it, or choose another folder"
-        )
+    earlier = _check_output(output, resume)
 
     _require_libraries()
     import torch
     from datasets import Dataset
-    from peft import LoraConfig
-    from transformers import PrinterCallback, TrainerCallback, set_seed
+    from transformers import PrinterCallback, set_seed
     from trl import DPOTrainer, SFTTrainer
 
     use_cuda = torch.cuda.is_available()
@@ -289,21 +322,6 @@ def train(
         raise TrainingError(f"{data}: every prompt is longer than max_length={recipe.max_length} tokens")
 
     losses = _logged_losses(earlier[-1]) if resume else []
-
-    class _Progress(TrainerCallback):  # type: ignore[misc]
-        def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, float] | None = None, **_: Any) -> None:
-            if logs and "loss" in logs:
-                losses.append(float(logs["loss"]))
-                if on_log:
-                    on_log({"step": state.global_step, "max_steps": state.max_steps, **logs})
-
-    lora = LoraConfig(
-        r=recipe.lora_r,
-        lora_alpha=recipe.lora_alpha,
-        lora_dropout=recipe.lora_dropout,
-        target_modules=recipe.target_modules,
-        task_type="CAUSAL_LM",
-    )
     trainer_class = SFTTrainer if recipe.method == "sft" else DPOTrainer
     with _known_library_warnings_silenced():
         trainer = trainer_class(
@@ -311,24 +329,19 @@ def train(
             args=args,
             train_dataset=Dataset.from_list(kept),
             processing_class=tokenizer,
-            peft_config=lora,
-            callbacks=[_Progress()],
+            peft_config=_lora(recipe),
+            callbacks=[_progress_callback(losses, on_log)],
         )
-    trainer.remove_callback(PrinterCallback)  # progress goes through on_log instead
-    started = time.perf_counter()
-    with _known_library_warnings_silenced():
+        trainer.remove_callback(PrinterCallback)  # progress goes through on_log instead
+        started = time.perf_counter()
         outcome = trainer.train(resume_from_checkpoint=True if resume else None)
-    runtime = time.perf_counter() - started
+        runtime = time.perf_counter() - started
     mean_loss = float(outcome.training_loss)
     if not all(math.isfinite(x) for x in [*losses, mean_loss]):
         raise TrainingError(
             f"the training loss is not finite ({losses}, mean {mean_loss}); lower the learning rate or check the data"
         )
 
-    output.mkdir(parents=True, exist_ok=True)
-    with _known_library_warnings_silenced():
-        trainer.model.save_pretrained(str(output))
-    tokenizer.save_pretrained(str(output))
     result = TrainResult(
         output, outcome.global_step, len(kept), left_out, truncated, losses, mean_loss, round(runtime, 2)
     )
@@ -349,10 +362,19 @@ def train(
         "device": "cuda" if use_cuda else "cpu",
         "versions": _versions(),
     }
+    _save(trainer.model, tokenizer, output, manifest, merge)
+    return result
+
+
+def _save(network: Any, tokenizer: Any, output: Path, manifest: dict[str, Any], merge: bool) -> None:
+    """Adapter, tokenizer and manifest; then the checkpoints go (only an unfinished run needs them)."""
+    output.mkdir(parents=True, exist_ok=True)
+    with _known_library_warnings_silenced():
+        network.save_pretrained(str(output))
+    tokenizer.save_pretrained(str(output))
     (output / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    shutil.rmtree(output / CHECKPOINTS, ignore_errors=True)  # only needed to resume an unfinished run
+    shutil.rmtree(output / CHECKPOINTS, ignore_errors=True)
     if merge:
         merged = output / "merged"
-        trainer.model.merge_and_unload().save_pretrained(str(merged))
+        network.merge_and_unload().save_pretrained(str(merged))
         tokenizer.save_pretrained(str(merged))
-    return result

@@ -269,7 +269,8 @@ def tadpole_command(
     cache = None if no_cache else default_cache_path()
 
     def done(case_id: str, kept: bool) -> None:
-        err.print(f"case {case_id}: " + ("tuple made" if kept else "[yellow]dropped[/] (an agent changed nothing)"))
+        reason = "an agent changed nothing, or both returned the same text"
+        err.print(f"case {case_id}: " + ("tuple made" if kept else f"[yellow]dropped[/] ({reason})"))
 
     async def run() -> tuple[Any, int]:
         async with (
