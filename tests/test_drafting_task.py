@@ -98,6 +98,12 @@ def test_grid_of_systems_and_matchers_with_report_tables(tmp_path: Path) -> None
     assert any("agreement" in t.lower() for t in titles)
     main = report.tables[0]
     assert any(row[0].startswith("IAP: demo (llm") for row in main.rows)
+    flagged = {row[0].split("/")[1]: row[-1] for row in main.rows if row[0].startswith("demo/")}
+    assert flagged["zero_shot+embedding"] == "0.00"  # offline matchers never flag
+    llm_outputs = [r.output for r in rows.values() if r.system == "zero_shot+llm" and r.output]
+    llm_decisions = [d for o in llm_outputs for d in o["extra"]["editjudge"]["content"]["decisions"]]
+    assert flagged["zero_shot+llm"] == f"{sum(d['flagged'] for d in llm_decisions) / len(llm_decisions):.2f}"
+    assert flagged["zero_shot+llm"] != "0.00"  # the scripted judge answers one sentence in lower case
     assert len([r for r in main.rows if r[0].startswith("demo/")]) == 5
     text = markdown(report)
     assert "## EditJudge: content and theme level, micro-averaged" in text

@@ -78,6 +78,9 @@ class SystemTables:
     content_recall_by_theme: dict[str, float | None]  # Table 14: EM share of reference sentences of each theme
     theme_f1_by_theme: dict[str, float | None]  # Table 15
     reference_proportions: dict[str, float]  # Table 6's clinician row, for the same cases
+    # Share of reference-sentence decisions whose judge answer was neither NO MATCH nor a verbatim draft span
+    # (aligned or unreadable): high values say the LLM judge is not following the task. 0 for offline matchers.
+    flagged: float = 0.0
 
 
 def tables_for(evaluations: Iterable[Mapping[str, Any]]) -> SystemTables:
@@ -94,6 +97,7 @@ def tables_for(evaluations: Iterable[Mapping[str, Any]]) -> SystemTables:
     for t in RESPONSE_THEMES:
         c = by_theme.get(t)
         per_theme_f1[t] = c.as_edit_counts().f1 if c is not None else None
+    decisions = [d for e in items for d in e["content"]["decisions"]]
     return SystemTables(
         content=LevelScores(content.precision, content.recall, content.f1, len(items)),
         theme=LevelScores(theme.precision, theme.recall, theme.f1, len(items)),
@@ -101,4 +105,5 @@ def tables_for(evaluations: Iterable[Mapping[str, Any]]) -> SystemTables:
         content_recall_by_theme={t: (sum(v) / len(v) if v else None) for t, v in matched.items()},
         theme_f1_by_theme=per_theme_f1,
         reference_proportions=theme_proportions(e["reference_themes"] for e in items),
+        flagged=sum(bool(d["flagged"]) for d in decisions) / len(decisions) if decisions else 0.0,
     )

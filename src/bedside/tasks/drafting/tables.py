@@ -80,9 +80,10 @@ def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
     cells = [(cell, tables_for(evaluations), _matcher(evaluations)) for cell, evaluations in sorted(by_cell.items())]
     iap = _iap_rows(inter)
     tables = []
-    main = [[cell, matcher, str(t.content.n), *(_f(v) for v in _level_values(t))] for cell, t, matcher in cells] + [
-        [name, "", str(t.content.n), *(_f(v) for v in _level_values(t))] for name, t in iap
-    ]
+    main = [
+        [cell, matcher, str(t.content.n), *(_f(v) for v in _level_values(t)), _f(t.flagged)]
+        for cell, t, matcher in cells
+    ] + [[name, "", str(t.content.n), *(_f(v) for v in _level_values(t)), _f(t.flagged)] for name, t in iap]
     tables.append(
         ReportTable(
             "EditJudge: content and theme level, micro-averaged",
@@ -96,10 +97,13 @@ def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
                 "theme P",
                 "theme R",
                 "theme Edit-F1",
+                "judge flagged",
             ],
             main,
             "Counts pooled over samples and epochs. IAP rows: each ordered pair of clinicians' replies to the same "
-            "message, one as reference and one as draft, pooled the same way (n = pairs).",
+            "message, one as reference and one as draft, pooled the same way (n = pairs). Judge flagged: share of "
+            "reference sentences where the LLM judge answered neither NO MATCH nor a verbatim draft span (its answer "
+            "was aligned to the draft, or unreadable); a high share means the judge model is not doing the task.",
         )
     )
     dataset_of = {row.cell: row.dataset for row in rows}
