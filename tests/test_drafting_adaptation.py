@@ -66,29 +66,25 @@ def test_tadpole_writes_tuples_and_four_pair_sets(tmp_path: Path) -> None:
     assert [p["pair"] for p in blend][:4] == ["enhanced", "corrupted", "hard_corrupted", "enhanced"]
 
 
-def test_agent_that_changes_nothing_drops_the_tuple(tmp_path: Path) -> None:
-    with ScriptedServer([(r"Improved reply:\s*$", BASE), (r"Edited reply:\s*$", "x"), (r"", BASE)]) as server:
-        result = runner.invoke(
-            app,
-            ["drafting", "tadpole", "--cases", "demo", "-m", server.model_name("m"), "-o", str(tmp_path),
-             "--limit", "2", "--no-cache"],
-        )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    assert "0 tuples (2 dropped)" in result.output
-
-
-def test_agents_that_return_the_same_text_drop_the_tuple(tmp_path: Path) -> None:
-    """r+ == r- would make a hard-corrupted pair with nothing to prefer (seen with the embedded model)."""
-    same = "Please rest, drink fluids and call if worse."
-    rules = [(r"Improved reply:\s*$", same), (r"Edited reply:\s*$", same), (r"", BASE)]
+@pytest.mark.parametrize(
+    ("enhanced", "corrupted", "limit"),
+    [
+        (BASE, "x", 2),  # the enhancement agent changed nothing
+        ("Please rest, drink fluids and call if worse.", "Please rest, drink fluids and call if worse.", 3),
+    ],
+    ids=["agent-changed-nothing", "both-agents-same-text"],
+)
+def test_tuples_with_nothing_to_prefer_are_dropped(tmp_path: Path, enhanced: str, corrupted: str, limit: int) -> None:
+    """r+ == r or r- == r, and r+ == r- (seen with the embedded model), each leave a pair with nothing to prefer."""
+    rules = [(r"Improved reply:\s*$", enhanced), (r"Edited reply:\s*$", corrupted), (r"", BASE)]
     with ScriptedServer(rules) as server:
         result = runner.invoke(
             app,
             ["drafting", "tadpole", "--cases", "demo", "-m", server.model_name("m"), "-o", str(tmp_path),
-             "--limit", "3", "--no-cache"],
+             "--limit", str(limit), "--no-cache"],
         )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "0 tuples (3 dropped)" in result.output
+    assert f"0 tuples ({limit} dropped)" in result.output
 
 
 def test_every_theme_has_three_examples_and_unknown_set_is_refused() -> None:

@@ -291,3 +291,15 @@ def test_an_interrupted_run_resumes_from_its_checkpoint(trained: dict[str, Any],
     assert resumed.steps == 2
     assert len(resumed.losses) == 2  # the manifest keeps the loss logged before the interruption
     assert not (output / "checkpoints").exists()
+
+
+def test_cli_reports_bad_data_and_bad_settings_without_loading_a_model(tmp_path: Path) -> None:
+    bad = _write(tmp_path / "pairs.jsonl", [{"prompt": GOOD_CHAT[:1], "chosen": GOOD_CHAT[1:]}])
+    result = runner.invoke(app, ["train", "dpo", "--data", str(bad), "-o", str(tmp_path / "out"), "--beta", "0.1"])
+    assert result.exit_code == 1
+    assert "pairs.jsonl:1: missing rejected" in result.output
+    assert "no --init-adapter" in result.output
+    result = runner.invoke(app, ["train", "sft", "--data", str(bad), "-o", str(tmp_path / "out"), "--lr", "-1"])
+    assert result.exit_code == 1
+    assert "learning_rate must be positive" in result.output
+    assert not (tmp_path / "out").exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -10,7 +11,7 @@ from rich.markup import escape
 
 from bedside.console import err, fail, out
 from bedside.training.data import TrainingDataError
-from bedside.training.recipe import PRECISIONS, Method, Recipe, paper_recipe
+from bedside.training.recipe import PRECISIONS, Method, paper_recipe
 
 train_app = typer.Typer(
     help="Fine-tune a local model with LoRA (needs the `train` extra). Defaults follow the seed paper's recipe.",
@@ -63,17 +64,25 @@ def _progress(logs: dict[str, float]) -> None:
 
 def _train(
     method: Method,
-    model: str,
+    *,
     data: Path,
     output: Path,
-    recipe: Recipe,
-    *,
+    model: str,
     resume: bool,
     merge: bool,
+    no_gradient_checkpointing: bool,
     init_adapter: Path | None = None,
+    **overrides: object,
 ) -> None:
+    """One training command; ``overrides`` are recipe fields (None keeps the paper's value)."""
     from bedside.training.trainer import TrainingError, train
 
+    try:
+        recipe = paper_recipe(method).with_overrides(
+            gradient_checkpointing=False if no_gradient_checkpointing else None, **overrides
+        )
+    except ValueError as exc:
+        raise fail(exc) from None
     err.print(
         f"{method.upper()} on {escape(str(data))} from {escape(model)}: LoRA r={recipe.lora_r} "
         f"alpha={recipe.lora_alpha}, lr {recipe.learning_rate:g}, batch {recipe.batch_size}"
@@ -88,19 +97,16 @@ def _train(
         raise fail(exc) from None
     left = f"; {result.left_out} left out (prompt over max-length)" if result.left_out else ""
     cut = f"; {result.truncated} truncated" if result.truncated else ""
+    first = result.losses[0] if result.losses else math.nan
     out.print(
         f"saved the adapter to {escape(str(output))}: {result.steps} steps on {result.examples} examples{left}{cut}, "
-        f"loss {result.losses[0]:.4f} at the first step, {result.last_loss:.4f} at the last logged, mean "
+        f"loss {first:.4f} at the first step, {result.last_loss:.4f} at the last logged, mean "
         f"{result.mean_loss:.4f}; {result.runtime_s:.0f} s",
         highlight=False,
     )
 
 
-def _recipe(method: Method, **overrides: object) -> Recipe:
-    try:
-        return paper_recipe(method).with_overrides(**overrides)
-    except ValueError as exc:
-        raise fail(exc) from None
+# The commands' parameters after the first few are named as the recipe's fields, so each passes them on whole.
 
 
 @train_app.command("sft")
@@ -108,7 +114,7 @@ def sft(
     data: DataOption,
     output: OutputOption,
     model: BaseOption = "smollm2-135m",
-    lr: LearningRate = None,
+    learning_rate: LearningRate = None,
     batch_size: BatchSize = None,
     gradient_accumulation: GradientAccumulation = None,
     epochs: Epochs = None,
@@ -125,23 +131,7 @@ def sft(
     merge: Merge = False,
 ) -> None:
     """Supervised fine-tuning on chats (`bedside drafting export-sft`); the loss is on the reply only."""
-    recipe = _recipe(
-        "sft",
-        learning_rate=lr,
-        batch_size=batch_size,
-        gradient_accumulation=gradient_accumulation,
-        epochs=epochs,
-        max_steps=max_steps,
-        max_length=max_length,
-        lora_r=lora_r,
-        lora_alpha=lora_alpha,
-        precision=precision,
-        gradient_checkpointing=False if no_gradient_checkpointing else None,
-        seed=seed,
-        logging_steps=logging_steps,
-        save_steps=save_steps,
-    )
-    _train("sft", model, data, output, recipe, resume=resume, merge=merge)
+    _train("sft", **locals())
 
 
 @train_app.command("dpo")
@@ -154,7 +144,7 @@ def dpo(
         typer.Option(help="An SFT output folder to start from (the paper runs DPO on the SFT model)."),
     ] = None,
     beta: Annotated[float | None, typer.Option(help="DPO beta [0.01].")] = None,
-    lr: LearningRate = None,
+    learning_rate: LearningRate = None,
     batch_size: BatchSize = None,
     gradient_accumulation: GradientAccumulation = None,
     epochs: Epochs = None,
@@ -171,23 +161,6 @@ def dpo(
     merge: Merge = False,
 ) -> None:
     """Direct preference optimisation on pairs (`bedside drafting tadpole`, e.g. dpo_hard_corrupted.jsonl)."""
-    recipe = _recipe(
-        "dpo",
-        beta=beta,
-        learning_rate=lr,
-        batch_size=batch_size,
-        gradient_accumulation=gradient_accumulation,
-        epochs=epochs,
-        max_steps=max_steps,
-        max_length=max_length,
-        lora_r=lora_r,
-        lora_alpha=lora_alpha,
-        precision=precision,
-        gradient_checkpointing=False if no_gradient_checkpointing else None,
-        seed=seed,
-        logging_steps=logging_steps,
-        save_steps=save_steps,
-    )
     if init_adapter is None:
         err.print("note: no --init-adapter, so DPO starts from the base model (the paper starts from its SFT model)")
-    _train("dpo", model, data, output, recipe, init_adapter=init_adapter, resume=resume, merge=merge)
+    _train("dpo", **locals())
