@@ -13,14 +13,14 @@ A fitted classifier saves to ``.npz`` (coefficients and labels as plain arrays, 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bedside.retrieval.linear_model import LinearModel
 from bedside.tasks.citeqa.cases import RELEVANCE_LABELS, Case
 from bedside.tasks.citeqa.scoring import Counts, prf_2025
 
@@ -49,18 +49,18 @@ def features(case: Case, embedder: MiniLMEmbedder | None = None) -> NDArray[np.f
     return np.hstack([s, np.broadcast_to(q, s.shape), s * q, np.abs(s - q), cosine, position]).astype(np.float32)
 
 
-@dataclass
+@dataclass(frozen=True)
 class EvidenceClassifier:
-    coef: NDArray[np.float64]
-    intercept: NDArray[np.float64]
-    labels: tuple[str, ...]
+    model: LinearModel
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.model.labels
 
     @classmethod
     def fit(
         cls, cases: Sequence[Case], *, c: float = 1.0, embedder: MiniLMEmbedder | None = None
     ) -> EvidenceClassifier:
-        from sklearn.linear_model import LogisticRegression
-
         unkeyed = [case.id for case in cases if case.relevance is None or not case.sentences]
         if unkeyed:
             raise ValueError(f"training needs note sentences and a key for every case; missing for {unkeyed}")
@@ -68,18 +68,10 @@ class EvidenceClassifier:
         y = [case.relevance[s.id] for case in cases for s in case.sentences]  # type: ignore[index]
         if len(set(y)) < 2:
             raise ValueError("training needs at least two different relevance labels")
-        model = LogisticRegression(C=c, class_weight="balanced", max_iter=2000, random_state=0)
-        model.fit(x, y)
-        coef, intercept = model.coef_, model.intercept_
-        if len(model.classes_) == 2:  # binary: scikit-learn stores one row for the second class
-            coef, intercept = np.vstack([-coef, coef]), np.concatenate([-intercept, intercept])
-        return cls(coef.astype(np.float64), intercept.astype(np.float64), tuple(str(k) for k in model.classes_))
+        return cls(LinearModel.fit(x, y, c=c))
 
     def probabilities(self, case: Case, embedder: MiniLMEmbedder | None = None) -> NDArray[np.float64]:
-        logits = features(case, embedder).astype(np.float64) @ self.coef.T + self.intercept
-        logits -= logits.max(axis=1, keepdims=True)
-        exp = np.exp(logits)
-        return exp / exp.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+        return self.model.probabilities(features(case, embedder))
 
     def predict(self, case: Case, embedder: MiniLMEmbedder | None = None) -> dict[str, str]:
         """Sentence id → predicted label."""
@@ -101,25 +93,11 @@ class EvidenceClassifier:
         return [case.sentences[least].id]
 
     def save(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        meta = json.dumps({"format": FORMAT, "labels": list(self.labels)})
-        with path.open("wb") as handle:
-            np.savez(handle, coef=self.coef, intercept=self.intercept, meta=np.array(meta))
-        return path
+        return self.model.save(path, FORMAT)
 
     @classmethod
     def load(cls, path: str | Path) -> EvidenceClassifier:
-        path = Path(path)
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                meta: dict[str, Any] = json.loads(str(data["meta"]))
-                coef, intercept = data["coef"], data["intercept"]
-        except (OSError, KeyError, ValueError) as exc:
-            raise ValueError(f"{path}: not a saved evidence classifier ({exc})") from None
-        if meta.get("format") != FORMAT:
-            raise ValueError(f"{path}: format {meta.get('format')!r}, expected {FORMAT}")
-        return cls(coef, intercept, tuple(meta["labels"]))
+        return cls(LinearModel.load(path, FORMAT, "evidence classifier"))
 
 
 def cross_validate(cases: Sequence[Case], *, folds: int = 5, c: float = 1.0) -> dict[str, float]:

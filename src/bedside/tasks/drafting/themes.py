@@ -26,12 +26,13 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from bedside.prompts import render_chat
+from bedside.retrieval.linear_model import LinearModel
 from bedside.tasks.drafting.editjudge import EditCounts
 
 if TYPE_CHECKING:
@@ -107,46 +108,28 @@ def _embed(texts: Sequence[str], embedder: MiniLMEmbedder | None) -> NDArray[np.
     return (embedder or default_embedder()).embed(list(texts))
 
 
-def _fit_logistic(x: NDArray[np.float32], y: Sequence[str], c: float) -> Any:
-    from sklearn.linear_model import LogisticRegression
-
-    return LogisticRegression(C=c, max_iter=2000, class_weight="balanced").fit(x, list(y))
-
-
-@dataclass
+@dataclass(frozen=True)
 class ThemeClassifier:
     """MiniLM embedding → theme, by a linear model; saved as plain arrays (``.npz``, no pickle)."""
 
-    coef: NDArray[np.float64]
-    intercept: NDArray[np.float64]
-    labels: tuple[str, ...]
+    model: LinearModel
 
     @classmethod
     def fit(
         cls, sentences: Sequence[LabelledSentence], *, c: float = 4.0, embedder: MiniLMEmbedder | None = None
     ) -> ThemeClassifier:
-        model = _fit_logistic(_embed([s.text for s in sentences], embedder), [s.theme for s in sentences], c)
-        return cls(model.coef_, model.intercept_, tuple(str(label) for label in model.classes_))
+        x = _embed([s.text for s in sentences], embedder)
+        return cls(LinearModel.fit(x, [s.theme for s in sentences], c=c))
 
     def predict(self, texts: Sequence[str], embedder: MiniLMEmbedder | None = None) -> list[str]:
-        if not texts:
-            return []
-        scores = _embed(texts, embedder) @ self.coef.T + self.intercept
-        return [self.labels[i] for i in np.argmax(scores, axis=1)]
+        return self.model.predict(_embed(texts, embedder)) if texts else []
 
     def save(self, path: str | Path) -> Path:
-        target = Path(path)
-        np.savez(
-            target, format=np.array(FORMAT), coef=self.coef, intercept=self.intercept, labels=np.array(self.labels)
-        )
-        return target if target.suffix == ".npz" else target.with_name(target.name + ".npz")
+        return self.model.save(path, FORMAT)
 
     @classmethod
     def load(cls, path: str | Path) -> ThemeClassifier:
-        with np.load(Path(path), allow_pickle=False) as data:
-            if str(data["format"]) != FORMAT:
-                raise ValueError(f"{path}: not a bedside theme classifier (format {data['format']!s})")
-            return cls(data["coef"], data["intercept"], tuple(str(x) for x in data["labels"]))
+        return cls(LinearModel.load(path, FORMAT, "theme classifier"))
 
 
 @cache
@@ -175,7 +158,7 @@ def cross_validate(
     y = np.array([s.theme for s in sentences])
     predicted = np.empty_like(y)
     for train, test in StratifiedKFold(folds, shuffle=True, random_state=seed).split(x, y):
-        predicted[test] = _fit_logistic(x[train], y[train], c).predict(x[test])
+        predicted[test] = LinearModel.fit(x[train], list(y[train]), c=c).predict(x[test])
     labels = sorted(set(y))
     per_theme = f1_score(y, predicted, labels=labels, average=None)
     return ClassifierEvaluation(
