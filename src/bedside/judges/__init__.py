@@ -1,7 +1,18 @@
 """LLM judges defined as data: rubrics (TOML/YAML) rendered through prompt templates, validated structured
 answers, juries of several judges and stability over repeated draws."""
 
-from bedside.judges.judge import CriterionScore, Evidence, JudgeError, Judgement, RubricJudge, answer_model
+from bedside.judges.judge import (
+    NOT_AVAILABLE,
+    CriterionScore,
+    Evidence,
+    EvidenceItem,
+    JudgeError,
+    Judgement,
+    PairEvidence,
+    RubricJudge,
+    SnippetEvidence,
+    answer_model,
+)
 from bedside.judges.jury import (
     Jury,
     JuryError,
@@ -15,18 +26,22 @@ from bedside.judges.jury import (
 from bedside.judges.rubric import Criterion, Rubric, RubricError, Scale, load_rubric, rubric_from_file, shipped_rubrics
 
 __all__ = [
+    "NOT_AVAILABLE",
     "Criterion",
     "CriterionScore",
     "Evidence",
+    "EvidenceItem",
     "JudgeError",
     "Judgement",
     "Jury",
     "JuryError",
     "JuryVerdict",
+    "PairEvidence",
     "Rubric",
     "RubricError",
     "RubricJudge",
     "Scale",
+    "SnippetEvidence",
     "Spread",
     "Stability",
     "answer_model",

@@ -2,26 +2,28 @@
 
 The judge renders the rubric's template with the inputs, asks for one JSON object with a
 ``{score, justification, evidence}`` entry per criterion (the schema is built from the rubric, so every
-criterion is a required key and scores carry the scale's bounds), and validates the answer: every criterion
-present, each score on the scale (whole numbers on integer and binary scales), evidence present where the rubric
-requires it. An answer that fails is sent back with the reason and re-asked, at most ``max_repairs`` times
+criterion is a required key, scores carry the scale's bounds and evidence items have the rubric's
+``evidence_kind`` shape), and validates the answer: every criterion present, each score on the scale (whole
+numbers on integer and binary scales), evidence present where the rubric requires it and internally consistent
+(an "N/A" snippet must be a recorded omission), justifications at least ``justification_min_words`` long.
+An answer that fails is sent back with the reason and re-asked, at most ``max_repairs`` times
 (the model layer's structured-output loop). A judge that still fails raises :class:`JudgeError` carrying the
 cause and the last answer; it never yields a default score.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model, model_validator
 
-from bedside.judges.rubric import Rubric, load_rubric
+from bedside.judges.rubric import EvidenceKind, Rubric, load_rubric
 from bedside.llm.errors import ModelError, StructuredOutputError
 from bedside.llm.model import Model
-from bedside.llm.types import GenerationSettings
+from bedside.llm.types import Completion, GenerationSettings
 from bedside.prompts import render_chat
 
 # Caps on the answer's free text. They keep a judgement short enough to read, and, where the endpoint enforces the
@@ -31,6 +33,20 @@ MAX_QUOTE_CHARS = 400
 MAX_EVIDENCE_ITEMS = 12
 
 
+NOT_AVAILABLE = "N/A"  # the span of an evidence item that has nothing to quote (an omission)
+EvidenceIssue = Literal["omitted", "vague", "hallucinated"]
+
+
+def _normalise_span(text: str) -> str:
+    """Spellings such as "n/a" or " N/A " become ``N/A``, so callers test one spelling."""
+    return NOT_AVAILABLE if text.strip().upper() == NOT_AVAILABLE else text
+
+
+# A quoted span of the material, or "N/A" where there is nothing to quote.
+Span = Annotated[str, Field(min_length=1, max_length=MAX_QUOTE_CHARS), AfterValidator(_normalise_span)]
+
+
+# The evidence kinds (``Rubric.evidence_kind``). Their docstrings reach the judge as the schema's descriptions.
 class Evidence(BaseModel):
     """A verbatim quote from the inputs and whether it supports the score (True) or shows a shortfall."""
 
@@ -39,11 +55,53 @@ class Evidence(BaseModel):
     issue: str | None = Field(default=None, max_length=MAX_QUOTE_CHARS)
 
 
+class SnippetEvidence(BaseModel):
+    """A passage of the material and whether it addresses the criterion. Something absent has no passage to quote:
+    it is recorded as snippet "N/A", addresses false, issue "omitted", never as a stretched quote."""
+
+    snippet: Span
+    addresses: bool
+    issue: EvidenceIssue | None = None
+
+    @model_validator(mode="after")
+    def _omission_is_explicit(self) -> SnippetEvidence:
+        if self.snippet == NOT_AVAILABLE and (self.addresses or self.issue != "omitted"):
+            raise ValueError(f'a "{NOT_AVAILABLE}" snippet records an omission: "addresses": false, "issue": "omitted"')
+        return self
+
+
+class PairEvidence(BaseModel):
+    """A span of the judged summary set against the reference span it corresponds to, so coverage and factuality
+    can be audited span by span. "N/A" on one side marks a unit the other side lacks."""
+
+    summary_span: Span
+    reference_span: Span
+    match: bool
+    issue: EvidenceIssue | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> PairEvidence:
+        if self.summary_span == NOT_AVAILABLE and self.reference_span == NOT_AVAILABLE:
+            raise ValueError(f'a pair needs text on at least one side; both spans are "{NOT_AVAILABLE}"')
+        if self.match and (NOT_AVAILABLE in (self.summary_span, self.reference_span) or self.issue is not None):
+            raise ValueError(f'a matching pair quotes both sides (no "{NOT_AVAILABLE}") and has "issue": null')
+        return self
+
+
+EvidenceItem = Evidence | SnippetEvidence | PairEvidence
+# The answer schema's evidence list for each kind (spelled out: a type cannot be built from a variable).
+_EVIDENCE_LISTS: dict[EvidenceKind, Any] = {
+    "quote": list[Evidence],
+    "snippet": list[SnippetEvidence],
+    "pair": list[PairEvidence],
+}
+
+
 @dataclass(frozen=True)
 class CriterionScore:
     score: float
     justification: str
-    evidence: list[Evidence] = field(default_factory=list)
+    evidence: list[EvidenceItem] = field(default_factory=list)  # all of the rubric's evidence kind
 
 
 @dataclass(frozen=True)
@@ -55,6 +113,7 @@ class Judgement:
     aggregate: float
     attempts: int
     cached: bool
+    groups: dict[str, float] = field(default_factory=dict)  # each rubric group's aggregate; empty without groups
 
     def score(self, criterion: str) -> float:
         return self.scores[criterion].score
@@ -73,7 +132,8 @@ class JudgeError(RuntimeError):
 
 
 def answer_model(rubric: Rubric) -> type[BaseModel]:
-    """The pydantic model of a valid answer for ``rubric``: one required entry per criterion."""
+    """The pydantic model of a valid answer for ``rubric``: one required entry per criterion, with evidence items
+    of the rubric's ``evidence_kind``."""
     score_field: Any = Field(ge=rubric.scale.min, le=rubric.scale.max)
     evidence_field: Any = (
         Field(min_length=1, max_length=MAX_EVIDENCE_ITEMS)
@@ -85,7 +145,7 @@ def answer_model(rubric: Rubric) -> type[BaseModel]:
         __config__=ConfigDict(extra="ignore"),
         score=(float, score_field),
         justification=(str, Field(min_length=1, max_length=MAX_JUSTIFICATION_CHARS)),
-        evidence=(list[Evidence], evidence_field),
+        evidence=(_EVIDENCE_LISTS[rubric.evidence_kind], evidence_field),
     )
     fields: dict[str, Any] = {name: (entry, ...) for name in rubric.criterion_names}
     return create_model(f"Judgement_{rubric.id}", __config__=ConfigDict(extra="ignore"), **fields)
@@ -128,16 +188,37 @@ class RubricJudge:
         return render_chat(self.template, rubric=self.rubric, sections=sections)
 
     def _check(self, answer: BaseModel) -> None:
-        problems = []
+        """Rules a JSON schema cannot state: scores on the scale's grid, justifications long enough."""
+        off_scale, too_short = [], []
+        min_words = self.rubric.justification_min_words
         for name in self.rubric.criterion_names:
-            problem = self.rubric.scale.problem(getattr(answer, name).score)
+            entry = getattr(answer, name)
+            problem = self.rubric.scale.problem(entry.score)
             if problem:
-                problems.append(f"{name}: {problem}")
+                off_scale.append(f"{name}: {problem}")
+            words = len(entry.justification.split())
+            if words < min_words:
+                too_short.append(f"{name} has {words}")
+        problems = []
+        if off_scale:
+            problems.append("scores off the scale: " + "; ".join(off_scale) + ".")
+        if too_short:
+            problems.append(
+                f"justifications too short (at least {min_words} words each): " + "; ".join(too_short) + "."
+            )
         if problems:
-            raise ValueError("scores off the scale: " + "; ".join(problems) + ".")
+            raise ValueError(" ".join(problems))
 
-    async def judge(self, inputs: Mapping[str, str], *, epoch: int | str = 0) -> Judgement:
-        """Score ``inputs``; raises :class:`JudgeError` when no valid answer comes back."""
+    async def judge(
+        self,
+        inputs: Mapping[str, str],
+        *,
+        epoch: int | str = 0,
+        on_completion: Callable[[Completion], None] | None = None,
+    ) -> Judgement:
+        """Score ``inputs``; raises :class:`JudgeError` when no valid answer comes back.
+
+        ``on_completion`` sees every attempt's completion (a run's sample counts its judge calls with it)."""
         messages = self.messages(inputs)
         try:
             result = await self.model.generate_structured(
@@ -147,6 +228,7 @@ class RubricJudge:
                 epoch=epoch,
                 max_repairs=self.max_repairs,
                 check=self._check,
+                on_completion=on_completion,
             )
         except StructuredOutputError as exc:
             raise JudgeError(
@@ -158,12 +240,14 @@ class RubricJudge:
         for name in self.rubric.criterion_names:
             entry = getattr(result.value, name)
             scores[name] = CriterionScore(float(entry.score), entry.justification, list(entry.evidence))
+        values = {name: s.score for name, s in scores.items()}
         return Judgement(
             rubric=self.rubric.id,
             judge=self.name,
             epoch=str(epoch),
             scores=scores,
-            aggregate=self.rubric.combine([s.score for s in scores.values()]),
+            aggregate=self.rubric.combine(list(values.values())),
             attempts=result.attempts,
             cached=result.completion.cached,
+            groups=self.rubric.group_scores(values),
         )

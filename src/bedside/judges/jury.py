@@ -8,10 +8,12 @@ Jury aggregation, per criterion over the judges that answered:
 
 Each judge's own judgement is kept, and a judge that failed is listed with its cause; the verdict aggregates the
 rest. When every judge fails the jury raises :class:`JuryError` with all causes: there is no score to give.
+A rubric's groups are aggregated from the jury's per-criterion scores, like its overall aggregate.
 
 Stability: the same judge is asked k times with distinct epoch tags (``stability-0`` ..), which the cache keys
 on, so each is a fresh draw (use a temperature above 0, or every draw is the same answer). Per criterion the
-mean, sample standard deviation (ddof 1) and range of the k scores make an unstable judge visible.
+mean, sample standard deviation (ddof 1) and range of the k scores make an unstable judge visible; so do the
+same figures for the overall aggregate and each group's.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class JuryVerdict:
     scores: dict[str, float]  # per criterion, over the judges that answered
     agreement: dict[str, float]  # per criterion: share of answering judges that gave the aggregated score
     aggregate: float  # the rubric's aggregate of ``scores``
+    groups: dict[str, float] = field(default_factory=dict)  # each rubric group's aggregate of ``scores``
 
 
 def combine_scores(values: Sequence[float], how: JuryAggregate) -> float:
@@ -102,6 +105,7 @@ class Jury:
             scores=scores,
             agreement=agreement,
             aggregate=self.rubric.combine(list(scores.values())),
+            groups=self.rubric.group_scores(scores),
         )
 
 
@@ -132,6 +136,7 @@ class Stability:
     errors: dict[str, str] = field(default_factory=dict)  # epoch tag -> cause
     criteria: dict[str, Spread] = field(default_factory=dict)
     aggregate: Spread | None = None
+    groups: dict[str, Spread] = field(default_factory=dict)  # per rubric group, over the draws
 
 
 async def repeat_judgement(judge: RubricJudge, inputs: Mapping[str, str], k: int) -> Stability:
@@ -151,6 +156,7 @@ async def repeat_judgement(judge: RubricJudge, inputs: Mapping[str, str], k: int
     if not judgements:
         return Stability(judge.rubric.id, judge.name, [], errors)
     criteria = {c: spread([j.score(c) for j in judgements]) for c in judge.rubric.criterion_names}
+    groups = {g: spread([j.groups[g] for j in judgements]) for g in judge.rubric.groups}
     return Stability(
-        judge.rubric.id, judge.name, judgements, errors, criteria, spread([j.aggregate for j in judgements])
+        judge.rubric.id, judge.name, judgements, errors, criteria, spread([j.aggregate for j in judgements]), groups
     )

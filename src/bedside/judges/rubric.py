@@ -2,14 +2,17 @@
 
 A rubric file (see the shipped ones in ``bedside/judges/rubrics/``)::
 
-    id = "discharge_language_delivery"
-    title = "Language and delivery"
-    source = "DischargeSim (seed 002), Figure 14"
+    id = "discharge_conversation"
+    title = "Discharge conversation"
+    source = "DischargeSim (seed 002), Section 3.1 and Figure 14"
     judge_role = "an experienced clinician educator reviewing ..."
     task = "Rate how clearly the clinician's turns ..."
     guidance = ["Score strictly: ...", ...]          # optional, shown to the judge before the criteria
-    evidence = false                                  # must every criterion quote evidence?
-    aggregate = "mean"                                # mean | median | min | max | sum over criteria
+    justification = "one or two sentences"           # optional: what a justification should be, shown to the judge
+    justification_min_words = 0                       # optional: shorter justifications are sent back (0 = no rule)
+    evidence = false                                  # must every criterion give at least one evidence item?
+    evidence_kind = "quote"                           # quote | snippet | pair: the shape of an evidence item
+    aggregate = "mean"                                # mean | median | min | max | sum over criteria (and groups)
     template = "judges/rubric_judge.j2"               # the prompt; any template name or path
 
     [scale]
@@ -17,15 +20,32 @@ A rubric file (see the shipped ones in ``bedside/judges/rubrics/``)::
     max = 5.0
     kind = "decimal"                                  # decimal | integer | binary (binary is 0/1)
 
+    [scale_anchors]                                   # optional: one band scale shared by every criterion
+    "5.0" = "..."
+    "4.0-4.9" = "..."
+
+    [groups]                                          # optional: parts of the rubric, each scored by `aggregate`
+    language_delivery = ["linguistic_clarity", "coherence", "non_repetition"]
+    human_centred = ["personalization_empathy", "interaction_appropriateness"]
+
     [inputs]                                          # what the prompt is given, with the heading it gets
     conversation = "Clinician-patient conversation"
     reference_note = "Discharge note (ground truth)"
+
+    [optional_inputs]                                 # given only when the caller passes them
+    patient_profile = "Patient profile"
 
     [[criteria]]
     name = "linguistic_clarity"                       # the JSON key the judge answers under
     title = "Linguistic clarity"
     definition = "..."
-    anchors = { "5.0" = "...", "4.0-4.9" = "...", ... }
+    anchors = { "5.0" = "...", "4.0-4.9" = "...", ... }   # optional per-criterion bands
+
+Evidence kinds (see ``bedside.judges.judge``): ``quote`` is ``{quote, supports, issue}``, a verbatim passage and
+whether it backs the score; ``snippet`` is ``{snippet, addresses, issue}``, where an absent topic is
+``{"snippet": "N/A", "addresses": false, "issue": "omitted"}`` rather than a forced quote; ``pair`` is
+``{summary_span, reference_span, match, issue}``, so a summary can be audited span by span against its reference.
+Groups let one call score several parts (a paper's two-part judge) while each part keeps its own aggregate.
 
 ``load_rubric`` takes a shipped rubric's id, or a path; folders in ``BEDSIDE_RUBRICS`` (``os.pathsep``-separated)
 are searched before the package, so a file there with a shipped id overrides it. Every problem is reported with
@@ -37,17 +57,27 @@ from __future__ import annotations
 import os
 import statistics
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 RUBRICS_DIR = Path(__file__).parent / "rubrics"
 DEFAULT_TEMPLATE = "judges/rubric_judge.j2"
 
 Aggregate = Literal["mean", "median", "min", "max", "sum"]
+EvidenceKind = Literal["quote", "snippet", "pair"]
+Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
 
 
 class RubricError(ValueError):
@@ -90,7 +120,7 @@ class Scale(BaseModel):
 class Criterion(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    name: Name
     title: str = Field(min_length=1)
     definition: str = Field(min_length=1)
     anchors: dict[str, str] = Field(default_factory=dict)
@@ -99,15 +129,22 @@ class Criterion(BaseModel):
 class Rubric(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    id: Name
     title: str
     source: str = ""
     judge_role: str
     task: str
     guidance: list[str] = Field(default_factory=list)
     scale: Scale
+    # One band scale for all criteria, shown once (a paper may anchor the whole rubric rather than each criterion).
+    scale_anchors: dict[str, str] = Field(default_factory=dict)
     criteria: list[Criterion] = Field(min_length=1)
+    # Named parts scored in the same call; declared after ``criteria`` so the validator can see them.
+    groups: dict[Name, list[str]] = Field(default_factory=dict)
+    justification: str = ""
+    justification_min_words: int = Field(default=0, ge=0)
     evidence: bool = False
+    evidence_kind: EvidenceKind = "quote"
     aggregate: Aggregate = "mean"
     inputs: dict[str, str] = Field(min_length=1)
     optional_inputs: dict[str, str] = Field(default_factory=dict)
@@ -122,9 +159,51 @@ class Rubric(BaseModel):
             raise ValueError(f"criterion names must be unique; repeated: {', '.join(duplicates)}")
         return criteria
 
+    @field_validator("groups")
+    @classmethod
+    def _groups_name_criteria(cls, groups: dict[str, list[str]], info: ValidationInfo) -> dict[str, list[str]]:
+        """Every grouped name is a criterion, in one group at most, so each group's aggregate is well defined."""
+        criteria = info.data.get("criteria")
+        if criteria is None:  # the criteria failed validation and are reported already
+            return groups
+        known = [c.name for c in criteria]
+        owner: dict[str, str] = {}
+        for group, names in groups.items():
+            if not names:
+                raise ValueError(f"group {group!r} lists no criteria")
+            for name in names:
+                if name not in known:
+                    raise ValueError(
+                        f"group {group!r} lists {name!r}, which is not a criterion of this rubric "
+                        f"(criteria: {', '.join(known)})"
+                    )
+                if name in owner:
+                    where = "twice" if owner[name] == group else f"in {owner[name]!r} too"
+                    raise ValueError(
+                        f"group {group!r} lists {name!r} {where}; a criterion belongs to one group at most"
+                    )
+                owner[name] = group
+        return groups
+
     @property
     def criterion_names(self) -> list[str]:
         return [c.name for c in self.criteria]
+
+    @property
+    def parts(self) -> list[tuple[str | None, list[Criterion]]]:
+        """Criteria as the prompt lists them: each group (declared order), then any ungrouped ones (name None)."""
+        grouped = {name for names in self.groups.values() for name in names}
+        parts: list[tuple[str | None, list[Criterion]]] = [
+            (group, [c for c in self.criteria if c.name in names]) for group, names in self.groups.items()
+        ]
+        rest = [c for c in self.criteria if c.name not in grouped]
+        if rest:
+            parts.append((None, rest))
+        return parts
+
+    def group_scores(self, scores: Mapping[str, float]) -> dict[str, float]:
+        """Each group's aggregate of ``scores`` (per criterion); empty when the rubric has no groups."""
+        return {group: self.combine([scores[name] for name in names]) for group, names in self.groups.items()}
 
     def combine(self, scores: Sequence[float]) -> float:
         """The rubric's aggregate of per-criterion scores."""

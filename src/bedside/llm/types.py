@@ -11,10 +11,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Role = Literal["system", "patient", "judge"]
-"""Why a model is called. Usage and cost are reported per role."""
+Role = Literal["system", "patient", "helper", "judge"]
+"""Why a model is called. Usage and cost are reported per role: ``system`` is the system under test, ``patient``
+a simulated patient, ``helper`` auxiliary calls that are neither (parsing a note, extracting facts), ``judge``
+scoring."""
 
-ROLES: tuple[Role, ...] = ("system", "patient", "judge")
+ROLES: tuple[Role, ...] = ("system", "patient", "helper", "judge")
 
 
 class ChatMessage(BaseModel):

@@ -79,7 +79,8 @@ class SampleContext:
             raise ValueError(f"this run configures no model for the {role!r} role (set models.{role})")
         return self.models[role]
 
-    def _count(self, role: Role, completion: Completion) -> None:
+    def record(self, role: Role, completion: Completion) -> None:
+        """Count a completion got outside :meth:`generate` (e.g. by a judge object) in this sample's usage."""
         counts = self.usage.setdefault(role, RoleCounts())
         counts.calls += 1
         counts.cache_hits += completion.cached
@@ -96,7 +97,7 @@ class SampleContext:
         messages = [ChatMessage(role="user", content=prompt)] if isinstance(prompt, str) else list(prompt)
         self.prompts.append(messages)
         completion = await self.model(role).generate(messages, settings, epoch=self.epoch, **kwargs)
-        self._count(role, completion)
+        self.record(role, completion)
         return completion
 
     async def generate_structured(
@@ -107,7 +108,7 @@ class SampleContext:
         self.prompts.append(messages)
         # Every attempt is counted as it arrives, so re-asks and a final failure show in the sample's usage.
         return await self.model(role).generate_structured(
-            messages, output_type, settings, epoch=self.epoch, on_completion=lambda c: self._count(role, c), **kwargs
+            messages, output_type, settings, epoch=self.epoch, on_completion=lambda c: self.record(role, c), **kwargs
         )
 
 

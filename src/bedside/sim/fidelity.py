@@ -1,0 +1,138 @@
+"""Simulator fidelity: is what the simulated patient says grounded in what it was allowed to know?
+
+A bedside addition (neither seed checks its simulator). Every sentence of every patient turn gets one label:
+
+- ``non_informative``: states no fact (greetings, feelings, questions);
+- ``entailed``: follows from the patient's :class:`~bedside.sim.knowledge.Knowledge` *or from anything the
+  clinician said earlier in the conversation* (a discharge patient who repeats "so metoprolol twice a day?" is
+  not inventing; without this rule the checker floods with false flags);
+- ``contradicted``: conflicts with either source;
+- ``unsupported``: a fact about the patient or their care that neither source gives.
+
+One judge call per patient turn labels all its sentences (split by bedside's sentence splitter), through the
+sample's context under the ``judge`` role, so it is cached and counted like every other call and never runs
+inside the conversation loop. The answer must hold exactly one label per sentence (re-asked otherwise).
+
+Rates use the informative sentences as the denominator: ``unsupported_rate`` and ``contradicted_rate`` are
+shares of the sentences that state a fact. Per-stage counts let a task report, for instance, that unsupported
+statements cluster in stages where the patient was told to answer creatively.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from bedside.llm.types import Role
+from bedside.prompts import render_chat
+from bedside.runs.task import SampleContext, Turn
+from bedside.sim.knowledge import Knowledge
+from bedside.text.sentences import split_sentences
+
+Label = Literal["non_informative", "entailed", "contradicted", "unsupported"]
+LABELS: tuple[Label, ...] = get_args(Label)
+FIDELITY_TEMPLATE = "sim/fidelity.j2"
+
+
+@dataclass(frozen=True)
+class LabelledSentence:
+    turn: int  # index of the patient turn in the transcript
+    stage: str | None
+    sentence: str
+    label: Label
+
+
+@dataclass(frozen=True)
+class FidelityReport:
+    sentences: list[LabelledSentence] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        found = Counter(s.label for s in self.sentences)
+        return {label: found.get(label, 0) for label in LABELS}
+
+    @property
+    def informative(self) -> int:
+        return sum(1 for s in self.sentences if s.label != "non_informative")
+
+    def rate(self, label: Label) -> float | None:
+        """Share of informative sentences with ``label``; None when the patient stated no fact at all."""
+        return self.counts[label] / self.informative if self.informative else None
+
+    def by_stage(self) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for sentence in self.sentences:
+            stage = out.setdefault(sentence.stage or "", dict.fromkeys(LABELS, 0))
+            stage[sentence.label] += 1
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "counts": self.counts,
+            "informative": self.informative,
+            "unsupported_rate": self.rate("unsupported"),
+            "contradicted_rate": self.rate("contradicted"),
+            "by_stage": self.by_stage(),
+            "sentences": [
+                {"turn": s.turn, "stage": s.stage, "sentence": s.sentence, "label": s.label} for s in self.sentences
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FidelityReport:
+        return cls([LabelledSentence(**s) for s in data.get("sentences", [])])
+
+
+class _Labels(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    labels: list[Label]
+
+
+def _answer_model(n: int) -> type[_Labels]:
+    return create_model(
+        f"FidelityLabels{n}",
+        __base__=_Labels,
+        labels=(list[Label], Field(min_length=n, max_length=n)),
+    )
+
+
+async def check_fidelity(
+    transcript: Sequence[Turn],
+    knowledge: Knowledge,
+    context: SampleContext,
+    *,
+    role: Role = "judge",
+    template: str | Path = FIDELITY_TEMPLATE,
+    patient: str = "patient",
+    max_repairs: int = 2,
+) -> FidelityReport:
+    """Label every sentence the patient said in ``transcript``; raises the model layer's errors on failure."""
+    labelled: list[LabelledSentence] = []
+    clinician_said: list[str] = []
+    for index, turn in enumerate(transcript):
+        if turn.role != patient:
+            clinician_said.append(turn.content)
+            continue
+        sentences = [s.text for s in split_sentences(turn.content)]
+        if not sentences:
+            continue
+        messages = render_chat(
+            template,
+            facts=knowledge.numbered() or "(none)",
+            profile=dict(knowledge.profile),
+            clinician_said=list(clinician_said),
+            sentences=sentences,
+        )
+        answer = await context.generate_structured(
+            role, messages, _answer_model(len(sentences)), max_repairs=max_repairs
+        )
+        labelled.extend(
+            LabelledSentence(index, turn.stage, sentence, label)
+            for sentence, label in zip(sentences, answer.value.labels, strict=True)
+        )
+    return FidelityReport(labelled)
