@@ -14,8 +14,9 @@ One exchange is: decide (stay or move on), the clinician speaks, the patient ans
 2. **Clinician message.** A stage's ``cap`` counts the clinician messages sent in it, the entry message included;
    the count restarts at every stage change. ``cap=None`` leaves the stage open until a signal; it is allowed
    because every simulation has a hard limit (``max_clinician_messages``).
-3. **End checks**, right after a clinician message: the clinician signalled the end (``control["end"]``), or the
-   last stage has had its cap → ``completed``; the hard limit is reached → ``hard_limit``. A policy can also end
+3. **End checks**, right after a clinician message: the hard limit is reached → ``hard_limit`` (even when that
+   message closes the conversation: the limit, not the clinician, decided the end); else the clinician signalled the
+   end (``control["end"]``), or the last stage has had its cap → ``completed``. A policy can also end
    the conversation before a message (``Decision(end=...)``, e.g. ``stagnation_end``). The patient never answers
    the final clinician message.
 4. **Patient message**, which carries the stage of the message it answers.
@@ -252,10 +253,10 @@ class Simulation:
             state.turns.append(Turn(role="clinician", content=said.text, stage=state.stage.id))
             entry = _trace_entry(state, stage_before, decision, said)
             last_used_up = state.is_last_stage and state.stage.cap is not None and state.in_stage >= state.stage.cap
-            if said.control.get("end") or last_used_up:
+            if state.clinician_messages >= self.max_clinician_messages:
+                termination = "hard_limit"  # even when that last message closes: the limit decided the end
+            elif said.control.get("end") or last_used_up:
                 termination = "completed"
-            elif state.clinician_messages >= self.max_clinician_messages:
-                termination = "hard_limit"
             if termination is None:
                 answer = await self.patient.speak(state, context)
                 state.last_patient = answer

@@ -1,0 +1,353 @@
+"""Discharge education by simulation as a runnable task (``task: discharge`` in a run config).
+
+Datasets: ``path`` to cases (bedside JSONL, or the DischargeSim release's ``OSCE-format.jsonl`` with
+``options.notes`` for its notes file); without a path, the synthetic cases shipped with bedside.
+``options.profiles``: ``one_at_a_time`` (default, the paper's 8 conditions), ``grid`` (18), ``none``, one
+dimension's name, or a list of ``{dimension: level}``. Each case × profile is one sample; the profile's
+dimensions are the sample's strata.
+
+System ``dischargesim`` (one sample, in order; each step through the sample's context, so cached and counted
+per role):
+
+1. parse the note into the structure when the case has none (``helper`` role);
+2. the conversation on :mod:`bedside.sim` (doctor = ``system`` role, patient = ``patient`` role);
+3. the checklist, then the summary (``system`` role);
+4. the exam in each setting (``patient`` role, no case knowledge);
+5. AHRQ ACC's judged points, the five judges and the simulator fidelity check (``judge`` role).
+
+Options: ``schedule`` (``paper`` | ``reference`` | ``demo``, see :mod:`.schedules`), ``prompt_style``
+(``chat`` | ``blob``), ``documents_from`` (``note_and_dialogue`` | ``dialogue``), ``cut_note`` (bool) — the last
+three default to the reference code's choices under the ``reference`` schedule and to the paper's otherwise —
+``max_doctor_messages``, ``exam`` (list of ``dialogue``, ``summary``, ``none``), ``judges`` (list of
+``conversation``, ``coverage``, ``strategy``, ``summary_a``, ``summary_b``), ``judge_profile`` (bool),
+``fidelity`` (bool), ``documents`` (bool).
+
+A failure in the conversation is the sample's error. A failure in a later step (a checklist still malformed
+after its re-asks, a judge that never answers on the scale) is recorded in ``extra["errors"]`` with its cause
+and that step's scores are absent, never zero; the steps that needed its result are listed in
+``extra["skipped"]``. The report's "failed steps" table counts both.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+from bedside.runs.config import DatasetConfig
+from bedside.runs.task import Output, ReportTable, Sample, SampleContext, System
+from bedside.sim import Knowledge, Simulation
+from bedside.sim.fidelity import FidelityReport, check_fidelity
+from bedside.tasks.discharge.agents import Doctor, Patient, profile_text
+from bedside.tasks.discharge.cases import DischargeCase, DischargeSummary
+from bedside.tasks.discharge.documents import (
+    Checklist,
+    reference_checklist,
+    render_dialogue,
+    write_checklist,
+    write_summary,
+)
+from bedside.tasks.discharge.exam import SETTINGS, take_exam
+from bedside.tasks.discharge.judging import JUDGES, run_judges
+from bedside.tasks.discharge.parse import parse_note
+from bedside.tasks.discharge.profiles import profile_id, profiles, strata
+from bedside.tasks.discharge.readers import read_cases
+from bedside.tasks.discharge.schedules import TABLE_CODES, get_schedule
+from bedside.tasks.discharge.scoring import ahrq_accuracy, drug_coverage
+
+SYNTHETIC_CASES = Path(__file__).parent / "data" / "synthetic_cases.jsonl"
+T = TypeVar("T")
+
+COVERAGE_CRITERIA = {
+    "IRH": "return_indications",
+    "MED": "medications",
+    "DX": "diagnosis",
+    "PDT": "post_discharge_care",
+    "TDS": "hospital_course",
+    "FU": "follow_up",
+}
+STRATEGY_CRITERIA = {
+    "FR": "fostering_relationship",
+    "GI": "gathering_information",
+    "PI": "providing_information",
+    "DM": "decision_making",
+    "EBC": "enabling_behaviour_change",
+    "RE": "responding_to_emotions",
+}
+SUMMARY_A_CRITERIA = {"FL": "fluency", "CO": "coherence", "INF": "informativeness", "PER": "personalisation"}
+SUMMARY_B_CRITERIA = {"SC": "semantic_coverage", "FAC": "factuality", "REL": "relevance", "CON": "consistency"}
+
+# scorer name -> (judge, criterion | group | None for the rubric's aggregate)
+_JUDGE_SCORERS: dict[str, tuple[str, str | None, str]] = {
+    "ld": ("conversation", "language_delivery", "group"),
+    "hcc": ("conversation", "human_centred", "group"),
+    **{f"coverage_{c.lower()}": ("coverage", n, "criterion") for c, n in COVERAGE_CRITERIA.items()},
+    "coverage_avg": ("coverage", None, "aggregate"),
+    **{f"strategy_{c.lower()}": ("strategy", n, "criterion") for c, n in STRATEGY_CRITERIA.items()},
+    "strategy_avg": ("strategy", None, "aggregate"),
+    **{f"summary_a_{c.lower()}": ("summary_a", n, "criterion") for c, n in SUMMARY_A_CRITERIA.items()},
+    "summary_a_avg": ("summary_a", None, "aggregate"),
+    **{f"summary_b_{c.lower()}": ("summary_b", n, "criterion") for c, n in SUMMARY_B_CRITERIA.items()},
+    "summary_b_avg": ("summary_b", None, "aggregate"),
+}
+_OTHER_SCORERS = (
+    *(f"exam_acc_{s}" for s in SETTINGS),
+    "ahrq_acc",
+    "rougeL",
+    "concept_f1",
+    "drug_coverage",
+    "doctor_messages",
+    "completed",
+    "fidelity_unsupported",
+    "fidelity_contradicted",
+)
+SCORERS = (*_JUDGE_SCORERS, *_OTHER_SCORERS)
+assert set(TABLE_CODES.values()) == set(COVERAGE_CRITERIA)
+
+
+def case_of(sample: Sample) -> DischargeCase:
+    return DischargeCase.model_validate(sample.inputs["case"])
+
+
+def _load(name: str, config: DatasetConfig) -> list[Sample]:
+    path = Path(config.path) if config.path else SYNTHETIC_CASES
+    cases = read_cases(path, notes=config.options.get("notes"))
+    conditions = profiles(config.options.get("profiles", "one_at_a_time"))
+    return [
+        Sample(
+            id=f"{case.id}/{profile_id(profile)}",
+            inputs={"case": case.model_dump(mode="json"), "profile": profile},
+            strata=strata(profile),
+        )
+        for case in cases
+        for profile in conditions
+    ]
+
+
+class _Steps:
+    """Runs the after-conversation steps, keeping each one's failure as data."""
+
+    def __init__(self) -> None:
+        self.errors: dict[str, str] = {}
+        self.skipped: dict[str, str] = {}
+
+    async def run(self, name: str, step: Callable[[], Awaitable[T]]) -> T | None:
+        try:
+            return await step()
+        except Exception as exc:  # a later step's failure is that step's error, kept with its cause
+            self.errors[name] = f"{type(exc).__name__}: {exc}"
+            return None
+
+    def skip(self, name: str, why: str) -> None:
+        self.skipped[name] = why
+
+
+def _option_list(options: Mapping[str, Any], key: str, default: Sequence[str], allowed: Sequence[str]) -> list[str]:
+    value = options.get(key, list(default))
+    values = [value] if isinstance(value, str) else list(value)
+    unknown = sorted(set(values) - set(allowed))
+    if unknown:
+        raise ValueError(f"option {key}: unknown {', '.join(unknown)}; choose from {', '.join(allowed)}")
+    return values
+
+
+async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleContext) -> Output:
+    schedule = get_schedule(str(options.get("schedule", "paper")))
+    reference = schedule.name == "reference"
+    exam_settings = _option_list(options, "exam", SETTINGS, SETTINGS)
+    judge_names = _option_list(options, "judges", tuple(JUDGES), tuple(JUDGES))
+    profile: dict[str, str] = dict(sample.inputs.get("profile") or {})
+    case = await parse_note(case_of(sample), context)
+    max_messages = int(options.get("max_doctor_messages", schedule.max_doctor_messages))
+    doctor = Doctor(
+        case,
+        cut_note=bool(options.get("cut_note", reference)),
+        prompt_style=options.get("prompt_style", "blob" if reference else "chat"),
+        max_tokens=schedule.max_tokens,
+    )
+    patient = Patient(case, profile, prompt_style=doctor.prompt_style, max_tokens=schedule.max_tokens)
+    view = case.patient_view()
+    knowledge = Knowledge(
+        tuple(
+            fact
+            for fact in (
+                f"Age {view.demographics.age}, {view.demographics.sex}" if view.demographics.age else "",
+                f"Came in because: {view.chief_complaint}",
+                f"What happened: {view.history}",
+                f"Earlier health problems: {view.past_medical_history}" if view.past_medical_history else "",
+                f"Life at home: {view.social_history}" if view.social_history else "",
+                f"Was told the diagnosis is: {view.diagnosis}",
+            )
+            if fact
+        ),
+        profile,
+    )
+    simulation = Simulation(
+        schedule.stages, doctor, patient, max_messages, policy=schedule.policy(), opener="clinician"
+    )
+    conversation = await simulation.run(context, sample_id=sample.id, knowledge={"patient": knowledge})
+    transcript = conversation.transcript
+    dialogue = render_dialogue(transcript)
+    steps = _Steps()
+    extra: dict[str, Any] = {
+        "schedule": schedule.name,
+        "profile": profile,
+        "termination": conversation.termination,
+        "stages_reached": conversation.stages_reached,
+        "messages_per_stage": conversation.messages_per_stage(),
+        "doctor_messages": conversation.clinician_messages,
+        "drug_coverage": drug_coverage(case.drug_names, transcript),
+    }
+    if sample.inputs["case"].get("structure") is None:
+        extra["parsed_structure"] = case.parsed().model_dump(mode="json")
+    documents_from = options.get("documents_from", "dialogue" if reference else "note_and_dialogue")
+    checklist: Checklist | None = None
+    summary: DischargeSummary | None = None
+    if options.get("documents", True):
+        checklist = await steps.run(
+            "checklist", lambda: write_checklist(case, transcript, context, documents_from=documents_from)
+        )
+        summary = await steps.run(
+            "summary", lambda: write_summary(case, transcript, checklist, context, documents_from=documents_from)
+        )
+    extra["checklist"] = checklist.model_dump(mode="json") if checklist else None
+    extra["summary"] = summary.model_dump(mode="json") if summary else None
+    summary_text = summary.render() if summary else None
+    text_of_profile = profile_text(profile)
+
+    exams: dict[str, Any] = {}
+    for setting in exam_settings:
+        if not case.questions:
+            steps.skip(f"exam_{setting}", "not applicable: the case has no questions")
+            continue
+        if setting == "summary" and summary_text is None:
+            steps.skip("exam_summary", "skipped: there is no summary")
+            continue
+        material = {"dialogue": dialogue, "summary": summary_text or "", "none": ""}[setting]
+        outcome = await steps.run(
+            f"exam_{setting}",
+            lambda s=setting, m=material: take_exam(  # type: ignore[misc]
+                case.questions, s, m, text_of_profile, context, sample_id=sample.id
+            ),
+        )
+        if outcome is not None:
+            exams[setting] = outcome.as_dict()
+    extra["exam"] = exams
+
+    if checklist is not None:
+        ahrq = await steps.run(
+            "ahrq_acc", lambda: ahrq_accuracy(checklist, reference_checklist(case.parsed()), context)
+        )
+        extra["ahrq"] = ahrq
+    elif options.get("documents", True):
+        steps.skip("ahrq_acc", "skipped: there is no checklist")
+
+    judgements, judge_errors, judge_skipped = await run_judges(
+        judge_names,
+        context,
+        conversation=dialogue,
+        note=case.note,
+        summary=summary_text,
+        reference_summary=case.reference_summary.render() if case.reference_summary else None,
+        profile_text=text_of_profile,
+        judge_profile=bool(options.get("judge_profile", False)),
+    )
+    extra["judgements"] = judgements
+    steps.errors.update({f"judge_{k}": v for k, v in judge_errors.items()})
+    steps.skipped.update({f"judge_{k}": v for k, v in judge_skipped.items()})
+
+    if options.get("fidelity", True):
+        fidelity = await steps.run("fidelity", lambda: check_fidelity(transcript, knowledge, context))
+        extra["fidelity"] = fidelity.as_dict() if fidelity else None
+    extra["errors"] = steps.errors
+    extra["skipped"] = steps.skipped
+    return Output(text=dialogue, transcript=transcript, trace=conversation.trace, extra=extra)
+
+
+@lru_cache(maxsize=1024)
+def _summary_scores(summary_json: str, reference_json: str) -> dict[str, float | None]:
+    from bedside.metrics import MeshExtractor, MetricUnavailableError, concept_f1, sentence_rouge
+
+    summary = DischargeSummary.model_validate_json(summary_json).render()
+    reference = DischargeSummary.model_validate_json(reference_json).render()
+    rouge = sentence_rouge(summary, [reference])["rougeL"]
+    try:
+        concepts = concept_f1(summary, reference, MeshExtractor()).f1
+    except MetricUnavailableError:
+        concepts = None  # absent without the concepts extra, never zero
+    return {"rougeL": rouge, "concept_f1": concepts}
+
+
+class DischargeTask:
+    name = "discharge"
+    systems: Mapping[str, System] = {"dischargesim": _simulate}
+    default_scorers = (
+        "ld",
+        "hcc",
+        *(f"coverage_{c.lower()}" for c in COVERAGE_CRITERIA),
+        "coverage_avg",
+        *(f"strategy_{c.lower()}" for c in STRATEGY_CRITERIA),
+        "strategy_avg",
+        "exam_acc_dialogue",
+        "ahrq_acc",
+        "rougeL",
+        "concept_f1",
+        "summary_a_avg",
+        "summary_b_avg",
+        "exam_acc_summary",
+        "exam_acc_none",
+        "drug_coverage",
+        "doctor_messages",
+        "completed",
+        "fidelity_unsupported",
+        "fidelity_contradicted",
+    )
+    scorers: tuple[str, ...] = SCORERS
+
+    def load(self, name: str, config: DatasetConfig) -> list[Sample]:
+        return _load(name, config)
+
+    def score(self, scorer: str, sample: Sample, output: Output) -> float | None:
+        extra = output.extra
+        if scorer in _JUDGE_SCORERS:
+            judge, key, kind = _JUDGE_SCORERS[scorer]
+            judgement = extra.get("judgements", {}).get(judge)
+            if judgement is None:
+                return None
+            if kind == "aggregate":
+                return float(judgement["aggregate"])
+            value = judgement["groups" if kind == "group" else "scores"].get(key)
+            return None if value is None else float(value)
+        if scorer.startswith("exam_acc_"):
+            exam = extra.get("exam", {}).get(scorer.removeprefix("exam_acc_"))
+            return None if exam is None else float(exam["accuracy"])
+        if scorer == "ahrq_acc":
+            ahrq = extra.get("ahrq")
+            return None if not ahrq else ahrq["accuracy"]
+        if scorer in ("rougeL", "concept_f1"):
+            reference = sample.inputs["case"].get("reference_summary")
+            if not extra.get("summary") or not reference:
+                return None
+            return _summary_scores(json.dumps(extra["summary"]), json.dumps(reference))[scorer]
+        if scorer == "drug_coverage":
+            return extra.get("drug_coverage")
+        if scorer == "doctor_messages":
+            return float(extra["doctor_messages"])
+        if scorer == "completed":
+            return float(extra["termination"] == "completed")
+        if scorer in ("fidelity_unsupported", "fidelity_contradicted"):
+            fidelity = extra.get("fidelity")
+            if not fidelity:
+                return None
+            return FidelityReport.from_dict(fidelity).rate(scorer.removeprefix("fidelity_"))  # type: ignore[arg-type]
+        raise KeyError(scorer)
+
+    def report_tables(self, rows: Sequence[Mapping[str, Any]]) -> list[ReportTable]:
+        from bedside.tasks.discharge.tables import report_tables
+
+        return report_tables(rows)
+
+
+TASK = DischargeTask()

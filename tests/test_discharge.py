@@ -1,0 +1,487 @@
+"""DischargeSim on the shared engine, against the scripted server: schedules, who sees what, documents, exam,
+judges, failures, replay, and a whole run with its tables."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bedside.judges import load_rubric
+from bedside.llm import ROLES, ChatMessage, Model, RetriesExhaustedError, Role, get_model
+from bedside.llm.scripted_server import ScriptedServer
+from bedside.runs.config import DatasetConfig
+from bedside.runs.task import Output, Sample, SampleContext
+from bedside.tasks.discharge.cases import DischargeCase
+from bedside.tasks.discharge.documents import Checklist, ChecklistMedicine, reference_checklist
+from bedside.tasks.discharge.judging import JUDGES
+from bedside.tasks.discharge.profiles import ProfileError, profiles
+from bedside.tasks.discharge.readers import CaseFormatError, read_cases
+from bedside.tasks.discharge.schedules import STAGE_IDS
+from bedside.tasks.discharge.scoring import checklist_points, drug_coverage
+from bedside.tasks.discharge.task import TASK
+
+EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "external" / "michaels6060_DischargeSim" / "data"
+
+NOTE = """Chief Complaint:
+shortness of breath
+
+History of Present Illness:
+Cough and fever for three days.
+
+Brief Hospital Course:
+Treated for pneumonia with IV ceftriaxone, improved.
+
+Discharge Medications:
+1. Amoxicillin 875 mg twice a day for 5 days
+
+Discharge Condition:
+Alert, ambulatory.
+
+Discharge Instructions:
+Return if fever over 101 F.
+
+Followup Instructions:
+Dr. Lee in one week."""
+
+CASE: dict[str, Any] = {
+    "id": "t1",
+    "demographics": {"age": 70, "sex": "female"},
+    "note": NOTE,
+    "structure": {
+        "history_and_course": {
+            "chief_complaint": "shortness of breath",
+            "history_of_present_illness": "Cough and fever for three days.",
+            "past_medical_history": "high blood pressure",
+            "social_history": "lives alone",
+            "hospital_course": "Treated for pneumonia with IV ceftriaxone, improved.",
+        },
+        "tests_and_treatments": {"tests": [{"name": "chest x-ray", "result": "left lower lobe opacity"}],
+                                 "treatments": ["IV ceftriaxone"]},
+        "diagnoses_and_medications": {
+            "primary_diagnoses": ["community-acquired pneumonia"],
+            "medications": [
+                {"name": "amoxicillin", "dose": "875 mg", "frequency": "twice a day", "times": ["morning", "evening"],
+                 "reason": "pneumonia", "instructions": "with food, for 5 days", "status": "new"},
+                {"name": "lisinopril", "dose": "10 mg", "frequency": "once a day", "times": ["morning"],
+                 "reason": "blood pressure"},
+            ],
+        },
+        "follow_up_and_return": {
+            "follow_up": [{"with_whom": "Dr. Lee", "when": "in one week", "reason": "check the lungs"}],
+            "return_precautions": ["fever over 101 F"],
+            "activity": ["walk a little every day"],
+        },
+    },
+    "questions": [
+        {"id": "q1", "question": "Which antibiotic do you take at home?", "answer": "Amoxicillin",
+         "distractor": "Ceftriaxone", "irrelevant": "Chest x-ray", "category": "medication_after_discharge"},
+        {"id": "q2", "question": "When should you come back?", "answer": "Fever over 101 F",
+         "distractor": "Any cough at all", "irrelevant": "Lives alone", "category": "return_precautions"},
+    ],
+    "reference_summary": {
+        "discharge_medications": "Amoxicillin twice a day for five days; keep taking lisinopril.",
+        "discharge_diagnosis": {"primary": "Pneumonia"},
+        "discharge_condition": {"mental_status": "clear", "level_of_consciousness": "alert",
+                                "activity_status": "walks on her own"},
+        "discharge_instructions": "Come back if the fever goes above 101.",
+        "followup_instructions": "See Dr. Lee next week.",
+    },
+}  # fmt: skip
+
+CHECKLIST = {
+    "diagnosis": "pneumonia",
+    "tests_and_treatments": ["chest x-ray"],
+    "warning_signs": ["fever over 101"],
+    "medicines": [
+        {"name": "Amoxicillin", "dose": "875mg", "reason": "lung infection", "how_to_take": "with food",
+         "times": ["morning", "evening"]},
+    ],
+    "activities": [],
+    "diet": [],
+    "appointments": [{"with_whom": "Dr. Lee", "when": "next week", "reason": "lungs"}],
+    "pending_tests": [],
+}  # fmt: skip
+SUMMARY = {
+    "discharge_medications": "Ceftriaxone as needed",
+    "discharge_diagnosis": {"primary": "pneumonia", "secondary": ""},
+    "discharge_condition": {"mental_status": "clear", "level_of_consciousness": "alert", "activity_status": "walks"},
+    "discharge_instructions": "Come back for any cough at all.",
+    "followup_instructions": "See Dr. Lee next week.",
+}
+
+
+class Script:
+    """The scripted server's brain for a whole discharge sample; records what each party was sent."""
+
+    def __init__(self, *, signal_at: dict[str, int] | None = None, finish: bool = True, bad_checklist: bool = False):
+        self.signal_at = signal_at or {}  # stage -> signal NEXT STAGE on the n-th doctor message of that stage
+        self.finish = finish
+        self.bad_checklist = bad_checklist
+        self.fail_doctor_at: int | None = None
+        self.doctor_calls = 0
+        self.sent: dict[str, list[str]] = {}
+
+    def __call__(self, messages: Sequence[ChatMessage]) -> str:
+        system = messages[0].content if messages[0].role == "system" else ""
+        everything = "\n".join(m.content for m in messages)
+        kind = self.kind(system)
+        self.sent.setdefault(kind, []).append(everything)
+        return str(getattr(self, kind)(messages, system))
+
+    @staticmethod
+    def kind(system: str) -> str:
+        for marker, kind in (
+            ("hospital doctor talking with a patient", "doctor"),
+            ("You are a patient in the hospital", "patient"),
+            ("take-home checklist", "checklist"),
+            ("discharge summary in", "summary"),
+            ("patient who has just left the hospital", "exam"),
+            ("check a patient's discharge checklist", "checklist_judge"),
+            ("audit a simulated patient", "fidelity"),
+            ("structured data", "parse"),
+        ):
+            if marker in system:
+                return kind
+        return "judge"
+
+    def doctor(self, messages: Sequence[ChatMessage], system: str) -> str:
+        self.doctor_calls += 1
+        if self.fail_doctor_at is not None and self.doctor_calls >= self.fail_doctor_at:
+            raise RuntimeError("scripted failure")
+        if "Bring the conversation to a close" in system:
+            return "Goodbye and take care. FINISHED SIMULATION" if self.finish else "Goodbye."
+        stage = next(s for s, words in STAGE_WORDS.items() if words in system)
+        n = sum(m.content.count(f"[{stage}]") for m in messages[1:]) + 1  # chat turns or the reference's blob
+        signal = " NEXT STAGE" if self.signal_at.get(stage) == n else ""
+        return f"[{stage}] Let us talk about this, amoxicillin twice a day.{signal}"
+
+    def patient(self, messages: Sequence[ChatMessage], system: str) -> str:
+        return "Patient: Okay, I understand. Doctor: and then the patient writes the doctor's lines"
+
+    def checklist(self, messages: Sequence[ChatMessage], system: str) -> str:
+        return "not json at all" if self.bad_checklist else json.dumps(CHECKLIST)
+
+    def summary(self, messages: Sequence[ChatMessage], system: str) -> str:
+        return json.dumps(SUMMARY)
+
+    def exam(self, messages: Sequence[ChatMessage], system: str) -> str:
+        text = messages[-1].content
+        material = text.split("## Question")[0]
+        for letter, option in re.findall(r"^([ABC])\. (.*)$", text, re.MULTILINE):
+            if option.lower() in material.lower():
+                return json.dumps({"answer": letter})
+        return json.dumps({"answer": "A"})
+
+    def checklist_judge(self, messages: Sequence[ChatMessage], system: str) -> str:
+        n = len(re.findall(r"^\d+\. Area:", messages[-1].content, re.MULTILINE))
+        return json.dumps({"consistent": [True] * n})
+
+    def fidelity(self, messages: Sequence[ChatMessage], system: str) -> str:
+        part = messages[-1].content.split("one sentence per line")[1]
+        n = len(re.findall(r"^\d+\. ", part, re.MULTILINE))
+        return json.dumps({"labels": ["non_informative"] * n})
+
+    def parse(self, messages: Sequence[ChatMessage], system: str) -> str:
+        return json.dumps(CASE["structure"])
+
+    def judge(self, messages: Sequence[ChatMessage], system: str) -> str:
+        for rubric_id in JUDGES.values():
+            rubric = load_rubric(rubric_id)
+            if all(f'"{c.name}"' in system for c in rubric.criteria):
+                evidence = {
+                    "quote": {"quote": "Okay", "supports": True},
+                    "snippet": {"snippet": "N/A", "addresses": False, "issue": "omitted"},
+                    "pair": {"summary_span": "See Dr. Lee next week.", "reference_span": "N/A", "match": False,
+                             "issue": "hallucinated"},
+                }[rubric.evidence_kind]  # fmt: skip
+                return json.dumps(
+                    {
+                        c.name: {
+                            "score": 3.0 + i / 10,
+                            "justification": "The doctor covered this point in a clear and specific way for her.",
+                            "evidence": [evidence],
+                        }
+                        for i, c in enumerate(rubric.criteria)
+                    }
+                )
+        raise AssertionError(f"no rubric matches: {system[:200]}")
+
+
+STAGE_WORDS = {
+    "diagnosis": "what they were diagnosed with",
+    "tests_treatments": "tests and treatments they had",
+    "return_indicators": "warning signs mean",
+    "medications": "every one of the medicines",
+    "post_discharge": "care to continue at home",
+    "follow_up": "whether, when and with whom",
+}
+
+
+def sample(profile: dict[str, str] | None = None, case: dict[str, Any] | None = None) -> Sample:
+    return Sample(id="t1/x", inputs={"case": case or CASE, "profile": profile or {"emotion": "anxious"}})
+
+
+def simulate(
+    server: ScriptedServer, options: dict[str, Any], *, cache: Path | None = None, the_sample: Sample | None = None
+) -> tuple[Output, SampleContext]:
+    async def main() -> tuple[Output, SampleContext]:
+        models: dict[Role, Model] = {
+            role: get_model(server.model_name(role), role=role, cache=cache, max_retries=0) for role in ROLES
+        }
+        context = SampleContext(models, {}, "0", 0)
+        try:
+            return await TASK.systems["dischargesim"](the_sample or sample(), options, context), context
+        finally:
+            for model in models.values():
+                await model.aclose()
+
+    return asyncio.run(main())
+
+
+def doctor_stages(output: Output) -> list[str | None]:
+    return [t.stage for t in output.transcript or [] if t.role == "clinician"]
+
+
+def runs_of(stages: Sequence[str | None]) -> list[tuple[str | None, int]]:
+    out: list[tuple[str | None, int]] = []
+    for stage in stages:
+        if out and out[-1][0] == stage:
+            out[-1] = (stage, out[-1][1] + 1)
+        else:
+            out.append((stage, 1))
+    return out
+
+
+LIGHT = {"exam": [], "judges": [], "fidelity": False, "documents": False}
+
+
+def test_paper_schedule_caps_five_leaves_medications_open_and_closes_at_the_hard_limit() -> None:
+    script = Script()
+    with ScriptedServer(rules=script) as server:
+        output, _ = simulate(server, {"schedule": "paper", **LIGHT})
+    assert runs_of(doctor_stages(output)) == [
+        ("diagnosis", 5), ("tests_treatments", 5), ("return_indicators", 5), ("medications", 34), ("closing", 1),
+    ]  # fmt: skip
+    assert output.extra["termination"] == "hard_limit"
+    last = output.trace[-1]  # type: ignore[index]
+    assert last["decision"] == {"advance": False, "source": "limit", "forced": True, "to_stage": "closing"}
+    assert output.extra["doctor_messages"] == 50
+
+
+def test_paper_schedule_with_a_medication_signal_runs_every_stage_in_order() -> None:
+    script = Script(signal_at={"medications": 3, "diagnosis": 2})
+    with ScriptedServer(rules=script) as server:
+        output, _ = simulate(server, {"schedule": "paper", **LIGHT})
+    assert runs_of(doctor_stages(output)) == [
+        ("diagnosis", 2), ("tests_treatments", 5), ("return_indicators", 5), ("medications", 3),
+        ("post_discharge", 5), ("follow_up", 5), ("closing", 1),
+    ]  # fmt: skip
+    assert output.extra["termination"] == "completed"
+    sources = [e["decision"]["source"] for e in output.trace or [] if e["stage_before"] != e.get("stage")]
+    assert sources == ["agent", "cap", "cap", "agent", "cap", "cap"]
+
+
+@pytest.mark.parametrize(
+    ("signal_at", "expected"),
+    [
+        ({}, [4, 5, 5, 10, 5, 5]),
+        # a stage entered by NEXT STAGE gets one message fewer than by the cap: medications 9 instead of 10
+        ({"return_indicators": 2}, [4, 5, 2, 9, 5, 5]),
+        ({"return_indicators": 2, "medications": 3, "post_discharge": 1}, [4, 5, 2, 3, 1, 4]),
+    ],
+)
+def test_reference_schedule_replays_the_code_counter(signal_at: dict[str, int], expected: list[int]) -> None:
+    script = Script(signal_at=signal_at)
+    with ScriptedServer(rules=script) as server:
+        output, _ = simulate(server, {"schedule": "reference", **LIGHT})
+    got = runs_of(doctor_stages(output))
+    assert [stage for stage, _ in got] == [*STAGE_IDS, "closing"]
+    assert [count for _, count in got[:-1]] == expected
+    assert got[-1] == ("closing", 1)
+    assert output.extra["termination"] == "completed"
+
+
+def test_reference_closing_repeats_until_the_hard_limit_without_the_finish_token() -> None:
+    with ScriptedServer(rules=Script(finish=False)) as server:
+        output, _ = simulate(server, {"schedule": "reference", **LIGHT})
+    assert output.extra["termination"] == "hard_limit"
+    assert runs_of(doctor_stages(output))[-1] == ("closing", 50 - 34)
+
+
+def test_control_tokens_and_masked_fields_never_reach_the_patient() -> None:
+    script = Script(signal_at={s: 1 for s in STAGE_IDS})
+    with ScriptedServer(rules=script) as server:
+        output, _ = simulate(server, {"schedule": "paper", **LIGHT})
+    patient_prompts = script.sent["patient"]
+    assert patient_prompts
+    for prompt in patient_prompts:
+        for hidden in ("NEXT STAGE", "FINISHED SIMULATION", "lisinopril", "chest x-ray", "Dr. Lee", "ceftriaxone"):
+            assert hidden.lower() not in prompt.lower()
+        assert "community-acquired pneumonia" in prompt  # the diagnosis name is what it was told
+    assert all("NEXT STAGE" not in t.content and "FINISHED" not in t.content for t in output.transcript or [])
+    assert any("NEXT STAGE" in e.get("raw", "") for e in output.trace or [])  # kept in the trace
+    # a patient reply that went on to write the doctor's lines is cut there
+    patient_turns = [t.content for t in output.transcript or [] if t.role == "patient"]
+    assert patient_turns[0] == "Okay, I understand."
+
+
+def test_the_whole_sample_documents_exam_judges_and_fidelity() -> None:
+    script = Script(signal_at={s: 1 for s in STAGE_IDS})
+    with ScriptedServer(rules=script) as server:
+        output, context = simulate(server, {"schedule": "paper"})
+    extra = output.extra
+    assert extra["errors"] == {}
+    # setting A reads the dialogue (which says amoxicillin), B the summary (which says ceftriaxone and any cough)
+    assert extra["exam"]["dialogue"]["chosen"]["q1"] == extra["exam"]["dialogue"]["key"]["q1"]
+    assert extra["exam"]["summary"]["chosen"]["q1"] != extra["exam"]["summary"]["key"]["q1"]
+    assert TASK.score("exam_acc_summary", sample(), output) == 0.0
+    # the exam-taker never sees the case: no note, no diagnosis label; but it keeps its profile
+    for prompt in script.sent["exam"]:
+        assert "community-acquired pneumonia" not in prompt
+        assert "Brief Hospital Course" not in prompt
+        assert "worry aloud" in prompt
+    none_prompts = [p for p in script.sent["exam"] if "## Your conversation" not in p and "## Your discharge" not in p]
+    assert len(none_prompts) == 2
+    # judges: groups and criteria reach the scorers
+    assert TASK.score("ld", sample(), output) == pytest.approx(3.1)
+    assert TASK.score("hcc", sample(), output) == pytest.approx(3.35)
+    assert TASK.score("coverage_irh", sample(), output) == pytest.approx(3.0)
+    assert TASK.score("strategy_avg", sample(), output) == pytest.approx(3.25)
+    assert TASK.score("summary_b_avg", sample(), output) == pytest.approx(3.15)
+    # judges see Doctor:/Patient: lines without control tokens or stage labels, and the full note
+    for prompt in script.sent["judge"][:3]:
+        assert "Doctor: [diagnosis]" in prompt
+        assert "NEXT STAGE" not in prompt
+        assert "Followup Instructions" in prompt
+    assert TASK.score("ahrq_acc", sample(), output) == pytest.approx(extra["ahrq"]["correct"] / extra["ahrq"]["total"])
+    assert TASK.score("drug_coverage", sample(), output) == 0.5  # amoxicillin said, lisinopril never
+    assert TASK.score("fidelity_unsupported", sample(), output) is None  # nothing informative said
+    assert 0.0 < (TASK.score("rougeL", sample(), output) or 0.0) < 1.0
+    assert set(context.usage) == {"system", "patient", "judge"}  # the case had a structure: no helper call
+
+
+def test_a_malformed_checklist_is_re_asked_then_recorded_as_the_steps_error() -> None:
+    script = Script(signal_at={s: 1 for s in STAGE_IDS}, bad_checklist=True)
+    with ScriptedServer(rules=script) as server:
+        output, _ = simulate(server, {"schedule": "paper", "judges": [], "fidelity": False, "exam": ["summary"]})
+    assert len(script.sent["checklist"]) == 3  # first answer and two re-asks
+    assert "StructuredOutputError" in output.extra["errors"]["checklist"]
+    assert "not valid JSON" in output.extra["errors"]["checklist"]
+    assert output.extra["skipped"]["ahrq_acc"] == "skipped: there is no checklist"
+    assert TASK.score("ahrq_acc", sample(), output) is None
+    assert output.extra["summary"] is not None  # the summary still gets written without a checklist
+
+
+def test_an_unparsed_note_is_parsed_by_the_helper_role() -> None:
+    unparsed = {k: v for k, v in CASE.items() if k != "structure"}
+    script = Script(signal_at={s: 1 for s in STAGE_IDS})
+    with ScriptedServer(rules=script) as server:
+        output, context = simulate(server, LIGHT, the_sample=sample(case=unparsed))
+    assert context.usage["helper"].calls == 1
+    assert output.extra["parsed_structure"]["diagnoses_and_medications"]["primary_diagnoses"] == [
+        "community-acquired pneumonia"
+    ]
+
+
+def test_a_resumed_conversation_makes_no_new_call(tmp_path: Path) -> None:
+    cache = tmp_path / "cache.sqlite"
+    script = Script(signal_at={s: 2 for s in STAGE_IDS})
+    with ScriptedServer(rules=script) as server:
+        full, _ = simulate(server, LIGHT, cache=tmp_path / "full.sqlite")
+        total = server.stats()["requests"]
+        server.reset()
+        script.fail_doctor_at, script.doctor_calls = 7, 0
+        with pytest.raises(RetriesExhaustedError, match="HTTP 500"):
+            simulate(server, LIGHT, cache=cache)
+        before = server.stats()["requests"]
+        server.reset()
+        script.fail_doctor_at = None
+        resumed, _ = simulate(server, LIGHT, cache=cache)
+        assert server.stats()["requests"] == total - (before - 1)  # the failed request was never answered
+        server.reset()
+        again, context = simulate(server, LIGHT, cache=cache)
+        assert server.stats()["requests"] == 0
+    assert resumed.transcript == full.transcript == again.transcript
+    assert context.usage["system"].cache_hits == context.usage["system"].calls
+
+
+def test_checklist_points_align_medicines_by_name_and_compare_dose_and_times() -> None:
+    case = DischargeCase.model_validate(CASE)
+    reference = reference_checklist(case.parsed())
+    predicted = Checklist.model_validate(CHECKLIST).model_copy(
+        update={
+            "medicines": [
+                ChecklistMedicine(name="Amoxicillin-clavulanate", dose="875 mg", reason="x", how_to_take="",
+                                  times=["morning"]),
+                ChecklistMedicine(name="Aspirin", dose="81 mg", reason="heart", how_to_take="", times=["morning"]),
+            ]
+        }
+    )  # fmt: skip
+    points, extra = checklist_points(predicted, reference)
+    medicine = {(p.area, p.reference.split(":")[0]): p.correct for p in points if p.area.startswith("medicine:")}
+    assert medicine[("medicine:present", "amoxicillin")] is True
+    assert medicine[("medicine:dose", "amoxicillin")] is True  # 875 mg = 875 mg
+    assert medicine[("medicine:times", "amoxicillin")] is False  # morning only, not morning and evening
+    assert medicine[("medicine:present", "lisinopril")] is False
+    assert extra == ["Aspirin"]
+    judged = [p for p in points if p.how == "judged"]
+    assert {p.area for p in judged} >= {"diagnosis", "warning_signs", "appointments", "medicine:reason"}
+    assert next(p for p in points if p.area == "activities_and_diet").predicted is None  # scores 0 without a call
+
+
+def test_drug_coverage_counts_names_the_doctor_said() -> None:
+    from bedside.runs.task import Turn
+
+    turns = [
+        Turn(role="clinician", content="Take Amoxicillin twice daily."),
+        Turn(role="patient", content="lisinopril?"),
+    ]
+    assert drug_coverage(["amoxicillin", "lisinopril"], turns) == 0.5
+    assert drug_coverage([], turns) is None
+
+
+def test_profiles_one_at_a_time_grid_and_errors() -> None:
+    assert len(profiles("one_at_a_time")) == 8
+    assert len(profiles("grid")) == 18
+    assert profiles("none") == [{}]
+    assert profiles("emotion") == [{"emotion": "neutral"}, {"emotion": "anxious"}, {"emotion": "deflective"}]
+    with pytest.raises(ProfileError, match="literacy has no level 'medium'"):
+        profiles([{"literacy": "medium"}])
+    with pytest.raises(ProfileError, match="unknown dimension 'age'"):
+        profiles([{"age": "old"}])
+
+
+def test_loading_crosses_cases_with_profiles_and_sets_strata(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps(CASE) + "\n", encoding="utf-8")
+    samples = TASK.load("mine", DatasetConfig(path=str(path)))
+    assert [s.id for s in samples][:2] == ["t1/literacy=low", "t1/literacy=high"]
+    assert samples[0].strata == {
+        "literacy": "low", "education": "unspecified", "emotion": "unspecified", "profile": "literacy=low",
+    }  # fmt: skip
+
+
+def test_bad_case_files_name_the_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps(CASE) + "\n{not json\n", encoding="utf-8")
+    with pytest.raises(CaseFormatError, match=r"cases.jsonl:2: not valid JSON"):
+        read_cases(path)
+    broken = {**CASE, "questions": [{**CASE["questions"][0], "distractor": "Amoxicillin"}]}
+    path.write_text(json.dumps(broken) + "\n", encoding="utf-8")
+    with pytest.raises(CaseFormatError, match=r"cases.jsonl:1: not a discharge case: .*options must differ"):
+        read_cases(path)
+
+
+@pytest.mark.skipif(not EXTERNAL.is_dir(), reason="../shared/data/external/michaels6060_DischargeSim is absent")
+def test_the_release_osce_format_reads_with_its_notes() -> None:
+    (case,) = read_cases(EXTERNAL / "OSCE-format.jsonl")
+    assert case.structure is None  # the OSCE record has no medicines or follow-up: the note gets parsed
+    assert case.note.startswith("Name:")
+    assert "\\n" not in case.note  # decoded JSON strings, not the reference code's literal escapes
+    assert case.demographics.sex == "male"
