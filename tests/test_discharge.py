@@ -485,3 +485,143 @@ def test_the_release_osce_format_reads_with_its_notes() -> None:
     assert case.note.startswith("Name:")
     assert "\\n" not in case.note  # decoded JSON strings, not the reference code's literal escapes
     assert case.demographics.sex == "male"
+
+
+def test_judge_expert_agreement_excludes_ties_and_compares_each_expert() -> None:
+    from bedside.tasks.discharge.agreement import PreferenceLabel, agreement, judge_preference
+
+    scores = {
+        ("s1", "A"): {"ld": 4.0, "hcc": 4.0, "coverage_avg": 4.0, "strategy_avg": 4.0},
+        ("s1", "B"): {"ld": 2.0, "hcc": 2.0, "coverage_avg": 2.0, "strategy_avg": 2.0},
+        ("s2", "A"): {"ld": 2.0, "hcc": 2.0, "coverage_avg": 2.0, "strategy_avg": 2.0},
+        ("s2", "B"): {"ld": 3.0, "hcc": 3.0, "coverage_avg": 3.0, "strategy_avg": 3.0},
+        ("s3", "A"): {"ld": 3.0, "hcc": 3.0, "coverage_avg": 3.0, "strategy_avg": 3.0},
+        ("s3", "B"): {"ld": 3.0, "hcc": 3.0, "coverage_avg": 3.0, "strategy_avg": 3.0},
+    }
+    assert judge_preference(scores[("s1", "A")], scores[("s1", "B")], "overall") == "a"
+    assert judge_preference(scores[("s3", "A")], scores[("s3", "B")], "overall") == "tie"
+    assert judge_preference({"ld": None}, scores[("s1", "B")], "ld") is None
+
+    def label(sample: str, expert: str, prefers: str) -> PreferenceLabel:
+        return PreferenceLabel.model_validate(
+            {"sample": sample, "a": "A", "b": "B", "criterion": "overall", "expert": expert, "prefers": prefers}
+        )
+
+    labels = [
+        label("s1", "nurse", "a"), label("s2", "nurse", "b"), label("s3", "nurse", "a"),
+        label("s1", "doctor", "a"), label("s2", "doctor", "a"), label("s3", "doctor", "a"),
+    ]  # fmt: skip
+    (report,) = agreement(labels, scores)
+    pairs = {(p.first, p.second): p for p in report.pairs}
+    experts = pairs[("doctor", "nurse")]
+    assert experts.n == 3
+    assert experts.percent == pytest.approx(2 / 3)
+    nurse = pairs[("judge", "nurse")]
+    assert (nurse.n, nurse.ties, nurse.percent, nurse.kappa) == (2, 1, 1.0, 1.0)
+    doctor = pairs[("judge", "doctor")]
+    assert (doctor.n, doctor.percent) == (2, 0.5)
+    assert doctor.rho is None  # the doctor always chose a: no variation to correlate
+
+
+def write_run(tmp_path: Path, server: ScriptedServer) -> Path:
+    import yaml
+
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps(CASE) + "\n", encoding="utf-8")
+    config = {
+        "name": "discharge-test",
+        "task": "discharge",
+        "datasets": {"mine": {"path": str(cases), "options": {"profiles": "literacy"}}},
+        "systems": {"sim": {"type": "dischargesim", "options": {"schedule": "demo"}}},
+        "models": {
+            "system": [server.model_name("doc-1.5b"), server.model_name("doc-7b")],
+            "patient": server.model_name("patient"),
+            "judge": server.model_name("judge"),
+        },
+        "concurrency": 4,
+        "store": str(tmp_path / "store.sqlite"),
+    }
+    path = tmp_path / "run.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path
+
+
+def test_a_run_stores_conversations_and_reports_the_papers_tables(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+    from bedside.runs import Store, execute, load_config
+    from bedside.runs.report import build_report
+
+    script = Script()
+    with ScriptedServer(rules=script) as server:
+        config = load_config(write_run(tmp_path, server))
+        summary = asyncio.run(execute(config, cache=False))
+    assert summary.errors == 0
+    store = Store(config.store)
+    try:
+        rows = store.results(config.run_id)
+        report = build_report(store, config.run_id)
+    finally:
+        store.close()
+    assert len(rows) == 4  # 1 case x 2 literacy levels x 2 doctor models
+    row = rows[0]
+    assert row.strata["literacy"] in ("low", "high")
+    assert row.output is not None
+    assert [t["stage"] for t in row.output["transcript"] if t["role"] == "clinician"][:2] == [
+        "diagnosis",
+        "tests_treatments",
+    ]
+    assert row.scores["ld"] == pytest.approx(3.1)
+    assert row.usage["judge"]["calls"] >= 5
+    titles = [t.title for t in report.tables]
+    assert any(t.startswith("DischargeSim Table 1") for t in titles)
+    assert any(t.startswith("DischargeSim Table 2") for t in titles)
+    assert any(t.startswith("Profile sensitivity") for t in titles)
+    assert any(t.startswith("Comprehension exam") for t in titles)
+    table_one = next(t for t in report.tables if t.title.startswith("DischargeSim Table 1"))
+    assert table_one.rows[0][1] == "3.10"  # L&D
+    sensitivity = next(t for t in report.tables if t.title.startswith("Profile sensitivity"))
+    assert sensitivity.rows[0][1] == "HL2 vs HL1"
+    assert sensitivity.rows[0][2].startswith("+0.000")  # the scripted judge scores both levels alike
+
+    labels = tmp_path / "labels.jsonl"
+    cells = sorted({r.cell for r in rows})
+    labels.write_text(
+        "".join(
+            json.dumps({"sample": s, "a": cells[0], "b": cells[1], "criterion": "overall", "expert": e, "prefers": p})
+            + "\n"
+            for s, e, p in (("t1/literacy=low", "nurse", "a"), ("t1/literacy=high", "nurse", "b"))
+        ),
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(
+        app, ["discharge", "agreement", config.run_id, "--labels", str(labels), "--store", config.store, "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    (overall,) = json.loads(result.output)
+    judge_vs_nurse = next(p for p in overall["pairs"] if p["first"] == "judge")
+    assert judge_vs_nurse["ties"] == 2  # identical scripted doctors: every judge preference is a tie
+    bad = CliRunner().invoke(app, ["discharge", "agreement", "nope", "--labels", str(labels), "--store", config.store])
+    assert bad.exit_code == 1
+    assert "no run 'nope'" in bad.output
+
+
+def test_parse_command_writes_parsed_cases(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+
+    cases = tmp_path / "notes.jsonl"
+    cases.write_text(json.dumps({k: v for k, v in CASE.items() if k != "structure"}) + "\n", encoding="utf-8")
+    output = tmp_path / "parsed.jsonl"
+    with ScriptedServer(rules=Script()) as server:
+        result = CliRunner().invoke(
+            app, ["discharge", "parse", str(cases), "-o", str(output), "-m", server.model_name("helper"), "--no-cache"]
+        )
+    assert result.exit_code == 0, result.output
+    (parsed,) = read_cases(output)
+    assert parsed.parsed().diagnoses_and_medications.primary_diagnoses == ["community-acquired pneumonia"]
+    again = CliRunner().invoke(app, ["discharge", "parse", str(cases), "-o", str(output), "--no-cache"])
+    assert again.exit_code == 1
+    assert "exists" in again.output

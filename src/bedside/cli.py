@@ -20,6 +20,7 @@ from bedside.console import err, fail, out
 from bedside.llm import GenerationSettings, Model, ModelError, Role, UsageLedger, default_cache_path, get_model
 from bedside.llm.usage import RoleUsage
 from bedside.tasks.citeqa.cli import citeqa_app
+from bedside.tasks.discharge.cli import discharge_app
 from bedside.tasks.drafting.cli import drafting_app
 from bedside.training.cli import train_app
 
@@ -427,6 +428,7 @@ def metrics_list(
 judges_app = typer.Typer(help="Rubric judges: list the shipped rubrics, show one, run one.", no_args_is_help=True)
 app.add_typer(judges_app, name="judges")
 app.add_typer(citeqa_app, name="citeqa")
+app.add_typer(discharge_app, name="discharge")
 app.add_typer(drafting_app, name="drafting")
 app.add_typer(train_app, name="train")
 
