@@ -46,6 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/llm_overhead.py
 	$(BIN)/python bench/records.py
 	$(BIN)/python bench/run_throughput.py
+	$(BIN)/python bench/sim_calls.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache src/*.egg-info

@@ -370,7 +370,9 @@ def test_a_malformed_checklist_is_re_asked_then_recorded_as_the_steps_error() ->
     script = Script(signal_at={s: 1 for s in STAGE_IDS}, bad_checklist=True)
     with ScriptedServer(rules=script) as server:
         output, _ = simulate(server, {"schedule": "paper", "judges": [], "fidelity": False, "exam": ["summary"]})
+        checklist_bodies = [b for b in server.recent if "take-home checklist" in b["messages"][0]["content"]]
     assert len(script.sent["checklist"]) == 3  # first answer and two re-asks
+    assert {b["max_tokens"] for b in checklist_bodies} == {1500}  # documents get room beyond a turn's budget
     assert "StructuredOutputError" in output.extra["errors"]["checklist"]
     assert "not valid JSON" in output.extra["errors"]["checklist"]
     assert output.extra["skipped"]["ahrq_acc"] == "skipped: there is no checklist"

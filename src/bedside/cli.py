@@ -235,6 +235,53 @@ def _demo_drafting(
     out.print(f"{summary.errors} sample(s) failed; full report with every table: {page} (and {md})", highlight=False)
 
 
+def _demo_discharge(model: str, *, profiles: int, cache: str | Path | bool, store: str) -> None:
+    """A short DischargeSim run: the first synthetic case under the first N profile levels, demo schedule."""
+    from bedside.runs import RunConfig, Store, execute
+    from bedside.runs.progress import TerminalProgress
+    from bedside.runs.report import build_report
+
+    config = RunConfig.model_validate(
+        {
+            "name": "demo-discharge",
+            "task": "discharge",
+            "datasets": {"synthetic": {"limit": profiles, "options": {"profiles": "one_at_a_time"}}},
+            "systems": {
+                "dischargesim": {
+                    "type": "dischargesim",
+                    "options": {"schedule": "demo", "judges": ["conversation", "summary_a"]},
+                }
+            },
+            "models": {role: [model] for role in ("system", "patient", "helper", "judge")},
+            "settings": {
+                "system": {"max_tokens": 160, "temperature": 0.0},
+                "patient": {"max_tokens": 80, "temperature": 0.0},
+                "judge": {"max_tokens": 800, "temperature": 0.0},
+            },
+            "concurrency": 2,
+            "store": store,
+        }
+    )
+    out.rule(f"discharge education by simulation: {profiles} conversation(s), demo schedule (one message per stage)")
+    summary = asyncio.run(execute(config, progress=TerminalProgress(err), cache=cache))
+    opened = Store(store)
+    try:
+        rows = [r for r in opened.results(summary.run_id) if r.status == "ok"]
+        report = build_report(opened, summary.run_id)
+    finally:
+        opened.close()
+    if rows and rows[0].output:
+        out.print(f"[bold]{rows[0].sample_id}[/] ({model}):", highlight=False)
+        for turn in rows[0].output["transcript"] or []:
+            speaker = "Doctor" if turn["role"] == "clinician" else "Patient"
+            out.print(f"[dim]{turn['stage']}[/] {speaker}: {escape(turn['content'])}", highlight=False)
+    print_task_tables(report.tables[:3])
+    out.print(
+        f"{summary.errors} sample(s) failed; `bedside report {summary.run_id} --store {store}` shows every table",
+        highlight=False,
+    )
+
+
 @app.command()
 def demo(
     model: ModelOption = "embedded/smollm2-135m",
@@ -249,6 +296,9 @@ def demo(
     citeqa_cases: Annotated[
         int, typer.Option(help="Answer the first N synthetic grounded-QA cases with the 2-stage system (0 = none).")
     ] = 10,
+    discharge_conversations: Annotated[
+        int, typer.Option(help="Simulate discharge conversations for the first N profile levels (0 = none).")
+    ] = 1,
     store: StoreOption = "runs/demo.sqlite",
     reports: Annotated[Path, typer.Option(help="Folder for the drafting run's HTML and Markdown report.")] = Path(
         "runs/reports"
@@ -258,7 +308,7 @@ def demo(
     no_cache: NoCacheOption = False,
 ) -> None:
     """Draft replies to synthetic portal messages and score them with EditJudge; answer synthetic questions
-    about a stay with cited evidence."""
+    about a stay with cited evidence; simulate a discharge conversation and score it."""
     from bedside.records import RecordError
 
     cache_choice: str | Path | bool = False if no_cache else (cache or True)
@@ -268,19 +318,25 @@ def demo(
         )
     except (ModelError, RecordError, ValueError, OSError) as exc:
         raise fail(exc) from None
-    if citeqa_cases <= 0:
-        return
-    usage = UsageLedger()
+    if citeqa_cases > 0:
+        usage = UsageLedger()
 
-    async def run_citeqa() -> None:
-        async with get_model(model, cache=_cache_path(cache, no_cache), usage=usage, api_key_env=api_key_env) as llm:
-            await _demo_citeqa(llm, citeqa_cases)
+        async def run_citeqa() -> None:
+            async with get_model(
+                model, cache=_cache_path(cache, no_cache), usage=usage, api_key_env=api_key_env
+            ) as llm:
+                await _demo_citeqa(llm, citeqa_cases)
 
-    try:
-        asyncio.run(run_citeqa())
-    except (ModelError, ValueError, OSError) as exc:
-        raise fail(exc) from None
-    out.print(usage_table(usage.snapshot()))
+        try:
+            asyncio.run(run_citeqa())
+        except (ModelError, ValueError, OSError) as exc:
+            raise fail(exc) from None
+        out.print(usage_table(usage.snapshot()))
+    if discharge_conversations > 0:
+        try:
+            _demo_discharge(model, profiles=discharge_conversations, cache=cache_choice, store=store)
+        except (ModelError, ValueError, OSError) as exc:
+            raise fail(exc) from None
 
 
 records_app = typer.Typer(help="Read patient records and render them as a model will see them.", no_args_is_help=True)

@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bedside.llm.types import ChatMessage, GenerationSettings
 from bedside.prompts import render_chat
 from bedside.runs.task import SampleContext, Turn
 from bedside.tasks.discharge.cases import DischargeCase, DischargeStructure, DischargeSummary, TimeSlot
@@ -87,9 +88,20 @@ def render_dialogue(transcript: Sequence[Turn]) -> str:
     return "\n".join(f"{'Doctor' if turn.role == 'clinician' else 'Patient'}: {turn.content}" for turn in transcript)
 
 
+DOCUMENT_MAX_TOKENS = 1500
+"""Documents are long JSON: a run's ``max_tokens`` for the system role is usually set for conversation turns (the
+reference code's 200), which would cut every checklist mid-string. The documents get this many unless the
+``documents_max_tokens`` option says otherwise."""
+
+
+def document_settings(context: SampleContext, max_tokens: int | None) -> GenerationSettings:
+    base = context.settings.get("system") or GenerationSettings()
+    return base.model_copy(update={"max_tokens": max_tokens or DOCUMENT_MAX_TOKENS})
+
+
 def _document_prompt(
     template: str, case: DischargeCase, dialogue: str, documents_from: DocumentsFrom, **extra: object
-) -> list:  # type: ignore[type-arg]
+) -> list[ChatMessage]:
     note = case.note if documents_from == "note_and_dialogue" else None
     return render_chat(template, note=note, dialogue=dialogue, **extra)
 
@@ -100,10 +112,13 @@ async def write_checklist(
     context: SampleContext,
     *,
     documents_from: DocumentsFrom = "note_and_dialogue",
+    max_tokens: int | None = None,
     max_repairs: int = 2,
 ) -> Checklist:
     messages = _document_prompt("discharge/checklist.j2", case, render_dialogue(transcript), documents_from)
-    result = await context.generate_structured("system", messages, Checklist, max_repairs=max_repairs)
+    result = await context.generate_structured(
+        "system", messages, Checklist, settings=document_settings(context, max_tokens), max_repairs=max_repairs
+    )
     return result.value
 
 
@@ -114,6 +129,7 @@ async def write_summary(
     context: SampleContext,
     *,
     documents_from: DocumentsFrom = "note_and_dialogue",
+    max_tokens: int | None = None,
     max_repairs: int = 2,
 ) -> DischargeSummary:
     messages = _document_prompt(
@@ -123,5 +139,7 @@ async def write_summary(
         documents_from,
         checklist=checklist.model_dump_json(indent=1) if checklist else None,
     )
-    result = await context.generate_structured("system", messages, DischargeSummary, max_repairs=max_repairs)
+    result = await context.generate_structured(
+        "system", messages, DischargeSummary, settings=document_settings(context, max_tokens), max_repairs=max_repairs
+    )
     return result.value

@@ -20,7 +20,8 @@ Options: ``schedule`` (``paper`` | ``reference`` | ``demo``, see :mod:`.schedule
 three default to the reference code's choices under the ``reference`` schedule and to the paper's otherwise —
 ``max_doctor_messages``, ``exam`` (list of ``dialogue``, ``summary``, ``none``), ``judges`` (list of
 ``conversation``, ``coverage``, ``strategy``, ``summary_a``, ``summary_b``), ``judge_profile`` (bool),
-``fidelity`` (bool), ``documents`` (bool).
+``fidelity`` (bool), ``documents`` (bool), ``documents_max_tokens`` (default 1500: the checklist and summary
+are long JSON, and the system role's ``max_tokens`` is usually set for conversation turns).
 
 A failure in the conversation is the sample's error. A failure in a later step (a checklist still malformed
 after its re-asks, a judge that never answers on the scale) is recorded in ``extra["errors"]`` with its cause
@@ -205,12 +206,19 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
     documents_from = options.get("documents_from", "dialogue" if reference else "note_and_dialogue")
     checklist: Checklist | None = None
     summary: DischargeSummary | None = None
+    document_tokens = options.get("documents_max_tokens")
     if options.get("documents", True):
         checklist = await steps.run(
-            "checklist", lambda: write_checklist(case, transcript, context, documents_from=documents_from)
+            "checklist",
+            lambda: write_checklist(
+                case, transcript, context, documents_from=documents_from, max_tokens=document_tokens
+            ),
         )
         summary = await steps.run(
-            "summary", lambda: write_summary(case, transcript, checklist, context, documents_from=documents_from)
+            "summary",
+            lambda: write_summary(
+                case, transcript, checklist, context, documents_from=documents_from, max_tokens=document_tokens
+            ),
         )
     extra["checklist"] = checklist.model_dump(mode="json") if checklist else None
     extra["summary"] = summary.model_dump(mode="json") if summary else None
