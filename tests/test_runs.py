@@ -283,7 +283,7 @@ def test_tasks_resolve_by_entry_point_or_import_path() -> None:
 
     assert resolve_task("drafting").name == "drafting"
     assert resolve_task("runs_multiturn_task:TASK").name == "toy-conversation"
-    with pytest.raises(ValueError, match="unknown task 'nope'; registered: citeqa, drafting"):
+    with pytest.raises(ValueError, match="unknown task 'nope'; registered: citeqa, discharge, drafting"):
         resolve_task("nope")
 
 
