@@ -627,3 +627,16 @@ def test_parse_command_writes_parsed_cases(tmp_path: Path) -> None:
     again = CliRunner().invoke(app, ["discharge", "parse", str(cases), "-o", str(output), "--no-cache"])
     assert again.exit_code == 1
     assert "exists" in again.output
+
+
+def test_bad_labels_name_the_file_and_line(tmp_path: Path) -> None:
+    from bedside.tasks.discharge.agreement import LabelsError, read_labels
+
+    path = tmp_path / "labels.jsonl"
+    good = {"sample": "s", "a": "A", "b": "B", "criterion": "overall", "expert": "nurse", "prefers": "a"}
+    path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "prefers": "both"}) + "\n", encoding="utf-8")
+    with pytest.raises(LabelsError, match=r"labels.jsonl:2: prefers"):
+        read_labels(path)
+    path.write_text("", encoding="utf-8")
+    with pytest.raises(LabelsError, match="no labels"):
+        read_labels(path)

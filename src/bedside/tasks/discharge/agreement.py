@@ -21,7 +21,6 @@ Labels file (JSONL), one expert decision per line::
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -60,19 +59,12 @@ class LabelsError(ValueError):
 
 
 def read_labels(path: str | Path) -> list[PreferenceLabel]:
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LabelsError(f"{path}: cannot read: {exc}") from None
+    from bedside.tasks.discharge.readers import json_objects
+
     labels = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, record in json_objects(Path(path), LabelsError):
         try:
-            labels.append(PreferenceLabel.model_validate(json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise LabelsError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+            labels.append(PreferenceLabel.model_validate(record))
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
             raise LabelsError(f"{path}:{number}: {problems}") from None

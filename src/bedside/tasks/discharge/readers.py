@@ -32,7 +32,7 @@ def read_cases(path: str | Path, *, notes: str | Path | None = None) -> list[Dis
     path = Path(path)
     if not path.is_file():
         raise CaseFormatError(f"{path}: no such file")
-    records = _json_lines(path)
+    records = json_objects(path)
     if records and all("OSCE_Examination" in r for _, r in records):
         notes_path = Path(notes) if notes else path.with_name("original-notes.txt")
         cases = _osce(path, records, notes_path)
@@ -51,21 +51,22 @@ def read_cases(path: str | Path, *, notes: str | Path | None = None) -> list[Dis
     return cases
 
 
-def _json_lines(path: Path) -> list[tuple[int, Any]]:
+def json_objects(path: Path, error: type[ValueError] = CaseFormatError) -> list[tuple[int, Any]]:
+    """(line number, object) for each non-blank line; ``error`` names the file and line of what is wrong."""
     out = []
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise CaseFormatError(f"{path}: cannot read: {exc}") from None
+        raise error(f"{path}: cannot read: {exc}") from None
     for number, text in enumerate(lines, 1):
         if not text.strip():
             continue
         try:
             record = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise CaseFormatError(f"{path}:{number}: not valid JSON ({exc.msg}, column {exc.colno})") from None
+            raise error(f"{path}:{number}: not valid JSON ({exc.msg}, column {exc.colno})") from None
         if not isinstance(record, dict):
-            raise CaseFormatError(f"{path}:{number}: expected a JSON object")
+            raise error(f"{path}:{number}: expected a JSON object")
         out.append((number, record))
     return out
 
