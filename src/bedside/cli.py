@@ -249,7 +249,11 @@ def _demo_discharge(model: str, *, profiles: int, cache: str | Path | bool, stor
             "systems": {
                 "dischargesim": {
                     "type": "dischargesim",
-                    "options": {"schedule": "demo", "judges": ["conversation", "summary_a"]},
+                    "options": {
+                        "schedule": "demo",
+                        "judges": ["conversation", "summary_a"],
+                        "documents_max_tokens": 600,
+                    },
                 }
             },
             "models": {role: [model] for role in ("system", "patient", "helper", "judge")},
