@@ -27,7 +27,7 @@ finish reason and the model calls of the exchange by role go to the trace, one e
 
 Every model call goes through the sample's :class:`~bedside.runs.task.SampleContext` and so through the response
 cache with the sample's epoch: a conversation that is re-run, or resumed after an interruption, replays from the
-cache and sends nothing it has already been answered.
+cache and sends only the calls that were never answered.
 """
 
 from __future__ import annotations

@@ -85,13 +85,12 @@ class Doctor:
     template: str = "discharge/doctor.j2"
 
     def system_message(self, stage: str) -> ChatMessage:
-        assert self.case.structure is not None
         (message,) = render_chat(
             self.template,
             stage=stage,
             closing=stage == CLOSING,
             case=self.case,
-            structure=self.case.structure,
+            structure=self.case.parsed(),
             note=self.case.cut_note() if self.cut_note else self.case.note,
             next_stage=NEXT_STAGE,
             finished=FINISHED,

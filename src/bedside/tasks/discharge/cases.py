@@ -174,6 +174,19 @@ class PatientView(_Frozen):
     social_history: str
     diagnosis: str
 
+    def facts(self) -> tuple[str, ...]:
+        """The view as statements, for the fidelity checker's idea of what the patient may say."""
+        age = self.demographics.age
+        candidates = (
+            f"Age {age}, {self.demographics.sex}" if age else "",
+            f"Came in because: {self.chief_complaint}",
+            f"What happened: {self.history}",
+            f"Earlier health problems: {self.past_medical_history}" if self.past_medical_history else "",
+            f"Life at home: {self.social_history}" if self.social_history else "",
+            f"Was told the diagnosis is: {self.diagnosis}",
+        )
+        return tuple(fact for fact in candidates if fact)
+
 
 class DischargeCase(_Frozen):
     id: str = Field(min_length=1)

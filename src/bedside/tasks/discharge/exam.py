@@ -100,11 +100,12 @@ async def take_exam(
         except StructuredOutputError as exc:
             answers[item.id] = exc.last_text  # read by the free-text parser; usually unparsed, and listed
     scored = exam_accuracy(exam, answers)
+    key = {q.id: q.answer for q in exam}
     by_category: dict[str, list[int]] = {}
     for question in questions:
         entry = by_category.setdefault(question.category, [0, 0])
         entry[1] += 1
-        entry[0] += scored.chosen.get(question.id) == next(q.answer for q in exam if q.id == question.id)
+        entry[0] += scored.chosen.get(question.id) == key[question.id]
     order: dict[str, int] = {c: i for i, c in enumerate(CATEGORIES)}
     return ExamOutcome(
         setting=setting,
@@ -113,6 +114,6 @@ async def take_exam(
         total=scored.total,
         by_category=dict(sorted(by_category.items(), key=lambda kv: order[kv[0]])),
         chosen=scored.chosen,
-        key={q.id: q.answer for q in exam},
+        key=key,
         unparsed=scored.unparsed,
     )

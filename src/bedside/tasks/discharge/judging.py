@@ -43,10 +43,7 @@ def judgement_data(judgement: Judgement) -> dict[str, Any]:
         "groups": dict(judgement.groups),
         "scores": {name: s.score for name, s in judgement.scores.items()},
         "justifications": {name: s.justification for name, s in judgement.scores.items()},
-        "evidence": {
-            name: [e.model_dump(mode="json") if hasattr(e, "model_dump") else e for e in s.evidence]
-            for name, s in judgement.scores.items()
-        },
+        "evidence": {name: [e.model_dump(mode="json") for e in s.evidence] for name, s in judgement.scores.items()},
         "attempts": judgement.attempts,
     }
 

@@ -35,9 +35,6 @@ from bedside.sim import STAY, ConversationState, Decision, Stage, signal_or_cap
 
 STAGE_IDS = ("diagnosis", "tests_treatments", "return_indicators", "medications", "post_discharge", "follow_up")
 CLOSING = "closing"
-TABLE_ORDER = ("return_indicators", "medications", "diagnosis", "post_discharge", "tests_treatments", "follow_up")
-"""The paper's Table 1 columns IRH, MED, DX, PDT, TDS, FU."""
-TABLE_CODES = dict(zip(TABLE_ORDER, ("IRH", "MED", "DX", "PDT", "TDS", "FU"), strict=True))
 
 NEXT_STAGE = "NEXT STAGE"
 FINISHED = "FINISHED SIMULATION"

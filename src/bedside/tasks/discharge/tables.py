@@ -29,6 +29,7 @@ from bedside.runs.task import ReportTable
 from bedside.stats.agreement import pearson_r
 from bedside.tasks.discharge.profiles import PAPER_LABELS, SENSITIVITY_PAIRS
 from bedside.tasks.discharge.schedules import CLOSING, STAGE_IDS
+from bedside.tasks.discharge.task import COVERAGE_CRITERIA, STRATEGY_CRITERIA, SUMMARY_A_CRITERIA, SUMMARY_B_CRITERIA
 
 DIMENSION_SCORERS = {
     "L&D": "ld",
@@ -65,10 +66,9 @@ def _mean(rows: Sequence[Any], scorer: str) -> float | None:
 
 
 def table_one(cells: Mapping[str, list[Any]]) -> ReportTable:
-    columns = ["cell", "L&D", "HCC", "IRH", "MED", "DX", "PDT", "TDS", "FU", "avg"]
-    columns += ["FR", "GI", "PI", "DM", "EBC", "RE", "avg", "Exam A %", "AHRQ %"]
-    scorers = ["ld", "hcc", *(f"coverage_{c}" for c in ("irh", "med", "dx", "pdt", "tds", "fu")), "coverage_avg"]
-    scorers += [*(f"strategy_{c}" for c in ("fr", "gi", "pi", "dm", "ebc", "re")), "strategy_avg"]
+    columns = ["cell", "L&D", "HCC", *COVERAGE_CRITERIA, "avg", *STRATEGY_CRITERIA, "avg", "Exam A %", "AHRQ %"]
+    scorers = ["ld", "hcc", *(f"coverage_{c.lower()}" for c in COVERAGE_CRITERIA), "coverage_avg"]
+    scorers += [*(f"strategy_{c.lower()}" for c in STRATEGY_CRITERIA), "strategy_avg"]
     out = []
     for cell, rows in cells.items():
         values = [_f(_mean(rows, s)) for s in scorers]
@@ -85,13 +85,13 @@ def table_one(cells: Mapping[str, list[Any]]) -> ReportTable:
 
 
 def table_two(cells: Mapping[str, list[Any]]) -> ReportTable:
-    columns = ["cell", "ROUGE-L", "BLEURT", "concept F1", "FL", "CO", "INF", "PER", "avg"]
-    columns += ["SC", "FAC", "REL", "CON", "avg", "Exam B %"]
+    columns = ["cell", "ROUGE-L", "BLEURT", "concept F1", *SUMMARY_A_CRITERIA, "avg", *SUMMARY_B_CRITERIA, "avg"]
+    columns += ["Exam B %"]
     out = []
     for cell, rows in cells.items():
         values = [_f(_mean(rows, "rougeL")), "-", _f(_mean(rows, "concept_f1"))]
-        values += [_f(_mean(rows, f"summary_a_{c}")) for c in ("fl", "co", "inf", "per", "avg")]
-        values += [_f(_mean(rows, f"summary_b_{c}")) for c in ("sc", "fac", "rel", "con", "avg")]
+        values += [_f(_mean(rows, f"summary_a_{c.lower()}")) for c in (*SUMMARY_A_CRITERIA, "avg")]
+        values += [_f(_mean(rows, f"summary_b_{c.lower()}")) for c in (*SUMMARY_B_CRITERIA, "avg")]
         values.append(_f(_mean(rows, "exam_acc_summary"), True))
         out.append([cell, *values])
     return ReportTable(

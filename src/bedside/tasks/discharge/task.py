@@ -55,13 +55,13 @@ from bedside.tasks.discharge.judging import JUDGES, run_judges
 from bedside.tasks.discharge.parse import parse_note
 from bedside.tasks.discharge.profiles import profile_id, profiles, strata
 from bedside.tasks.discharge.readers import read_cases
-from bedside.tasks.discharge.schedules import TABLE_CODES, get_schedule
+from bedside.tasks.discharge.schedules import get_schedule
 from bedside.tasks.discharge.scoring import ahrq_accuracy, drug_coverage
 
 SYNTHETIC_CASES = Path(__file__).parent / "data" / "synthetic_cases.jsonl"
 T = TypeVar("T")
 
-COVERAGE_CRITERIA = {
+COVERAGE_CRITERIA = {  # the judge's criteria under the paper's Table 1 codes, in its column order
     "IRH": "return_indications",
     "MED": "medications",
     "DX": "diagnosis",
@@ -105,7 +105,6 @@ _OTHER_SCORERS = (
     "fidelity_contradicted",
 )
 SCORERS = (*_JUDGE_SCORERS, *_OTHER_SCORERS)
-assert set(TABLE_CODES.values()) == set(COVERAGE_CRITERIA)
 
 
 def case_of(sample: Sample) -> DischargeCase:
@@ -169,22 +168,7 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
         max_tokens=schedule.max_tokens,
     )
     patient = Patient(case, profile, prompt_style=doctor.prompt_style, max_tokens=schedule.max_tokens)
-    view = case.patient_view()
-    knowledge = Knowledge(
-        tuple(
-            fact
-            for fact in (
-                f"Age {view.demographics.age}, {view.demographics.sex}" if view.demographics.age else "",
-                f"Came in because: {view.chief_complaint}",
-                f"What happened: {view.history}",
-                f"Earlier health problems: {view.past_medical_history}" if view.past_medical_history else "",
-                f"Life at home: {view.social_history}" if view.social_history else "",
-                f"Was told the diagnosis is: {view.diagnosis}",
-            )
-            if fact
-        ),
-        profile,
-    )
+    knowledge = Knowledge(case.patient_view().facts(), profile)
     simulation = Simulation(
         schedule.stages, doctor, patient, max_messages, policy=schedule.policy(), opener="clinician"
     )
