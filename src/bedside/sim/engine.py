@@ -6,7 +6,8 @@ everything after the conversation belong to the task.
 
 One exchange is: decide (stay or move on), the clinician speaks, the patient answers. In detail:
 
-1. **Decide**, before every clinician message but the first: the :class:`StagePolicy` returns a
+1. **Decide**, before every clinician message that answers a patient message (so before the first one only when
+   the patient opens): the :class:`StagePolicy` returns a
    :class:`Decision` (stay, advance to the next stage, jump forward to a named stage, or end now).
    :class:`SignalOrCap` is the usual policy: the clinician's own signal in its previous message (its
    utterance's ``control["advance"]``), else the stage's cap. Stages only move forward; one decision moves one
@@ -236,7 +237,7 @@ class Simulation:
             state.turns.append(Turn(role="patient", content=opening.text, stage=state.stage.id))
         termination: Termination | None = None
         while termination is None:
-            decision = await self.policy.decide(state, context) if state.clinician_messages else STAY
+            decision = await self.policy.decide(state, context) if state.last_patient is not None else STAY
             stage_before = state.stage.id
             if decision.end:
                 trace.append({"index": state.clinician_messages, "stage_before": stage_before, **_end(decision)})

@@ -23,7 +23,8 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bedside.judges import JudgeError, Judgement, RubricJudge
+from bedside.judges import JudgeError
+from bedside.runs.steps import judge_in_sample
 from bedside.runs.task import SampleContext
 
 JUDGES: dict[str, str] = {
@@ -34,18 +35,6 @@ JUDGES: dict[str, str] = {
     "summary_b": "discharge_summary_b",
 }
 NEEDS_SUMMARY = frozenset({"summary_a", "summary_b"})
-
-
-def judgement_data(judgement: Judgement) -> dict[str, Any]:
-    return {
-        "rubric": judgement.rubric,
-        "aggregate": judgement.aggregate,
-        "groups": dict(judgement.groups),
-        "scores": {name: s.score for name, s in judgement.scores.items()},
-        "justifications": {name: s.justification for name, s in judgement.scores.items()},
-        "evidence": {name: [e.model_dump(mode="json") for e in s.evidence] for name, s in judgement.scores.items()},
-        "attempts": judgement.attempts,
-    }
 
 
 async def run_judges(
@@ -84,19 +73,12 @@ async def run_judges(
             }
         elif "summary_b" in names:
             skipped["summary_b"] = "not applicable: the case has no reference summary"
-    model = context.model("judge")
-    settings = context.settings.get("judge")
 
     async def one(name: str) -> tuple[str, dict[str, Any] | str]:
-        judge = RubricJudge(JUDGES[name], model, settings=settings)
-        context.prompts.append(judge.messages(inputs[name]))
         try:
-            judgement = await judge.judge(
-                inputs[name], epoch=context.epoch, on_completion=lambda c: context.record("judge", c)
-            )
+            return name, await judge_in_sample(JUDGES[name], inputs[name], context)
         except JudgeError as exc:
             return name, f"JudgeError: {exc.cause}"
-        return name, judgement_data(judgement)
 
     runnable = [n for n in names if n in inputs]
     for name in names:

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from bedside.runs.steps import failures_table
 from bedside.runs.task import ReportTable
 from bedside.stats.agreement import pearson_r
 from bedside.tasks.discharge.profiles import PAPER_LABELS, SENSITIVITY_PAIRS
@@ -293,45 +294,11 @@ def _share(count: int, total: int) -> str:
     return f"{100 * count / total:.1f}" if total else "-"
 
 
-def failures_table(rows: Sequence[Any]) -> ReportTable | None:
-    failed: dict[tuple[str, str], list[str]] = defaultdict(list)
-    skipped: Counter[tuple[str, str]] = Counter()
-    for row in rows:
-        if row.status != "ok" or not row.output:
-            failed[(row.cell, "sample")].append(row.error or "error")
-            continue
-        extra = row.output.get("extra", {})
-        for step, cause in (extra.get("errors") or {}).items():
-            failed[(row.cell, step)].append(cause)
-        for step in extra.get("skipped") or {}:
-            skipped[(row.cell, step)] += 1
-    keys = sorted(set(failed) | set(skipped))
-    if not keys:
-        return None
-    out = [
-        [
-            cell,
-            step,
-            str(len(failed.get((cell, step), []))),
-            str(skipped.get((cell, step), 0)),
-            (failed.get((cell, step)) or [""])[0][:120],
-        ]
-        for cell, step in keys
-    ]
-    return ReportTable(
-        "Failed and skipped steps",
-        ["cell", "step", "failed", "skipped", "first cause"],
-        out,
-        "A failed step's scores are absent, never zero; a skipped step had nothing to work on (no summary, no "
-        "questions, no reference summary).",
-    )
-
-
 def report_tables(rows: Sequence[Any]) -> list[ReportTable]:
     cells = _by_cell(rows)
     tables: list[ReportTable | None] = []
     if cells:
         tables += [table_one(cells), table_two(cells), exam_table(cells), *sensitivity(cells)]
         tables += [conversation_table(cells), fidelity_table(cells)]
-    tables.append(failures_table(rows))
+    tables.append(failures_table(rows, "In this task: no summary, no questions or no reference summary."))
     return [t for t in tables if t is not None]

@@ -32,12 +32,13 @@ and that step's scores are absent, never zero; the steps that needed its result 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from bedside.runs.config import DatasetConfig
+from bedside.runs.steps import Steps
 from bedside.runs.task import Output, ReportTable, Sample, SampleContext, System
 from bedside.sim import Knowledge, Simulation
 from bedside.sim.fidelity import FidelityReport, check_fidelity
@@ -59,7 +60,6 @@ from bedside.tasks.discharge.schedules import get_schedule
 from bedside.tasks.discharge.scoring import ahrq_accuracy, drug_coverage
 
 SYNTHETIC_CASES = Path(__file__).parent / "data" / "synthetic_cases.jsonl"
-T = TypeVar("T")
 
 COVERAGE_CRITERIA = {  # the judge's criteria under the paper's Table 1 codes, in its column order
     "IRH": "return_indications",
@@ -126,24 +126,6 @@ def _load(name: str, config: DatasetConfig) -> list[Sample]:
     ]
 
 
-class _Steps:
-    """Runs the after-conversation steps, keeping each one's failure as data."""
-
-    def __init__(self) -> None:
-        self.errors: dict[str, str] = {}
-        self.skipped: dict[str, str] = {}
-
-    async def run(self, name: str, step: Callable[[], Awaitable[T]]) -> T | None:
-        try:
-            return await step()
-        except Exception as exc:  # a later step's failure is that step's error, kept with its cause
-            self.errors[name] = f"{type(exc).__name__}: {exc}"
-            return None
-
-    def skip(self, name: str, why: str) -> None:
-        self.skipped[name] = why
-
-
 def _option_list(options: Mapping[str, Any], key: str, default: Sequence[str], allowed: Sequence[str]) -> list[str]:
     value = options.get(key, list(default))
     values = [value] if isinstance(value, str) else list(value)
@@ -175,7 +157,7 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
     conversation = await simulation.run(context, sample_id=sample.id, knowledge={"patient": knowledge})
     transcript = conversation.transcript
     dialogue = render_dialogue(transcript)
-    steps = _Steps()
+    steps = Steps()
     extra: dict[str, Any] = {
         "schedule": schedule.name,
         "profile": profile,
