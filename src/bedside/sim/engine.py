@@ -231,10 +231,16 @@ class Simulation:
         )
         trace: list[dict[str, Any]] = []
         before = _snapshot(context)
+        opening_trace: dict[str, Any] = {}
         if self.opener == "patient":
             opening = await self.patient.speak(state, context)
             state.last_patient = opening
             state.turns.append(Turn(role="patient", content=opening.text, stage=state.stage.id))
+            opening_trace = {
+                "raw": opening.raw,
+                "details": dict(opening.details),
+                "finish_reason": opening.finish_reason,
+            }
         termination: Termination | None = None
         while termination is None:
             decision = await self.policy.decide(state, context) if state.last_patient is not None else STAY
@@ -253,6 +259,8 @@ class Simulation:
             state.last_clinician = said
             state.turns.append(Turn(role="clinician", content=said.text, stage=state.stage.id))
             entry = _trace_entry(state, stage_before, decision, said)
+            if opening_trace:  # the patient's opening message goes with the first exchange
+                entry["opening"], opening_trace = opening_trace, {}
             last_used_up = state.is_last_stage and state.stage.cap is not None and state.in_stage >= state.stage.cap
             if state.clinician_messages >= self.max_clinician_messages:
                 termination = "hard_limit"  # even when that last message closes: the limit decided the end

@@ -1,0 +1,1 @@
+"""Mental-health sensemaking by simulation (seed 004: MedAgent and MultiSenseEval)."""

@@ -1,0 +1,109 @@
+"""Sensemaking cases from files: bedside JSONL, or MediQ's JSONL (``all_dev_good.jsonl`` and its kin).
+
+bedside JSONL: one :class:`~.cases.SensemakingCase` per line. MediQ: ``id``, ``context`` (sentences), ``facts``
+(numbered strings, no vitals split), ``question``, ``options``, ``answer``; the answer becomes the diagnosis
+label only for the cases the caller names as diagnosis cases (most MedQA psych answers are drugs or durations,
+not diagnoses, spec 004 item 6); every other case gets a derived label at run time, marked unreviewed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection, Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from bedside.tasks.sensemaking.cases import Diagnosis, SensemakingCase
+
+_NUMBERED = re.compile(r"^\s*\d+[.)]\s*")
+
+
+def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    if not path.is_file():
+        raise FileNotFoundError(f"no case file at {path}")
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{number}: not JSON ({exc.msg})") from None
+            if not isinstance(data, dict):
+                raise ValueError(f"{path}:{number}: expected a JSON object")
+            yield number, data
+
+
+def read_cases(path: Path) -> list[SensemakingCase]:
+    cases = []
+    for number, data in _lines(path):
+        try:
+            cases.append(SensemakingCase.model_validate(data))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "case"
+            raise ValueError(f"{path}:{number}: {where}: {first['msg']}") from None
+    _unique(cases, path)
+    return cases
+
+
+def read_mediq(
+    path: Path, *, ids: Collection[str] | None = None, diagnosis_ids: Collection[str] = ()
+) -> list[SensemakingCase]:
+    """MediQ cases (only ``ids`` when given); the MCQ answer is the label for ``diagnosis_ids`` only."""
+    wanted = {str(i) for i in ids} if ids is not None else None
+    labelled = {str(i) for i in diagnosis_ids}
+    cases = []
+    for number, data in _lines(path):
+        case_id = str(data.get("id", ""))
+        if wanted is not None and case_id not in wanted:
+            continue
+        facts = data.get("facts")
+        if not case_id or not isinstance(facts, list) or not facts:
+            raise ValueError(f"{path}:{number}: a MediQ case needs an id and a non-empty facts list")
+        cleaned = [_NUMBERED.sub("", str(f)).strip() for f in facts if str(f).strip()]
+        context = data.get("context")
+        vignette = " ".join(context) if isinstance(context, list) else context
+        diagnosis = (
+            Diagnosis(label=str(data["answer"]), provenance="given", note="MediQ answer")
+            if case_id in labelled and data.get("answer")
+            else None
+        )
+        cases.append(
+            SensemakingCase(
+                id=f"mediq-{case_id}", vignette=vignette or None, facts=cleaned, diagnosis=diagnosis, source="mediq"
+            )
+        )
+    _unique(cases, path)
+    return cases
+
+
+def _unique(cases: list[SensemakingCase], path: Path) -> None:
+    seen: set[str] = set()
+    for case in cases:
+        if case.id in seen:
+            raise ValueError(f"{path}: case id {case.id!r} appears twice")
+        seen.add(case.id)
+
+
+# MediQ ids (``all_dev_good.jsonl``) in the strict psych index whose MCQ answer is itself a psychiatric diagnosis
+# (spec 004 item 6); only these take the answer as a given label.
+PSYCH_DIAGNOSIS_IDS = (
+    "15", "23", "59", "106", "231", "261", "317", "350", "370", "506", "654",
+    "679", "707", "722", "741", "770", "840", "850", "883", "966", "977", "1015",
+)  # fmt: skip
+
+
+def psych_index_ids(index_path: Path, subset: str = "strict") -> list[str]:
+    """Case ids of bedside's derived MediQ psych index: ``strict`` (specialty tag or answer term) or ``union``."""
+    if subset not in ("strict", "union"):
+        raise ValueError(f"psych index subset must be strict or union, not {subset!r}")
+    data = json.loads(index_path.read_text(encoding="utf-8"))
+    cases = data.get("cases")
+    if not isinstance(cases, list):
+        raise ValueError(f"{index_path}: expected a 'cases' list")
+    keep = [c for c in cases if subset == "union" or c.get("psychiatry_specialty_tag") or c.get("answer_term_match")]
+    return [str(c["id"]) for c in keep]

@@ -1,0 +1,471 @@
+"""MedAgent + MultiSenseEval on the shared engine: the sensemaker's state machine on both paths, the patient's
+Algorithm 1, case preparation, readers, judges, fidelity, replay, and a whole run with its tables."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bedside.judges import load_rubric
+from bedside.llm import ROLES, ChatMessage, Model, RetriesExhaustedError, Role, StructuredOutputError, get_model
+from bedside.llm.scripted_server import ScriptedServer
+from bedside.runs.config import DatasetConfig
+from bedside.runs.task import Output, Sample, SampleContext, Turn
+from bedside.sim import Knowledge
+from bedside.sim.fidelity import check_fidelity
+from bedside.tasks.sensemaking.cases import is_vital_fact, split_vitals
+from bedside.tasks.sensemaking.personas import Persona, persona_cross, select_personas
+from bedside.tasks.sensemaking.readers import read_cases, read_mediq
+from bedside.tasks.sensemaking.task import TASK, fidelity_rate
+from bedside.testing.scripted_answers import SensemakingScript
+
+EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "external" / "mediq"
+LIGHT = {"judges": [], "fidelity": False}
+PATHS = ("reference", "efficient")
+
+
+def sample(persona: str = "neuroticism-basic", case: dict[str, Any] | None = None) -> Sample:
+    samples = TASK.load("synthetic", DatasetConfig(options={"personas": [persona], "cases": 1}))
+    if case is None:
+        return samples[0]
+    return Sample(id=f"{case['id']}/{persona}", inputs={"case": case, "persona": persona})
+
+
+def simulate(
+    script: SensemakingScript,
+    options: dict[str, Any],
+    *,
+    the_sample: Sample | None = None,
+    server: ScriptedServer | None = None,
+    cache: Path | None = None,
+) -> tuple[Output, SampleContext]:
+    async def main() -> tuple[Output, SampleContext]:
+        if server is None:
+            models: dict[Role, Model] = {r: get_model("scripted/x", role=r, options={"rules": script}) for r in ROLES}
+        else:
+            models = {r: get_model(server.model_name(r), role=r, cache=cache, max_retries=0) for r in ROLES}
+        context = SampleContext(models, {}, "0", 0)
+        try:
+            return await TASK.systems["medagent"](the_sample or sample(), options, context), context
+        finally:
+            for model in models.values():
+                await model.aclose()
+
+    return asyncio.run(main())
+
+
+def sensemaker_stages(output: Output) -> list[str | None]:
+    return [t.stage for t in output.transcript or [] if t.role == "clinician"]
+
+
+def runs_of(stages: Sequence[str | None]) -> list[tuple[str | None, int]]:
+    out: list[tuple[str | None, int]] = []
+    for stage in stages:
+        if out and out[-1][0] == stage:
+            out[-1] = (stage, out[-1][1] + 1)
+        else:
+            out.append((stage, 1))
+    return out
+
+
+def decisions(output: Output) -> list[dict[str, Any]]:
+    return [entry["decision"] for entry in output.trace or []]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_four_stays_then_the_cap_forces_the_move(path: str) -> None:
+    output, _ = simulate(SensemakingScript(stays={"gathering": 99}), {**LIGHT, "path": path})
+    assert runs_of(sensemaker_stages(output))[:2] == [("gathering", 5), ("providing_information", 1)]
+    forced = decisions(output)[5]  # the decision after the fifth Gathering message
+    assert forced["source"] == "cap"
+    assert forced["forced"] is True
+    if path == "reference":
+        assert forced["stage_answer"] == "STAY"
+        assert forced["stage_answer_ignored"] is True  # the reference asks anyway and discards the answer
+    else:
+        assert "stage_answer" not in forced  # the efficient path does not ask when the cap decides
+    assert [d["source"] for d in decisions(output)[1:5]] == ["agent"] * 4
+    assert output.extra["termination"] == "completed"
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_fostering_holds_at_most_four_messages(path: str) -> None:
+    output, _ = simulate(SensemakingScript(stays={"fostering": 99}), {**LIGHT, "path": path})
+    assert runs_of(sensemaker_stages(output))[0] == ("fostering", 4)
+    assert decisions(output)[4]["source"] == "cap"
+
+
+def test_a_complete_conversation_has_one_message_in_providing_information_and_exit() -> None:
+    output, _ = simulate(SensemakingScript(stays={"gathering": 1, "decision_making": 2}), LIGHT)
+    assert runs_of(sensemaker_stages(output)) == [
+        ("gathering", 2),
+        ("providing_information", 1),
+        ("decision_making", 3),
+        ("responding_to_emotions", 1),
+        ("exit", 1),
+    ]
+    assert output.transcript is not None
+    assert output.transcript[0].role == "patient"
+    assert output.transcript[0].stage == "fostering"  # the opening counts under Fostering
+    assert output.transcript[-1].role == "clinician"  # the patient never answers the exit message
+    assert output.extra["messages_per_stage"]["providing_information"] == 2  # the message and its answer
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_after_providing_information_the_move_needs_no_call_and_no_fact_mining(path: str) -> None:
+    script = SensemakingScript()
+    output, _ = simulate(script, {**LIGHT, "path": path})
+    trace = output.trace or []
+    index = next(i for i, e in enumerate(trace) if e["stage_before"] == "providing_information")
+    entry = trace[index]
+    assert entry["decision"]["source"] == "stage_rule"
+    assert entry["decision"]["forced"] is True
+    assert "extracted" not in entry["decision"]
+    assert entry["calls"]["system"]["calls"] == 2  # generate + filter, or the folded call + filter
+    assert entry["calls"]["patient"]["calls"] == 2
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_all_candidates_redundant_moves_on_and_sends_the_next_stages_candidate(path: str) -> None:
+    script = SensemakingScript(redundant=lambda stage: stage == "gathering")
+    output, _ = simulate(script, {**LIGHT, "path": path})
+    stages = sensemaker_stages(output)
+    assert "gathering" not in stages
+    assert stages[0] == "providing_information"
+    first = decisions(output)[0]
+    assert first["source"] == "stagnation"
+    assert first["to_stage"] == "providing_information"
+    assert first["stagnation"] is True
+    rounds = first["rounds"]
+    assert rounds[0]["stage"] == "gathering"
+    assert rounds[0]["redundant"] == [True, True, True]
+    assert rounds[0]["chosen"] is None
+    assert rounds[-1]["stage"] == "providing_information"
+    assert rounds[-1]["chosen"] in (0, 1, 2)
+    assert all("No New Message" not in t.content for t in output.transcript or [])
+    if path == "reference":  # a second generate + filter pair in the same exchange
+        assert output.trace is not None
+        assert output.trace[0]["calls"]["system"]["calls"] == 7
+    else:
+        assert output.trace is not None
+        assert output.trace[0]["calls"]["system"]["calls"] == 2
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_stagnation_moving_to_the_last_stages_ends_without_an_exit_message(path: str) -> None:
+    script = SensemakingScript(redundant=lambda stage: stage in ("responding_to_emotions", "exit"))
+    output, _ = simulate(script, {**LIGHT, "path": path})
+    assert output.extra["termination"] == "stagnation_end"
+    assert output.extra["stagnation_at"] == "responding_to_emotions"
+    assert "exit" not in sensemaker_stages(output)
+    assert output.extra["excluded"] is None  # the reference's normal end there: complete
+    assert TASK.score("completed", sample(), output) == 1.0
+
+
+def test_stagnation_early_in_the_conversation_is_an_incomplete_end() -> None:
+    script = SensemakingScript(redundant=lambda stage: stage in ("gathering", "providing_information"))
+    output, _ = simulate(script, LIGHT)
+    assert output.extra["termination"] == "stagnation_end"
+    assert output.extra["excluded"] == "stagnation_end"
+    assert TASK.score("completed", sample(), output) == 0.0
+    assert output.transcript is not None
+    assert [t.role for t in output.transcript] == ["patient"]  # nothing was sent, no placeholder written
+
+
+def test_an_unparseable_stage_answer_is_re_asked_then_the_samples_error() -> None:
+    script = SensemakingScript(bad_stage_answer=True)
+    with pytest.raises(StructuredOutputError, match="no valid"):
+        simulate(script, LIGHT)
+    assert script.calls.count("stage") == 3  # the first answer and two re-asks
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_zero_extracted_facts_make_no_match_call(path: str) -> None:
+    script = SensemakingScript(extract_nothing=True)
+    output, _ = simulate(script, {**LIGHT, "path": path})
+    assert "match" not in script.calls
+    assert output.extra["sensemaker_facts"] == []
+    if path == "reference":
+        assert script.calls.count("extract") == len([d for d in decisions(output) if "extracted" in d])
+
+
+@pytest.mark.parametrize(("path", "per_exchange"), [("reference", 7), ("efficient", 4)])
+def test_calls_per_ordinary_exchange(path: str, per_exchange: int) -> None:
+    output, _ = simulate(SensemakingScript(stays={"gathering": 2}), {**LIGHT, "path": path})
+    trace = output.trace or []
+    ordinary = [
+        e for e in trace[1:] if e["stage_before"] in ("gathering", "decision_making") and "patient" in e["calls"]
+    ]
+    assert ordinary
+    for entry in ordinary:
+        assert sum(c["calls"] for c in entry["calls"].values()) == per_exchange
+
+
+def test_vitals_seed_the_sensemakers_memory_and_never_reach_the_patient() -> None:
+    script = SensemakingScript()
+    seen: list[Sequence[ChatMessage]] = []
+
+    def rules(messages: Sequence[ChatMessage]) -> str:
+        seen.append(messages)
+        return script(messages)
+
+    the_sample = sample("agreeableness-advanced")
+    vitals = the_sample.inputs["case"]["vital_facts"]
+    assert vitals
+    simulate(rules, LIGHT, the_sample=the_sample)  # type: ignore[arg-type]
+    redundancy = [m for m in seen if "For each numbered candidate message" in m[0].content]
+    assert vitals[0] in redundancy[0][-1].content  # H starts as the vital facts
+    patient_kinds = ("You decide which of a patient's facts", "Use only the facts below", "starting a conversation")
+    patient_prompts = [m for m in seen if any(k in m[0].content for k in patient_kinds)]
+    assert patient_prompts
+    for messages in patient_prompts:
+        assert all(vitals[0] not in m.content for m in messages)
+
+
+def test_the_patient_is_stateless_and_sees_only_the_selected_facts() -> None:
+    script = SensemakingScript()
+    seen: list[Sequence[ChatMessage]] = []
+
+    def rules(messages: Sequence[ChatMessage]) -> str:
+        seen.append(messages)
+        return script(messages)
+
+    the_sample = sample()
+    facts = the_sample.inputs["case"]["facts"]
+    simulate(rules, LIGHT, the_sample=the_sample)  # type: ignore[arg-type]
+    answers = [m for m in seen if "Use only the facts below" in m[0].content]
+    assert answers
+    for messages in answers:
+        assert len(messages) == 2  # system + the current message only: no history
+        assert facts[0] in messages[-1].content  # the selected fact (number 2 = the first case fact)
+        assert facts[1] not in messages[-1].content
+    selects = [m for m in seen if "You decide which of a patient's facts" in m[0].content]
+    intent_line = "turning medical terms"
+    goal_line = "priority"
+    early = [m for m in selects if intent_line in m[-1].content]
+    late = [m for m in selects if goal_line in m[-1].content and intent_line not in m[-1].content]
+    assert early  # the intent in stages 1-3
+    assert late  # the goal from Decision Making on
+
+
+def test_the_no_match_branch_is_one_call_without_facts() -> None:
+    script = SensemakingScript(select_nothing=True)
+    output, _ = simulate(script, LIGHT)
+    assert script.calls.count("patient_no_match") == script.calls.count("patient_select")
+    assert "patient_answer" not in script.calls
+    details = [e["patient"] for e in output.trace or [] if "patient" in e]
+    assert {d["branch"] for d in details} == {"no_match"}
+    assert (output.trace or [])[0]["opening"]["details"]["branch"] == "opening"
+
+
+def test_a_resumed_conversation_makes_no_new_call(tmp_path: Path) -> None:
+    script = SensemakingScript(stays={"gathering": 1})
+    with ScriptedServer(rules=script) as server:
+        full, _ = simulate(script, LIGHT, server=server, cache=tmp_path / "c.sqlite")
+        assert server.stats()["requests"] > 0
+        server.reset()
+        again, context = simulate(script, LIGHT, server=server, cache=tmp_path / "c.sqlite")
+        assert server.stats()["requests"] == 0
+    assert again.transcript == full.transcript
+    assert context.usage["system"].cache_hits == context.usage["system"].calls
+
+
+def test_a_failing_endpoint_is_the_samples_error() -> None:
+    script = SensemakingScript()
+
+    def rules(messages: Sequence[ChatMessage]) -> str:
+        if "candidate messages for your next turn" in messages[0].content:
+            raise RuntimeError("boom")
+        return script(messages)
+
+    with ScriptedServer(rules=rules) as server, pytest.raises(RetriesExhaustedError):
+        simulate(script, LIGHT, server=server)
+
+
+def test_a_vignette_only_case_is_prepared_by_the_helper() -> None:
+    script = SensemakingScript()
+    case = {"id": "v1", "vignette": "A 30-year-old feels low. Pulse 90/min."}
+    output, context = simulate(script, LIGHT, the_sample=sample(case=case))
+    prepared = output.extra["case"]
+    assert prepared["facts"] == ["The person feels low.", "The person sleeps badly."]
+    assert prepared["vital_facts"] == ["The pulse is 90/min."]
+    assert prepared["intent"] == "interpreting_medical_information"
+    assert prepared["goal"] == "comfort"
+    assert prepared["diagnosis"] == {
+        "label": "major depressive disorder",
+        "provenance": "derived",
+        "reviewed": False,
+        "note": "low mood",
+    }
+    assert context.usage["helper"].calls == 4  # decompose, intent, goal, diagnosis
+
+
+def test_vital_facts_by_rule() -> None:
+    assert is_vital_fact("His pulse is 88/min.")
+    assert is_vital_fact("Blood pressure is 130/84 mm Hg.")
+    assert is_vital_fact("Temperature 38.9 C, pulse 120, BP 100/60, respirations 22.")
+    assert not is_vital_fact("Her pulse is 110/min and she is tremulous.")  # mixed: stays with the patient
+    assert not is_vital_fact("She reports a racing heart rate when anxious.")
+    patient, vitals = split_vitals(["Feels low.", "Respirations are 14/min."])
+    assert (patient, vitals) == (["Feels low."], ["Respirations are 14/min."])
+
+
+def test_personas_cross_and_errors() -> None:
+    cross = persona_cross()
+    assert len(cross) == 10
+    assert cross[0].levels() == {
+        "openness": "HIGH",
+        "conscientiousness": "LOW",
+        "extraversion": "LOW",
+        "agreeableness": "LOW",
+        "neuroticism": "LOW",
+    }
+    assert len(Persona("openness", "basic").literacy_bullets()) == 5
+    assert len(Persona("openness", "advanced").literacy_bullets()) == 6
+    assert [p.id for p in select_personas(["extraversion-basic"])] == ["extraversion-basic"]
+    with pytest.raises(ValueError, match="unknown trait"):
+        Persona.parse("grumpiness-basic")
+
+
+def test_loading_crosses_cases_with_personas() -> None:
+    samples = TASK.load("synthetic", DatasetConfig(options={}))
+    assert len(samples) == 12 * 10
+    assert samples[0].strata == {"trait": "openness", "literacy": "basic"}
+    assert samples[0].references == ["major depressive disorder"]
+
+
+def test_bad_case_files_name_the_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text('{"id": "a", "facts": ["x"]}\n{"id": "b", "facts": ["x"], "intent": "wishful"}\n')
+    with pytest.raises(ValueError, match=r"cases.jsonl:2: intent: .*unknown intent 'wishful'"):
+        read_cases(path)
+    path.write_text('{"id": "a"}\n')
+    with pytest.raises(ValueError, match=r"cases.jsonl:1: .*vignette or a list of facts"):
+        read_cases(path)
+
+
+def test_mediq_cases_keep_given_facts_and_label_only_diagnosis_cases(tmp_path: Path) -> None:
+    path = tmp_path / "mediq.jsonl"
+    rows = [
+        {"id": 15, "context": ["A man feels low."], "facts": ["1. A man feels low.", "2. Pulse is 80/min."],
+         "answer": "Major depressive disorder"},
+        {"id": 2, "context": ["A woman sleeps badly."], "facts": ["1. A woman sleeps badly."], "answer": "Trazodone"},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cases = read_mediq(path, diagnosis_ids={"15"})
+    assert cases[0].facts == ["A man feels low.", "Pulse is 80/min."]
+    assert cases[0].vital_facts is None  # split at run time, by rules or the helper
+    assert cases[0].diagnosis is not None
+    assert cases[0].diagnosis.provenance == "given"
+    assert cases[1].diagnosis is None  # a drug is not a diagnosis: derived at run time
+
+
+@pytest.mark.skipif(not EXTERNAL.is_dir(), reason="MediQ data not present in ../shared/data/external/mediq")
+def test_the_mediq_psych_index_loads() -> None:
+    samples = TASK.load(
+        "mediq",
+        DatasetConfig(
+            path=str(EXTERNAL / "all_dev_good.jsonl"),
+            options={
+                "format": "mediq",
+                "psych_index": str(EXTERNAL / "psych_case_index.json"),
+                "personas": ["openness-basic"],
+            },
+        ),
+    )
+    assert len(samples) == 76
+    labelled = [s for s in samples if s.references]
+    assert len(labelled) == 22
+
+
+def test_the_whole_sample_judges_smog_and_fidelity() -> None:
+    output, context = simulate(SensemakingScript(judge_score=3.0), {"path": "efficient"})
+    sample_ = sample()
+    assert TASK.score("susceptibility", sample_, output) == 3.0
+    assert TASK.score("hbm_mean", sample_, output) == 3.0
+    assert TASK.score("diagnosis_hard", sample_, output) == 1.0
+    assert TASK.score("diagnosis_soft", sample_, output) == 1.0
+    smog = TASK.score("smog", sample_, output)
+    assert smog is not None
+    assert smog > 3
+    assert TASK.score("fidelity_unsupported_closed", sample_, output) == 0.0
+    assert output.extra["errors"] == {}
+    assert context.usage["judge"].calls >= 6
+
+
+def test_the_diagnosis_judges_see_only_the_diagnosis_message_and_the_label() -> None:
+    script = SensemakingScript()
+    seen: list[Sequence[ChatMessage]] = []
+
+    def rules(messages: Sequence[ChatMessage]) -> str:
+        seen.append(messages)
+        return script(messages)
+
+    output, _ = simulate(rules, {"judges": ["hard", "soft"], "fidelity": False})  # type: ignore[arg-type]
+    judged = [m for m in seen if '"correct"' in m[0].content]
+    assert len(judged) == 2
+    pi = next(
+        t.content for t in output.transcript or [] if t.stage == "providing_information" and t.role == "clinician"
+    )
+    for messages in judged:
+        assert pi in messages[-1].content
+        assert "major depressive disorder" in messages[-1].content
+        assert "Patient:" not in messages[-1].content  # no wider transcript
+
+
+def test_no_diagnosis_message_leaves_accuracy_absent_not_zero() -> None:
+    script = SensemakingScript(redundant=lambda stage: stage in ("gathering", "providing_information"))
+    output, _ = simulate(script, {"judges": ["hard", "soft", "flow"], "fidelity": False})
+    assert TASK.score("diagnosis_hard", sample(), output) is None
+    assert output.extra["skipped"]["judge_hard"].startswith("not applicable")
+
+
+def test_the_fidelity_checker_flags_a_fact_outside_the_list() -> None:
+    def judge(messages: Sequence[ChatMessage]) -> str:
+        user = messages[-1].content
+        facts = user.split("## The patient's facts", 1)[1].split("##", 1)[0].lower()
+        sentences = re.findall(r"^\d+\. (.+)$", user.split("one sentence per line", 1)[1], re.MULTILINE)
+        labels = []
+        for sentence in sentences:
+            words = [w for w in re.findall(r"[a-z]+", sentence.lower()) if len(w) > 4]
+            labels.append("entailed" if words and all(w in facts for w in words) else "unsupported")
+        return json.dumps({"labels": labels})
+
+    transcript = [
+        Turn(role="patient", content="Sleeping terribly lately.", stage="fostering"),
+        Turn(role="clinician", content="Tell me more.", stage="gathering"),
+        Turn(role="patient", content="Started smoking cigarettes heavily.", stage="gathering"),
+        Turn(role="clinician", content="Some ideas for you.", stage="decision_making"),
+        Turn(role="patient", content="Sleeping terribly lately.", stage="decision_making"),
+    ]
+    knowledge = Knowledge(("The person has been sleeping terribly lately.",))
+
+    async def main() -> dict[str, Any]:
+        model = get_model("scripted/x", role="judge", options={"rules": judge})
+        context = SampleContext({"judge": model}, {}, "0", 0)
+        return (await check_fidelity(transcript, knowledge, context)).as_dict()
+
+    report = asyncio.run(main())
+    flagged = [s for s in report["sentences"] if s["label"] == "unsupported"]
+    assert [s["sentence"] for s in flagged] == ["Started smoking cigarettes heavily."]
+    assert fidelity_rate(report, "unsupported", closed=True) == 0.5
+    assert fidelity_rate(report, "unsupported", closed=False) == 0.0
+
+
+def test_the_rubrics_follow_the_paper() -> None:
+    susceptibility = load_rubric("sensemaking_susceptibility").criteria[0].anchors
+    assert "own situation" in susceptibility["4 (very good)"]
+    assert not any("circumstances" in text for text in susceptibility.values())
+    benefits = load_rubric("sensemaking_benefits").criteria[0].anchors
+    assert benefits["1 (very poor)"].endswith("unhelpful")
+    soft = load_rubric("diagnostic_accuracy_soft")
+    assert "related" in soft.criteria[0].anchors["1"]
+    assert any("anxiety" in g and "1" in g for g in soft.guidance)
+    hard = load_rubric("diagnostic_accuracy_hard")
+    assert any("anxiety" in g and "0" in g for g in hard.guidance)
