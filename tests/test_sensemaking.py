@@ -469,3 +469,92 @@ def test_the_rubrics_follow_the_paper() -> None:
     assert any("anxiety" in g and "1" in g for g in soft.guidance)
     hard = load_rubric("diagnostic_accuracy_hard")
     assert any("anxiety" in g and "0" in g for g in hard.guidance)
+
+
+class _Row:
+    def __init__(self, cell: str, sample_id: str, trait: str, literacy: str, scores: dict[str, float], n: int) -> None:
+        self.cell, self.sample_id, self.status, self.error = cell, sample_id, "ok", None
+        self.strata = {"trait": trait, "literacy": literacy}
+        self.scores = scores
+        self.output = {
+            "extra": {"excluded": None, "sensemaker_messages": n, "messages_per_stage": {"gathering": n}, "errors": {}}
+        }
+
+
+def test_tables_compare_cells_on_the_intersection_with_model_a_first() -> None:
+    from scipy.stats import mannwhitneyu
+
+    from bedside.tasks.sensemaking.tables import report_tables
+
+    hard_a = [1.0, 0.0, 1.0, 1.0]
+    hard_b = [0.0, 0.0, 1.0, 0.0]
+    rows = []
+    for cell, hard in (("o1", hard_a), ("r1", hard_b)):
+        for i, value in enumerate(hard):
+            trait = "agreeableness" if i % 2 else "neuroticism"
+            scores = {"diagnosis_hard": value, "susceptibility": 2.0 + (i % 2), "smog": 10.0 + i}
+            rows.append(_Row(cell, f"case{i}/{trait}-basic", trait, "basic", scores, 5 + 4 * i))
+    extra = _Row("r1", "case9/openness-basic", "openness", "basic", {"diagnosis_hard": 1.0}, 5)
+    rows.append(extra)  # only in one cell: outside the intersection
+    tables = {t.title: t for t in report_tables(rows)}
+    comparison = tables["MultiSenseEval: model comparison, mean (SD)"]
+    hard_row = next(r for r in comparison.rows if r[0] == "Hard %")
+    expected = mannwhitneyu(hard_a, hard_b, alternative="two-sided")
+    assert hard_row[-1] == f"U = {expected.statistic:.1f}, p = {expected.pvalue:.4f}"
+    assert hard_row[1].startswith("75.00 (")
+    exclusions = tables["Exclusions by cause, and the persona instances compared"]
+    assert [r[-1] for r in exclusions.rows] == ["4", "4"]
+    relative = tables["Relative differences by persona (spec 004 item 52)"]
+    gap = next(r for r in relative.rows if r[0] == "o1" and r[2] == "susceptibility: (A − N)/A")
+    assert gap[3] == f"{100 * (3.0 - 2.0) / 3.0:+.2f}%"  # A scores 3, N scores 2
+    bins = tables["Metric means by conversation length (sensemaker messages)"]
+    assert [r[1:3] for r in bins.rows if r[0] == "o1"] == [["5", "1"], ["6-9", "1"], ["10-15", "1"], ["≥16", "1"]]
+
+
+PERSONAS = ["openness-basic", "neuroticism-advanced"]
+
+
+def test_a_run_stores_conversations_and_reports_the_papers_tables(tmp_path: Path) -> None:
+    import yaml
+
+    from bedside.runs import Store, execute, load_config
+    from bedside.runs.report import build_report
+
+    script = SensemakingScript(stays={"gathering": 1})
+    with ScriptedServer(rules=script) as server:
+        config_path = tmp_path / "run.yaml"
+        config_path.write_text(
+            yaml.safe_dump(
+                {
+                    "name": "sensemaking-test",
+                    "task": "sensemaking",
+                    "datasets": {"synthetic": {"options": {"cases": 1, "personas": PERSONAS}}},
+                    "systems": {"medagent": {"type": "medagent", "options": {"path": "efficient"}}},
+                    "models": {
+                        "system": [server.model_name("o1"), server.model_name("r1")],
+                        "patient": server.model_name("patient"),
+                        "helper": server.model_name("helper"),
+                        "judge": server.model_name("judge"),
+                    },
+                    "store": str(tmp_path / "store.sqlite"),
+                }
+            ),
+            encoding="utf-8",
+        )  # fmt: skip
+        config = load_config(config_path)
+        summary = asyncio.run(execute(config, cache=False))
+    assert summary.errors == 0
+    store = Store(config.store)
+    try:
+        rows = store.results(config.run_id)
+        report = build_report(store, config.run_id)
+    finally:
+        store.close()
+    assert len(rows) == 4
+    assert {r.strata["trait"] for r in rows} == {"openness", "neuroticism"}
+    assert all(r.scores["completed"] == 1.0 for r in rows)
+    titles = [t.title for t in report.tables]
+    assert any(t.startswith("MedAgent Table 1") for t in titles)
+    assert any(t.startswith("MedAgent Table 2") for t in titles)
+    assert any(t.startswith("MultiSenseEval: model comparison") for t in titles)
+    assert any(t.startswith("Simulator fidelity") for t in titles)

@@ -152,6 +152,8 @@ def _test(scorer: str, a_rows: Sequence[Any], b_rows: Sequence[Any]) -> str:
     a, b = _values(a_rows, scorer), _values(b_rows, scorer)
     try:
         if scorer == "smog":
+            if len(set(a)) < 2 and len(set(b)) < 2:
+                return "n/a (no variance)"
             result = t_test(a, b)
             return f"t = {result.statistic:.2f}, p = {result.p_value:.4f}"
         result = mann_whitney_u(a, b)
