@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from bedside.llm import ROLES, Model, Role, get_model
@@ -31,7 +32,7 @@ from bedside.testing.scripted_answers import SensemakingScript
 GOAL = 4
 # Drives one conversation through every exchange kind: two stays in Gathering, the cap in Decision Making, and a
 # stagnation when moving to Responding to Emotions the first time.
-SCRIPTS = {
+SCRIPTS: dict[str, Callable[[], SensemakingScript]] = {
     "gathering stays, cap in Decision Making": lambda: SensemakingScript(stays={"gathering": 2, "decision_making": 99}),
     "stagnation in Fostering": lambda: SensemakingScript(stays={"fostering": 2}, redundant=_once_redundant()),
 }
