@@ -235,38 +235,18 @@ def _demo_drafting(
     out.print(f"{summary.errors} sample(s) failed; full report with every table: {page} (and {md})", highlight=False)
 
 
-def _demo_discharge(model: str, *, profiles: int, cache: str | Path | bool, store: str) -> None:
-    """A short DischargeSim run: the first synthetic case under the first N profile levels, demo schedule."""
+def _demo_simulation(
+    title: str, run: dict[str, Any], *, model: str, speakers: tuple[str, str], cache: str | Path | bool, store: str
+) -> None:
+    """Run a short simulation config on ``model`` in every role; show the first conversation and the first tables."""
     from bedside.runs import RunConfig, Store, execute
     from bedside.runs.progress import TerminalProgress
     from bedside.runs.report import build_report
 
     config = RunConfig.model_validate(
-        {
-            "name": "demo-discharge",
-            "task": "discharge",
-            "datasets": {"synthetic": {"limit": profiles, "options": {"profiles": "one_at_a_time"}}},
-            "systems": {
-                "dischargesim": {
-                    "type": "dischargesim",
-                    "options": {
-                        "schedule": "demo",
-                        "judges": ["conversation", "summary_a"],
-                        "documents_max_tokens": 600,
-                    },
-                }
-            },
-            "models": {role: [model] for role in ("system", "patient", "helper", "judge")},
-            "settings": {
-                "system": {"max_tokens": 160, "temperature": 0.0},
-                "patient": {"max_tokens": 80, "temperature": 0.0},
-                "judge": {"max_tokens": 800, "temperature": 0.0},
-            },
-            "concurrency": 2,
-            "store": store,
-        }
+        {**run, "models": {role: [model] for role in ("system", "patient", "helper", "judge")}, "store": store}
     )
-    out.rule(f"discharge education by simulation: {profiles} conversation(s), demo schedule (one message per stage)")
+    out.rule(title)
     summary = asyncio.run(execute(config, progress=TerminalProgress(err), cache=cache))
     opened = Store(store)
     try:
@@ -277,13 +257,59 @@ def _demo_discharge(model: str, *, profiles: int, cache: str | Path | bool, stor
     if rows and rows[0].output:
         out.print(f"[bold]{rows[0].sample_id}[/] ({model}):", highlight=False)
         for turn in rows[0].output["transcript"] or []:
-            speaker = "Doctor" if turn["role"] == "clinician" else "Patient"
+            speaker = speakers[0] if turn["role"] == "clinician" else speakers[1]
             out.print(f"[dim]{turn['stage']}[/] {speaker}: {escape(turn['content'])}", highlight=False)
     print_task_tables(report.tables[:3])
     out.print(
         f"{summary.errors} sample(s) failed; `bedside report {summary.run_id} --store {store}` shows every table",
         highlight=False,
     )
+
+
+def _demo_discharge(model: str, *, profiles: int, cache: str | Path | bool, store: str) -> None:
+    """A short DischargeSim run: the first synthetic case under the first N profile levels, demo schedule."""
+    run = {
+        "name": "demo-discharge",
+        "task": "discharge",
+        "datasets": {"synthetic": {"limit": profiles, "options": {"profiles": "one_at_a_time"}}},
+        "systems": {
+            "dischargesim": {
+                "type": "dischargesim",
+                "options": {"schedule": "demo", "judges": ["conversation", "summary_a"], "documents_max_tokens": 600},
+            }
+        },
+        "settings": {
+            "system": {"max_tokens": 160, "temperature": 0.0},
+            "patient": {"max_tokens": 80, "temperature": 0.0},
+            "judge": {"max_tokens": 800, "temperature": 0.0},
+        },
+        "concurrency": 2,
+    }
+    title = f"discharge education by simulation: {profiles} conversation(s), demo schedule (one message per stage)"
+    _demo_simulation(title, run, model=model, speakers=("Doctor", "Patient"), cache=cache, store=store)
+
+
+def _demo_sensemaking(model: str, *, conversations: int, cache: str | Path | bool, store: str) -> None:
+    """A short MedAgent run: the first synthetic vignette with N personas, efficient path, 4 sensemaker messages."""
+    run = {
+        "name": "demo-sensemaking",
+        "task": "sensemaking",
+        "datasets": {"synthetic": {"limit": conversations, "options": {"cases": 1}}},
+        "systems": {
+            "medagent": {
+                "type": "medagent",
+                "options": {"path": "efficient", "max_sensemaker_messages": 4, "judges": ["flow", "hard", "soft"]},
+            }
+        },
+        "settings": {
+            "system": {"max_tokens": 400, "temperature": 0.0},
+            "patient": {"max_tokens": 200, "temperature": 0.0},
+            "judge": {"max_tokens": 400, "temperature": 0.0},
+        },
+        "concurrency": 2,
+    }
+    title = f"mental-health sensemaking: {conversations} conversation(s), at most 4 sensemaker messages (demo limit)"
+    _demo_simulation(title, run, model=model, speakers=("Sensemaker", "Patient"), cache=cache, store=store)
 
 
 @app.command()
@@ -303,6 +329,9 @@ def demo(
     discharge_conversations: Annotated[
         int, typer.Option(help="Simulate discharge conversations for the first N profile levels (0 = none).")
     ] = 1,
+    sensemaking_conversations: Annotated[
+        int, typer.Option(help="Simulate sensemaking conversations for the first N personas (0 = none).")
+    ] = 1,
     store: StoreOption = "runs/demo.sqlite",
     reports: Annotated[Path, typer.Option(help="Folder for the drafting run's HTML and Markdown report.")] = Path(
         "runs/reports"
@@ -312,7 +341,8 @@ def demo(
     no_cache: NoCacheOption = False,
 ) -> None:
     """Draft replies to synthetic portal messages and score them with EditJudge; answer synthetic questions
-    about a stay with cited evidence; simulate a discharge conversation and score it."""
+    about a stay with cited evidence; simulate a discharge conversation and a sensemaking conversation and score
+    them."""
     from bedside.records import RecordError
 
     cache_choice: str | Path | bool = False if no_cache else (cache or True)
@@ -339,6 +369,11 @@ def demo(
     if discharge_conversations > 0:
         try:
             _demo_discharge(model, profiles=discharge_conversations, cache=cache_choice, store=store)
+        except (ModelError, ValueError, OSError) as exc:
+            raise fail(exc) from None
+    if sensemaking_conversations > 0:
+        try:
+            _demo_sensemaking(model, conversations=sensemaking_conversations, cache=cache_choice, store=store)
         except (ModelError, ValueError, OSError) as exc:
             raise fail(exc) from None
 

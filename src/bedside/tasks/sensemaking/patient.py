@@ -32,18 +32,21 @@ from bedside.tasks.sensemaking.stages import CLOSED_WORLD
 
 MAX_SELECTED = 3
 MAX_OPENING_ITEMS = 2
+# A bound on the free-text reasoning before the answer: a small model under a token limit otherwise rambles past
+# it and never closes the JSON (schema-constrained endpoints enforce the bound while generating).
+REASONING_CHARS = 400
 _SPACE = re.compile(r"\s+")
 
 
 class _Selection(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    reasoning: str = ""
+    reasoning: str = Field(default="", max_length=REASONING_CHARS)
     fact_numbers: list[int] = Field(max_length=MAX_SELECTED)
 
 
 class _Opening(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    reasoning: str = ""
+    reasoning: str = Field(default="", max_length=REASONING_CHARS)
     item_numbers: list[int] = Field(max_length=MAX_OPENING_ITEMS)
     message: str = Field(min_length=1)
 

@@ -48,6 +48,7 @@ PATHS: tuple[Path, ...] = ("reference", "efficient")
 N_CANDIDATES = 3
 UNABLE_TO_DIAGNOSE = "I apologize but I am unable to diagnose you at the moment."
 _STATE = "sensemaker"
+REASONING_CHARS = 800  # see patient.REASONING_CHARS
 
 
 class _Extracted(BaseModel):
@@ -57,14 +58,14 @@ class _Extracted(BaseModel):
 
 class _StageAnswer(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    reasoning: str = ""
+    reasoning: str = Field(default="", max_length=REASONING_CHARS)
     confidence: int = Field(ge=1, le=10)
     stage: Literal["MOVE", "STAY"]
 
 
 class _Candidates(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    reasoning: str = ""
+    reasoning: str = Field(default="", max_length=REASONING_CHARS)
     messages: list[str] = Field(min_length=N_CANDIDATES, max_length=N_CANDIDATES)
 
 
@@ -83,7 +84,7 @@ def _labels(name: str, values: tuple[str, ...], n: int) -> type[BaseModel]:
 
 
 def _folded_model(*, mine: bool, decide: bool) -> type[BaseModel]:
-    fields: dict[str, Any] = {"reasoning": (str, "")}
+    fields: dict[str, Any] = {"reasoning": (str, Field(default="", max_length=REASONING_CHARS))}
     if mine:
         fields["new_facts"] = (list[_NewFact], ...)
     if decide:
