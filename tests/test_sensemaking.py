@@ -558,3 +558,39 @@ def test_a_run_stores_conversations_and_reports_the_papers_tables(tmp_path: Path
     assert any(t.startswith("MedAgent Table 2") for t in titles)
     assert any(t.startswith("MultiSenseEval: model comparison") for t in titles)
     assert any(t.startswith("Simulator fidelity") for t in titles)
+
+    # The human validation protocol on this run: blinded items out, agree/disagree labels in, majority of 3.
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+
+    items, key = tmp_path / "items.jsonl", tmp_path / "key.jsonl"
+    result = CliRunner().invoke(
+        app,
+        ["sensemaking", "review-items", config.run_id, "-o", str(items), "--key", str(key), "--store", config.store],
+    )
+    assert result.exit_code == 0, result.output
+    exported = [json.loads(line) for line in items.read_text().splitlines()]
+    assert len(exported) == 4 * 6  # 4 samples × 6 judged metrics
+    assert all(config.run_id not in line and "o1" not in line for line in items.read_text().splitlines())
+    flow = [i["item"] for i in exported if i["metric"] == "flow"]
+    votes = [(flow[0], [True, True, False]), (flow[1], [False, False, True]), (flow[2], [True, False])]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        "".join(
+            json.dumps({"item": item, "metric": "flow", "annotator": f"a{i}", "agree": vote}) + "\n"
+            for item, ballot in votes
+            for i, vote in enumerate(ballot)
+        )
+    )
+    result = CliRunner().invoke(app, ["sensemaking", "human-agreement", str(labels), "--json"])
+    assert result.exit_code == 0, result.output
+    (flow_agreement,) = json.loads(result.output)
+    assert flow_agreement["items"] == 2  # the 1-1 split has no majority
+    assert flow_agreement["ties"] == 1
+    assert flow_agreement["rate"] == 0.5
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"item": "x", "metric": "flow", "annotator": "a"}\n')
+    result = CliRunner().invoke(app, ["sensemaking", "human-agreement", str(bad)])
+    assert result.exit_code == 1
+    assert "bad.jsonl:1: missing 'agree'" in result.output

@@ -22,6 +22,7 @@ from bedside.llm.usage import RoleUsage
 from bedside.tasks.citeqa.cli import citeqa_app
 from bedside.tasks.discharge.cli import discharge_app
 from bedside.tasks.drafting.cli import drafting_app
+from bedside.tasks.sensemaking.cli import sensemaking_app
 from bedside.training.cli import train_app
 
 app = typer.Typer(
@@ -524,6 +525,7 @@ judges_app = typer.Typer(help="Rubric judges: list the shipped rubrics, show one
 app.add_typer(judges_app, name="judges")
 app.add_typer(citeqa_app, name="citeqa")
 app.add_typer(discharge_app, name="discharge")
+app.add_typer(sensemaking_app, name="sensemaking")
 app.add_typer(drafting_app, name="drafting")
 app.add_typer(train_app, name="train")
 
