@@ -35,6 +35,7 @@ MAX_OPENING_ITEMS = 2
 # A bound on the free-text reasoning before the answer: a small model under a token limit otherwise rambles past
 # it and never closes the JSON (schema-constrained endpoints enforce the bound while generating).
 REASONING_CHARS = 400
+MESSAGE_CHARS = 800  # likewise for a message: a looping small model is cut by the schema, not the token limit
 _SPACE = re.compile(r"\s+")
 
 
@@ -48,7 +49,7 @@ class _Opening(BaseModel):
     model_config = ConfigDict(extra="ignore")
     reasoning: str = Field(default="", max_length=REASONING_CHARS)
     item_numbers: list[int] = Field(max_length=MAX_OPENING_ITEMS)
-    message: str = Field(min_length=1)
+    message: str = Field(min_length=1, max_length=MESSAGE_CHARS)
 
 
 def _numbers_check(pool: list[str]):  # type: ignore[no-untyped-def]

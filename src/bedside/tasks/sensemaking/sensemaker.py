@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -48,7 +48,8 @@ PATHS: tuple[Path, ...] = ("reference", "efficient")
 N_CANDIDATES = 3
 UNABLE_TO_DIAGNOSE = "I apologize but I am unable to diagnose you at the moment."
 _STATE = "sensemaker"
-REASONING_CHARS = 800  # see patient.REASONING_CHARS
+REASONING_CHARS = 600  # see patient.REASONING_CHARS
+Message = Annotated[str, Field(min_length=1, max_length=500)]  # a bound a schema-constrained endpoint enforces
 
 
 class _Extracted(BaseModel):
@@ -66,12 +67,12 @@ class _StageAnswer(BaseModel):
 class _Candidates(BaseModel):
     model_config = ConfigDict(extra="ignore")
     reasoning: str = Field(default="", max_length=REASONING_CHARS)
-    messages: list[str] = Field(min_length=N_CANDIDATES, max_length=N_CANDIDATES)
+    messages: list[Message] = Field(min_length=N_CANDIDATES, max_length=N_CANDIDATES)
 
 
 class _NewFact(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    fact: str = Field(min_length=1)
+    fact: str = Field(min_length=1, max_length=400)
     status: Literal["new", "present"]
 
 
@@ -89,8 +90,8 @@ def _folded_model(*, mine: bool, decide: bool) -> type[BaseModel]:
         fields["new_facts"] = (list[_NewFact], ...)
     if decide:
         fields["stage"] = (Literal["MOVE", "STAY"], ...)
-    fields["messages"] = (list[str], Field(min_length=N_CANDIDATES, max_length=N_CANDIDATES))
-    fields["fallback_messages"] = (list[str], Field(default_factory=list, max_length=N_CANDIDATES))
+    fields["messages"] = (list[Message], Field(min_length=N_CANDIDATES, max_length=N_CANDIDATES))
+    fields["fallback_messages"] = (list[Message], Field(default_factory=list, max_length=N_CANDIDATES))
     return create_model(
         f"Folded{'M' if mine else ''}{'D' if decide else ''}", __config__=ConfigDict(extra="ignore"), **fields
     )
