@@ -303,8 +303,8 @@ def _demo_sensemaking(model: str, *, conversations: int, cache: str | Path | boo
             }
         },
         "settings": {
-            "system": {"max_tokens": 900, "temperature": 0.0},
-            "patient": {"max_tokens": 200, "temperature": 0.0},
+            "system": {"max_tokens": 1000, "temperature": 0.0},
+            "patient": {"max_tokens": 250, "temperature": 0.0},
             "judge": {"max_tokens": 400, "temperature": 0.0},
         },
         "concurrency": 2,

@@ -34,8 +34,8 @@ MAX_SELECTED = 3
 MAX_OPENING_ITEMS = 2
 # A bound on the free-text reasoning before the answer: a small model under a token limit otherwise rambles past
 # it and never closes the JSON (schema-constrained endpoints enforce the bound while generating).
-REASONING_CHARS = 400
-MESSAGE_CHARS = 800  # likewise for a message: a looping small model is cut by the schema, not the token limit
+REASONING_CHARS = 300
+MESSAGE_CHARS = 400  # likewise for a message: a looping small model is cut by the schema, not the token limit
 _SPACE = re.compile(r"\s+")
 
 

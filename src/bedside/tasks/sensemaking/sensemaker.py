@@ -49,12 +49,13 @@ N_CANDIDATES = 3
 UNABLE_TO_DIAGNOSE = "I apologize but I am unable to diagnose you at the moment."
 _STATE = "sensemaker"
 REASONING_CHARS = 600  # see patient.REASONING_CHARS
-Message = Annotated[str, Field(min_length=1, max_length=500)]  # a bound a schema-constrained endpoint enforces
+MAX_NEW_FACTS = 8  # facts one patient message can state; bounds a looping list
+Message = Annotated[str, Field(min_length=1, max_length=400)]  # a bound a schema-constrained endpoint enforces
 
 
 class _Extracted(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    facts: list[str]
+    facts: list[Annotated[str, Field(max_length=200)]] = Field(max_length=MAX_NEW_FACTS)
 
 
 class _StageAnswer(BaseModel):
@@ -72,7 +73,7 @@ class _Candidates(BaseModel):
 
 class _NewFact(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    fact: str = Field(min_length=1, max_length=400)
+    fact: str = Field(min_length=1, max_length=200)
     status: Literal["new", "present"]
 
 
@@ -87,7 +88,7 @@ def _labels(name: str, values: tuple[str, ...], n: int) -> type[BaseModel]:
 def _folded_model(*, mine: bool, decide: bool) -> type[BaseModel]:
     fields: dict[str, Any] = {"reasoning": (str, Field(default="", max_length=REASONING_CHARS))}
     if mine:
-        fields["new_facts"] = (list[_NewFact], ...)
+        fields["new_facts"] = (list[_NewFact], Field(max_length=MAX_NEW_FACTS))
     if decide:
         fields["stage"] = (Literal["MOVE", "STAY"], ...)
     fields["messages"] = (list[Message], Field(min_length=N_CANDIDATES, max_length=N_CANDIDATES))
