@@ -594,3 +594,18 @@ def test_a_run_stores_conversations_and_reports_the_papers_tables(tmp_path: Path
     result = CliRunner().invoke(app, ["sensemaking", "human-agreement", str(bad)])
     assert result.exit_code == 1
     assert "bad.jsonl:1: missing 'agree'" in result.output
+
+
+def test_missing_fallbacks_on_the_efficient_path_fall_back_to_the_separate_calls() -> None:
+    class NoFallbacks(SensemakingScript):
+        def _folded(self, system: str, user: str) -> str:
+            answer = json.loads(super()._folded(system, user))
+            answer["fallback_messages"] = []
+            return json.dumps(answer)
+
+    script = NoFallbacks(redundant=lambda stage: stage == "gathering")
+    output, _ = simulate(script, {**LIGHT, "path": "efficient"})
+    first = decisions(output)[0]
+    assert first["fallback_calls"] == "separate"
+    assert first["to_stage"] == "providing_information"
+    assert script.calls[:5] == ["patient_opening", "folded", "redundancy", "generate", "redundancy"]

@@ -20,8 +20,10 @@ stage call (made even when the cap forces the move, and then ignored, as the ref
 filter, and on stagnation a second generate and filter: 5 per ordinary exchange, 7 with stagnation.
 
 ``path: efficient`` folds steps 1-3's generation into one ``system`` call (new facts labelled against F, MOVE/STAY
-unless the move is forced, 3 candidates for the stage chosen and 3 fallbacks for the stage after it when a
-stagnation could need them) and one redundancy call over all 6: 2 per exchange, stagnation included. Both
+unless the move is forced, 3 candidates for the stage chosen and up to 3 fallbacks for the stage after it when a
+stagnation could need them) and one redundancy call over them all: 2 per exchange, stagnation included. When a
+stagnation needs fallbacks the model did not write, the reference's separate generate + filter pair is made
+instead (recorded as ``fallback_calls: separate``), never a silent end. Both
 paths use the same templates' texts for stages and memory, so the difference is which call computes a step.
 
 Every answer is schema-validated JSON with re-asks; an answer still invalid after them is the sample's error
@@ -297,11 +299,7 @@ class Sensemaker:
 
         def check(value: BaseModel) -> None:
             _not_blank(value.messages)  # type: ignore[attr-defined]
-            move = forced_source is not None or value.stage == "MOVE"  # type: ignore[attr-defined]
-            fallbacks = value.fallback_messages  # type: ignore[attr-defined]
-            if needs_fallback(chosen_stage(move)) and len(fallbacks) != N_CANDIDATES:
-                raise ValueError(f"give exactly {N_CANDIDATES} fallback_messages for the stage after the one chosen")
-            _not_blank(fallbacks)
+            _not_blank(value.fallback_messages)  # type: ignore[attr-defined]
 
         model = _folded_model(mine=mine, decide=forced_source is None)
         answer = await context.generate_structured(
@@ -343,9 +341,13 @@ class Sensemaker:
             return Decision(advance=move, source=source, forced=forced_source is not None, details=details)
         details["stagnation"] = True
         following = stage_after(target)
-        if not fallbacks or following is None:
+        if following is None or following == EXIT:
             return Decision(end="stagnation_end", source="stagnation", forced=True, details=details)
-        chosen = self._choose(state, details, "fallback", following, fallbacks, flags[len(primary) :])
+        if fallbacks:
+            chosen = self._choose(state, details, "fallback", following, fallbacks, flags[len(primary) :])
+        else:  # the model wrote no fallbacks: the reference's own step, a separate generate + filter
+            details["fallback_calls"] = "separate"
+            chosen = await self._candidates_round(state, context, following, message, details, "fallback")
         if chosen is None:
             return Decision(end="stagnation_end", source="stagnation", forced=True, details=details)
         memory.pending = chosen
