@@ -186,3 +186,39 @@ def _split_note(block: Block, tokenizer: Tokenizer, tokens: int) -> list[Block]:
         Block(block.visit, block.day, f'{opening} part="{i}/{len(parts)}">\n{escape(p)}\n</note>', block.element)
         for i, p in enumerate(parts, start=1)
     ]
+
+
+def fit_text(text: str, tokenizer: Tokenizer, budget: int, *, reserve: int = DEFAULT_RESERVE) -> Fitted:
+    """The most recent ``budget - reserve`` tokens of raw text, cut at a token boundary (MedAlign's own cut).
+
+    The cut ignores the XML: the kept text may start inside an element. This is the paper's behaviour, for
+    the raw file text of either XML dialect; :func:`fit` is the well-formed alternative.
+    """
+    available = budget - reserve
+    if available <= 0:
+        raise FitError(f"a budget of {budget} tokens with {reserve} reserved leaves no room for the record")
+    kept = tokenizer.tail(text, available)
+    tokens = tokenizer.count(kept)
+    while tokens > available and kept:  # a suffix can tokenize differently from the same span inside the whole
+        kept = kept[1:]
+        tokens = tokenizer.count(kept)
+    return Fitted(text=kept, tokens=tokens, budget=budget, events_kept=0, events_dropped=0, truncated_event=False)
+
+
+def text_chunks(text: str, tokenizer: Tokenizer, size: int) -> list[str]:
+    """Raw text as consecutive pieces of at most ``size`` tokens, oldest first, cut at token boundaries.
+
+    The pieces join back to exactly ``text``. MedAlign's multi-step refinement chunks the record this way,
+    ignoring XML validity.
+    """
+    if size < 1:
+        raise FitError("a chunk must hold at least one token")
+    pieces: list[str] = []
+    rest = text
+    while rest:
+        head = tokenizer.head(rest, size) or rest[:1]
+        while tokenizer.count(head) > size and len(head) > 1:
+            head = head[:-1]
+        pieces.append(head)
+        rest = rest[len(head) :]
+    return pieces
