@@ -22,6 +22,7 @@ from bedside.llm.usage import RoleUsage
 from bedside.tasks.citeqa.cli import citeqa_app
 from bedside.tasks.discharge.cli import discharge_app
 from bedside.tasks.drafting.cli import drafting_app
+from bedside.tasks.instruct.cli import instruct_app
 from bedside.training.cli import train_app
 
 app = typer.Typer(
@@ -491,6 +492,7 @@ app.add_typer(citeqa_app, name="citeqa")
 app.add_typer(discharge_app, name="discharge")
 app.add_typer(drafting_app, name="drafting")
 app.add_typer(train_app, name="train")
+app.add_typer(instruct_app, name="instruct")
 
 
 @judges_app.command("list")
