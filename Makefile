@@ -47,6 +47,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/records.py
 	$(BIN)/python bench/run_throughput.py
 	$(BIN)/python bench/sim_calls.py
+	$(BIN)/python bench/instruct.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache src/*.egg-info
