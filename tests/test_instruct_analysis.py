@@ -129,6 +129,10 @@ def test_length_quartiles_bin_instructions_by_their_record() -> None:
     assert quartiles.edges[-1] == max(lengths.values())
     assert sum(quartiles.counts) == 32
     assert quartiles.correct["synthetic-a"] == [1.0, 1.0, 1.0, 1.0]
+    rows = {r.source: r for r in evaluation.response_lengths(labels, cases, tokenizer.count)}
+    assert rows["synthetic-d"].percentiles[2] == tokenizer.count("The patient should follow up with their doctor.")
+    assert rows["clinicians"].n == sum(len(c.references) for c in cases.values())
+    assert rows["synthetic-a"].percentiles == sorted(rows["synthetic-a"].percentiles)
 
 
 def test_metrics_against_clinicians_and_the_inter_rater_row() -> None:
@@ -152,6 +156,23 @@ def test_metrics_against_clinicians_and_the_inter_rater_row() -> None:
     assert comparison.fisher is None  # τ = 1 has no Fisher z
     win_rates = agreement.metric_win_rates(own)
     assert win_rates == pytest.approx({r.model: r.win_rate for r in evaluation.table3(labels).rows})
+
+
+def test_comet_source_is_bm25_snippets_of_the_patients_record_within_400_tokens() -> None:
+    from bedside.tasks.instruct.ehr import load_ehr
+
+    case = _cases()["syn-08"]  # "What is the latest kidney function result?"
+    tokenizer = CharEstimate(4)
+    source = agreement.source_snippets(load_ehr(case, str(DEMO_RECORDS)), case.question, tokenizer, tokens=60)
+    assert tokenizer.count(source) <= 60 + source.count("\n")
+    assert source.splitlines()[0].lower().count("kidney") == 1  # the matching event comes first
+    result = runner.invoke(
+        app, ["instruct", "agreement", "--metric", "rougeL", "--comet", "/nonexistent.ckpt", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert [r["name"] for r in data["agreement"]] == ["rougeL", "inter-rater"]  # COMET absent, not zero
+    assert "comet[nonexistent][src=bm25-events-400]" in data["absent"][0]
 
 
 def test_learned_metrics_are_absent_without_a_checkpoint(tmp_path: Path) -> None:
@@ -218,8 +239,10 @@ def test_cli_match_evaluate_agreement_taxonomy(tmp_path: Path) -> None:
     assert data["evaluation"]["mrr"]["1"] == data["evaluation"]["success"]["1"]
     result = runner.invoke(app, ["instruct", "evaluate", "--json"])
     assert result.exit_code == 0, result.output
-    table = {r["model"]: r for r in json.loads(result.output)["table3"]}
+    evaluated = json.loads(result.output)
+    table = {r["model"]: r for r in evaluated["table3"]}
     assert table["synthetic-a"]["correct"] == 1.0
+    assert sum(evaluated["length_quartiles"]["counts"]) == 32
     result = runner.invoke(app, ["instruct", "agreement", "--metric", "google_bleu", "--json"])
     assert result.exit_code == 0, result.output
     names = [r["name"] for r in json.loads(result.output)["agreement"]]

@@ -265,3 +265,29 @@ def test_systems_by_context_length_through_a_run(tmp_path: Path) -> None:
     assert [row[0] for row in table.rows] == ["budgeted", "budgeted", "refine", "rag (extension)"]
     assert [row[2] for row in table.rows] == ["512", "4096", "unbounded", "512"]
     assert requests >= 4 * 4
+
+
+@pytest.mark.embedded
+def test_budgeted_prompt_on_the_embedded_model_fits_by_llama_cpps_own_count() -> None:
+    """The embedded model runs the paper's prompt for real; llama.cpp's own prompt token count (which adds the
+    chat template's tokens) must stay within the context, and differ from bedside's count only by the template."""
+    from bedside.tasks.instruct.readers import read_instructions
+    from bedside.tasks.instruct.systems import budgeted
+    from bedside.tasks.instruct.task import DEMO_RECORDS, SYNTHETIC_INSTRUCTIONS
+
+    embedded_or_skip()
+    instruction = read_instructions(SYNTHETIC_INSTRUCTIONS)[0]
+    ehr = load_ehr(instruction, str(DEMO_RECORDS))
+
+    async def go() -> Any:
+        async with get_model("embedded/smollm2-135m") as model:
+            context = _context(model, max_tokens=24, temperature=0.0)
+            output = await budgeted(instruction, ehr, {"context": 512, "overhead": 8}, context)
+            completion = await model.generate(context.prompts[0], GenerationSettings(max_tokens=24, temperature=0.0))
+            return output, completion.usage.prompt_tokens
+
+    output, llama_prompt_tokens = asyncio.run(go())
+    assert output.text.strip()
+    assert output.extra["truncated"] is True
+    assert output.extra["prompt_tokens"] <= 512 - 256
+    assert output.extra["prompt_tokens"] <= llama_prompt_tokens <= 512 - 256 + 8  # template tokens within overhead

@@ -13,11 +13,14 @@ the same items), and with the independent Fisher z the paper reports, labelled a
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from bedside.records.timeline import timeline_blocks
+from bedside.retrieval import OkapiBM25Index
 from bedside.stats import (
     PairedDifference,
     TestResult,
@@ -30,7 +33,9 @@ from bedside.stats import (
     ranks_from_scores,
 )
 from bedside.tasks.instruct.cases import Instruction
+from bedside.tasks.instruct.ehr import EHR, load_ehr
 from bedside.tasks.instruct.labels import ResponseLabel
+from bedside.text.tokens import Tokenizer
 
 Metric = Callable[[str, list[str]], float]
 
@@ -134,3 +139,64 @@ def metric_win_rates(
     ranks = {item: ranks_from_scores(values) for item, values in scores.items()}
     matrix = head_to_head(ranks, models, ties="exclude")
     return {model: matrix.win_rate(model) for model in matrix.systems}
+
+
+SOURCE_TOKENS = 400
+
+
+def source_snippets(ehr: EHR, question: str, tokenizer: Tokenizer, *, tokens: int = SOURCE_TOKENS) -> str:
+    """The source for source-augmented metrics (COMET): the record's events that best match the instruction by
+    Okapi BM25 (lower-cased), best first, until ``tokens`` tokens (bedside's choice: the paper says BM25Okapi
+    snippets of the patient's own record with the instruction as query, not their unit or size; 400 tokens fit a
+    512-token encoder beside the output); when few events match, the most recent others fill the rest. The choice
+    is in the metric's name: ``src=bm25-events-400``."""
+    blocks = [b.body for b in timeline_blocks(ehr.record)]
+    if not blocks:
+        return ""
+    index = OkapiBM25Index(blocks, tokenize=lambda text: re.findall(r"\w+", text.lower()))
+    matched = [hit.index for hit in index.search(question, k=len(blocks))]
+    seen = set(matched)
+    kept: list[str] = []
+    used = 0
+    for position in matched + [i for i in reversed(range(len(blocks))) if i not in seen]:  # then the most recent
+        cost = tokenizer.count(blocks[position])
+        if used + cost > tokens:
+            continue
+        kept.append(blocks[position])
+        used += cost
+    return "\n".join(kept)
+
+
+def comet_agreement(
+    labels: Sequence[ResponseLabel],
+    instructions: Mapping[str, Instruction],
+    *,
+    checkpoint: str,
+    records: str | None,
+    tokenizer: Tokenizer,
+    seed: int = 0,
+) -> Agreement | str:
+    """COMET (source-augmented) against the clinicians, or the reason it is absent (never a score of zero)."""
+    from bedside.metrics.learned import comet_scores, learned_unavailable, metric_name
+
+    name = f"{metric_name('comet', checkpoint)}[src=bm25-events-{SOURCE_TOKENS}]"
+    reason = learned_unavailable("comet", checkpoint)
+    if reason:
+        return f"{name}: {reason}"
+    usable = [
+        x for x in labels if x.instruction_id in instructions and instructions[x.instruction_id].primary_reference
+    ]
+    sources = {
+        item: source_snippets(load_ehr(instructions[item], records), instructions[item].question, tokenizer)
+        for item in {x.instruction_id for x in usable}
+    }
+    values = comet_scores(
+        [x.response for x in usable],
+        [instructions[x.instruction_id].primary_reference.text for x in usable],  # type: ignore[union-attr]
+        [sources[x.instruction_id] for x in usable],
+        checkpoint,
+    )
+    scores: dict[str, dict[str, float]] = defaultdict(dict)
+    for label, value in zip(usable, values, strict=True):
+        scores[label.instruction_id][label.model] = value
+    return versus_clinicians(name, scores, labels, seed=seed)

@@ -177,12 +177,21 @@ def evaluate_command(
     instructions: InstructionsOption = None,
     evaluator: EvaluatorOption = "Annotator_1",
     exclude_errors: ExcludeOption = False,
+    records: Annotated[
+        Path | None, typer.Option("--records", "-r", help="Records, for the length quartiles [default: demo cohort]")
+    ] = None,
+    tokenizer: Annotated[
+        str, typer.Option(help="Tokenizer for record and response lengths (embedded, chars:N, tokenizer.json).")
+    ] = "chars:4",
     as_json: JsonOption = False,
 ) -> None:
-    """Table 3 (correct %, win rate with ties excluded, mean rank), correctness by category and subcategory,
-    point-biserial of correctness with rank, easy and hard instructions, correctness by submitter specialty."""
+    """Table 3 (correct %, win rate with ties excluded, mean rank), correctness by category, subcategory and
+    submitter specialty, point-biserial of correctness with rank, easy and hard instructions, correctness and
+    rank by record-length quartile, response lengths."""
     from bedside.tasks.instruct import evaluation
-    from bedside.tasks.instruct.task import SYNTHETIC_LABELS
+    from bedside.tasks.instruct.ehr import RecordNotFoundError, load_ehr
+    from bedside.tasks.instruct.task import DEMO_RECORDS, SYNTHETIC_LABELS
+    from bedside.text.tokens import get_tokenizer
 
     try:
         _, chosen = _labels(labels or SYNTHETIC_LABELS, evaluator, exclude_errors)
@@ -195,6 +204,17 @@ def evaluate_command(
         )
         correlation = evaluation.rank_correctness_correlation(chosen)
         difficulty = evaluation.easy_and_hard(chosen)
+        counter = get_tokenizer(tokenizer)
+        lengths: dict[str, int] = {}
+        for item in {x.instruction_id for x in chosen}:
+            if item in cases:
+                try:
+                    ehr = load_ehr(cases[item], str(records or DEMO_RECORDS))
+                except (RecordNotFoundError, ValueError):
+                    continue
+                lengths[item] = counter.count(ehr.text("paper"))
+        quartiles = evaluation.by_length_quartile(chosen, lengths, tokenizer=counter.name) if lengths else None
+        response_lengths = evaluation.response_lengths(chosen, cases, counter.count)
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
     if as_json:
@@ -210,6 +230,8 @@ def evaluate_command(
             },
             "point_biserial": dataclasses.asdict(correlation),
             "difficulty": dataclasses.asdict(difficulty),
+            "length_quartiles": dataclasses.asdict(quartiles) if quartiles else None,
+            "response_lengths": [dataclasses.asdict(r) for r in response_lengths],
         }
         typer.echo(json.dumps(data, indent=2))
         return
@@ -220,7 +242,7 @@ def evaluate_command(
         [[r.model, str(r.n), _fmt(100 * r.correct, 1), _fmt(r.win_rate), _fmt(r.mean_rank, 2)] for r in table.rows],
         caption="win rate: share of non-tied pairwise comparisons won, averaged over the other models",
     )
-    for breakdown in (by_category, by_sub):
+    for breakdown in (by_category, by_sub, by_specialty):
         _print_table(
             f"Correct by {breakdown.key}",
             [breakdown.key, "n", *breakdown.models],
@@ -242,6 +264,27 @@ def evaluate_command(
         f"mixed: {difficulty.mixed} of {difficulty.n}",
         highlight=False,
     )
+    if quartiles is not None:
+        edges = " / ".join(f"{e:,.0f}" for e in quartiles.edges)
+        _print_table(
+            f"Correct (mean rank) by record-length quartile, edges {edges} {quartiles.tokenizer} tokens",
+            ["model", *(f"Q{q + 1} (n={n})" for q, n in enumerate(quartiles.counts))],
+            [
+                [
+                    m,
+                    *(
+                        f"{_fmt(c)} ({_fmt(r, 2)})"
+                        for c, r in zip(quartiles.correct[m], quartiles.mean_rank[m], strict=True)
+                    ),
+                ]
+                for m in quartiles.correct
+            ],
+        )
+    _print_table(
+        f"Response length percentiles ({counter.name} tokens)",
+        ["source", "n", "0", "25", "50", "75", "100"],
+        [[r.source, str(r.n), *(f"{p:.0f}" for p in r.percentiles)] for r in response_lengths],
+    )
 
 
 @instruct_app.command("agreement")
@@ -253,6 +296,12 @@ def agreement_command(
     ] = None,
     evaluator: EvaluatorOption = "Annotator_1",
     exclude_errors: ExcludeOption = False,
+    comet: Annotated[
+        Path | None, typer.Option(help="A local COMET checkpoint (needs the comet extra); absent without one.")
+    ] = None,
+    records: Annotated[
+        Path | None, typer.Option("--records", "-r", help="Records, for COMET's source [default: demo cohort]")
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Table 4 shape: per metric, the mean per-instruction Kendall τ-b with the clinicians' ranking (bootstrap
@@ -281,12 +330,35 @@ def agreement_command(
             scores = agreement.metric_scores(chosen, cases, score)
             rows.append(agreement.versus_clinicians(name, scores, chosen))
             win_rates[name] = agreement.metric_win_rates(scores)
+        absent: list[str] = []
+        if comet is not None:
+            from bedside.tasks.instruct.task import DEMO_RECORDS
+            from bedside.text.tokens import get_tokenizer
+
+            found = agreement.comet_agreement(
+                chosen,
+                cases,
+                checkpoint=str(comet),
+                records=str(records or DEMO_RECORDS),
+                tokenizer=get_tokenizer("chars:4"),
+            )
+            if isinstance(found, str):
+                absent.append(found)
+            else:
+                rows.append(found)
         rows.append(agreement.inter_rater(every))
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
     if as_json:
-        typer.echo(json.dumps({"agreement": [dataclasses.asdict(r) for r in rows], "win_rates": win_rates}, indent=2))
+        typer.echo(
+            json.dumps(
+                {"agreement": [dataclasses.asdict(r) for r in rows], "win_rates": win_rates, "absent": absent},
+                indent=2,
+            )
+        )
         return
+    for reason in absent:
+        err.print(f"absent: {escape(reason)}", highlight=False)
     _print_table(
         "Metrics vs clinicians: mean per-instruction Kendall τ-b",
         ["metric", "τ", "95% CI", "n", "undefined"],

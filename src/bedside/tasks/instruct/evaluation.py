@@ -218,3 +218,35 @@ def by_length_quartile(
             (sum(r) / len(r) if (r := [x.rank for x in c if x.rank is not None]) else None) for c in cells
         ]
     return Quartiles(edges, counts, correct, mean_rank, tokenizer)
+
+
+@dataclass(frozen=True)
+class LengthPercentiles:
+    source: str  # a model, or "clinicians" for the reference answers
+    n: int
+    percentiles: list[float]  # 0, 25, 50, 75, 100
+
+
+def response_lengths(
+    labels: Sequence[ResponseLabel],
+    instructions: Mapping[str, Instruction],
+    count: Callable[[str], int],
+    *,
+    models: Sequence[str] | None = None,
+) -> list[LengthPercentiles]:
+    """Token-length percentiles of each model's responses and of the clinicians' references (Table S15; the
+    paper counted in cl100k_base, bedside in the tokenizer given)."""
+    rows = []
+    for model in _models(labels, models):
+        lengths = [count(x.response) for x in labels if x.model == model]
+        if lengths:
+            rows.append(LengthPercentiles(model, len(lengths), _percentiles(lengths)))
+    judged = {x.instruction_id for x in labels}
+    references = [count(r.text) for i in judged if i in instructions for r in instructions[i].references]
+    if references:
+        rows.append(LengthPercentiles("clinicians", len(references), _percentiles(references)))
+    return rows
+
+
+def _percentiles(values: list[int]) -> list[float]:
+    return [float(v) for v in np.percentile(np.asarray(values, dtype=float), [0, 25, 50, 75, 100])]
