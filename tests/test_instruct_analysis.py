@@ -255,3 +255,31 @@ def test_cli_match_evaluate_agreement_taxonomy(tmp_path: Path) -> None:
     missing = runner.invoke(app, ["instruct", "cases", "-i", str(tmp_path / "nope.jsonl")])
     assert missing.exit_code == 1
     assert "no such file" in missing.output
+
+
+def test_subgroup_audit_is_pairwise_with_a_stated_bonferroni_family() -> None:
+    from bedside.tasks.instruct import subgroups
+    from bedside.tasks.instruct.ehr import load_ehr
+
+    assert [subgroups.age_band(a) for a in (0, 17, 18, 64, 65, 85, 101)] == [
+        "0-17",
+        "0-17",
+        "18-24",
+        "45-64",
+        "65-84",
+        "85+",
+        "85+",
+    ]
+    cases = _cases()
+    ages = {i: subgroups.demographics(load_ehr(c, str(DEMO_RECORDS)))["age"] for i, c in cases.items()}
+    assert ages["syn-25"] == "65-84"  # born 29 Feb 1948, last event September 2025: 77
+    labels = _labels()
+    tests = subgroups.audit(labels, ages)
+    for model in {t.model for t in tests}:
+        mine = [t for t in tests if t.model == model]
+        assert all(t.family == len(mine) for t in mine)
+        assert all(t.p_bonferroni == min(1.0, t.p_value * len(mine)) for t in mine)
+    assert not any(t.model == "synthetic-a" for t in tests)  # always correct: no 2x2 table has a χ²
+    result = runner.invoke(app, ["instruct", "subgroups", "--attribute", "height"])
+    assert result.exit_code == 1
+    assert "--attribute must be one of" in result.output

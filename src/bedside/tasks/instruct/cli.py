@@ -287,6 +287,56 @@ def evaluate_command(
     )
 
 
+@instruct_app.command("subgroups")
+def subgroups_command(
+    labels: LabelsArgument = None,
+    instructions: InstructionsOption = None,
+    records: Annotated[Path | None, typer.Option("--records", "-r", help="Records [default: the demo cohort].")] = None,
+    attribute: Annotated[str, typer.Option(help="sex, race, ethnicity or age (at the record's last event).")] = "sex",
+    evaluator: EvaluatorOption = "Annotator_1",
+    as_json: JsonOption = False,
+) -> None:
+    """Correctness by patient subgroup: per model, pairwise χ² tests, Bonferroni-adjusted (Appendix E)."""
+    from bedside.tasks.instruct import subgroups
+    from bedside.tasks.instruct.ehr import load_ehr
+    from bedside.tasks.instruct.task import DEMO_RECORDS, SYNTHETIC_LABELS
+
+    if attribute not in subgroups.ATTRIBUTES:
+        raise fail(ValueError(f"--attribute must be one of {', '.join(subgroups.ATTRIBUTES)}, not {attribute!r}"))
+    try:
+        _, chosen = _labels(labels or SYNTHETIC_LABELS, evaluator, False)
+        cases = {i.id: i for i in _instructions(instructions)}
+        groups = {
+            item: subgroups.demographics(load_ehr(cases[item], str(records or DEMO_RECORDS)))[attribute]
+            for item in {x.instruction_id for x in chosen}
+            if item in cases
+        }
+        tests = subgroups.audit(chosen, groups)
+    except (ValueError, LookupError, OSError) as exc:
+        raise fail(exc) from None
+    if as_json:
+        typer.echo(json.dumps({"tests": [dataclasses.asdict(t) for t in tests], "note": subgroups.DEPENDENCE_NOTE}))
+        return
+    _print_table(
+        f"Correct by {attribute}: pairwise χ², Bonferroni within each model",
+        ["model", "a vs b", "n", "correct", "χ²", "p", "p (Bonferroni)", "family"],
+        [
+            [
+                t.model,
+                f"{t.a} vs {t.b}",
+                f"{t.n_a}/{t.n_b}",
+                f"{_fmt(t.correct_a)}/{_fmt(t.correct_b)}",
+                _fmt(t.chi2, 2),
+                _fmt(t.p_value),
+                _fmt(t.p_bonferroni),
+                str(t.family),
+            ]
+            for t in tests
+        ],
+        caption=subgroups.DEPENDENCE_NOTE,
+    )
+
+
 @instruct_app.command("agreement")
 def agreement_command(
     labels: LabelsArgument = None,
