@@ -9,7 +9,7 @@ have no raw text, so their paper view is bedside's rendered timeline (cut at a t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
@@ -17,23 +17,35 @@ from pathlib import Path
 from bedside.records import Record, read_records
 from bedside.records.timeline import render_timeline_xml
 from bedside.tasks.instruct.cases import Instruction
+from bedside.text.tokens import Tokenizer
 
 
 class RecordNotFoundError(LookupError):
     """An instruction's record is not where its case says it is."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class EHR:
     record: Record
     raw_text: str | None  # the file's own text (XML records only)
     source: str
+    _rendered: str | None = field(default=None, repr=False, compare=False)
+    _counts: dict[tuple[str, str], int] = field(default_factory=dict, repr=False, compare=False)
 
     def text(self, view: str) -> str:
         """The whole record as the view shows it before any cut (as of the record's last event)."""
         if view == "paper" and self.raw_text is not None:
             return self.raw_text
-        return render_timeline_xml(self.record)
+        if self._rendered is None:  # rendered once: every system and context of a run reuses it
+            self._rendered = render_timeline_xml(self.record)
+        return self._rendered
+
+    def tokens(self, view: str, tokenizer: Tokenizer) -> int:
+        """The whole record's length in ``tokenizer``'s tokens, counted once per view and tokenizer."""
+        key = (view, tokenizer.name)
+        if key not in self._counts:
+            self._counts[key] = tokenizer.count(self.text(view))
+        return self._counts[key]
 
     @property
     def as_of(self) -> datetime | None:
@@ -74,6 +86,17 @@ def records_by_person(path: str) -> Mapping[str, Record]:
     return records
 
 
+_PEOPLE: dict[tuple[str, str], EHR] = {}
+
+
+def _person_ehr(records: str, person: str, record: Record, raw: str | None) -> EHR:
+    """One EHR object per (records source, person), so its rendering and counts are shared by a run's samples."""
+    key = (records, person)
+    if key not in _PEOPLE or _PEOPLE[key].record is not record:
+        _PEOPLE[key] = EHR(record, raw, records)
+    return _PEOPLE[key]
+
+
 def load_ehr(instruction: Instruction, records: str | None = None) -> EHR:
     """The instruction's record: its own file first, else the dataset's records by ``person_id``."""
     if instruction.record:
@@ -89,7 +112,7 @@ def load_ehr(instruction: Instruction, records: str | None = None) -> EHR:
         folder = Path(records)
         xml = folder / f"{instruction.person_id}.xml" if folder.is_dir() else None
         raw = xml.read_text(encoding="utf-8") if xml is not None and xml.is_file() else None
-        return EHR(found, raw, records)
+        return _person_ehr(records, instruction.person_id, found, raw)
     raise RecordNotFoundError(
         f"instruction {instruction.id} has no record: give it a 'record' file, or a person_id and the dataset's "
         "'records' option"

@@ -15,6 +15,7 @@ per message for the endpoint's chat template (0 unless given: an endpoint's temp
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,13 +72,12 @@ def cut_record(ehr: EHR, view: str, tokenizer: Tokenizer, tokens: int) -> tuple[
 def fit_prompt(
     template: str | Path,
     variables: dict[str, Any],
-    text: str,
     budget: Budget,
     *,
-    cut: Any,
+    cut: Callable[[int], str],
     slot: str = "ehr",
 ) -> tuple[list[ChatMessage], str, int]:
-    """Render ``template`` with as much of ``text`` (kept by ``cut(text_tokens)``) as the budget allows.
+    """Render ``template`` with ``cut(room)`` in the slot, ``room`` being the tokens the budget leaves for it.
 
     Returns the messages, the text that went in and the measured prompt tokens (always within the limit)."""
     fixed = budget.count(render_chat(template, **variables, **{slot: ""}))
@@ -109,8 +109,7 @@ def budgeted_prompt(
     system: str | None = None,
 ) -> Fitted:
     """The paper's single prompt: the question, then as much of the most recent record as fits."""
-    full = ehr.text(view)
-    total = budget.tokenizer.count(full)
+    total = ehr.tokens(view, budget.tokenizer)
     truncated = {"value": False}
 
     def cut(room: int) -> str:
@@ -120,6 +119,6 @@ def budgeted_prompt(
             raise BudgetError(str(exc)) from None
         return kept
 
-    messages, kept, measured = fit_prompt(template, {"question": question, "system": system}, full, budget, cut=cut)
+    messages, kept, measured = fit_prompt(template, {"question": question, "system": system}, budget, cut=cut)
     ehr_tokens = budget.tokenizer.count(kept)
     return Fitted(messages, measured, ehr_tokens, total, truncated["value"])

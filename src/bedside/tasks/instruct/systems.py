@@ -23,6 +23,7 @@ message) and ``template`` (a prompt template to use instead of the shipped one).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from bedside.llm.errors import ModelError
@@ -161,9 +162,8 @@ async def refine(instruction: Instruction, ehr: EHR, options: Mapping[str, Any],
         messages, kept, measured = fit_prompt(
             template,
             {**variables, **extra_vars},
-            piece,
             budget,
-            cut=lambda room, p=piece: budget.tokenizer.head(p, room),
+            cut=partial(budget.tokenizer.head, piece),
         )
         if kept != piece:
             raise BudgetError(
@@ -230,7 +230,6 @@ async def rag(instruction: Instruction, ehr: EHR, options: Mapping[str, Any], co
     messages, kept, measured = fit_prompt(
         options.get("template") or ANSWER_TEMPLATE,
         {"question": instruction.question, "system": options.get("system_prompt")},
-        "",
         budget,
         cut=cut,
     )
