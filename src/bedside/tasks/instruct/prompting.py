@@ -9,8 +9,10 @@ the record's budget shrinks by the excess and the cut is made again. The record 
 - ``timeline`` view: :func:`bedside.records.fit.fit`, whole events, well-formed XML.
 
 Tokens are counted with the *budget tokenizer*, which need not be the generating model's (the paper's GPT-4
-2k system was budgeted in the Vicuña tokenizer). Counts are of the message contents plus ``overhead`` tokens
-per message for the endpoint's chat template (0 unless given: an endpoint's template is not visible from here).
+2k system was budgeted in the Vicuña tokenizer). Counts are of the message contents plus ``overhead``: the tokens
+the endpoint's chat template adds to the whole prompt, which bedside cannot see. For another endpoint, measure it
+once: a probe's ``usage.prompt_tokens`` minus its content tokens. The embedded model's is known (see
+:data:`EMBEDDED_OVERHEAD`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from bedside.tasks.instruct.ehr import EHR
 from bedside.text.tokens import Tokenizer
 
 ANSWER_TEMPLATE = "instruct/answer.j2"
+# SmolLM2's chat template, measured against llama.cpp's own prompt counts: one user message costs 30 tokens beyond
+# its content (the template adds a default system message), a system + user pair 14.
+EMBEDDED_OVERHEAD = {"user": 30, "system+user": 14}
 _ATTEMPTS = 8
 
 
@@ -39,14 +44,14 @@ class Budget:
     context: int
     tokenizer: Tokenizer
     reserve: int = DEFAULT_RESERVE
-    overhead: int = 0  # tokens per message the endpoint's chat template adds
+    overhead: int = 0  # tokens the endpoint's chat template adds to the whole prompt
 
     @property
     def limit(self) -> int:
         return self.context - self.reserve
 
     def count(self, messages: list[ChatMessage]) -> int:
-        return sum(self.tokenizer.count(m.content) for m in messages) + self.overhead * len(messages)
+        return sum(self.tokenizer.count(m.content) for m in messages) + self.overhead
 
 
 @dataclass

@@ -4,8 +4,9 @@ Options every system takes: ``context`` (the window in tokens, default 2048), ``
 tokenizer: ``embedded``, ``chars:N`` or a ``tokenizer.json`` path; by default the embedded model's when the
 system model is embedded, and required otherwise), ``reserve`` (tokens kept for the answer, 256; also the cap on
 generated tokens), ``view`` (``paper`` or ``timeline``, see :data:`.cases.RecordView`), ``system_prompt``
-(optional system message; the paper does not say whether one was used), ``overhead`` (chat-template tokens per
-message) and ``template`` (a prompt template to use instead of the shipped one).
+(optional system message; the paper does not say whether one was used), ``overhead`` (tokens the endpoint's chat
+template adds to the prompt; by default the embedded model's measured cost, else 0) and ``template`` (a prompt
+template to use instead of the shipped one).
 
 - ``budgeted``: one prompt, the question then as much of the most recent record as fits (Figure S9).
 - ``refine`` (MR): the record in chronological chunks, each as large as fits beside the refine prompt and a
@@ -37,7 +38,14 @@ from bedside.runs.task import Output, SampleContext
 from bedside.tasks.instruct.cases import Instruction
 from bedside.tasks.instruct.ehr import EHR
 from bedside.tasks.instruct.endpoint import terms_warning
-from bedside.tasks.instruct.prompting import ANSWER_TEMPLATE, Budget, BudgetError, budgeted_prompt, fit_prompt
+from bedside.tasks.instruct.prompting import (
+    ANSWER_TEMPLATE,
+    EMBEDDED_OVERHEAD,
+    Budget,
+    BudgetError,
+    budgeted_prompt,
+    fit_prompt,
+)
 from bedside.text.tokens import Tokenizer, get_tokenizer
 
 REFINE_FIRST = "instruct/refine_first.j2"
@@ -62,11 +70,16 @@ def _budget(options: Mapping[str, Any], context: SampleContext) -> Budget:
             )
         spec = "embedded"
     tokenizer: Tokenizer = get_tokenizer(str(spec))
+    overhead = options.get("overhead")
+    if overhead is None:
+        embedded = context.model("system").config.provider == "embedded"
+        shape = "system+user" if options.get("system_prompt") else "user"
+        overhead = EMBEDDED_OVERHEAD[shape] if embedded else 0
     return Budget(
         context=int(options.get("context", 2048)),
         tokenizer=tokenizer,
         reserve=int(options.get("reserve", DEFAULT_RESERVE)),
-        overhead=int(options.get("overhead", 0)),
+        overhead=int(overhead),
     )
 
 
