@@ -48,6 +48,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/run_throughput.py
 	$(BIN)/python bench/sim_calls.py
 	$(BIN)/python bench/sensemaking_calls.py
+	$(BIN)/python bench/instruct.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache src/*.egg-info

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import sys
@@ -22,6 +23,7 @@ from bedside.llm.usage import RoleUsage
 from bedside.tasks.citeqa.cli import citeqa_app
 from bedside.tasks.discharge.cli import discharge_app
 from bedside.tasks.drafting.cli import drafting_app
+from bedside.tasks.instruct.cli import instruct_app
 from bedside.tasks.sensemaking.cli import sensemaking_app
 from bedside.training.cli import train_app
 
@@ -313,6 +315,57 @@ def _demo_sensemaking(model: str, *, conversations: int, cache: str | Path | boo
     _demo_simulation(title, run, model=model, speakers=("Sensemaker", "Patient"), cache=cache, store=store)
 
 
+def _demo_instruct(model: str, *, instructions: int, cache: str | Path | bool, store: str) -> None:
+    """MedAlign-style instructions: the budgeted prompt at two context lengths and multi-step refinement."""
+    from bedside.runs import RunConfig, Store, execute
+    from bedside.runs.progress import TerminalProgress
+    from bedside.runs.report import build_report
+
+    config = RunConfig.model_validate(
+        {
+            "name": "demo-instruct",
+            "task": "instruct",
+            "datasets": {"synthetic": {"limit": instructions}},
+            "systems": {
+                "budgeted_512": {"type": "budgeted", "options": {"context": 512}},
+                "budgeted_1536": {"type": "budgeted", "options": {"context": 1536}},
+                "refine_1536": {"type": "refine", "options": {"context": 1536}},
+            },
+            "models": {"system": [model]},
+            "settings": {"system": {"max_tokens": 48, "temperature": 0.0, "seed": 0}},
+            "scorers": ["facts_recall", "facts_correct", "truncated", "google_bleu"],
+            "concurrency": 2,
+            "store": store,
+        }
+    )
+    out.rule(
+        f"clinician instructions over records: {instructions} synthetic instruction(s), 512 vs 1536 tokens, MR at 1536"
+    )
+    summary = asyncio.run(execute(config, progress=TerminalProgress(err), cache=cache))
+    opened = Store(store)
+    try:
+        rows = [r for r in opened.results(summary.run_id) if r.status == "ok" and r.system == "budgeted_1536"]
+        report = build_report(opened, summary.run_id)
+    finally:
+        opened.close()
+    if rows and rows[0].output:
+        question = rows[0].sample["inputs"]["instruction"]["question"]
+        out.print(f"[bold]{rows[0].sample_id}[/] {escape(question)}", highlight=False)
+        out.print(rows[0].output["text"], highlight=False, markup=False)
+    if report.tables:
+        wanted = ("system", "context", "n", "facts correct", "facts recall", "truncated", "prompt tokens")
+        full = report.tables[0]
+        keep = [full.columns.index(c) for c in wanted]
+        compact = dataclasses.replace(
+            full, columns=list(wanted), rows=[[row[i] for i in keep] for row in full.rows], note=""
+        )
+        print_task_tables([compact])
+    out.print(
+        f"{summary.errors} sample(s) failed; `bedside report {summary.run_id} --store {store}` shows every table",
+        highlight=False,
+    )
+
+
 @app.command()
 def demo(
     model: ModelOption = "embedded/smollm2-135m",
@@ -333,6 +386,9 @@ def demo(
     sensemaking_conversations: Annotated[
         int, typer.Option(help="Simulate sensemaking conversations for the first N personas (0 = none).")
     ] = 1,
+    instruct_instructions: Annotated[
+        int, typer.Option(help="Answer the first N synthetic clinician instructions over records (0 = none).")
+    ] = 3,
     store: StoreOption = "runs/demo.sqlite",
     reports: Annotated[Path, typer.Option(help="Folder for the drafting run's HTML and Markdown report.")] = Path(
         "runs/reports"
@@ -375,6 +431,11 @@ def demo(
     if sensemaking_conversations > 0:
         try:
             _demo_sensemaking(model, conversations=sensemaking_conversations, cache=cache_choice, store=store)
+        except (ModelError, ValueError, OSError) as exc:
+            raise fail(exc) from None
+    if instruct_instructions > 0:
+        try:
+            _demo_instruct(model, instructions=instruct_instructions, cache=cache_choice, store=store)
         except (ModelError, ValueError, OSError) as exc:
             raise fail(exc) from None
 
@@ -528,6 +589,7 @@ app.add_typer(discharge_app, name="discharge")
 app.add_typer(sensemaking_app, name="sensemaking")
 app.add_typer(drafting_app, name="drafting")
 app.add_typer(train_app, name="train")
+app.add_typer(instruct_app, name="instruct")
 
 
 @judges_app.command("list")
@@ -598,7 +660,6 @@ def judges_run(
     no_cache: NoCacheOption = False,
 ) -> None:
     """Score inputs with a rubric: one judge, a jury (several -m), or one judge k times (--repeat)."""
-    import dataclasses
 
     from bedside.judges import JudgeError, Jury, JuryError, RubricError, RubricJudge, load_rubric, repeat_judgement
     from bedside.prompts import PromptError
@@ -866,7 +927,6 @@ def compare_command(
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
     """Per metric: mean difference B − A over paired samples, with a paired bootstrap 95% CI and p-value."""
-    import dataclasses
 
     from bedside.runs import Store
     from bedside.runs.report import compare

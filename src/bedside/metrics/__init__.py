@@ -27,6 +27,7 @@ from bedside.metrics.lexical import (
     meteor_unavailable,
     sentence_bleu,
     sentence_chrf,
+    sentence_google_bleu,
     sentence_meteor,
     sentence_rouge,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "semantic_similarity",
     "sentence_bleu",
     "sentence_chrf",
+    "sentence_google_bleu",
     "sentence_meteor",
     "sentence_rouge",
     "sentence_sari",

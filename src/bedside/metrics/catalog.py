@@ -73,6 +73,23 @@ CATALOG: tuple[MetricInfo, ...] = (
         "nltk METEOR (0-1): unigram alignment with stems and WordNet synonyms",
         meteor_unavailable,
     ),
+    MetricInfo(
+        "google_bleu", "lexical", "sentence", "GoogleBLEU/GLEU (0-1): min of 1-4-gram precision and recall (nltk)"
+    ),
+    MetricInfo(
+        "comet[<checkpoint>]",
+        "learned",
+        "sentence",
+        "COMET with a source (the instruct task gives BM25 record snippets); the comet package, a local checkpoint",
+        _needs_all(_needs("comet", "comet"), _user_file("a COMET checkpoint file")),
+    ),
+    MetricInfo(
+        "bleurt[<checkpoint>]",
+        "learned",
+        "sentence",
+        "BLEURT score of output vs reference; the bleurt-pytorch package, a local checkpoint directory",
+        _needs_all(_needs("bleurt_pytorch", "bleurt"), _user_file("a BLEURT checkpoint directory")),
+    ),
     MetricInfo("sari", "lexical", "sentence", "SARI (0-100): mean of add F1, keep F1, delete precision, 1-4-grams"),
     MetricInfo("corpus_sari", "lexical", "corpus", "mean sentence SARI over the set (0-100)"),
     MetricInfo(

@@ -162,3 +162,14 @@ def sentence_meteor(hypothesis: str, references: Sequence[str]) -> float:
 
     _check_references([hypothesis], [references])
     return float(meteor_score([r.lower().split() for r in references], hypothesis.lower().split()))
+
+
+def sentence_google_bleu(hypothesis: str, references: Sequence[str]) -> float:
+    """GoogleBLEU (GLEU, Wu et al. 2016; 0–1): min(n-gram precision, n-gram recall) over 1–4-grams, pooled over
+    n, against the best reference; nltk's ``sentence_gleu`` on sacrebleu's 13a tokens, lowercased. Offline."""
+    from nltk.translate.gleu_score import sentence_gleu
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    _check_references([hypothesis], [references])
+    tokenize = Tokenizer13a()  # type: ignore[no-untyped-call]
+    return float(sentence_gleu([tokenize(r.lower()).split() for r in references], tokenize(hypothesis.lower()).split()))

@@ -186,3 +186,72 @@ def _split_note(block: Block, tokenizer: Tokenizer, tokens: int) -> list[Block]:
         Block(block.visit, block.day, f'{opening} part="{i}/{len(parts)}">\n{escape(p)}\n</note>', block.element)
         for i, p in enumerate(parts, start=1)
     ]
+
+
+_CHARS_PER_TOKEN_GUESS = 8  # first window: this many characters per token; doubled until the cut falls inside it
+
+
+def _tail_tokens(text: str, tokenizer: Tokenizer, tokens: int) -> str:
+    """``tokenizer.tail`` over a window at the end of ``text``, so a long record is not tokenized whole.
+
+    The window grows (doubling) until the kept suffix starts inside it, so the cut is the one the whole text would
+    give except where tokenization across the window's edge differs; the caller re-counts the result."""
+    window = max(64, tokens * _CHARS_PER_TOKEN_GUESS)
+    while True:
+        piece = text[-window:] if window < len(text) else text
+        kept = tokenizer.tail(piece, tokens)
+        if len(kept) < len(piece) or piece is text:
+            return kept
+        window *= 2
+
+
+def _head_tokens(
+    text: str, tokenizer: Tokenizer, tokens: int, *, chars_per_token: float = _CHARS_PER_TOKEN_GUESS
+) -> str:
+    """``tokenizer.head`` over a growing window at the start of ``text`` (see :func:`_tail_tokens`)."""
+    window = max(64, int(tokens * chars_per_token))
+    while True:
+        piece = text[:window] if window < len(text) else text
+        kept = tokenizer.head(piece, tokens)
+        if len(kept) < len(piece) or piece is text:
+            return kept
+        window *= 2
+
+
+def fit_text(text: str, tokenizer: Tokenizer, budget: int, *, reserve: int = DEFAULT_RESERVE) -> Fitted:
+    """The most recent ``budget - reserve`` tokens of raw text, cut at a token boundary (MedAlign's own cut).
+
+    The cut ignores the XML: the kept text may start inside an element. This is the paper's behaviour, for
+    the raw file text of either XML dialect; :func:`fit` is the well-formed alternative. Only a window at the
+    end of the text is tokenized (about the budget's worth), not the whole record.
+    """
+    available = budget - reserve
+    if available <= 0:
+        raise FitError(f"a budget of {budget} tokens with {reserve} reserved leaves no room for the record")
+    kept = _tail_tokens(text, tokenizer, available)
+    tokens = tokenizer.count(kept)
+    while tokens > available and kept:  # a suffix can tokenize differently from the same span inside the whole
+        kept = kept[1:]
+        tokens = tokenizer.count(kept)
+    return Fitted(text=kept, tokens=tokens, budget=budget, events_kept=0, events_dropped=0, truncated_event=False)
+
+
+def text_chunks(text: str, tokenizer: Tokenizer, size: int) -> list[str]:
+    """Raw text as consecutive pieces of at most ``size`` tokens, oldest first, cut at token boundaries.
+
+    The pieces join back to exactly ``text``. MedAlign's multi-step refinement chunks the record this way,
+    ignoring XML validity. Each cut tokenizes a window of about one chunk, so the cost is linear in the text.
+    """
+    if size < 1:
+        raise FitError("a chunk must hold at least one token")
+    pieces: list[str] = []
+    rest = text
+    ratio = float(_CHARS_PER_TOKEN_GUESS)
+    while rest:
+        head = _head_tokens(rest, tokenizer, size, chars_per_token=ratio) or rest[:1]
+        ratio = max(1.0, 1.1 * len(head) / size)  # the next window: this chunk's density plus a tenth
+        while tokenizer.count(head) > size and len(head) > 1:
+            head = head[:-1]
+        pieces.append(head)
+        rest = rest[len(head) :]
+    return pieces

@@ -17,6 +17,15 @@ element                       becomes
 ``visit_detail``              the visit's ``details`` (care site lines)
 ============================= =========================================================
 
+The release's "event stream" dialect is read too: ``<eventstream person_id>`` > ``<encounter start_timestamp
+end_timestamp>`` > ``<person>`` (child elements ``birthdate``, ``gender``, ``race``, ``ethnicity``; age and payer
+fields are not modelled) and ``<events>`` > ``<entry timestamp="YYYY-MM-DD HH:MM:SS">`` > ``<event type code
+name ...>text</event>``. ``code`` is ``VOCAB/CODE``, ``name`` its display; the event text is a note's text or a
+value appended to the name. Event types are the element names above (``condition_occurrence``, ``measurement``,
+...) or their short forms (``condition``, ``procedure``, ``drug``); others are skipped with a warning, and
+``<caresites>``/``<providers>`` are skipped silently (bedside models neither). This dialect is known from readers
+of the release, not from first-party documentation; its layout above is what bedside accepts.
+
 Values are not split out of code text (``Diastolic blood pressure 100`` stays text), because the files do not
 mark where a name ends and a value begins. Times mix 24-hour and AM/PM forms; both are read. Other elements
 are skipped with a :class:`RecordWarning`. Errors name the file and line.
@@ -63,6 +72,8 @@ EVENT_ELEMENTS = frozenset(
         "visit_detail",
     }
 )
+
+_STREAM_TYPES = {"condition": "condition_occurrence", "procedure": "procedure_occurrence", "drug": "drug_exposure"}
 
 
 @dataclass
@@ -148,19 +159,140 @@ class _Reader:
             raise self.error(element, f"{attribute}: {exc}") from None
 
     def read(self, root: _Element) -> Record:
+        if root.tag == "eventstream":
+            return self.read_eventstream(root)
         if root.tag != "record":
-            raise self.error(root, "expected the root element <record>")
+            raise self.error(root, "expected the root element <record> (or <eventstream>)")
         for visit in root.children:
             if visit.tag != "visit":
                 self.skipped[visit.tag] += 1
                 continue
             self.visit(visit)
+        return self.finish()
+
+    def finish(self) -> Record:
         if self.empty_notes:
-            warnings.warn(RecordWarning(f"{self.path}: skipped {self.empty_notes} empty note(s)"), stacklevel=3)
+            warnings.warn(RecordWarning(f"{self.path}: skipped {self.empty_notes} empty note(s)"), stacklevel=4)
         for tag, count in sorted(self.skipped.items()):
-            warnings.warn(RecordWarning(f"{self.path}: skipped {count} <{tag}> element(s): not modelled"), stacklevel=3)
+            warnings.warn(RecordWarning(f"{self.path}: skipped {count} <{tag}> element(s): not modelled"), stacklevel=4)
         self.record.patient = self.patient
         return self.record
+
+    def read_eventstream(self, root: _Element) -> Record:
+        person_id = root.attrs.get("person_id", "").strip()
+        if person_id and self.patient.id == self.path.stem:
+            self.patient = self.patient.model_copy(update={"id": person_id})
+        for encounter in root.children:
+            if encounter.tag != "encounter":
+                self.skipped[encounter.tag] += 1
+                continue
+            self.stream_encounter(encounter)
+        return self.finish()
+
+    def stream_encounter(self, element: _Element) -> None:
+        visit = Encounter(
+            id=self.next_id("visit"),
+            text=element.attrs.get("type", "").strip() or "Encounter",
+            start=self.time(element, "start_timestamp"),
+            end=self.time(element, "end_timestamp", required=False),
+        )
+        self.record.encounters.append(visit)
+        for part in element.children:
+            if part.tag == "person":
+                self.stream_person(part)
+            elif part.tag == "events":
+                for entry in part.children:
+                    if entry.tag != "entry":
+                        self.skipped[f"events/{entry.tag}"] += 1
+                        continue
+                    when = self.time(entry, "timestamp")
+                    for event in entry.children:
+                        if event.tag != "event":
+                            self.skipped[f"entry/{event.tag}"] += 1
+                            continue
+                        self.stream_event(event, visit, when)
+            elif part.tag not in ("caresites", "providers"):
+                self.skipped[f"encounter/{part.tag}"] += 1
+
+    def stream_person(self, element: _Element) -> None:
+        fields = {child.tag.lower().replace("_", ""): " ".join(child.text.split()) for child in element.children}
+        updates: dict[str, object] = {}
+        birth = fields.get("birthdate")
+        if birth and self.patient.birth_date is None:
+            try:
+                updates["birth_date"] = parse_medalign_time(birth).date()
+            except ValueError as exc:
+                raise self.error(element, f"birthdate: {exc}") from None
+        for key in ("gender", "race", "ethnicity"):
+            if fields.get(key) and getattr(self.patient, key) is None:
+                updates[key] = fields[key].lower() if key == "gender" else fields[key]
+        if updates:
+            self.patient = self.patient.model_copy(update=updates)
+
+    def stream_event(self, element: _Element, encounter: Encounter, when: datetime | None) -> None:
+        raw_type = element.attrs.get("type", "").strip().lower()
+        kind = _STREAM_TYPES.get(raw_type, raw_type)
+        if kind not in EVENT_ELEMENTS or kind == "person":
+            self.skipped[f"event type={raw_type or '(none)'}"] += 1
+            return
+        text = " ".join(element.text.split())
+        if kind == "note":
+            body = textwrap.dedent(element.text).strip()
+            if not body:
+                self.empty_notes += 1
+                return
+            note_type = element.attrs.get("name", "").strip()
+            self.record.notes.append(
+                Note(
+                    id=self.next_id("note"),
+                    type=note_type if note_type and note_type != "NULL" else "note",
+                    time=when,
+                    text=body,
+                    encounter_id=encounter.id,
+                )
+            )
+            return
+        code_attr = element.attrs.get("code", "").strip()
+        name = element.attrs.get("name", "").strip()
+        label = " ".join(part for part in (name, text) if part)
+        system, sep, code = code_attr.partition("/")
+        codes = [Code(system=system, code=code, display=name or None)] if sep and system and code else []
+        if not codes and not label:
+            raise self.error(element, "an event with neither a code, a name nor text")
+        if kind == "visit_detail":
+            encounter.details.append(f"{codes[0].tag} {label}".strip() if codes else label)
+        elif kind == "condition_occurrence":
+            self.record.conditions.append(
+                Condition(id=self.next_id("condition"), codes=codes, text=label, onset=when, encounter_id=encounter.id)
+            )
+        elif kind in ("measurement", "observation"):
+            self.record.measurements.append(
+                Measurement(
+                    id=self.next_id(kind), codes=codes, text=label, time=when, category=kind, encounter_id=encounter.id
+                )
+            )
+        elif kind == "procedure_occurrence":
+            self.record.procedures.append(
+                Procedure(
+                    id=self.next_id("procedure"),
+                    codes=codes,
+                    text=label,
+                    start=when,
+                    end=when,
+                    encounter_id=encounter.id,
+                )
+            )
+        elif kind == "drug_exposure":
+            self.record.medications.append(
+                Medication(
+                    id=self.next_id("drug"),
+                    codes=codes,
+                    text=label,
+                    start=when,
+                    source="exposure",
+                    encounter_id=encounter.id,
+                )
+            )
 
     def visit(self, element: _Element) -> None:
         encounter = Encounter(

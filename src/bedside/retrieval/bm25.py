@@ -1,4 +1,5 @@
-"""BM25 over a list of documents, through ``bm25s`` (sparse-matrix BM25, offline, no downloads).
+"""BM25 over a list of documents: bm25s's Lucene variant (:class:`BM25Index`) and rank_bm25's Okapi
+(:class:`OkapiBM25Index`, what MedAlign matched instructions to records with), both offline.
 
 Scoring is bm25s's default Lucene variant, summed over the distinct query terms t found in document d:
 ``idf(t) * tf / (tf + k1 * (1 - b + b * |d| / avgdl))`` with ``idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))``
@@ -10,7 +11,8 @@ shorter than k: a zero-score "hit" would count as found by Success@K.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import bm25s
@@ -74,3 +76,100 @@ class BM25Index:
                 if sc > 0
             ]
         return results
+
+
+def whitespace_tokens(text: str) -> list[str]:
+    """Split on whitespace only, case kept: how the retriever MedAlign's matching used tokenizes."""
+    return text.split()
+
+
+class OkapiBM25Index:
+    """Classic BM25 "Okapi" as the ``rank_bm25`` package's ``BM25Okapi`` scores it (MedAlign's matching).
+
+    For a query with tokens q (repeats counted each time), document d of length |d|, corpus of N documents with
+    mean length avgdl::
+
+        score(d) = sum over q of idf(q) * tf(q, d) * (k1 + 1) / (tf(q, d) + k1 * (1 - b + b * |d| / avgdl))
+        idf(t) = ln((N - df(t) + 0.5) / (df(t) + 0.5)); a negative idf is replaced by epsilon * mean idf
+
+    (the mean over every term in the corpus, negatives included, as ``rank_bm25`` computes it). Defaults
+    k1 = 1.5, b = 0.75, epsilon = 0.25 and whitespace tokens, case kept, no stop words. Unlike :class:`BM25Index`
+    (bm25s, Lucene idf, stop words removed) a common term can score at ``epsilon``; rankings of the two differ.
+    Documents scoring exactly 0 are not returned, as with :class:`BM25Index`; ties keep corpus order.
+    """
+
+    def __init__(
+        self,
+        documents: Sequence[str],
+        ids: Sequence[str] | None = None,
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        epsilon: float = 0.25,
+        tokenize: Callable[[str], list[str]] = whitespace_tokens,
+    ) -> None:
+        import numpy as np
+        from scipy.sparse import csc_matrix
+
+        if isinstance(documents, str):
+            raise TypeError("OkapiBM25Index indexes a sequence of documents, not the characters of one string")
+        if not documents:
+            raise ValueError("cannot build a BM25 index over no documents")
+        self.ids = [str(i) for i in range(len(documents))] if ids is None else [str(i) for i in ids]
+        if len(self.ids) != len(documents):
+            raise ValueError(f"{len(self.ids)} ids for {len(documents)} documents")
+        if len(set(self.ids)) != len(self.ids):
+            raise ValueError("document ids must be unique")
+        self.k1, self.b, self.epsilon, self._tokenize = k1, b, epsilon, tokenize
+        vocabulary: dict[str, int] = {}
+        rows: list[int] = []
+        columns: list[int] = []
+        counts: list[int] = []
+        lengths = np.zeros(len(documents), dtype=float)
+        for row, document in enumerate(documents):
+            tokens = tokenize(document)
+            lengths[row] = len(tokens)
+            for term, count in Counter(tokens).items():
+                rows.append(row)
+                columns.append(vocabulary.setdefault(term, len(vocabulary)))
+                counts.append(count)
+        self._vocabulary = vocabulary
+        self._tf = csc_matrix((counts, (rows, columns)), shape=(len(documents), len(vocabulary)), dtype=float)
+        n = len(documents)
+        df = np.diff(self._tf.indptr).astype(float)
+        idf = np.log(n - df + 0.5) - np.log(df + 0.5)
+        average = float(idf.mean()) if idf.size else 0.0
+        idf[idf < 0] = epsilon * average
+        self._idf = idf
+        average_length = float(lengths.mean())
+        self._norm = k1 * (1 - b + b * lengths / average_length) if average_length > 0 else np.full(n, k1 * (1 - b))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def scores(self, query: str) -> list[float]:
+        """The score of every document for ``query``, in corpus order."""
+        import numpy as np
+
+        total = np.zeros(len(self.ids), dtype=float)
+        for term in self._tokenize(query):
+            column = self._vocabulary.get(term)
+            if column is None:
+                continue
+            start, end = self._tf.indptr[column], self._tf.indptr[column + 1]
+            rows = self._tf.indices[start:end]
+            tf = self._tf.data[start:end]
+            total[rows] += self._idf[column] * tf * (self.k1 + 1) / (tf + self._norm[rows])
+        return [float(s) for s in total]
+
+    def search(self, query: str, k: int = 10) -> list[Hit]:
+        if k < 1:
+            raise ValueError("k must be at least 1")
+        scored = self.scores(query)
+        order = sorted((i for i, s in enumerate(scored) if s != 0), key=lambda i: (-scored[i], i))
+        return [Hit(id=self.ids[i], index=i, score=scored[i]) for i in order[:k]]
+
+    def search_many(self, queries: Sequence[str], k: int = 10) -> list[list[Hit]]:
+        if isinstance(queries, str):
+            raise TypeError("search_many takes a sequence of queries; use search() for one")
+        return [self.search(q, k) for q in queries]

@@ -29,6 +29,12 @@ def _bleu(text: str, refs: list[str]) -> float:
     return sentence_bleu(text, refs)
 
 
+def _google_bleu(text: str, refs: list[str]) -> float:
+    from bedside.metrics.lexical import sentence_google_bleu
+
+    return sentence_google_bleu(text, refs)
+
+
 def _chrf(word_order: int) -> Callable[[str, list[str]], float]:
     def metric(text: str, refs: list[str]) -> float:
         from bedside.metrics import sentence_chrf
@@ -86,6 +92,7 @@ def _words(sample: Sample, output: Output) -> float | None:
 
 GENERIC: dict[str, Scorer] = {
     "bleu": _with_references(_bleu),
+    "google_bleu": _with_references(_google_bleu),
     "chrf": _with_references(_chrf(0)),
     "chrf++": _with_references(_chrf(2)),
     "rouge1": _with_references(_rouge("rouge1")),

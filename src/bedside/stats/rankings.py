@@ -4,12 +4,17 @@ A ranking gives each system a rank for one item: lower is better, equal ranks ar
 head-to-head matrix is the share of items ranking both i and j on which i was *strictly* better than j; ties
 count in the denominator but as a win for neither, so (i, j) + (j, i) + tie share = 1. A system's win rate is
 the mean of its row over the other systems.
+
+With ``ties="exclude"`` tied items leave the denominator instead: (i, j) is the share of the *non-tied* items
+where i beat j, so (i, j) + (j, i) = 1 and the win rates of all systems average 0.5. MedAlign's Table 3 win
+rates are computed this way (its six WRs sum to 3.000); a pair tied on every shared item has no share (None).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -25,12 +30,21 @@ class HeadToHead:
         return sum(row) / len(row) if row else None
 
 
-def head_to_head(rankings: Mapping[str, Mapping[str, float]], systems: Sequence[str] | None = None) -> HeadToHead:
-    """``rankings[item][system] = rank`` → pairwise strict-win shares; systems in the given or sorted order."""
+def head_to_head(
+    rankings: Mapping[str, Mapping[str, float]],
+    systems: Sequence[str] | None = None,
+    *,
+    ties: Literal["count", "exclude"] = "count",
+) -> HeadToHead:
+    """``rankings[item][system] = rank`` → pairwise strict-win shares; systems in the given or sorted order.
+
+    ``ties="count"`` keeps tied items in the denominator; ``"exclude"`` leaves them out (MedAlign)."""
+    if ties not in ("count", "exclude"):
+        raise ValueError(f"ties must be 'count' or 'exclude', not {ties!r}")
     names = list(systems) if systems is not None else sorted({s for ranks in rankings.values() for s in ranks})
     n = len(names)
     wins: list[list[float | None]] = [[None] * n for _ in range(n)]
-    ties: list[list[float | None]] = [[None] * n for _ in range(n)]
+    tie_share: list[list[float | None]] = [[None] * n for _ in range(n)]
     shared = [[0] * n for _ in range(n)]
     for i, a in enumerate(names):
         for j, b in enumerate(names):
@@ -39,9 +53,12 @@ def head_to_head(rankings: Mapping[str, Mapping[str, float]], systems: Sequence[
             both = [r for r in rankings.values() if a in r and b in r]
             shared[i][j] = len(both)
             if both:
-                wins[i][j] = sum(r[a] < r[b] for r in both) / len(both)
-                ties[i][j] = sum(r[a] == r[b] for r in both) / len(both)
-    return HeadToHead(names, wins, ties, shared)
+                won = sum(r[a] < r[b] for r in both)
+                tied = sum(r[a] == r[b] for r in both)
+                tie_share[i][j] = tied / len(both)
+                denominator = len(both) - tied if ties == "exclude" else len(both)
+                wins[i][j] = won / denominator if denominator else None
+    return HeadToHead(names, wins, tie_share, shared)
 
 
 def mean_rank(rankings: Mapping[str, Mapping[str, float]]) -> dict[str, float]:

@@ -4,6 +4,9 @@
 - t-test: Welch's by default (unequal variances), or paired.
 - χ² test of independence on a contingency table (no Yates correction unless asked).
 - Bonferroni: each p-value times the number of tests, capped at 1.
+- Fisher z test of two *independent* correlations (r1 from n1 pairs, r2 from n2): z = (atanh r1 − atanh r2) /
+  sqrt(1/(n1 − 3) + 1/(n2 − 3)), two-sided normal p. MedAlign compares metrics this way (Appendix K); the two τ
+  there are computed on the same instructions, so a paired bootstrap is the sounder test and is reported beside it.
 - Relative difference (B − A) / A, overall and per stratum (DischargeSim's profile comparisons).
 """
 
@@ -47,6 +50,20 @@ def chi_square(table: Sequence[Sequence[float]], *, correction: bool = False) ->
 
     result = chi2_contingency(np.asarray(table, dtype=float), correction=correction)
     return TestResult(float(result.statistic), float(result.pvalue))
+
+
+def fisher_z(r1: float, n1: int, r2: float, n2: int) -> TestResult:
+    """Two-sided Fisher z test that two independent correlations are equal."""
+    import math
+
+    from scipy.stats import norm
+
+    if n1 <= 3 or n2 <= 3:
+        raise ValueError("Fisher's z needs more than 3 pairs per correlation")
+    if not (-1 < r1 < 1 and -1 < r2 < 1):
+        raise ValueError("Fisher's z needs correlations strictly between -1 and 1")
+    z = (math.atanh(r1) - math.atanh(r2)) / math.sqrt(1 / (n1 - 3) + 1 / (n2 - 3))
+    return TestResult(z, float(2 * norm.sf(abs(z))))
 
 
 def bonferroni(p_values: Sequence[float]) -> list[float]:

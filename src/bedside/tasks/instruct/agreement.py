@@ -1,0 +1,202 @@
+"""How well automated metrics (and LLM judges) rank responses the way clinicians do (MedAlign Section 6).
+
+For each instruction, a metric scores every model's response against the clinician reference (the primary
+annotator's, as the paper's code did); scores become ranks (higher score = better) and Kendall's τ-b is taken
+against the clinician's ranking, oriented so that agreement is positive. "Avg. Corr." is the mean over
+instructions with a seeded bootstrap 95% CI and its n; instructions where τ is undefined (a constant ranking) are
+left out and counted. The inter-rater row is the same statistic between clinicians: per triple-reviewed
+instruction, the mean τ over evaluator pairs, then the mean over instructions.
+
+Two metrics are compared with a paired bootstrap over the instructions both define (the sound test: the τ are on
+the same items), and with the independent Fisher z the paper reports, labelled as such.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from bedside.records.timeline import timeline_blocks
+from bedside.retrieval import OkapiBM25Index
+from bedside.stats import (
+    PairedDifference,
+    TestResult,
+    bootstrap_ci,
+    fisher_z,
+    head_to_head,
+    kendall_tau,
+    mean_kendall_tau,
+    paired_bootstrap,
+    ranks_from_scores,
+)
+from bedside.tasks.instruct.cases import Instruction
+from bedside.tasks.instruct.ehr import EHR, load_ehr
+from bedside.tasks.instruct.labels import ResponseLabel
+from bedside.text.tokens import Tokenizer
+
+Metric = Callable[[str, list[str]], float]
+
+
+@dataclass(frozen=True)
+class Agreement:
+    name: str
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int
+    undefined: int
+    per_instruction: dict[str, float]
+
+
+def _summary(name: str, per_item: Mapping[str, float | None], *, seed: int) -> Agreement:
+    defined = {k: v for k, v in per_item.items() if v is not None}
+    if not defined:
+        return Agreement(name, None, None, None, 0, len(per_item), {})
+    interval = bootstrap_ci(list(defined.values()), seed=seed)
+    return Agreement(
+        name, interval.estimate, interval.low, interval.high, len(defined), len(per_item) - len(defined), defined
+    )
+
+
+def clinician_scores(labels: Sequence[ResponseLabel]) -> dict[str, dict[str, float]]:
+    """instruction -> model -> −rank, so that higher is better like a metric's score."""
+    scores: dict[str, dict[str, float]] = defaultdict(dict)
+    for label in labels:
+        if label.rank is not None:
+            scores[label.instruction_id][label.model] = -label.rank
+    return dict(scores)
+
+
+def metric_scores(
+    labels: Sequence[ResponseLabel], instructions: Mapping[str, Instruction], metric: Metric
+) -> dict[str, dict[str, float]]:
+    """instruction -> model -> the metric's score of the response against the primary reference."""
+    scores: dict[str, dict[str, float]] = defaultdict(dict)
+    for label in labels:
+        instruction = instructions.get(label.instruction_id)
+        reference = instruction.primary_reference if instruction else None
+        if reference is None:
+            continue
+        scores[label.instruction_id][label.model] = float(metric(label.response, [reference.text]))
+    return dict(scores)
+
+
+def versus_clinicians(
+    name: str, scores: Mapping[str, Mapping[str, float]], labels: Sequence[ResponseLabel], *, seed: int = 0
+) -> Agreement:
+    result = mean_kendall_tau(scores, clinician_scores(labels))
+    return _summary(name, result.per_item, seed=seed)
+
+
+def inter_rater(labels: Sequence[ResponseLabel], *, seed: int = 0) -> Agreement:
+    """Per instruction judged by two or more evaluators: mean τ-b over evaluator pairs; then the mean."""
+    by_item: dict[str, dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
+    for label in labels:
+        if label.rank is not None:
+            by_item[label.instruction_id][label.evaluator][label.model] = label.rank
+    per_item: dict[str, float | None] = {}
+    for item, evaluators in by_item.items():
+        if len(evaluators) < 2:
+            continue
+        taus = []
+        for a, b in combinations(sorted(evaluators), 2):
+            shared = sorted(set(evaluators[a]) & set(evaluators[b]))
+            if len(shared) < 2:
+                continue
+            tau = kendall_tau([evaluators[a][m] for m in shared], [evaluators[b][m] for m in shared]).statistic
+            if tau == tau:  # NaN for a constant ranking
+                taus.append(tau)
+        per_item[item] = sum(taus) / len(taus) if taus else None
+    return _summary("inter-rater", per_item, seed=seed)
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    a: str
+    b: str
+    paired: PairedDifference  # mean τ(b) − τ(a) over instructions both define
+    fisher: TestResult | None  # the paper's independent test, for comparison only
+
+
+def compare(a: Agreement, b: Agreement, *, seed: int = 0) -> MetricComparison:
+    shared = sorted(set(a.per_instruction) & set(b.per_instruction))
+    if not shared:
+        raise ValueError(f"{a.name} and {b.name} share no instruction with a defined τ")
+    paired = paired_bootstrap([a.per_instruction[i] for i in shared], [b.per_instruction[i] for i in shared], seed=seed)
+    fisher = None
+    if a.mean is not None and b.mean is not None and a.n > 3 and b.n > 3 and abs(a.mean) < 1 and abs(b.mean) < 1:
+        fisher = fisher_z(b.mean, b.n, a.mean, a.n)
+    return MetricComparison(a.name, b.name, paired, fisher)
+
+
+def metric_win_rates(
+    scores: Mapping[str, Mapping[str, float]], models: Sequence[str] | None = None
+) -> dict[str, float | None]:
+    """Win rates from a metric's rankings (ties excluded), for comparing with the clinicians' (Table S17)."""
+    ranks = {item: ranks_from_scores(values) for item, values in scores.items()}
+    matrix = head_to_head(ranks, models, ties="exclude")
+    return {model: matrix.win_rate(model) for model in matrix.systems}
+
+
+SOURCE_TOKENS = 400
+
+
+def source_snippets(ehr: EHR, question: str, tokenizer: Tokenizer, *, tokens: int = SOURCE_TOKENS) -> str:
+    """The source for source-augmented metrics (COMET): the record's events that best match the instruction by
+    Okapi BM25 (lower-cased), best first, until ``tokens`` tokens (bedside's choice: the paper says BM25Okapi
+    snippets of the patient's own record with the instruction as query, not their unit or size; 400 tokens fit a
+    512-token encoder beside the output); when few events match, the most recent others fill the rest. The choice
+    is in the metric's name: ``src=bm25-events-400``."""
+    blocks = [b.body for b in timeline_blocks(ehr.record)]
+    if not blocks:
+        return ""
+    index = OkapiBM25Index(blocks, tokenize=lambda text: re.findall(r"\w+", text.lower()))
+    matched = [hit.index for hit in index.search(question, k=len(blocks))]
+    seen = set(matched)
+    kept: list[str] = []
+    used = 0
+    for position in matched + [i for i in reversed(range(len(blocks))) if i not in seen]:  # then the most recent
+        cost = tokenizer.count(blocks[position])
+        if used + cost > tokens:
+            continue
+        kept.append(blocks[position])
+        used += cost
+    return "\n".join(kept)
+
+
+def comet_agreement(
+    labels: Sequence[ResponseLabel],
+    instructions: Mapping[str, Instruction],
+    *,
+    checkpoint: str,
+    records: str | None,
+    tokenizer: Tokenizer,
+    seed: int = 0,
+) -> Agreement | str:
+    """COMET (source-augmented) against the clinicians, or the reason it is absent (never a score of zero)."""
+    from bedside.metrics.learned import comet_scores, learned_unavailable, metric_name
+
+    name = f"{metric_name('comet', checkpoint)}[src=bm25-events-{SOURCE_TOKENS}]"
+    reason = learned_unavailable("comet", checkpoint)
+    if reason:
+        return f"{name}: {reason}"
+    usable = [
+        x for x in labels if x.instruction_id in instructions and instructions[x.instruction_id].primary_reference
+    ]
+    sources = {
+        item: source_snippets(load_ehr(instructions[item], records), instructions[item].question, tokenizer)
+        for item in {x.instruction_id for x in usable}
+    }
+    values = comet_scores(
+        [x.response for x in usable],
+        [instructions[x.instruction_id].primary_reference.text for x in usable],  # type: ignore[union-attr]
+        [sources[x.instruction_id] for x in usable],
+        checkpoint,
+    )
+    scores: dict[str, dict[str, float]] = defaultdict(dict)
+    for label, value in zip(usable, values, strict=True):
+        scores[label.instruction_id][label.model] = value
+    return versus_clinicians(name, scores, labels, seed=seed)

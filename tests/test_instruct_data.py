@@ -1,0 +1,217 @@
+"""The instruct task's data: taxonomy, instruction and label readers in every layout, the fixtures."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from bedside.tasks.instruct import (
+    InstructDataError,
+    Instruction,
+    TaxonomyError,
+    facts_recall,
+    primary_labels,
+    read_instructions,
+    read_labels_jsonl,
+    read_release_gold,
+    read_release_reviewed,
+    read_relevance,
+    read_sample_csv,
+    resolve_category,
+    resolve_subcategory,
+    taxonomy,
+)
+from bedside.tasks.instruct.ehr import load_ehr
+from bedside.tasks.instruct.task import DEMO_RECORDS, SYNTHETIC_INSTRUCTIONS, SYNTHETIC_LABELS
+
+
+def test_taxonomy_holds_the_papers_categories_and_counts() -> None:
+    tax = taxonomy()
+    assert len(tax.categories) == 6
+    assert len(tax.subcategories) == 20
+    assert sum(c.gold for c in tax.categories) == 303
+    assert sum(c.all for c in tax.categories) == 983
+    assert sum(s.gold for s in tax.subcategories) == 303
+    assert sum(s.all for s in tax.subcategories) == 1314
+    retrieval = [s for s in tax.subcategories if s.category == "Retrieve & Summarize"]
+    assert len(retrieval) == 14
+    assert "patient education information" in {s.name for s in retrieval}
+    # Every category's gold count equals the sum of its subcategories' gold counts (Table 2 vs Table S2).
+    for category in tax.categories:
+        assert category.gold == sum(s.gold for s in tax.subcategories if s.category == category.name)
+
+
+@pytest.mark.parametrize(
+    ("label", "name"),
+    [
+        ("information retrieval", "Retrieve & Summarize"),
+        ("Information Retrieval", "Retrieve & Summarize"),
+        ("calculation & scoring", "Calculation & Scoring"),
+        ("CARE  planning", "Care Planning"),
+    ],
+)
+def test_category_aliases_match_case_insensitively(label: str, name: str) -> None:
+    assert resolve_category(label).name == name
+
+
+def test_subcategory_aliases_and_unknown_labels() -> None:
+    assert resolve_subcategory("retrieve medical history").name == "medical history"
+    assert resolve_subcategory("Retrieve Coding & Billing Information").category == "Retrieve & Summarize"
+    assert resolve_subcategory("provide patient education information").name == "patient education information"
+    with pytest.raises(TaxonomyError, match="unknown instruction subcategory 'astrology'"):
+        resolve_subcategory("astrology")
+
+
+def test_instruction_labels_are_canonical_and_consistent() -> None:
+    case = Instruction(id="x", question="q?", subcategory="retrieve vitals", extra_subcategories=["labs"])
+    assert case.category == "Retrieve & Summarize"
+    assert case.subcategory == "vitals"
+    assert case.extra_subcategories == ["laboratory studies"]
+    with pytest.raises(ValueError, match="belongs to 'Retrieve & Summarize', not to category 'translation'"):
+        Instruction(id="x", question="q?", subcategory="vitals", category="translation")
+
+
+def test_synthetic_fixtures_are_answerable_from_their_records() -> None:
+    instructions = read_instructions(SYNTHETIC_INSTRUCTIONS)
+    assert len(instructions) >= 30
+    assert len({i.person_id for i in instructions}) == 12
+    for instruction in instructions:
+        assert instruction.source == "bedside-synthetic"
+        assert instruction.references, instruction.id
+        # The reference states every fact, and every fact is in the record (rendered as the model sees it).
+        assert facts_recall(instruction, instruction.references[0].text) == 1.0, instruction.id
+        text = load_ehr(instruction, str(DEMO_RECORDS)).text("paper").lower()
+        if instruction.id != "syn-25":  # the age is computed from the birth date, not written in the record
+            for alternatives in instruction.answer_facts:
+                assert any(a.lower() in text for a in alternatives), (instruction.id, alternatives)
+    labels = read_labels_jsonl(SYNTHETIC_LABELS)
+    assert {x.model for x in labels} == {"synthetic-a", "synthetic-b", "synthetic-c", "synthetic-d"}
+    assert Counter(x.evaluator for x in labels)["Annotator_2"] == 8 * 4
+    assert any(x.provider_error for x in labels)
+
+
+def test_jsonl_errors_name_the_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    good = {"id": "a", "question": "What?", "subcategory": "vitals"}
+    path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "id": "b", "subcategory": "nonsense"}) + "\n")
+    with pytest.raises(InstructDataError, match=r"cases\.jsonl:2: .*unknown instruction subcategory 'nonsense'"):
+        read_instructions(path)
+    path.write_text(json.dumps(good) + "\n" + json.dumps(good) + "\n")
+    with pytest.raises(InstructDataError, match=r"cases\.jsonl:2: duplicate instruction id 'a'"):
+        read_instructions(path)
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"instruction_id": "a", "model": "m", "correct": True, "rank": 0}) + "\n")
+    with pytest.raises(InstructDataError, match=r"labels\.jsonl:1: rank"):
+        read_labels_jsonl(labels)
+    labels.write_text(
+        json.dumps({"instruction_id": "a", "model": "m", "correct": True, "criteria": {"C3": True}}) + "\n"
+    )
+    with pytest.raises(InstructDataError, match="meeting any of C1-C3 is incorrect"):
+        read_labels_jsonl(labels)
+
+
+GOLD = (
+    "instruction_id\tperson_id\tannotator_num\tclinician_response\tquestion\tfilename\n"
+    '1\t77\tAnnotator_1\tBP "high" since 2019\tHow has the BP been?\t77.xml\n'
+    "1\t77\tAnnotator_2\tHypertensive throughout.\tHow has the BP been?\t77.xml\n"
+    "2\t78\tAnnotator_1\tNone recorded.\tAny allergies?\t78.xml\n"
+)
+
+
+def test_release_gold_reads_in_both_quoting_modes(tmp_path: Path) -> None:
+    (tmp_path / "ehrs").mkdir()
+    (tmp_path / "ehrs" / "77.xml").write_text("<record></record>", encoding="utf-8")
+    path = tmp_path / "clinician-instruction-responses.tsv"
+    path.write_text(GOLD, encoding="utf-8")
+    raw = read_release_gold(path, quoting="none")
+    assert [i.id for i in raw] == ["1", "2"]
+    assert raw[0].references[0].text == 'BP "high" since 2019'  # quotes are text
+    assert [r.annotator for r in raw[0].references] == ["Annotator_1", "Annotator_2"]
+    assert raw[0].record is not None
+    assert raw[0].record.endswith("77.xml")
+    assert raw[1].record is None  # its file is not there
+    assert raw[0].medalign_sourced
+    # With csv quoting, a field that opens with a quote is read as a quoted field.
+    quoted = tmp_path / "quoted.tsv"
+    quoted.write_text(GOLD.replace('BP "high" since 2019', '"BP ""high""\tsince 2019"'), encoding="utf-8")
+    assert read_release_gold(quoted, quoting="csv")[0].references[0].text == 'BP "high"\tsince 2019'
+    with pytest.raises(InstructDataError, match=r"quoted\.tsv:2: 7 fields, the header has 6"):
+        read_release_gold(quoted, quoting="none")
+
+
+def test_release_column_map_errors_name_the_missing_column(tmp_path: Path) -> None:
+    path = tmp_path / "gold.tsv"
+    path.write_text(GOLD.replace("annotator_num", "annotator"), encoding="utf-8")
+    with pytest.raises(InstructDataError, match=r"gold\.tsv: the gold-answer file has no column 'annotator_num'"):
+        read_release_gold(path)
+    assert len(read_release_gold(path, columns={"annotator": "annotator"})) == 2
+
+
+def test_release_reviewed_file_with_a_column_map(tmp_path: Path) -> None:
+    path = tmp_path / "clinician-reviewed-model-responses.tsv"
+    path.write_text(
+        "instruction_id\tperson_id\tmodel_name\tbinary_correct\tis_used_eval\tresponse_text\trank\n"
+        "1\t77\tgpt-4\t1\tyes\tHigh since 2019.\t1\n"
+        "1\t77\tmpt-7b\t0\tyes\tNo idea.\t2\n"
+        "1\t77\tvicuna\t0\tno\tSkipped.\t3\n",
+        encoding="utf-8",
+    )
+    labels = read_release_reviewed(path, columns={"response": "response_text", "rank": "rank"})
+    assert [(x.model, x.correct, x.rank, x.response) for x in labels] == [
+        ("gpt-4", True, 1.0, "High since 2019."),
+        ("mpt-7b", False, 2.0, "No idea."),
+    ]
+    assert len(read_release_reviewed(path, used_only=False)) == 3
+    with pytest.raises(InstructDataError, match="no column 'clinician_rank' \\(for rank\\)"):
+        read_release_reviewed(path, columns={"rank": "clinician_rank"})
+    with pytest.raises(InstructDataError, match="unknown field"):
+        read_release_reviewed(path, columns={"colour": "x"})
+    path.write_text("instruction_id\tmodel_name\tbinary_correct\n1\tm\tmaybe\n", encoding="utf-8")
+    with pytest.raises(InstructDataError, match=r":2: column 'binary_correct': 'maybe' is not a 0/1 label"):
+        read_release_reviewed(path)
+
+
+def test_relevance_labels_in_both_layouts(tmp_path: Path) -> None:
+    csv_path = tmp_path / "ehr-relevance-labels.csv"
+    csv_path.write_text(
+        "instruction_id,question,person_id,is_selected_ehr\n1,q,77,no\n1,q,78,yes\n2,q,79,no\n", encoding="utf-8"
+    )
+    assert read_relevance(csv_path) == {"1": {"77": "irrelevant", "78": "relevant"}, "2": {"79": "irrelevant"}}
+    jsonl = tmp_path / "relevance.jsonl"
+    jsonl.write_text(json.dumps({"instruction_id": "1", "person_id": "77", "relevance": "maybe"}) + "\n")
+    with pytest.raises(InstructDataError, match=r"relevance\.jsonl:1: relevance 'maybe'"):
+        read_relevance(jsonl)
+
+
+def test_primary_labels_choose_annotator_1_and_refuse_ambiguity() -> None:
+    labels = read_labels_jsonl(SYNTHETIC_LABELS)
+    chosen = primary_labels(labels)
+    assert len(chosen) == 32 * 4
+    assert {x.evaluator for x in chosen} == {"Annotator_1"}
+    others = [x for x in labels if x.evaluator != "Annotator_1"]
+    with pytest.raises(ValueError, match="several evaluators"):
+        primary_labels(others)
+
+
+def test_public_sample_reads_with_the_taxonomy(external: Path) -> None:
+    folder = external / "som-shahlab_medalign" / "data"
+    instructions = read_sample_csv(folder / "instructions-sample.csv")
+    assert len(instructions) == 62
+    assert Counter(i.source for i in instructions) == {
+        "medalign-sample:table_s10": 33,
+        "medalign-sample:table_s9": 22,
+        "medalign-sample:table_2": 6,
+        "medalign-sample:table_s3": 1,
+    }
+    assert all(i.category and i.subcategory for i in instructions)
+    assert all(i.medalign_sourced for i in instructions)
+    import csv
+
+    with (folder / "instruction-taxonomy.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 20
+    for row in rows:  # every taxonomy row resolves, category included, through the alias table
+        assert resolve_subcategory(row["subcategory"]).category == resolve_category(row["category"]).name
