@@ -292,3 +292,36 @@ def test_budgeted_prompt_on_the_embedded_model_fits_by_llama_cpps_own_count() ->
     assert output.extra["prompt_tokens"] <= 512 - 256
     assert llama_prompt_tokens == output.extra["prompt_tokens"]  # bedside's count is llama.cpp's, template included
     assert llama_prompt_tokens <= 512 - 256
+
+
+@pytest.mark.parametrize("view", ["paper", "timeline"])
+def test_rag_extension_keeps_matching_parts_within_the_budget(long_record: Instruction, view: str) -> None:
+    from bedside.tasks.instruct.systems import rag
+
+    ehr = load_ehr(long_record)
+    question = "Which visit reported item 833?"
+
+    async def go() -> Any:
+        async with get_model("scripted/m", options={"rules": {"EHR": "ok"}}) as model:
+            context = _context(model)
+            case = long_record.model_copy(update={"question": question})
+            output = await rag(
+                case, ehr, {"context": 1024, "tokenizer": "chars:4", "view": view, "window": 64}, context
+            )
+            return output, context.prompts[0][-1].content
+
+    output, prompt = asyncio.run(go())
+    assert output.extra["prompt_tokens"] <= 1024 - 256
+    assert output.extra["extension"] == "rag (not in the paper)"
+    assert output.extra["matched_units"] >= 1
+    assert "item 833" in prompt  # the one note that answers it was retrieved
+    kept = prompt[prompt.index('EHR: "') + 6 : -1]
+    if view == "timeline":
+        assert kept.startswith("<record>")
+    else:
+        units = record_chunks(ehr, "paper", CharEstimate(4), 64)
+        position = 0
+        for unit in units:  # the kept text is whole raw-text windows joined by line breaks, in record order
+            if kept.startswith(unit, position):
+                position += len(unit) + 1
+        assert position == len(kept) + 1
