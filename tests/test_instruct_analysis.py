@@ -320,3 +320,31 @@ def test_cli_judge_against_a_scripted_endpoint() -> None:
     judged = [x for x in _labels() if x.instruction_id in ("syn-01", "syn-02")]
     assert validation["agreement"] == pytest.approx(sum(x.correct for x in judged) / len(judged))  # judge: all correct
     assert validation["ranking"]["undefined"] == 2  # a judge that ties everything has no defined tau
+
+
+def test_demo_has_an_instruct_section(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "demo",
+            "-m",
+            "scripted/demo",
+            "--no-cache",
+            "--store",
+            str(tmp_path / "demo.sqlite"),
+            "--reports",
+            str(tmp_path / "reports"),
+            "--limit",
+            "1",
+            "--citeqa-cases",
+            "0",
+            "--discharge-conversations",
+            "0",
+            "--instruct-instructions",
+            "2",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "clinician instructions over records: 2 synthetic instruction(s)" in result.output
+    assert "0 sample(s) failed; `bedside report demo-instruct-" in result.output
+    assert "unbounded" in result.output  # the MR row
