@@ -325,3 +325,34 @@ def test_rag_extension_keeps_matching_parts_within_the_budget(long_record: Instr
             if kept.startswith(unit, position):
                 position += len(unit) + 1
         assert position == len(kept) + 1
+
+
+def test_shipped_demo_config_runs_with_a_scripted_model(tmp_path: Path) -> None:
+    """configs/instruct-demo.yaml as shipped (systems x contexts), the model swapped for a scripted endpoint; the
+    budget tokenizer stays the embedded model's, named explicitly because the endpoint is no longer embedded."""
+    embedded_or_skip()
+    path = Path(__file__).resolve().parents[1] / "configs" / "instruct-demo.yaml"
+    with ScriptedServer(RULES) as server:
+        config = load_config(path)
+        systems = {
+            name: system.model_copy(update={"options": {**system.options, "tokenizer": "embedded"}})
+            for name, system in config.systems.items()
+        }
+        config = config.model_copy(
+            update={
+                "models": {"system": [server.model_name("m")]},
+                "systems": systems,
+                "datasets": {name: d.model_copy(update={"limit": 2}) for name, d in config.datasets.items()},
+                "store": str(tmp_path / "demo.sqlite"),
+            }
+        )
+        summary = asyncio.run(execute(config, cache=False))
+    assert summary.errors == 0
+    store = Store(config.store)
+    try:
+        rows = list(store.results(config.run_id))
+    finally:
+        store.close()
+    contexts = {(r.system, r.output["extra"]["context"]) for r in rows if r.output}
+    assert contexts == {("budgeted_512", 512), ("budgeted_2k", 2048), ("refine_1536", 1536), ("rag_512", 512)}
+    assert all(r.output["extra"]["prompt_tokens"] <= r.output["extra"]["context"] - 256 for r in rows if r.output)
