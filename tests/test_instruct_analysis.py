@@ -283,3 +283,68 @@ def test_subgroup_audit_is_pairwise_with_a_stated_bonferroni_family() -> None:
     result = runner.invoke(app, ["instruct", "subgroups", "--attribute", "height"])
     assert result.exit_code == 1
     assert "--attribute must be one of" in result.output
+
+
+def test_cli_judge_against_a_scripted_endpoint() -> None:
+    from bedside.testing import ScriptedServer
+
+    def reply(messages: Sequence[ChatMessage]) -> str:
+        text = messages[-1].content
+        if "Rank the responses" in text:
+            letters = [line.split()[1].rstrip(":") for line in text.splitlines() if line.startswith("Response ")]
+            return json.dumps({letter: 1 for letter in letters})  # every response tied
+        entry = {"score": 1, "justification": "consistent with the record"}
+        return json.dumps({"appropriate": entry, "no_consequential_errors": entry, "addresses_request": entry})
+
+    with ScriptedServer([(r"Rank the responses|Patient record", reply)]) as server:
+        result = runner.invoke(
+            app,
+            [
+                "instruct",
+                "judge",
+                "-m",
+                server.model_name("judge"),
+                "--limit",
+                "2",
+                "--tokenizer",
+                "chars:4",
+                "--no-cache",
+                "--json",
+            ],
+        )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output[result.output.index("{") :])
+    assert data["failures"] == {}
+    validation = data["validation"]
+    assert validation["n"] == 8  # 2 instructions x 4 responses
+    judged = [x for x in _labels() if x.instruction_id in ("syn-01", "syn-02")]
+    assert validation["agreement"] == pytest.approx(sum(x.correct for x in judged) / len(judged))  # judge: all correct
+    assert validation["ranking"]["undefined"] == 2  # a judge that ties everything has no defined tau
+
+
+def test_demo_has_an_instruct_section(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "demo",
+            "-m",
+            "scripted/demo",
+            "--no-cache",
+            "--store",
+            str(tmp_path / "demo.sqlite"),
+            "--reports",
+            str(tmp_path / "reports"),
+            "--limit",
+            "1",
+            "--citeqa-cases",
+            "0",
+            "--discharge-conversations",
+            "0",
+            "--instruct-instructions",
+            "2",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "clinician instructions over records: 2 synthetic instruction(s)" in result.output
+    assert "0 sample(s) failed; `bedside report demo-instruct-" in result.output
+    assert "unbounded" in result.output  # the MR row

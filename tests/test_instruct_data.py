@@ -215,3 +215,32 @@ def test_public_sample_reads_with_the_taxonomy(external: Path) -> None:
     assert len(rows) == 20
     for row in rows:  # every taxonomy row resolves, category included, through the alias table
         assert resolve_subcategory(row["subcategory"]).category == resolve_category(row["category"]).name
+
+
+def test_dedup_keeps_the_first_of_near_duplicates_in_file_order(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+    from bedside.tasks.instruct.dedup import deduplicate
+
+    cases = [
+        Instruction(id="a", question="What is the most recent blood pressure?"),
+        Instruction(id="b", question="What is the most recent blood pressure reading?"),
+        Instruction(id="c", question="Summarize the medication list."),
+        Instruction(id="d", question="what is the most recent blood pressure"),
+    ]
+    result = deduplicate(cases)
+    assert [i.id for i in result.kept] == ["a", "c"]
+    assert result.removed["b"][0] == "a"
+    assert result.removed["b"][1] > 0.7
+    assert result.removed["d"] == ("a", 1.0)
+    assert [i.id for i in deduplicate(cases, threshold=1.0).kept] == ["a", "b", "c", "d"]  # only > 1 would remove
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(c.model_dump_json() + "\n" for c in cases), encoding="utf-8")
+    output = tmp_path / "out.jsonl"
+    invoked = CliRunner().invoke(app, ["instruct", "dedup", "-i", str(source), "-o", str(output), "--json"])
+    assert invoked.exit_code == 0, invoked.output
+    assert [i.id for i in read_instructions(output)] == ["a", "c"]
+    again = CliRunner().invoke(app, ["instruct", "dedup", "-i", str(source), "-o", str(output)])
+    assert again.exit_code == 1
+    assert "exists" in again.output

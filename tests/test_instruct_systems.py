@@ -292,3 +292,67 @@ def test_budgeted_prompt_on_the_embedded_model_fits_by_llama_cpps_own_count() ->
     assert output.extra["prompt_tokens"] <= 512 - 256
     assert llama_prompt_tokens == output.extra["prompt_tokens"]  # bedside's count is llama.cpp's, template included
     assert llama_prompt_tokens <= 512 - 256
+
+
+@pytest.mark.parametrize("view", ["paper", "timeline"])
+def test_rag_extension_keeps_matching_parts_within_the_budget(long_record: Instruction, view: str) -> None:
+    from bedside.tasks.instruct.systems import rag
+
+    ehr = load_ehr(long_record)
+    question = "Which visit reported item 833?"
+
+    async def go() -> Any:
+        async with get_model("scripted/m", options={"rules": {"EHR": "ok"}}) as model:
+            context = _context(model)
+            case = long_record.model_copy(update={"question": question})
+            output = await rag(
+                case, ehr, {"context": 1024, "tokenizer": "chars:4", "view": view, "window": 64}, context
+            )
+            return output, context.prompts[0][-1].content
+
+    output, prompt = asyncio.run(go())
+    assert output.extra["prompt_tokens"] <= 1024 - 256
+    assert output.extra["extension"] == "rag (not in the paper)"
+    assert output.extra["matched_units"] >= 1
+    assert "item 833" in prompt  # the one note that answers it was retrieved
+    kept = prompt[prompt.index('EHR: "') + 6 : -1]
+    if view == "timeline":
+        assert kept.startswith("<record>")
+    else:
+        units = record_chunks(ehr, "paper", CharEstimate(4), 64)
+        position = 0
+        for unit in units:  # the kept text is whole raw-text windows joined by line breaks, in record order
+            if kept.startswith(unit, position):
+                position += len(unit) + 1
+        assert position == len(kept) + 1
+
+
+def test_shipped_demo_config_runs_with_a_scripted_model(tmp_path: Path) -> None:
+    """configs/instruct-demo.yaml as shipped (systems x contexts), the model swapped for a scripted endpoint; the
+    budget tokenizer stays the embedded model's, named explicitly because the endpoint is no longer embedded."""
+    embedded_or_skip()
+    path = Path(__file__).resolve().parents[1] / "configs" / "instruct-demo.yaml"
+    with ScriptedServer(RULES) as server:
+        config = load_config(path)
+        systems = {
+            name: system.model_copy(update={"options": {**system.options, "tokenizer": "embedded"}})
+            for name, system in config.systems.items()
+        }
+        config = config.model_copy(
+            update={
+                "models": {"system": [server.model_name("m")]},
+                "systems": systems,
+                "datasets": {name: d.model_copy(update={"limit": 2}) for name, d in config.datasets.items()},
+                "store": str(tmp_path / "demo.sqlite"),
+            }
+        )
+        summary = asyncio.run(execute(config, cache=False))
+    assert summary.errors == 0
+    store = Store(config.store)
+    try:
+        rows = list(store.results(config.run_id))
+    finally:
+        store.close()
+    contexts = {(r.system, r.output["extra"]["context"]) for r in rows if r.output}
+    assert contexts == {("budgeted_512", 512), ("budgeted_2k", 2048), ("refine_1536", 1536), ("rag_512", 512)}
+    assert all(r.output["extra"]["prompt_tokens"] <= r.output["extra"]["context"] - 256 for r in rows if r.output)

@@ -321,15 +321,18 @@ def _demo_instruct(model: str, *, instructions: int, cache: str | Path | bool, s
     from bedside.runs.progress import TerminalProgress
     from bedside.runs.report import build_report
 
+    # Budgets are counted in the model's own tokens: the embedded model's tokenizer, else a named estimate of
+    # one token per 3 characters (conservative for English clinical text); give a real one in a run config.
+    tokenizer = "embedded" if model.startswith("embedded/") else "chars:3"
     config = RunConfig.model_validate(
         {
             "name": "demo-instruct",
             "task": "instruct",
             "datasets": {"synthetic": {"limit": instructions}},
             "systems": {
-                "budgeted_512": {"type": "budgeted", "options": {"context": 512}},
-                "budgeted_1536": {"type": "budgeted", "options": {"context": 1536}},
-                "refine_1536": {"type": "refine", "options": {"context": 1536}},
+                "budgeted_512": {"type": "budgeted", "options": {"context": 512, "tokenizer": tokenizer}},
+                "budgeted_1536": {"type": "budgeted", "options": {"context": 1536, "tokenizer": tokenizer}},
+                "refine_1536": {"type": "refine", "options": {"context": 1536, "tokenizer": tokenizer}},
             },
             "models": {"system": [model]},
             "settings": {"system": {"max_tokens": 48, "temperature": 0.0, "seed": 0}},

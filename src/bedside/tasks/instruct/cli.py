@@ -96,6 +96,33 @@ def cases_command(instructions: InstructionsOption = None, as_json: JsonOption =
     )
 
 
+@instruct_app.command("dedup")
+def dedup_command(
+    instructions: Annotated[Path, typer.Option("--instructions", "-i", help="Instructions to de-duplicate.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the kept instructions (JSONL).")],
+    threshold: Annotated[float, typer.Option(help="Remove when ROUGE-L with a kept instruction exceeds this.")] = 0.7,
+    as_json: JsonOption = False,
+) -> None:
+    """Remove near-duplicate instructions (ROUGE-L > 0.7 with one kept earlier in file order), as MedAlign did."""
+    from bedside.tasks.instruct.dedup import deduplicate
+
+    if output.exists():
+        raise fail(ValueError(f"{output} exists; choose another --output (nothing is overwritten)"))
+    try:
+        loaded = _instructions(instructions)
+        result = deduplicate(loaded, threshold=threshold)
+    except (ValueError, OSError) as exc:
+        raise fail(exc) from None
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text("".join(i.model_dump_json() + "\n" for i in result.kept), encoding="utf-8")
+    if as_json:
+        typer.echo(json.dumps({"kept": len(result.kept), "removed": result.removed}, indent=2))
+        return
+    for removed, (kept, similarity) in result.removed.items():
+        out.print(f"{escape(removed)} duplicates {escape(kept)} (ROUGE-L {similarity:.2f})", highlight=False)
+    out.print(f"kept {len(result.kept)} of {len(loaded)} instructions in {output}", highlight=False)
+
+
 @instruct_app.command("match")
 def match_command(
     records: Annotated[Path, typer.Option("--records", "-r", help="Records: bedside JSONL or a folder of files.")],
