@@ -10,7 +10,9 @@ Systems (``systems.<name>.type``): ``zero_shot``, ``thematic``, ``rag``, ``clini
 :mod:`bedside.tasks.drafting.systems`). Each drafts, then scores its draft against the case's first reference
 with EditJudge inside the sample, because the LLM matcher and LLM theme classifier call the ``judge`` role.
 System options for the evaluation: ``matcher`` (embedding | lexical | llm; default embedding), ``themes``
-(offline | llm; default offline), ``threshold`` (the embedding or lexical matcher's). A grid of matchers is a
+(offline | llm; default offline), ``threshold`` (the embedding or lexical matcher's), ``guard`` (reject |
+flag | off: the clinical-safety guard; default reject), ``judge_template`` (the llm matcher's prompt, e.g.
+``drafting/editjudge_match_fewshot.j2``), ``matcher_model`` (a trained matcher's ``.npz``). A grid of matchers is a
 grid of system entries that differ only in ``matcher``; the drafts come from the response cache after the first.
 Cases with two or more references also get the inter-clinician measures, with the same matcher.
 """
@@ -97,7 +99,14 @@ async def _evaluate(case: PortalMessage, draft: str, options: Mapping[str, Any],
         async def judge(chat: Any) -> Any:
             return await context.generate("judge", chat)
 
-        matcher = make_matcher(options.get("matcher", "embedding"), judge, threshold=options.get("threshold"))
+        matcher = make_matcher(
+            options.get("matcher", "embedding"),
+            judge,
+            threshold=options.get("threshold"),
+            guard=options.get("guard", "reject"),
+            template=options.get("judge_template"),
+            model_path=options.get("matcher_model"),
+        )
         classify = _classifier(options, context)
         extra["editjudge"] = await evaluate_draft(draft, case.references[0], matcher, classify)
         if len(case.references) >= 2:
