@@ -79,6 +79,8 @@ def test_calibrate_and_themes() -> None:
     assert themes.exit_code == 0, themes.output
     assert "macro" in themes.output
     assert "contingency" in themes.output
+    assert "Held-out draft sentences (175)" in themes.output
+    assert "question themes: precision" in themes.output
 
 
 def test_calibrate_compares_offline_and_llm_judges(tmp_path: Path) -> None:

@@ -270,14 +270,28 @@ def themes_command(
     sentences: Annotated[
         Path | None, typer.Option(help="JSONL labelled sentences (text, theme); default: bedside's own set.")
     ] = None,
+    heldout: Annotated[
+        Path | None,
+        typer.Option(help="JSONL labelled draft sentences kept out of training; default: bedside's 175."),
+    ] = None,
     folds: Annotated[int, typer.Option(help="Cross-validation folds.")] = 5,
     save: Annotated[Path | None, typer.Option(help="Train on all sentences and save the classifier (.npz).")] = None,
 ) -> None:
-    """Held-out F1 of the offline sentence theme classifier (stratified k-fold), per theme and macro."""
-    from bedside.tasks.drafting.themes import ThemeClassifier, cross_validate, read_labelled_sentences
+    """The offline theme classifier: k-fold F1 on its training set, per-theme precision/recall on held-out drafts."""
+    from bedside.tasks.drafting.themes import (
+        QUESTION_THEMES,
+        THEME_KEYS,
+        ThemeClassifier,
+        cross_validate,
+        per_theme_scores,
+        question_precision,
+        read_heldout_sentences,
+        read_labelled_sentences,
+    )
 
     try:
         loaded = read_labelled_sentences(sentences)
+        held = read_heldout_sentences(heldout)
         evaluation = cross_validate(loaded, folds=folds)
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
@@ -289,8 +303,35 @@ def themes_command(
     table.add_row("[bold]macro[/]", f"{evaluation.macro_f1:.3f}")
     table.add_row("accuracy", f"{evaluation.accuracy:.3f}")
     out.print(table)
+    classifier = ThemeClassifier.fit(loaded)
+    gold = [s.theme for s in held]
+    texts = [s.text for s in held]
+    results = {
+        "bare model": per_theme_scores(gold, classifier.without_question_rule().predict(texts)),
+        "with question rule": per_theme_scores(gold, classifier.predict(texts)),
+    }
+    held_table = Table(title=f"Held-out draft sentences ({len(held)}): precision / recall (predicted, labelled)")
+    held_table.add_column("theme")
+    for name in results:
+        held_table.add_column(name, justify="right")
+    seen = results["with question rule"].keys() | results["bare model"].keys()
+    for theme in [t for t in THEME_KEYS if t in seen]:
+        cells = []
+        for scores in results.values():
+            x = scores.get(theme)
+            cells.append("-" if x is None else f"{x.precision:.2f} / {x.recall:.2f} ({x.predicted}, {x.support})")
+        held_table.add_row(theme, *cells)
+    held_table.add_row(
+        "[bold]question themes: precision[/]", *(f"{question_precision(scores):.3f}" for scores in results.values())
+    )
+    out.print(held_table)
+    out.print(
+        f"Question themes ({', '.join(QUESTION_THEMES)}) need a question: the rule keeps them off statements. "
+        "Runs use the classifier with the rule.",
+        highlight=False,
+    )
     if save is not None:
-        out.print(f"saved to {ThemeClassifier.fit(loaded).save(save)}")
+        out.print(f"saved to {classifier.save(save)}")
 
 
 CasesArgument = Annotated[

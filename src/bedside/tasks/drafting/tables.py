@@ -111,16 +111,24 @@ def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
     for cell, t, _ in cells:
         first_cell.setdefault(dataset_of[cell], t)
     proportions = [
-        [f"clinicians: {dataset}", *(_f(v) for v in t.reference_proportions.values())]
+        [
+            f"clinicians: {dataset}",
+            *(_f(v) for v in t.reference_proportions.values()),
+            _f(t.reference_other_proportion),
+        ]
         for dataset, t in sorted(first_cell.items())
     ]
-    proportions += [[cell, *(_f(v) for v in t.theme_proportions.values())] for cell, t, _ in cells]
+    proportions += [
+        [cell, *(_f(v) for v in t.theme_proportions.values()), _f(t.other_proportion)] for cell, t, _ in cells
+    ]
     tables.append(
         ReportTable(
             "Theme proportions: share of responses carrying each theme",
-            ["source", *THEME_COLUMNS],
+            ["source", *THEME_COLUMNS, _LABELS["other"]],
             proportions,
-            "Clinician rows use each case's scored reply (its theme fields when it has them, else the classifier).",
+            "Clinician rows use each case's scored reply, classified like the drafts (or its theme fields with "
+            "options.theme_source: boxes). Other: share of responses with a sentence of no theme (greetings, "
+            "sign-offs); it is never a theme of Theme Edit-F1.",
         )
     )
     tables.append(

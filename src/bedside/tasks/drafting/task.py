@@ -9,11 +9,13 @@ evaluate drafting for one clinician.
 Systems (``systems.<name>.type``): ``zero_shot``, ``thematic``, ``rag``, ``clinician_rag`` (see
 :mod:`bedside.tasks.drafting.systems`). Each drafts, then scores its draft against the case's first reference
 with EditJudge inside the sample, because the LLM matcher and LLM theme classifier call the ``judge`` role.
-System options for the evaluation: ``matcher`` (embedding | lexical | llm; default embedding), ``themes``
-(offline | llm; default offline), ``threshold`` (the embedding or lexical matcher's), ``guard`` (reject |
-flag | off: the clinical-safety guard; default reject), ``judge_template`` (the llm matcher's prompt, e.g.
-``drafting/editjudge_match_fewshot.j2``), ``matcher_model`` (a trained matcher's ``.npz``). A grid of matchers is a
-grid of system entries that differ only in ``matcher``; the drafts come from the response cache after the first.
+System options for the evaluation: ``matcher`` (embedding | lexical | trained | llm; default embedding),
+``themes`` (offline | llm; default offline), ``threshold`` (an offline matcher's), ``guard`` (reject | flag |
+off: the clinical-safety guard; default reject), ``judge_template`` (the llm matcher's prompt, e.g.
+``drafting/editjudge_match_fewshot.j2``), ``matcher_model`` (a trained matcher's ``.npz``), ``theme_source``
+(classifier | boxes: where the reference's themes come from; default classifier, the draft's path). A grid
+of matchers is a grid of system entries that differ only in ``matcher``; the drafts come from the response
+cache after the first.
 Cases with two or more references also get the inter-clinician measures, with the same matcher.
 """
 
@@ -108,10 +110,12 @@ async def _evaluate(case: PortalMessage, draft: str, options: Mapping[str, Any],
             model_path=options.get("matcher_model"),
         )
         classify = _classifier(options, context)
-        extra["editjudge"] = await evaluate_draft(draft, case.references[0], matcher, classify)
+        source = str(options.get("theme_source", "classifier"))
+        extra["editjudge"] = await evaluate_draft(draft, case.references[0], matcher, classify, theme_source=source)
         if len(case.references) >= 2:
             extra["inter_clinician"] = [
-                await evaluate_draft(b.text, a, matcher, classify) for a, b in permutations(case.references, 2)
+                await evaluate_draft(b.text, a, matcher, classify, theme_source=source)
+                for a, b in permutations(case.references, 2)
             ]
     return Output(text=draft, extra=extra)
 
