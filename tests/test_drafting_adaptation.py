@@ -18,7 +18,7 @@ BASE = "Please rest and drink fluids."
 RULES = [
     (r"Improved reply:\s*$", "I'm sorry you feel unwell. Please rest and drink fluids."),
     (r"Edited reply:\s*$", "Drink fluids."),
-    (r"Patient message:", BASE),
+    (r"Patient(?:'s)? message:", BASE),
 ]
 
 
@@ -33,9 +33,9 @@ def test_sft_export_has_one_chat_per_reply(tmp_path: Path) -> None:
     chats = read(output)
     assert len(chats) == 14 + 8  # every reply of both demo clinicians
     first = chats[0]["messages"]
-    assert [m["role"] for m in first] == ["system", "user", "assistant"]
-    assert "Patient message:" in first[1]["content"]
-    assert first[2]["content"].startswith("I'm sorry the cough is keeping you up.")
+    assert [m["role"] for m in first] == ["user", "assistant"]  # the zero-shot prompt is one user turn (Fig. 7)
+    assert "Patient's message:" in first[0]["content"]
+    assert first[1]["content"].startswith("I'm sorry the cough is keeping you up.")
 
 
 def test_tadpole_writes_tuples_and_four_pair_sets(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ RULES = [
     (r"Clinician sentence:\s*Please keep taking it", "please keep taking it for now"),
     (r"Clinician sentence:", "NO MATCH"),
     (r"Sentence:", '{"theme": "other"}'),
-    (r"Patient message:", DRAFT),
+    (r"Patient(?:'s)? message:", DRAFT),
 ]
 
 

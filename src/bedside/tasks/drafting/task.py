@@ -6,7 +6,8 @@ one rendered from ``options.records`` (the demo cohort for the demo messages) as
 message was sent. ``options.clinician`` keeps only the cases that clinician answered, with only their reply, to
 evaluate drafting for one clinician.
 
-Systems (``systems.<name>.type``): ``zero_shot``, ``thematic``, ``rag``, ``clinician_rag`` (see
+Systems (``systems.<name>.type``): ``zero_shot``, ``thematic``, ``rag``, ``clinician_rag``, and the nudged
+prompts as ``zero_shot_nudged``, ``thematic_nudged``, ``rag_nudged`` (see
 :mod:`bedside.tasks.drafting.systems`). Each drafts, then scores its draft against the case's first reference
 with EditJudge inside the sample, because the LLM matcher and LLM theme classifier call the ``judge`` role.
 System options for the evaluation: ``matcher`` (embedding | lexical | trained | llm; default embedding),
@@ -160,6 +161,15 @@ async def _clinician_rag(sample: Sample, options: Mapping[str, Any], context: Sa
     return await _evaluate(case, await _draft(chat, context), options, context)
 
 
+def _nudged(system: System, kind: str) -> System:
+    """The same system with bedside's earlier, nudged prompt (unless options.template names another)."""
+
+    async def run(sample: Sample, options: Mapping[str, Any], context: SampleContext) -> Output:
+        return await system(sample, {"template": TEMPLATES[kind], **options}, context)
+
+    return run
+
+
 SCORERS = (
     "content_precision",
     "content_recall",
@@ -191,6 +201,9 @@ class DraftingTask:
         "thematic": _thematic,
         "rag": _rag,
         "clinician_rag": _clinician_rag,
+        "zero_shot_nudged": _nudged(_zero_shot, "zero_shot_nudged"),
+        "thematic_nudged": _nudged(_thematic, "thematic_nudged"),
+        "rag_nudged": _nudged(_rag, "rag_nudged"),
     }
     default_scorers = (
         "content_precision",
