@@ -227,10 +227,10 @@ def test_shipped_grid_config_runs(tmp_path: Path) -> None:
         )
         summary = asyncio.run(execute(config, cache=False))
     assert summary.errors == 0
-    assert len(summary.cells) == 2 * 7 * 2  # datasets x systems x models
+    assert len(summary.cells) == 2 * 10 * 2  # datasets x systems x models
     store = Store(config.store)
     try:
         tables = build_report(store, config.run_id).tables
     finally:
         store.close()
-    assert len(tables[0].rows) >= 28
+    assert len(tables[0].rows) >= 40
