@@ -93,3 +93,27 @@ def test_every_theme_has_three_examples_and_unknown_set_is_refused() -> None:
     t = PreferenceTuple("c", "empathy", [], "e", "b", "x")
     with pytest.raises(ValueError, match="unknown pair set"):
         preference_pairs([t], "best")
+
+
+def test_export_judge_writes_sft_chats_the_trainer_reads(tmp_path: Path) -> None:
+    from bedside.tasks.drafting.validation import read_annotations
+    from bedside.training.data import read_sft
+
+    output = tmp_path / "judge.jsonl"
+    result = runner.invoke(app, ["drafting", "export-judge", "-o", str(output)])
+    assert result.exit_code == 0, result.output
+    annotations = read_annotations()
+    chats = read(output)
+    assert len(chats) == len(annotations) == 309
+    assert len(read_sft(output)) == 309  # the trainer's own checks accept every line
+    for chat, annotation in zip(chats, annotations, strict=True):
+        messages = chat["messages"]
+        assert annotation.sentence in messages[-2]["content"]
+        assert messages[-1] == {"role": "assistant", "content": annotation.gold or "NO MATCH"}
+    # Keeping an evaluation set's drafts out of the training chats.
+    held = tmp_path / "held.jsonl"
+    held.write_text("".join(json.dumps(a.model_dump()) + "\n" for a in annotations[:5]), encoding="utf-8")
+    fewer = tmp_path / "fewer.jsonl"
+    result = runner.invoke(app, ["drafting", "export-judge", "-o", str(fewer), "--exclude", str(held)])
+    assert result.exit_code == 0, result.output
+    assert len(read(fewer)) == 309 - sum(a.draft == annotations[0].draft for a in annotations)

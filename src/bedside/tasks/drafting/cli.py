@@ -357,6 +357,36 @@ def export_sft_command(
     out.print(f"wrote {count} chats to {output}", highlight=False)
 
 
+@drafting_app.command("export-judge")
+def export_judge_command(
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the TRL chat JSONL.")],
+    annotations: Annotated[
+        Path | None,
+        typer.Option(help="JSONL match annotations (id, sentence, draft, gold span or null); default: bedside's."),
+    ] = None,
+    template: Annotated[
+        str | None, typer.Option(help="The judge prompt to train with [default: drafting/editjudge_match.j2].")
+    ] = None,
+    exclude: Annotated[
+        Path | None,
+        typer.Option(help="Annotations to keep out (e.g. your evaluation set): drafts found there are skipped."),
+    ] = None,
+) -> None:
+    """Judge SFT data: one chat per match annotation (the judge prompt in, the gold span or NO MATCH out)."""
+    from bedside.tasks.drafting.adaptation import judge_sft_records, write_jsonl
+    from bedside.tasks.drafting.validation import read_annotations
+
+    try:
+        loaded = read_annotations(annotations)
+        held = {a.draft for a in read_annotations(exclude)} if exclude else set()
+        kept = [a for a in loaded if a.draft not in held]
+        count = write_jsonl(output, judge_sft_records(kept, template))
+    except (ValueError, OSError) as exc:
+        raise fail(exc) from None
+    skipped = f" ({len(loaded) - len(kept)} left out: their drafts are in --exclude)" if held else ""
+    out.print(f"wrote {count} judge chats to {output}{skipped}; train with: bedside train sft --data {output}")
+
+
 @drafting_app.command("tadpole")
 def tadpole_command(
     cases: CasesArgument,

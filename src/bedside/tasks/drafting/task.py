@@ -114,11 +114,29 @@ async def _evaluate(case: PortalMessage, draft: str, options: Mapping[str, Any],
         source = str(options.get("theme_source", "classifier"))
         extra["editjudge"] = await evaluate_draft(draft, case.references[0], matcher, classify, theme_source=source)
         if len(case.references) >= 2:
+            extra["reply_cosines"] = _reply_cosines(case)
             extra["inter_clinician"] = [
                 await evaluate_draft(b.text, a, matcher, classify, theme_source=source)
                 for a, b in permutations(case.references, 2)
             ]
     return Output(text=draft, extra=extra)
+
+
+def _reply_cosines(case: PortalMessage) -> list[dict[str, Any]]:
+    """MiniLM cosine of every unordered pair of the case's replies (the paper's Table 11 averages these)."""
+    from itertools import combinations
+
+    from bedside.retrieval.embeddings import default_embedder
+
+    vectors = default_embedder().embed([r.text for r in case.references])
+    return [
+        {
+            "a": case.references[i].clinician_id,
+            "b": case.references[j].clinician_id,
+            "cosine": float(vectors[i] @ vectors[j]),
+        }
+        for i, j in combinations(range(len(case.references)), 2)
+    ]
 
 
 async def _draft(chat: Any, context: SampleContext) -> str:
