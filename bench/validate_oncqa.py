@@ -31,6 +31,7 @@ import csv
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import fmean
@@ -70,7 +71,7 @@ def read_rows(folder: Path) -> tuple[list[Row], dict[str, list[str]]]:
     return rows, independent
 
 
-def rho(x: list[float], y: list[float | int | None]) -> str:
+def rho(x: Sequence[float], y: Sequence[float | int | None]) -> str:
     from scipy.stats import spearmanr
 
     pairs = [(a, b) for a, b in zip(x, y, strict=True) if b is not None]

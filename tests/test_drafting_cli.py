@@ -112,3 +112,19 @@ def test_calibrate_compares_offline_and_llm_judges(tmp_path: Path) -> None:
     # The judge quotes the reversed aspirin sentence for "keep taking": the guard makes it NO MATCH, so the LLM
     # judge agrees on both annotations.
     assert result.output.count("1.000") >= 2
+
+
+def test_editjudge_shows_what_the_guard_rejected_or_flagged() -> None:
+    args = ["drafting", "editjudge", "--reference", "Continue aspirin daily.", "--draft", "Stop aspirin daily."]
+    rejected = runner.invoke(app, [*args, "--matcher", "lexical"])
+    assert rejected.exit_code == 0, rejected.output
+    assert "(guard:" in rejected.output
+    assert "action:" in rejected.output
+    assert "EM 0" in rejected.output
+    flagged = runner.invoke(app, [*args, "--matcher", "lexical", "--guard", "flag"])
+    assert "(flagged:" in flagged.output
+    assert "action:" in flagged.output
+    assert "EM 1" in flagged.output
+    bad = runner.invoke(app, [*args, "--guard", "maybe"])
+    assert bad.exit_code == 1
+    assert "guard 'maybe'" in bad.output
