@@ -18,7 +18,7 @@ BASE = "Please rest and drink fluids."
 RULES = [
     (r"Improved reply:\s*$", "I'm sorry you feel unwell. Please rest and drink fluids."),
     (r"Edited reply:\s*$", "Drink fluids."),
-    (r"Patient message:", BASE),
+    (r"Patient(?:'s)? message:", BASE),
 ]
 
 
@@ -33,9 +33,9 @@ def test_sft_export_has_one_chat_per_reply(tmp_path: Path) -> None:
     chats = read(output)
     assert len(chats) == 14 + 8  # every reply of both demo clinicians
     first = chats[0]["messages"]
-    assert [m["role"] for m in first] == ["system", "user", "assistant"]
-    assert "Patient message:" in first[1]["content"]
-    assert first[2]["content"].startswith("I'm sorry the cough is keeping you up.")
+    assert [m["role"] for m in first] == ["user", "assistant"]  # the zero-shot prompt is one user turn (Fig. 7)
+    assert "Patient's message:" in first[0]["content"]
+    assert first[1]["content"].startswith("I'm sorry the cough is keeping you up.")
 
 
 def test_tadpole_writes_tuples_and_four_pair_sets(tmp_path: Path) -> None:
@@ -93,3 +93,27 @@ def test_every_theme_has_three_examples_and_unknown_set_is_refused() -> None:
     t = PreferenceTuple("c", "empathy", [], "e", "b", "x")
     with pytest.raises(ValueError, match="unknown pair set"):
         preference_pairs([t], "best")
+
+
+def test_export_judge_writes_sft_chats_the_trainer_reads(tmp_path: Path) -> None:
+    from bedside.tasks.drafting.validation import read_annotations
+    from bedside.training.data import read_sft
+
+    output = tmp_path / "judge.jsonl"
+    result = runner.invoke(app, ["drafting", "export-judge", "-o", str(output)])
+    assert result.exit_code == 0, result.output
+    annotations = read_annotations()
+    chats = read(output)
+    assert len(chats) == len(annotations) == 309
+    assert len(read_sft(output)) == 309  # the trainer's own checks accept every line
+    for chat, annotation in zip(chats, annotations, strict=True):
+        messages = chat["messages"]
+        assert annotation.sentence in messages[-2]["content"]
+        assert messages[-1] == {"role": "assistant", "content": annotation.gold or "NO MATCH"}
+    # Keeping an evaluation set's drafts out of the training chats.
+    held = tmp_path / "held.jsonl"
+    held.write_text("".join(json.dumps(a.model_dump()) + "\n" for a in annotations[:5]), encoding="utf-8")
+    fewer = tmp_path / "fewer.jsonl"
+    result = runner.invoke(app, ["drafting", "export-judge", "-o", str(fewer), "--exclude", str(held)])
+    assert result.exit_code == 0, result.output
+    assert len(read(fewer)) == 309 - sum(a.draft == annotations[0].draft for a in annotations)

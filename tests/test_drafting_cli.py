@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from bedside.cli import app
+from bedside.llm import ChatMessage
 from bedside.testing import ScriptedServer
 
 runner = CliRunner()
@@ -70,10 +72,59 @@ def test_errors_are_clear(tmp_path: Path) -> None:
 def test_calibrate_and_themes() -> None:
     calibrated = runner.invoke(app, ["drafting", "calibrate", "--matcher", "lexical"])
     assert calibrated.exit_code == 0, calibrated.output
-    assert "match overlap" in calibrated.output
+    assert "overlap" in calibrated.output
     assert "best threshold" in calibrated.output
     assert "leave one draft out" in calibrated.output
     themes = runner.invoke(app, ["drafting", "themes", "--folds", "3"])
     assert themes.exit_code == 0, themes.output
     assert "macro" in themes.output
     assert "contingency" in themes.output
+    assert "Held-out draft sentences (175)" in themes.output
+    assert "question themes: precision" in themes.output
+
+
+def test_calibrate_compares_offline_and_llm_judges(tmp_path: Path) -> None:
+    """The judge comparison: an offline matcher and an LLM judge (0-shot and 5-shot) in one table."""
+    annotations = tmp_path / "annotations.jsonl"
+    draft = "I'm sorry you feel unwell. Please stop your aspirin. Rest today."
+    rows = [
+        {"id": "a", "sentence": "Sorry you are unwell.", "draft": draft, "gold": "I'm sorry you feel unwell."},
+        {"id": "b", "sentence": "Keep taking your aspirin.", "draft": draft, "gold": None},
+    ]
+    annotations.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    def rules(messages: Sequence[ChatMessage]) -> str:
+        last = messages[-1].content
+        return "I'm sorry you feel unwell." if "Sorry you are unwell." in last else "Please stop your aspirin."
+
+    with ScriptedServer(rules) as server:
+        result = runner.invoke(
+            app,
+            ["drafting", "calibrate", "--annotations", str(annotations), "--matcher", "lexical",
+             "-m", server.model_name("judge"), "--no-cache"],
+        )  # fmt: skip
+        requests = server.stats()["requests"]
+    assert result.exit_code == 0, result.output
+    assert requests == 4  # two annotations x two templates
+    assert "5-shot" in result.output
+    assert "0-shot" in result.output
+    assert "llm-1 = scripted" in result.output or "llm-1 = openai-compatible" in result.output
+    # The judge quotes the reversed aspirin sentence for "keep taking": the guard makes it NO MATCH, so the LLM
+    # judge agrees on both annotations.
+    assert result.output.count("1.000") >= 2
+
+
+def test_editjudge_shows_what_the_guard_rejected_or_flagged() -> None:
+    args = ["drafting", "editjudge", "--reference", "Continue aspirin daily.", "--draft", "Stop aspirin daily."]
+    rejected = runner.invoke(app, [*args, "--matcher", "lexical"])
+    assert rejected.exit_code == 0, rejected.output
+    assert "(guard:" in rejected.output
+    assert "action:" in rejected.output
+    assert "EM 0" in rejected.output
+    flagged = runner.invoke(app, [*args, "--matcher", "lexical", "--guard", "flag"])
+    assert "(flagged:" in flagged.output
+    assert "action:" in flagged.output
+    assert "EM 1" in flagged.output
+    bad = runner.invoke(app, [*args, "--guard", "maybe"])
+    assert bad.exit_code == 1
+    assert "guard 'maybe'" in bad.output

@@ -27,7 +27,7 @@ RULES = [
     (r"Clinician sentence:\s*Please keep taking it", "please keep taking it for now"),
     (r"Clinician sentence:", "NO MATCH"),
     (r"Sentence:", '{"theme": "other"}'),
-    (r"Patient message:", DRAFT),
+    (r"Patient(?:'s)? message:", DRAFT),
 ]
 
 
@@ -227,10 +227,21 @@ def test_shipped_grid_config_runs(tmp_path: Path) -> None:
         )
         summary = asyncio.run(execute(config, cache=False))
     assert summary.errors == 0
-    assert len(summary.cells) == 2 * 7 * 2  # datasets x systems x models
+    assert len(summary.cells) == 2 * 10 * 2  # datasets x systems x models
     store = Store(config.store)
     try:
         tables = build_report(store, config.run_id).tables
     finally:
         store.close()
-    assert len(tables[0].rows) >= 28
+    assert len(tables[0].rows) >= 40
+    by_title = {t.title: t for t in tables}
+    statistics = by_title["Dataset statistics"]
+    assert statistics.rows[0][:4] == ["demo", "2", "2", "4"]  # 2 cases, both answered by dr-a and np-b
+    over = by_title["EditJudge over models: mean ± std per adaptation"]
+    assert len(over.rows) == 2 * 10  # datasets x systems, each over the 2 models
+    assert all("(2 models)" in row[0] for row in over.rows)
+    assert "Other" in by_title["Theme proportions: share of responses carrying each theme"].columns
+    cosine = next(t for t in tables if t.title.startswith("Inter-clinician agreement by cosine: demo"))
+    assert cosine.columns == ["clinician", "dr-a", "np-b"]
+    assert cosine.rows[0][1] == "1.00"
+    assert 0.0 < float(cosine.rows[0][2]) < 1.0

@@ -93,3 +93,85 @@ def test_theme_proportions() -> None:
     assert proportions["empathy"] == pytest.approx(2 / 3)
     assert proportions["logistics"] == pytest.approx(1 / 3)
     assert proportions["contingency"] == 0.0
+
+
+# Question themes need a question; held-out draft sentences; one labelling path.
+
+
+def test_question_form_rule() -> None:
+    from bedside.tasks.drafting.themes import is_question
+
+    for question in ("Have you had a fever?", "Are you able to eat.", "How long has this been going on.", "Any lows?"):
+        assert is_question(question), question
+    for statement in (
+        "Nausea is a common side effect of cisplatin.",
+        "What you describe is common.",
+        "Please let me know if the swelling gets worse.",
+        "Will call you tomorrow.",
+        "Do not stop the medicine.",
+    ):
+        assert not is_question(statement), statement
+
+
+def test_held_out_question_precision_reaches_the_goal() -> None:
+    from bedside.tasks.drafting.themes import per_theme_scores, question_precision, read_heldout_sentences
+
+    held = read_heldout_sentences()
+    assert len(held) >= 150
+    trained = {s.text for s in read_labelled_sentences()}
+    assert not trained & {s.text for s in held}  # held out: none of them is a training sentence
+    gold, texts = [s.theme for s in held], [s.text for s in held]
+    classifier = default_theme_classifier()
+    bare = question_precision(per_theme_scores(gold, classifier.without_question_rule().predict(texts)))
+    ruled = question_precision(per_theme_scores(gold, classifier.predict(texts)))
+    assert ruled >= 0.8  # measured 0.87 (bare model: 0.63)
+    assert ruled > bare
+    statements = [t for t in texts if not t.endswith("?")]
+    assert not {"symptom_questions", "medication_questions"} & set(classifier.predict(statements))
+
+
+def test_llm_classifier_never_offers_question_themes_for_a_statement() -> None:
+    seen: list[str] = []
+
+    def rules(messages):  # type: ignore[no-untyped-def]
+        seen.append(messages[-1].content + messages[0].content)
+        return '{"theme": "assessment"}'
+
+    async def main() -> list[str]:
+        async with get_model("scripted/j", options={"rules": rules}, role="judge") as model:
+
+            async def generate(chat, answer_type):  # type: ignore[no-untyped-def]
+                return (await model.generate_structured(chat, answer_type)).value
+
+            return await LLMThemeClassifier(generate).predict(["Nausea is common with cisplatin.", "Any nausea?"])
+
+    assert asyncio.run(main()) == ["assessment", "assessment"]
+    statement, question = sorted(seen, key=lambda text: "Any nausea?" in text)
+    assert "symptom_questions" not in statement
+    assert "symptom_questions" in question
+
+
+def test_identical_texts_score_theme_f1_one_on_one_labelling_path() -> None:
+    from bedside.tasks.drafting.cases import ClinicianReply
+    from bedside.tasks.drafting.evaluation import evaluate_draft, theme_totals
+    from bedside.tasks.drafting.matchers import make_matcher
+
+    reply = ClinicianReply(
+        clinician_id="dr",
+        text="I'm sorry you feel unwell. Have you had a fever? Call 911 if you cannot breathe.",
+        theme_fields={"empathy": "I'm sorry you feel unwell.", "planning": "Have you had a fever? Call 911."},
+    )
+    classifier = default_theme_classifier()
+
+    async def classify(texts):  # type: ignore[no-untyped-def]
+        return classifier.predict(texts)
+
+    async def main(source: str) -> dict:  # type: ignore[type-arg]
+        return await evaluate_draft(reply.text, reply, make_matcher("lexical"), classify, theme_source=source)
+
+    same_path = asyncio.run(main("classifier"))
+    assert theme_totals(same_path).f1 == 1.0
+    assert same_path["content"]["f1"] == 1.0
+    boxes = asyncio.run(main("boxes"))  # the boxes say "planning" where the classifier reads other themes
+    assert boxes["reference_themes_from"] == "theme fields"
+    assert theme_totals(boxes).f1 < 1.0

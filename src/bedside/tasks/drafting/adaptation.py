@@ -1,7 +1,11 @@
 """Training data for adapting a drafting model: SFT chats and TADPOLE preference pairs (TRL JSONL formats).
 
-SFT: one chat per clinician reply, the zero-shot prompt as system + user turns and the reply as the assistant
-turn (TRL's conversational ``messages`` format), as the seed paper trains its SFT models.
+SFT: one chat per clinician reply, the zero-shot prompt (one user turn, the paper's Fig. 7) and the reply as the
+assistant turn (TRL's conversational ``messages`` format), as the seed paper trains its SFT models.
+
+Judge SFT (the paper's App. C.1: a judge fine-tuned on 450 hand-labelled samples): one chat per match annotation,
+the content matcher's 0-shot prompt (``editjudge_match.j2``, or the template given) and the annotated answer (the
+gold span verbatim, or NO MATCH) as the assistant turn; ``bedside train sft`` trains on it like any SFT file.
 
 TADPOLE (the paper's Appendix D.3): every base reply r is given one theme t (round robin over the eight, so each
 theme gets an equal share). A theme's *enhancement agent* (a 3-shot prompt; examples in
@@ -26,13 +30,16 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bedside.llm import ChatMessage
 from bedside.prompts import render_chat
 from bedside.tasks.drafting.cases import PortalMessage
 from bedside.tasks.drafting.systems import zero_shot_chat
 from bedside.tasks.drafting.themes import RESPONSE_THEMES, THEMES, Theme
+
+if TYPE_CHECKING:
+    from bedside.tasks.drafting.validation import MatchAnnotation
 
 ENHANCE_TEMPLATE = "drafting/tadpole_enhance.j2"
 CORRUPT_TEMPLATE = "drafting/tadpole_corrupt.j2"
@@ -52,6 +59,20 @@ def sft_records(cases: Iterable[PortalMessage]) -> list[dict[str, Any]]:
         prompt = _chat_json(zero_shot_chat(case))
         for reply in case.references:
             records.append({"messages": [*prompt, {"role": "assistant", "content": reply.text}]})
+    return records
+
+
+def judge_sft_records(
+    annotations: Iterable[MatchAnnotation], template: str | Path | None = None
+) -> list[dict[str, Any]]:
+    """TRL chat records for fine-tuning a content judge: its prompt, then the annotated answer."""
+    from bedside.tasks.drafting.matchers import MATCH_TEMPLATE
+
+    records = []
+    for annotation in annotations:
+        chat = _chat_json(render_chat(template or MATCH_TEMPLATE, sentence=annotation.sentence, draft=annotation.draft))
+        answer = annotation.gold if annotation.gold is not None else "NO MATCH"
+        records.append({"messages": [*chat, {"role": "assistant", "content": answer}]})
     return records
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -30,6 +30,14 @@ ThresholdOption = Annotated[
     float | None, typer.Option(help="Similarity threshold of the embedding/lexical matcher (default: calibrated).")
 ]
 NoCacheOption = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")]
+GuardOption = Annotated[
+    str,
+    typer.Option(
+        "--guard",
+        help="Clinical-safety guard: reject (conflicting action/drug/dose/negation/side/time is NO MATCH), "
+        "flag (keep the match, flagged) or off.",
+    ),
+]
 
 
 def _text(value: str) -> str:
@@ -44,12 +52,19 @@ def _text(value: str) -> str:
 
 
 @asynccontextmanager
-async def _matcher(kind: str, model: str | None, threshold: float | None, no_cache: bool) -> AsyncIterator[Matcher]:
+async def _matcher(
+    kind: str,
+    model: str | None,
+    threshold: float | None,
+    no_cache: bool,
+    guard: str = "reject",
+    template: str | None = None,
+) -> AsyncIterator[Matcher]:
     from bedside.llm import GenerationSettings, default_cache_path, get_model
     from bedside.tasks.drafting.matchers import make_matcher
 
     if kind != "llm":
-        yield make_matcher(kind, threshold=threshold)
+        yield make_matcher(kind, threshold=threshold, guard=guard)  # type: ignore[arg-type]
         return
     if not model:
         raise ValueError("--matcher llm needs a model: -m PROVIDER/MODEL")
@@ -59,7 +74,7 @@ async def _matcher(kind: str, model: str | None, threshold: float | None, no_cac
         async def generate(chat: Any) -> Any:
             return await llm.generate(chat, settings)
 
-        yield make_matcher("llm", generate)
+        yield make_matcher("llm", generate, guard=guard, template=template)  # type: ignore[arg-type]
 
 
 def print_judgement(judgement: EditJudgement, console: Console = out) -> None:
@@ -70,7 +85,9 @@ def print_judgement(judgement: EditJudgement, console: Console = out) -> None:
     table.add_column("matching draft content")
     for number, decision in enumerate(judgement.decisions, start=1):
         kind = "EM" if decision.matched else "EA"
-        if decision.flagged:
+        if decision.conflicts:
+            kind += (" (flagged: " if decision.matched else " (guard: ") + "; ".join(decision.conflicts) + ")"
+        elif decision.flagged:
             kind += " (flagged: aligned)" if decision.matched else " (flagged: unreadable answer)"
         table.add_row(str(number), escape(decision.sentence), kind, escape(decision.span or "NO MATCH"))
     console.print(table)
@@ -97,6 +114,7 @@ def editjudge_command(
     threshold: ThresholdOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (one object per pair with --pairs).")] = False,
     no_cache: NoCacheOption = False,
+    guard: GuardOption = "reject",
 ) -> None:
     """Content-level Edit-F1 (Algorithm 1): per-sentence decisions, EM/EA/ED, precision, recall, Edit-F1."""
     from bedside.tasks.drafting.cases import EditPair, read_pairs
@@ -113,7 +131,7 @@ def editjudge_command(
         raise fail(exc) from None
 
     async def run() -> list[EditJudgement]:
-        async with _matcher(matcher, model, threshold, no_cache) as chosen:
+        async with _matcher(matcher, model, threshold, no_cache, guard) as chosen:
             return [await edit_judge(p.reference, p.draft, chosen) for p in items]
 
     try:
@@ -151,43 +169,100 @@ def calibrate_command(
         Path | None,
         typer.Option(help="JSONL match annotations (id, sentence, draft, gold span or null); default: bedside's."),
     ] = None,
-    matcher: MatcherOption = "embedding",
-    model: ModelOption = None,
+    matchers: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--matcher", help="Offline matchers to compare (repeatable) [default: embedding, lexical, trained]."
+        ),
+    ] = None,
+    models: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="An LLM judge (repeatable): a base model for 0-shot/few-shot, or your fine-tuned judge's endpoint.",
+        ),
+    ] = None,
+    templates: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--template",
+            help="Judge prompt templates to try with each model (repeatable) [default: 0-shot and 5-shot].",
+        ),
+    ] = None,
+    guard: GuardOption = "reject",
     no_cache: NoCacheOption = False,
 ) -> None:
-    """Judge validation: agreement, non-match agreement, match agreement, match overlap; the best threshold."""
-    from bedside.tasks.drafting.matchers import SentenceMatcher
-    from bedside.tasks.drafting.validation import calibrate, judge_agreement, predict, read_annotations
+    """The judge comparison: agreement, non-match agreement, match agreement, match overlap for every judge."""
+    from bedside.llm import GenerationSettings, default_cache_path, get_model
+    from bedside.tasks.drafting.matchers import FEWSHOT_TEMPLATE, MATCH_TEMPLATE, make_matcher
+    from bedside.tasks.drafting.validation import compare_judges, read_annotations
 
     try:
         loaded = read_annotations(annotations)
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
+    offline = matchers if matchers is not None else ([] if models else ["embedding", "lexical", "trained"])
+    chosen_templates = templates or [MATCH_TEMPLATE, FEWSHOT_TEMPLATE]
+    settings = GenerationSettings(max_tokens=200, temperature=0.0, seed=0)
+    legend: list[str] = []
+    shots = {MATCH_TEMPLATE: "0-shot", FEWSHOT_TEMPLATE: "5-shot"}
 
-    async def run() -> tuple[Any, Any, float | None]:
-        async with _matcher(matcher, model, None, no_cache) as chosen:
-            if isinstance(chosen, SentenceMatcher):
-                calibration = calibrate(chosen, loaded)
-                return calibration.agreement, calibration.held_out, calibration.threshold
-            return judge_agreement(loaded, await predict(chosen, loaded)), None, None
+    async def run() -> list[Any]:
+        judges: list[tuple[str, Matcher]] = []
+        for kind in offline:
+            if kind == "llm":
+                raise ValueError("give LLM judges with -m MODEL, not --matcher llm")
+            judges.append((kind, make_matcher(kind, guard=guard)))  # type: ignore[arg-type]
+        async with AsyncExitStack() as stack:
+            for number, name in enumerate(models or [], start=1):
+                llm = await stack.enter_async_context(
+                    get_model(name, role="judge", cache=None if no_cache else default_cache_path())
+                )
+
+                async def generate(chat: Any, llm: Any = llm) -> Any:
+                    return await llm.generate(chat, settings)
+
+                legend.append(f"llm-{number} = {name}")
+                for template in chosen_templates:
+                    judge = make_matcher("llm", generate, guard=guard, template=template)  # type: ignore[arg-type]
+                    judges.append((f"llm-{number}", judge))
+            err.print(f"judging {len(loaded)} annotations with {len(judges)} judges ...")
+            return await compare_judges(judges, loaded)
 
     try:
-        agreement, held_out, threshold = asyncio.run(run())
+        rows = asyncio.run(run())
     except ValueError as exc:
         raise fail(exc) from None
-    table = Table(title=f"{matcher} matcher on {len(loaded)} annotations")
-    table.add_column("measure")
-    table.add_column("at the best threshold" if threshold is not None else "value", justify="right")
-    if held_out is not None:
-        table.add_column("leave one draft out", justify="right")
-    for name, value in agreement.as_dict().items():
-        row = [name.replace("_", " "), f"{value:.3f}"]
-        if held_out is not None:
-            row.append(f"{held_out.as_dict()[name]:.3f}")
-        table.add_row(*row)
+    table = Table(title=f"Judge comparison on {len(loaded)} annotations (guard: {guard})")
+    for column in ("judge", "kind", "agree", "non-match", "match", "overlap", "threshold", "LODO agree"):
+        table.add_column(column, justify="left" if column in ("judge", "kind") else "right")
+    for row in rows:
+        measures = row.agreement.as_dict()
+        table.add_row(
+            escape(row.name),
+            escape(shots.get(row.kind, Path(row.kind).stem if row.kind not in ("threshold", "trained") else row.kind)),
+            *(f"{measures[k]:.3f}" for k in ("agreement", "non_match_agreement", "match_agreement", "match_overlap")),
+            "-" if row.threshold is None else f"{row.threshold:.4f}",
+            "-" if row.held_out is None else f"{row.held_out.agreement:.3f}",
+        )
     out.print(table)
-    if threshold is not None:
-        out.print(f"best threshold: {threshold} (use --threshold, or options.threshold in a run config)")
+    for line in legend:
+        out.print(line, highlight=False)
+    out.print(
+        "agree: same match/NO MATCH decision as the annotation; non-match: share of annotated NO MATCHes called NO "
+        "MATCH; match: share of annotated matches given the exact span; overlap: ... a span overlapping it; LODO "
+        "agree: agreement when each draft's annotations are judged by a judge calibrated (or trained) on the other "
+        "drafts' only (leave one draft out).",
+        highlight=False,
+    )
+    for row in rows:
+        if row.threshold is not None:
+            out.print(
+                f"best threshold for {row.name}: {row.threshold} "
+                "(use --threshold, or options.threshold in a run config)",
+                highlight=False,
+            )
 
 
 @drafting_app.command("themes")
@@ -195,14 +270,28 @@ def themes_command(
     sentences: Annotated[
         Path | None, typer.Option(help="JSONL labelled sentences (text, theme); default: bedside's own set.")
     ] = None,
+    heldout: Annotated[
+        Path | None,
+        typer.Option(help="JSONL labelled draft sentences kept out of training; default: bedside's 175."),
+    ] = None,
     folds: Annotated[int, typer.Option(help="Cross-validation folds.")] = 5,
     save: Annotated[Path | None, typer.Option(help="Train on all sentences and save the classifier (.npz).")] = None,
 ) -> None:
-    """Held-out F1 of the offline sentence theme classifier (stratified k-fold), per theme and macro."""
-    from bedside.tasks.drafting.themes import ThemeClassifier, cross_validate, read_labelled_sentences
+    """The offline theme classifier: k-fold F1 on its training set, per-theme precision/recall on held-out drafts."""
+    from bedside.tasks.drafting.themes import (
+        QUESTION_THEMES,
+        THEME_KEYS,
+        ThemeClassifier,
+        cross_validate,
+        per_theme_scores,
+        question_precision,
+        read_heldout_sentences,
+        read_labelled_sentences,
+    )
 
     try:
         loaded = read_labelled_sentences(sentences)
+        held = read_heldout_sentences(heldout)
         evaluation = cross_validate(loaded, folds=folds)
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
@@ -214,8 +303,35 @@ def themes_command(
     table.add_row("[bold]macro[/]", f"{evaluation.macro_f1:.3f}")
     table.add_row("accuracy", f"{evaluation.accuracy:.3f}")
     out.print(table)
+    classifier = ThemeClassifier.fit(loaded)
+    gold = [s.theme for s in held]
+    texts = [s.text for s in held]
+    results = {
+        "bare model": per_theme_scores(gold, classifier.without_question_rule().predict(texts)),
+        "with question rule": per_theme_scores(gold, classifier.predict(texts)),
+    }
+    held_table = Table(title=f"Held-out draft sentences ({len(held)}): precision / recall (predicted, labelled)")
+    held_table.add_column("theme")
+    for name in results:
+        held_table.add_column(name, justify="right")
+    seen = results["with question rule"].keys() | results["bare model"].keys()
+    for theme in [t for t in THEME_KEYS if t in seen]:
+        cells = []
+        for scores in results.values():
+            x = scores.get(theme)
+            cells.append("-" if x is None else f"{x.precision:.2f} / {x.recall:.2f} ({x.predicted}, {x.support})")
+        held_table.add_row(theme, *cells)
+    held_table.add_row(
+        "[bold]question themes: precision[/]", *(f"{question_precision(scores):.3f}" for scores in results.values())
+    )
+    out.print(held_table)
+    out.print(
+        f"Question themes ({', '.join(QUESTION_THEMES)}) need a question: the rule keeps them off statements. "
+        "Runs use the classifier with the rule.",
+        highlight=False,
+    )
     if save is not None:
-        out.print(f"saved to {ThemeClassifier.fit(loaded).save(save)}")
+        out.print(f"saved to {classifier.save(save)}")
 
 
 CasesArgument = Annotated[
@@ -239,6 +355,36 @@ def export_sft_command(
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
     out.print(f"wrote {count} chats to {output}", highlight=False)
+
+
+@drafting_app.command("export-judge")
+def export_judge_command(
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the TRL chat JSONL.")],
+    annotations: Annotated[
+        Path | None,
+        typer.Option(help="JSONL match annotations (id, sentence, draft, gold span or null); default: bedside's."),
+    ] = None,
+    template: Annotated[
+        str | None, typer.Option(help="The judge prompt to train with [default: drafting/editjudge_match.j2].")
+    ] = None,
+    exclude: Annotated[
+        Path | None,
+        typer.Option(help="Annotations to keep out (e.g. your evaluation set): drafts found there are skipped."),
+    ] = None,
+) -> None:
+    """Judge SFT data: one chat per match annotation (the judge prompt in, the gold span or NO MATCH out)."""
+    from bedside.tasks.drafting.adaptation import judge_sft_records, write_jsonl
+    from bedside.tasks.drafting.validation import read_annotations
+
+    try:
+        loaded = read_annotations(annotations)
+        held = {a.draft for a in read_annotations(exclude)} if exclude else set()
+        kept = [a for a in loaded if a.draft not in held]
+        count = write_jsonl(output, judge_sft_records(kept, template))
+    except (ValueError, OSError) as exc:
+        raise fail(exc) from None
+    skipped = f" ({len(loaded) - len(kept)} left out: their drafts are in --exclude)" if held else ""
+    out.print(f"wrote {count} judge chats to {output}{skipped}; train with: bedside train sft --data {output}")
 
 
 @drafting_app.command("tadpole")

@@ -40,13 +40,16 @@ class Match:
 
     ``flagged`` marks a span the matcher did not give verbatim (an LLM paraphrasing the draft): it was aligned to
     the closest span of the draft, and a reviewer should look at it. ``answer`` is what the matcher said, when
-    that differs from ``span``; ``score`` is the matcher's similarity, where it has one.
+    that differs from ``span``; ``score`` is the matcher's similarity, where it has one. ``conflicts`` lists what
+    the clinical-safety guard found between the sentence and the span (see :mod:`bedside.tasks.drafting.guard`):
+    the reason a candidate was rejected, or why a kept match is flagged.
     """
 
     span: str | None
     flagged: bool = False
     answer: str | None = None
     score: float | None = None
+    conflicts: tuple[str, ...] = ()
 
 
 class Matcher(Protocol):
@@ -98,6 +101,7 @@ class SentenceDecision:
     flagged: bool = False
     answer: str | None = None
     score: float | None = None
+    conflicts: tuple[str, ...] = ()
 
     @property
     def matched(self) -> bool:
@@ -129,7 +133,7 @@ class EditJudgement:
             "precision": counts.precision,
             "recall": counts.recall,
             "f1": counts.f1,
-            "decisions": [vars(d) for d in self.decisions],
+            "decisions": [{**vars(d), "conflicts": list(d.conflicts)} for d in self.decisions],
             "remainder": list(self.remainder),
         }
 
@@ -139,7 +143,7 @@ class EditJudgement:
             reference,
             draft,
             data["matcher"],
-            tuple(SentenceDecision(**d) for d in data["decisions"]),
+            tuple(SentenceDecision(**{**d, "conflicts": tuple(d.get("conflicts", ()))}) for d in data["decisions"]),
             tuple(data["remainder"]),
         )
 
@@ -201,6 +205,7 @@ async def edit_judge(reference: str, draft: str, matcher: Matcher) -> EditJudgem
                 flagged=found.flagged,
                 answer=found.answer,
                 score=found.score,
+                conflicts=found.conflicts,
             )
         )
     return EditJudgement(reference, draft, matcher.name, tuple(decisions), tuple(remainder_sentences(draft, claimed)))

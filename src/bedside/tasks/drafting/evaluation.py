@@ -1,7 +1,10 @@
 """One draft against one clinician reply, at both levels, with everything a table or a reviewer needs.
 
 Content level: Algorithm 1 with the chosen matcher. Theme level: every sentence of the reply and of the draft
-gets a theme; the reply's theme set comes from its theme-box fields when it has them. The result is plain JSON
+gets a theme from the same classifier, so both sides go through one labelling path: identical texts always
+score Theme Edit-F1 1. ``theme_source="boxes"`` takes the reply's theme set from its theme-box fields instead,
+where it has them (the drafts still go through the classifier; the two paths can disagree on the same text, so
+this is an option, named in the stored evaluation, not the default). The result is plain JSON
 (stored in a run's output), and the tables are computed from stored results without any model call.
 """
 
@@ -14,6 +17,7 @@ from typing import Any
 from bedside.tasks.drafting.cases import ClinicianReply
 from bedside.tasks.drafting.editjudge import EditCounts, Matcher, edit_judge, reference_sentences
 from bedside.tasks.drafting.themes import (
+    OTHER,
     RESPONSE_THEMES,
     ThemeCounts,
     pooled,
@@ -26,14 +30,18 @@ from bedside.text.sentences import split_sentences
 Classify = Callable[[Sequence[str]], Awaitable[list[str]]]
 
 
-async def evaluate_draft(draft: str, reference: ClinicianReply, matcher: Matcher, classify: Classify) -> dict[str, Any]:
+async def evaluate_draft(
+    draft: str, reference: ClinicianReply, matcher: Matcher, classify: Classify, *, theme_source: str = "classifier"
+) -> dict[str, Any]:
     """Content- and theme-level EditJudge of ``draft`` against ``reference``, as JSON-able data."""
+    if theme_source not in ("classifier", "boxes"):
+        raise ValueError(f"theme_source {theme_source!r}: choose classifier or boxes")
     judgement = await edit_judge(reference.text, draft, matcher)
     ref_sentences = reference_sentences(reference.text)
     draft_sentences = [s.text for s in split_sentences(draft)]
     labels = await classify([*ref_sentences, *draft_sentences])
     ref_labels, draft_labels = labels[: len(ref_sentences)], labels[len(ref_sentences) :]
-    given = reference.given_themes
+    given = reference.given_themes if theme_source == "boxes" else None
     ref_themes = sorted(given) if given is not None else sorted(response_themes(ref_labels))
     return {
         "clinician_id": reference.clinician_id,
@@ -81,6 +89,9 @@ class SystemTables:
     # Share of reference-sentence decisions whose judge answer was neither NO MATCH nor a verbatim draft span
     # (aligned or unreadable): high values say the LLM judge is not following the task. 0 for offline matchers.
     flagged: float = 0.0
+    # The Other column: share of drafts (references) with at least one sentence of no theme.
+    other_proportion: float = 0.0
+    reference_other_proportion: float = 0.0
 
 
 def tables_for(evaluations: Iterable[Mapping[str, Any]]) -> SystemTables:
@@ -106,4 +117,11 @@ def tables_for(evaluations: Iterable[Mapping[str, Any]]) -> SystemTables:
         theme_f1_by_theme=per_theme_f1,
         reference_proportions=theme_proportions(e["reference_themes"] for e in items),
         flagged=sum(bool(d["flagged"]) for d in decisions) / len(decisions) if decisions else 0.0,
+        other_proportion=_other_share(e["draft_sentence_themes"] for e in items),
+        reference_other_proportion=_other_share(e["reference_sentence_themes"] for e in items),
     )
+
+
+def _other_share(responses: Iterable[Sequence[str]]) -> float:
+    flags = [OTHER in labels for labels in responses]
+    return sum(flags) / len(flags) if flags else 0.0

@@ -1,9 +1,13 @@
 """Drafting systems: zero-shot, thematic, RAG-k, and RAG adapted to one clinician.
 
-- ``zero_shot``: the message and chart, and an instruction to reply as the patient's clinician.
-- ``thematic``: the same, plus the eight themes of good replies (from ``themes.toml``).
-- ``rag``: the k (default 5) training cases whose message + chart are nearest to this one (MiniLM cosine), with
-  their real clinician replies, as examples before the case.
+- ``zero_shot``: the message and chart, and an instruction to reply as the patient's doctor (the paper's Fig. 7
+  criteria in bedside's words, nothing more).
+- ``thematic``: the same, plus that good replies are brief and may carry some of the eight themes (Fig. 8).
+- ``rag``: the zero-shot instruction with the k (default 5) training cases whose message + chart are nearest to
+  this one (MiniLM cosine) and their real clinician replies, as examples before the case (App. D.1).
+- ``zero_shot_nudged``, ``thematic_nudged``, ``rag_nudged``: bedside's earlier prompts, which add advice toward
+  themes EditJudge measures (say what to do next and when to seek urgent care; ask follow-up questions) and a
+  RAG instruction of their own. Kept, named apart, because results with them are not the paper's setting.
 - ``clinician_rag``: RAG over one clinician's past replies only, plus a short profile of how often that
   clinician's replies carry each theme; meant to be evaluated against that clinician's replies.
 
@@ -32,6 +36,11 @@ TEMPLATES = {
     "thematic": "drafting/thematic.j2",
     "rag": "drafting/rag.j2",
     "clinician_rag": "drafting/clinician_rag.j2",
+    # bedside's first prompts, which add nudges toward the measured themes (next steps, urgent care, follow-up
+    # questions) and give RAG its own instruction: kept as separately named systems, not the paper's.
+    "zero_shot_nudged": "drafting/zero_shot_nudged.j2",
+    "thematic_nudged": "drafting/thematic_nudged.j2",
+    "rag_nudged": "drafting/rag_nudged.j2",
 }
 DEFAULT_K = 5
 

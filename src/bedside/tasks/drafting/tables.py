@@ -8,6 +8,13 @@
 - inter-clinician agreement (Table 3): per theme, the share of multi-reply cases where every clinician included
   it (strict inclusion), none did (strict exclusion), and their sum (strict agreement).
 
+- dataset statistics (Table 2): cases, clinicians, words per message and per reply (mean ± std);
+- mean ± std over models (Tables 4, 13, 14, 15): per dataset and system (an adaptation), each model's micro
+  scores, then their mean and sample standard deviation (n - 1; the paper does not say which), for the
+  content/theme P/R/F1 and per theme (content recall, Theme Edit-F1). Shown when a system ran on 2+ models;
+- cosine IAA (Table 11): per pair of clinicians, the mean MiniLM cosine of their replies to the same message
+  (computed inside the sample, so the table needs no model).
+
 IAP: for every case with ≥ 2 replies, each ordered pair of clinicians (one as reference, the other as draft)
 is scored with the cell's matcher; IAP pools those counts over all pairs and cases (micro), like the model rows
 it is compared with. One IAP row per dataset and matcher.
@@ -15,6 +22,7 @@ it is compared with. One IAP row per dataset and matcher.
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -111,16 +119,24 @@ def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
     for cell, t, _ in cells:
         first_cell.setdefault(dataset_of[cell], t)
     proportions = [
-        [f"clinicians: {dataset}", *(_f(v) for v in t.reference_proportions.values())]
+        [
+            f"clinicians: {dataset}",
+            *(_f(v) for v in t.reference_proportions.values()),
+            _f(t.reference_other_proportion),
+        ]
         for dataset, t in sorted(first_cell.items())
     ]
-    proportions += [[cell, *(_f(v) for v in t.theme_proportions.values())] for cell, t, _ in cells]
+    proportions += [
+        [cell, *(_f(v) for v in t.theme_proportions.values()), _f(t.other_proportion)] for cell, t, _ in cells
+    ]
     tables.append(
         ReportTable(
             "Theme proportions: share of responses carrying each theme",
-            ["source", *THEME_COLUMNS],
+            ["source", *THEME_COLUMNS, _LABELS["other"]],
             proportions,
-            "Clinician rows use each case's scored reply (its theme fields when it has them, else the classifier).",
+            "Clinician rows use each case's scored reply, classified like the drafts (or its theme fields with "
+            "options.theme_source: boxes). Other: share of responses with a sentence of no theme (greetings, "
+            "sign-offs); it is never a theme of Theme Edit-F1.",
         )
     )
     tables.append(
@@ -162,6 +178,120 @@ def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
                 ["dataset", "measure", *THEME_COLUMNS],
                 agreement_rows,
                 "Share of cases where every clinician's reply included the theme (inclusion), none did (exclusion).",
+            )
+        )
+    tables.extend(_dataset_statistics(rows))
+    tables.extend(_over_models(rows, by_cell))
+    tables.extend(_cosine_iaa(rows))
+    return tables
+
+
+def _mean_std(values: Sequence[float | None]) -> str:
+    known = [v for v in values if v is not None]
+    if not known:
+        return "-"
+    if len(known) == 1:
+        return f"{known[0]:.2f}"
+    return f"{statistics.fmean(known):.2f}±{statistics.stdev(known):.2f}"
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def _dataset_statistics(rows: Sequence[Any]) -> list[ReportTable]:
+    samples: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for row in rows:
+        inputs = (row.sample or {}).get("inputs") or {}
+        if "message" in inputs:
+            samples[row.dataset].setdefault(row.sample_id, inputs)
+    body = []
+    for dataset, cases in sorted(samples.items()):
+        replies = [r for inputs in cases.values() for r in inputs.get("references", [])]
+        messages = [_words(inputs["message"]) for inputs in cases.values()]
+        lengths = [_words(r.get("text", "")) for r in replies]
+        clinicians = {r.get("clinician_id") for r in replies}
+        body.append(
+            [
+                dataset,
+                str(len(cases)),
+                str(len(clinicians)),
+                str(len(replies)),
+                _mean_std([float(m) for m in messages]).replace("±", " ± "),
+                _mean_std([float(n) for n in lengths]).replace("±", " ± "),
+            ]
+        )
+    if not body:
+        return []
+    return [
+        ReportTable(
+            "Dataset statistics",
+            ["dataset", "cases", "clinicians", "replies", "message words", "reply words"],
+            body,
+            "Words split at whitespace; mean ± sample standard deviation over the cases run (replies: all of them).",
+        )
+    ]
+
+
+def _over_models(rows: Sequence[Any], by_cell: Mapping[str, list[dict[str, Any]]]) -> list[ReportTable]:
+    where = {row.cell: (row.dataset, row.system, row.model) for row in rows}
+    groups: dict[tuple[str, str], list[SystemTables]] = defaultdict(list)
+    for cell, evaluations in sorted(by_cell.items()):
+        dataset, system, _model = where[cell]
+        groups[(dataset, system)].append(tables_for(evaluations))
+    groups = {key: value for key, value in groups.items() if len(value) >= 2}
+    if not groups:
+        return []
+    note = "Each model's micro scores, then mean ± sample standard deviation over the models (n in the first column)."
+    main = [
+        [
+            f"{dataset} / {system} ({len(ts)} models)",
+            *(_mean_std(list(v)) for v in zip(*map(_level_values, ts), strict=True)),
+        ]
+        for (dataset, system), ts in sorted(groups.items())
+    ]
+    recall = [
+        [f"{dataset} / {system}", *(_mean_std([t.content_recall_by_theme[k] for t in ts]) for k in RESPONSE_THEMES)]
+        for (dataset, system), ts in sorted(groups.items())
+    ]
+    theme_f1 = [
+        [f"{dataset} / {system}", *(_mean_std([t.theme_f1_by_theme[k] for t in ts]) for k in RESPONSE_THEMES)]
+        for (dataset, system), ts in sorted(groups.items())
+    ]
+    levels = ["content P", "content R", "content Edit-F1", "theme P", "theme R", "theme Edit-F1"]
+    return [
+        ReportTable("EditJudge over models: mean ± std per adaptation", ["dataset / system", *levels], main, note),
+        ReportTable("Content-level recall per theme, over models", ["dataset / system", *THEME_COLUMNS], recall, note),
+        ReportTable("Theme-level Edit-F1 per theme, over models", ["dataset / system", *THEME_COLUMNS], theme_f1, note),
+    ]
+
+
+def _cosine_iaa(rows: Sequence[Any]) -> list[ReportTable]:
+    pairs: dict[str, dict[str, dict[tuple[str, str], float]]] = defaultdict(dict)
+    for row in rows:
+        cosines = ((row.output or {}).get("extra") or {}).get("reply_cosines")
+        if row.status == "ok" and cosines:
+            pairs[row.dataset].setdefault(row.sample_id, {(c["a"], c["b"]): c["cosine"] for c in cosines})
+    tables = []
+    for dataset, cases in sorted(pairs.items()):
+        by_pair: dict[frozenset[str], list[float]] = defaultdict(list)
+        for case in cases.values():
+            for (a, b), value in case.items():
+                by_pair[frozenset((a, b))].append(value)
+        clinicians = sorted({c for pair in by_pair for c in pair})
+        body = []
+        for a in clinicians:
+            cells = []
+            for b in clinicians:
+                values = by_pair.get(frozenset((a, b)), []) if a != b else [1.0]
+                cells.append(_f(statistics.fmean(values)) if values else "-")
+            body.append([a, *cells])
+        tables.append(
+            ReportTable(
+                f"Inter-clinician agreement by cosine: {dataset} ({len(cases)} cases)",
+                ["clinician", *clinicians],
+                body,
+                "Mean MiniLM cosine between two clinicians' replies to the same message (whole replies).",
             )
         )
     return tables

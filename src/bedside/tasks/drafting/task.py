@@ -6,12 +6,17 @@ one rendered from ``options.records`` (the demo cohort for the demo messages) as
 message was sent. ``options.clinician`` keeps only the cases that clinician answered, with only their reply, to
 evaluate drafting for one clinician.
 
-Systems (``systems.<name>.type``): ``zero_shot``, ``thematic``, ``rag``, ``clinician_rag`` (see
+Systems (``systems.<name>.type``): ``zero_shot``, ``thematic``, ``rag``, ``clinician_rag``, and the nudged
+prompts as ``zero_shot_nudged``, ``thematic_nudged``, ``rag_nudged`` (see
 :mod:`bedside.tasks.drafting.systems`). Each drafts, then scores its draft against the case's first reference
 with EditJudge inside the sample, because the LLM matcher and LLM theme classifier call the ``judge`` role.
-System options for the evaluation: ``matcher`` (embedding | lexical | llm; default embedding), ``themes``
-(offline | llm; default offline), ``threshold`` (the embedding or lexical matcher's). A grid of matchers is a
-grid of system entries that differ only in ``matcher``; the drafts come from the response cache after the first.
+System options for the evaluation: ``matcher`` (embedding | lexical | trained | llm; default embedding),
+``themes`` (offline | llm; default offline), ``threshold`` (an offline matcher's), ``guard`` (reject | flag |
+off: the clinical-safety guard; default reject), ``judge_template`` (the llm matcher's prompt, e.g.
+``drafting/editjudge_match_fewshot.j2``), ``matcher_model`` (a trained matcher's ``.npz``), ``theme_source``
+(classifier | boxes: where the reference's themes come from; default classifier, the draft's path). A grid
+of matchers is a grid of system entries that differ only in ``matcher``; the drafts come from the response
+cache after the first.
 Cases with two or more references also get the inter-clinician measures, with the same matcher.
 """
 
@@ -97,14 +102,41 @@ async def _evaluate(case: PortalMessage, draft: str, options: Mapping[str, Any],
         async def judge(chat: Any) -> Any:
             return await context.generate("judge", chat)
 
-        matcher = make_matcher(options.get("matcher", "embedding"), judge, threshold=options.get("threshold"))
+        matcher = make_matcher(
+            options.get("matcher", "embedding"),
+            judge,
+            threshold=options.get("threshold"),
+            guard=options.get("guard", "reject"),
+            template=options.get("judge_template"),
+            model_path=options.get("matcher_model"),
+        )
         classify = _classifier(options, context)
-        extra["editjudge"] = await evaluate_draft(draft, case.references[0], matcher, classify)
+        source = str(options.get("theme_source", "classifier"))
+        extra["editjudge"] = await evaluate_draft(draft, case.references[0], matcher, classify, theme_source=source)
         if len(case.references) >= 2:
+            extra["reply_cosines"] = _reply_cosines(case)
             extra["inter_clinician"] = [
-                await evaluate_draft(b.text, a, matcher, classify) for a, b in permutations(case.references, 2)
+                await evaluate_draft(b.text, a, matcher, classify, theme_source=source)
+                for a, b in permutations(case.references, 2)
             ]
     return Output(text=draft, extra=extra)
+
+
+def _reply_cosines(case: PortalMessage) -> list[dict[str, Any]]:
+    """MiniLM cosine of every unordered pair of the case's replies (the paper's Table 11 averages these)."""
+    from itertools import combinations
+
+    from bedside.retrieval.embeddings import default_embedder
+
+    vectors = default_embedder().embed([r.text for r in case.references])
+    return [
+        {
+            "a": case.references[i].clinician_id,
+            "b": case.references[j].clinician_id,
+            "cosine": float(vectors[i] @ vectors[j]),
+        }
+        for i, j in combinations(range(len(case.references)), 2)
+    ]
 
 
 async def _draft(chat: Any, context: SampleContext) -> str:
@@ -147,6 +179,15 @@ async def _clinician_rag(sample: Sample, options: Mapping[str, Any], context: Sa
     return await _evaluate(case, await _draft(chat, context), options, context)
 
 
+def _nudged(system: System, kind: str) -> System:
+    """The same system with bedside's earlier, nudged prompt (unless options.template names another)."""
+
+    async def run(sample: Sample, options: Mapping[str, Any], context: SampleContext) -> Output:
+        return await system(sample, {"template": TEMPLATES[kind], **options}, context)
+
+    return run
+
+
 SCORERS = (
     "content_precision",
     "content_recall",
@@ -178,6 +219,9 @@ class DraftingTask:
         "thematic": _thematic,
         "rag": _rag,
         "clinician_rag": _clinician_rag,
+        "zero_shot_nudged": _nudged(_zero_shot, "zero_shot_nudged"),
+        "thematic_nudged": _nudged(_thematic, "thematic_nudged"),
+        "rag_nudged": _nudged(_rag, "rag_nudged"),
     }
     default_scorers = (
         "content_precision",

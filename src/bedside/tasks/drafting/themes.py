@@ -8,6 +8,16 @@ Themes are data (``data/themes.toml``). A sentence gets exactly one of the nine 
   stratified 5-fold cross-validation (`bedside drafting themes --evaluate`);
 - LLM: a prompt listing the themes and their definitions; the answer is one theme key (a JSON-schema enum).
 
+Question themes need a question. A classifier over sentence embeddings reads "Nausea is a common side effect of
+cisplatin" as close to "Have you had nausea since the cisplatin?" and labels model drafts' statements as
+follow-up questions, which would reverse the paper's finding that models rarely ask. So both classifiers combine
+the model with a question-form rule (:func:`is_question`: the sentence ends with "?" or opens with an
+interrogative or an inverted auxiliary, "Have you", "Are you", "How long", "Could you tell me"): a sentence
+that is not a question never gets a question theme (the offline classifier takes its most probable other
+theme; the LLM classifier's answer schema leaves the question themes out), and a question keeps the model's
+choice, or, when the model chose a non-question theme, a question theme whose probability is at least half
+the chosen one's. Indirect requests ("let me know if the swelling gets worse") are not questions.
+
 Theme Edit-F1 treats the *set* of themes found in the draft's sentences as predictions of the set found in the
 reference's sentences: per response, TP = themes in both, FP = themes only in the draft, FN = themes only in
 the reference. ``other`` is never a theme of a response. Two draft sentences of the same theme count once
@@ -19,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import tomllib
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -42,6 +53,19 @@ if TYPE_CHECKING:
     from bedside.retrieval.embeddings import MiniLMEmbedder
 
 OTHER = "other"
+QUESTION_THEMES = ("symptom_questions", "medication_questions")
+_QUESTION_OPENING = re.compile(
+    r"^\W*(?:(?:and|also|so|now|first|lastly|finally|next),?\s+)?"
+    r"(?:(?:how|what|when|where|which|who|whom|whose|why)\b"
+    r"|(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will|should|may|might)\s+"
+    r"(?:you|your|she|he|they|it|there|this|that|the|anyone|any|we)\b)",
+    re.IGNORECASE,
+)
+_NOT_A_QUESTION_OPENING = re.compile(
+    r"^\W*(?:how|what|when|where|which|who|why)\b[^?]*\b(?:is|are|was|were|can|will|may|might|should)\b[^?]*[.!]\s*$"
+    r"|^\W*(?:do|does|did|are|is|have|has|can|could|would|will|should|may)\s+(?:not|n't)\b",
+    re.IGNORECASE,
+)
 CLASSIFY_TEMPLATE = "drafting/theme_classify.j2"
 FORMAT = "bedside-drafting-theme-classifier/1"
 
@@ -108,11 +132,43 @@ def _embed(texts: Sequence[str], embedder: MiniLMEmbedder | None) -> NDArray[np.
     return (embedder or default_embedder()).embed(list(texts))
 
 
+def is_question(sentence: str) -> bool:
+    """The question-form rule: ends with "?", or opens like a question and does not end like a statement.
+
+    "Have you had a fever." counts (a question missing its mark); "What you describe is common." and "Will
+    call you tomorrow." do not.
+    """
+    text = sentence.strip()
+    if text.endswith("?"):
+        return True
+    if _NOT_A_QUESTION_OPENING.search(text):
+        return False
+    return _QUESTION_OPENING.match(text) is not None
+
+
+def apply_question_rule(probabilities: Sequence[float], labels: Sequence[str], question: bool) -> str:
+    """The label the question rule allows (see the module docstring), from one sentence's probabilities."""
+    order = sorted(range(len(labels)), key=lambda i: -probabilities[i])
+    top = order[0]
+    if not question:
+        return next((labels[i] for i in order if labels[i] not in QUESTION_THEMES), labels[top])
+    if labels[top] in QUESTION_THEMES:
+        return labels[top]
+    best_question = next((i for i in order if labels[i] in QUESTION_THEMES), None)
+    if best_question is not None and probabilities[best_question] >= 0.5 * probabilities[top]:
+        return labels[best_question]
+    return labels[top]
+
+
 @dataclass(frozen=True)
 class ThemeClassifier:
-    """MiniLM embedding → theme, by a linear model; saved as plain arrays (``.npz``, no pickle)."""
+    """MiniLM embedding → theme, by a linear model; saved as plain arrays (``.npz``, no pickle).
+
+    ``question_rule`` combines the model with :func:`is_question` (on by default; off shows the bare model).
+    """
 
     model: LinearModel
+    question_rule: bool = True
 
     @classmethod
     def fit(
@@ -122,7 +178,19 @@ class ThemeClassifier:
         return cls(LinearModel.fit(x, [s.theme for s in sentences], c=c))
 
     def predict(self, texts: Sequence[str], embedder: MiniLMEmbedder | None = None) -> list[str]:
-        return self.model.predict(_embed(texts, embedder)) if texts else []
+        if not texts:
+            return []
+        x = _embed(texts, embedder)
+        if not self.question_rule:
+            return self.model.predict(x)
+        probabilities = self.model.probabilities(x)
+        return [
+            apply_question_rule(list(row), self.model.labels, is_question(text))
+            for row, text in zip(probabilities, texts, strict=True)
+        ]
+
+    def without_question_rule(self) -> ThemeClassifier:
+        return ThemeClassifier(self.model, question_rule=False)
 
     def save(self, path: str | Path) -> Path:
         return self.model.save(path, FORMAT)
@@ -170,6 +238,51 @@ def cross_validate(
     )
 
 
+@dataclass(frozen=True)
+class ThemeScores:
+    precision: float
+    recall: float
+    f1: float
+    support: int  # sentences labelled with the theme
+    predicted: int  # sentences the classifier gave the theme
+
+
+def read_heldout_sentences(path: Path | None = None) -> list[LabelledSentence]:
+    """Model-style draft sentences held out from training (bedside's 175 unless ``path``), for precision/recall."""
+    if path is not None:
+        return read_labelled_sentences(path)
+    name = "theme_heldout.jsonl"
+    out = []
+    for number, line in enumerate(_data_text(name).splitlines(), start=1):
+        if line.strip():
+            try:
+                out.append(LabelledSentence.model_validate(json.loads(line)))
+            except (json.JSONDecodeError, ValidationError) as exc:
+                raise ValueError(f"{name}:{number}: not a labelled sentence: {exc}") from None
+    return out
+
+
+def per_theme_scores(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, ThemeScores]:
+    """Precision, recall and F1 per theme (0 where undefined), over the themes seen on either side."""
+    scores = {}
+    for theme in [t for t in THEME_KEYS if t in set(gold) | set(predicted)]:
+        tp = sum(g == theme and p == theme for g, p in zip(gold, predicted, strict=True))
+        n_pred, n_gold = sum(p == theme for p in predicted), sum(g == theme for g in gold)
+        precision = tp / n_pred if n_pred else 0.0
+        recall = tp / n_gold if n_gold else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        scores[theme] = ThemeScores(precision, recall, f1, n_gold, n_pred)
+    return scores
+
+
+def question_precision(scores: dict[str, ThemeScores]) -> float:
+    """Precision of the question themes pooled: of sentences labelled a question theme, the share that are one
+    of that theme (the measure behind the paper's "models rarely ask questions")."""
+    predicted = sum(scores[t].predicted for t in QUESTION_THEMES if t in scores)
+    correct = sum(round(scores[t].precision * scores[t].predicted) for t in QUESTION_THEMES if t in scores)
+    return correct / predicted if predicted else 0.0
+
+
 def theme_answer_model(keys: Sequence[str] = THEME_KEYS) -> type[BaseModel]:
     """The LLM classifier's answer schema: one theme key, as an enum the endpoint can constrain to."""
     return create_model("ThemeAnswer", theme=(Literal[tuple(keys)], ...))  # type: ignore[arg-type]
@@ -188,10 +301,16 @@ class LLMThemeClassifier:
         self.themes = tuple(themes)
         self.template = template
         self._answer = theme_answer_model([t.key for t in self.themes])
+        statement_themes = [t for t in self.themes if t.key not in QUESTION_THEMES]
+        self._statement_answer = theme_answer_model([t.key for t in statement_themes])
+        self._statement_themes = tuple(statement_themes)
 
     async def classify(self, sentence: str) -> str:
-        chat = render_chat(self.template, sentence=sentence, themes=self.themes)
-        answer = await self._generate(chat, self._answer)
+        """A question may get any theme; a statement is offered (and constrained to) the others only."""
+        question = is_question(sentence)
+        themes = self.themes if question else self._statement_themes
+        chat = render_chat(self.template, sentence=sentence, themes=themes)
+        answer = await self._generate(chat, self._answer if question else self._statement_answer)
         return str(answer.theme)  # type: ignore[attr-defined]
 
     async def predict(self, texts: Sequence[str]) -> list[str]:
