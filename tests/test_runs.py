@@ -151,7 +151,7 @@ def test_cli_run_report_ls_show_export_compare(tmp_path: Path) -> None:
     sample_id = rows[0]["sample_id"]
     shown = runner.invoke(app, ["show", run_a, sample_id, "--store", store])
     assert shown.exit_code == 0
-    assert "[system]" in shown.output
+    assert "[user]" in shown.output  # the captured prompt, by role
     assert rows[0]["sample"]["inputs"]["message"][:30] in shown.output
     parquet = tmp_path / "a.parquet"
     assert (

@@ -50,7 +50,7 @@ def test_sft_export_reads_as_prompt_and_reply(tmp_path: Path) -> None:
     examples = read_sft(path)
     assert len(examples) == len(records) == 22  # 14 replies by dr-a, 8 by np-b
     first = examples[0]
-    assert [m["role"] for m in first["prompt"]] == ["system", "user"]
+    assert [m["role"] for m in first["prompt"]] == ["user"]  # the zero-shot prompt is one user turn (Fig. 7)
     assert first["completion"] == [records[0]["messages"][-1]]
 
 
@@ -224,7 +224,7 @@ def test_dpo_starts_from_the_sft_model_and_loads_back(trained: dict[str, Any]) -
     examples = read_sft(trained["sft_data"])
     assert fit_to_length(examples, tokenizer, 100_000) == (examples, 0, 0)
     assert fit_to_length(examples, tokenizer, 64) == ([], 22, 0)  # every prompt fills 64 tokens on its own
-    kept, left_out, truncated = fit_to_length(examples, tokenizer, 400)
+    kept, left_out, truncated = fit_to_length(examples, tokenizer, 300)  # prompts are 206-310 tokens here
     assert len(kept) + left_out == 22
     assert truncated > 0
 
