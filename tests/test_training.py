@@ -69,7 +69,7 @@ GOOD_CHAT = [{"role": "user", "content": "Is it normal?"}, {"role": "assistant",
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("{not json", ":2: not JSON"),
+        ("{not json", ":2: not valid JSON"),
         ({"text": "hi"}, ":2: no 'messages' field"),
         ({"messages": [GOOD_CHAT[0]]}, ":2: the last message must be the assistant's"),
         ({"messages": [{"role": "doctor", "content": "x"}, GOOD_CHAT[1]]}, ":2: messages[0]: role must be one of"),

@@ -12,9 +12,10 @@ message and chart, not to reproduce the prompt.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from bedside.jsonlines import json_objects
 
 ROLES = ("system", "user", "assistant")
 Chat = list[dict[str, str]]
@@ -27,18 +28,7 @@ class TrainingDataError(ValueError):
 def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
     if not path.is_file():
         raise TrainingDataError(f"{path}: no such training file")
-    records = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise TrainingDataError(f"{path}:{number}: not JSON: {exc}") from None
-            if not isinstance(record, dict):
-                raise TrainingDataError(f"{path}:{number}: expected a JSON object")
-            records.append((number, record))
+    records = json_objects(path, TrainingDataError)
     if not records:
         raise TrainingDataError(f"{path}: no training examples")
     return records

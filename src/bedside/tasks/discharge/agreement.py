@@ -59,7 +59,7 @@ class LabelsError(ValueError):
 
 
 def read_labels(path: str | Path) -> list[PreferenceLabel]:
-    from bedside.tasks.discharge.readers import json_objects
+    from bedside.jsonlines import json_objects
 
     labels = []
     for number, record in json_objects(Path(path), LabelsError):

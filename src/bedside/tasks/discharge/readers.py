@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bedside.jsonlines import json_objects
 from bedside.tasks.discharge.cases import Demographics, DischargeCase
 
 
@@ -32,7 +33,7 @@ def read_cases(path: str | Path, *, notes: str | Path | None = None) -> list[Dis
     path = Path(path)
     if not path.is_file():
         raise CaseFormatError(f"{path}: no such file")
-    records = json_objects(path)
+    records = json_objects(path, CaseFormatError)
     if records and all("OSCE_Examination" in r for _, r in records):
         notes_path = Path(notes) if notes else path.with_name("original-notes.txt")
         cases = _osce(path, records, notes_path)
@@ -49,26 +50,6 @@ def read_cases(path: str | Path, *, notes: str | Path | None = None) -> list[Dis
     if repeated:
         raise CaseFormatError(f"{path}: case ids repeat: {repeated}")
     return cases
-
-
-def json_objects(path: Path, error: type[ValueError] = CaseFormatError) -> list[tuple[int, Any]]:
-    """(line number, object) for each non-blank line; ``error`` names the file and line of what is wrong."""
-    out = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise error(f"{path}: cannot read: {exc}") from None
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
-            continue
-        try:
-            record = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise error(f"{path}:{number}: not valid JSON ({exc.msg}, column {exc.colno})") from None
-        if not isinstance(record, dict):
-            raise error(f"{path}:{number}: expected a JSON object")
-        out.append((number, record))
-    return out
 
 
 _AGE = re.compile(r"\b(\d{1,3})\s*(?:-?\s*year|y/?o|yo)\b", re.IGNORECASE)

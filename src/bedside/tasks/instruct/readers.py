@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from bedside.jsonlines import json_objects
 from bedside.tasks.instruct.cases import Instruction, Reference
 from bedside.tasks.instruct.labels import ResponseLabel
 from bedside.tasks.instruct.taxonomy import TaxonomyError
@@ -64,21 +64,8 @@ def _validation_message(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(row)'}: {e['msg']}" for e in exc.errors())
 
 
-def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InstructDataError(f"{path}: cannot read: {exc}") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InstructDataError(f"{path}:{number}: not JSON: {exc.msg}") from None
-        if not isinstance(data, dict):
-            raise InstructDataError(f"{path}:{number}: expected a JSON object")
-        yield number, data
+def _jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    return json_objects(path, InstructDataError)
 
 
 def _table(path: Path, *, delimiter: str, quoting: Quoting) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:

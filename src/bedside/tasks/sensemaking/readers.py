@@ -10,36 +10,20 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
+from bedside.jsonlines import json_objects
 from bedside.tasks.sensemaking.cases import Diagnosis, SensemakingCase
 
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s*")
 
 
-def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    if not path.is_file():
-        raise FileNotFoundError(f"no case file at {path}")
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{number}: not JSON ({exc.msg})") from None
-            if not isinstance(data, dict):
-                raise ValueError(f"{path}:{number}: expected a JSON object")
-            yield number, data
-
-
 def read_cases(path: Path) -> list[SensemakingCase]:
     cases = []
-    for number, data in _lines(path):
+    for number, data in json_objects(path):
         try:
             cases.append(SensemakingCase.model_validate(data))
         except ValidationError as exc:
@@ -57,7 +41,7 @@ def read_mediq(
     wanted = {str(i) for i in ids} if ids is not None else None
     labelled = {str(i) for i in diagnosis_ids}
     cases = []
-    for number, data in _lines(path):
+    for number, data in json_objects(path):
         case_id = str(data.get("id", ""))
         if wanted is not None and case_id not in wanted:
             continue

@@ -11,7 +11,6 @@ majority: such items are counted apart, never as agreement or disagreement.
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bedside.jsonlines import json_objects
 from bedside.runs.task import Turn
 from bedside.tasks.sensemaking.evaluation import CONVERSATION_JUDGES, diagnosis_message
 from bedside.tasks.sensemaking.task import JUDGE_SCORERS
@@ -91,24 +91,15 @@ class MetricAgreement:
 def read_labels(path: Path) -> list[dict[str, Any]]:
     """JSONL: ``{"item": ID, "metric": NAME, "annotator": WHO, "agree": true|false}`` per line."""
     labels = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{number}: not JSON ({exc.msg})") from None
-            for key in ("item", "metric", "annotator", "agree"):
-                if key not in data:
-                    raise ValueError(f"{path}:{number}: missing {key!r}")
-            if not isinstance(data["agree"], bool):
-                raise ValueError(f"{path}:{number}: agree must be true or false")
-            if data["metric"] not in CRITERIA:
-                raise ValueError(
-                    f"{path}:{number}: unknown metric {data['metric']!r}; choose from {', '.join(CRITERIA)}"
-                )
-            labels.append(data)
+    for number, data in json_objects(path):
+        for key in ("item", "metric", "annotator", "agree"):
+            if key not in data:
+                raise ValueError(f"{path}:{number}: missing {key!r}")
+        if not isinstance(data["agree"], bool):
+            raise ValueError(f"{path}:{number}: agree must be true or false")
+        if data["metric"] not in CRITERIA:
+            raise ValueError(f"{path}:{number}: unknown metric {data['metric']!r}; choose from {', '.join(CRITERIA)}")
+        labels.append(data)
     return labels
 
 
