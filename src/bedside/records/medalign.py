@@ -259,40 +259,7 @@ class _Reader:
         codes = [Code(system=system, code=code, display=name or None)] if sep and system and code else []
         if not codes and not label:
             raise self.error(element, "an event with neither a code, a name nor text")
-        if kind == "visit_detail":
-            encounter.details.append(f"{codes[0].tag} {label}".strip() if codes else label)
-        elif kind == "condition_occurrence":
-            self.record.conditions.append(
-                Condition(id=self.next_id("condition"), codes=codes, text=label, onset=when, encounter_id=encounter.id)
-            )
-        elif kind in ("measurement", "observation"):
-            self.record.measurements.append(
-                Measurement(
-                    id=self.next_id(kind), codes=codes, text=label, time=when, category=kind, encounter_id=encounter.id
-                )
-            )
-        elif kind == "procedure_occurrence":
-            self.record.procedures.append(
-                Procedure(
-                    id=self.next_id("procedure"),
-                    codes=codes,
-                    text=label,
-                    start=when,
-                    end=when,
-                    encounter_id=encounter.id,
-                )
-            )
-        elif kind == "drug_exposure":
-            self.record.medications.append(
-                Medication(
-                    id=self.next_id("drug"),
-                    codes=codes,
-                    text=label,
-                    start=when,
-                    source="exposure",
-                    encounter_id=encounter.id,
-                )
-            )
+        self.add_event(kind, codes, label, encounter, when, when, None)
 
     def visit(self, element: _Element) -> None:
         encounter = Encounter(
@@ -334,48 +301,60 @@ class _Reader:
             )
             return
         when = self.time(element)
+        end = self.time(element, "end", required=False)
         for code_element in element.children:
             if code_element.tag != "code":
                 self.skipped[f"{tag}/{code_element.tag}"] += 1
                 continue
             codes, text = self.code(code_element)
-            if tag == "visit_detail":
-                encounter.details.append(f"{codes[0].tag} {text}".strip() if codes else text)
-            elif tag == "condition_occurrence":
-                self.record.conditions.append(
-                    Condition(
-                        id=self.next_id("condition"), codes=codes, text=text, onset=when, encounter_id=encounter.id
-                    )
+            self.add_event(tag, codes, text, encounter, when, end or when, end)
+
+    def add_event(
+        self,
+        kind: str,
+        codes: list[Code],
+        text: str,
+        encounter: Encounter,
+        when: datetime | None,
+        procedure_end: datetime | None,
+        drug_end: datetime | None,
+    ) -> None:
+        """One coded event of either dialect into the record."""
+        if kind == "visit_detail":
+            encounter.details.append(f"{codes[0].tag} {text}".strip() if codes else text)
+        elif kind == "condition_occurrence":
+            self.record.conditions.append(
+                Condition(id=self.next_id("condition"), codes=codes, text=text, onset=when, encounter_id=encounter.id)
+            )
+        elif kind in ("measurement", "observation"):
+            self.record.measurements.append(
+                Measurement(
+                    id=self.next_id(kind), codes=codes, text=text, time=when, category=kind, encounter_id=encounter.id
                 )
-            elif tag in ("measurement", "observation"):
-                self.record.measurements.append(
-                    Measurement(
-                        id=self.next_id(tag), codes=codes, text=text, time=when, category=tag, encounter_id=encounter.id
-                    )
+            )
+        elif kind == "procedure_occurrence":
+            self.record.procedures.append(
+                Procedure(
+                    id=self.next_id("procedure"),
+                    codes=codes,
+                    text=text,
+                    start=when,
+                    end=procedure_end,
+                    encounter_id=encounter.id,
                 )
-            elif tag == "procedure_occurrence":
-                self.record.procedures.append(
-                    Procedure(
-                        id=self.next_id("procedure"),
-                        codes=codes,
-                        text=text,
-                        start=when,
-                        end=self.time(element, "end", required=False) or when,
-                        encounter_id=encounter.id,
-                    )
+            )
+        elif kind == "drug_exposure":
+            self.record.medications.append(
+                Medication(
+                    id=self.next_id("drug"),
+                    codes=codes,
+                    text=text,
+                    start=when,
+                    end=drug_end,
+                    source="exposure",
+                    encounter_id=encounter.id,
                 )
-            elif tag == "drug_exposure":
-                self.record.medications.append(
-                    Medication(
-                        id=self.next_id("drug"),
-                        codes=codes,
-                        text=text,
-                        start=when,
-                        end=self.time(element, "end", required=False),
-                        source="exposure",
-                        encounter_id=encounter.id,
-                    )
-                )
+            )
 
     def code(self, element: _Element) -> tuple[list[Code], str]:
         raw = " ".join(element.text.split())
