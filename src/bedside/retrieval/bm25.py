@@ -25,6 +25,20 @@ class Hit:
     score: float
 
 
+def _document_ids(documents: Sequence[str], ids: Sequence[str] | None, index: str) -> list[str]:
+    """The documents' ids (their positions by default), after checking the input an index needs."""
+    if isinstance(documents, str):
+        raise TypeError(f"{index} indexes a sequence of documents, not the characters of one string")
+    if not documents:
+        raise ValueError("cannot build a BM25 index over no documents")
+    out = [str(i) for i in range(len(documents))] if ids is None else [str(i) for i in ids]
+    if len(out) != len(documents):
+        raise ValueError(f"{len(out)} ids for {len(documents)} documents")
+    if len(set(out)) != len(out):
+        raise ValueError("document ids must be unique")
+    return out
+
+
 class BM25Index:
     def __init__(
         self,
@@ -35,15 +49,7 @@ class BM25Index:
         b: float = 0.75,
         stopwords: str | None = "en",
     ) -> None:
-        if isinstance(documents, str):
-            raise TypeError("BM25Index indexes a sequence of documents, not the characters of one string")
-        if not documents:
-            raise ValueError("cannot build a BM25 index over no documents")
-        self.ids = [str(i) for i in range(len(documents))] if ids is None else [str(i) for i in ids]
-        if len(self.ids) != len(documents):
-            raise ValueError(f"{len(self.ids)} ids for {len(documents)} documents")
-        if len(set(self.ids)) != len(self.ids):
-            raise ValueError("document ids must be unique")
+        self.ids = _document_ids(documents, ids, "BM25Index")
         self._stopwords = stopwords
         self._retriever = bm25s.BM25(k1=k1, b=b)
         tokens = bm25s.tokenize(list(documents), stopwords=stopwords, show_progress=False)
@@ -111,15 +117,7 @@ class OkapiBM25Index:
         import numpy as np
         from scipy.sparse import csc_matrix
 
-        if isinstance(documents, str):
-            raise TypeError("OkapiBM25Index indexes a sequence of documents, not the characters of one string")
-        if not documents:
-            raise ValueError("cannot build a BM25 index over no documents")
-        self.ids = [str(i) for i in range(len(documents))] if ids is None else [str(i) for i in ids]
-        if len(self.ids) != len(documents):
-            raise ValueError(f"{len(self.ids)} ids for {len(documents)} documents")
-        if len(set(self.ids)) != len(self.ids):
-            raise ValueError("document ids must be unique")
+        self.ids = _document_ids(documents, ids, "OkapiBM25Index")
         self.k1, self.b, self.epsilon, self._tokenize = k1, b, epsilon, tokenize
         vocabulary: dict[str, int] = {}
         rows: list[int] = []

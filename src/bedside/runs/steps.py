@@ -9,11 +9,12 @@ cell for the report.
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from bedside.judges import Judgement, RubricJudge
+from bedside.judges import JudgeError, Judgement, RubricJudge
 from bedside.llm.types import Role
 from bedside.runs.task import ReportTable, SampleContext
 
@@ -61,6 +62,24 @@ async def judge_in_sample(
     context.prompts.append(judge.messages(inputs))
     judgement = await judge.judge(inputs, epoch=context.epoch, on_completion=lambda c: context.record(role, c))
     return judgement_data(judgement)
+
+
+async def judge_all(
+    rubrics: Mapping[str, str], inputs: Mapping[str, Mapping[str, str]], context: SampleContext
+) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """Run judge ``name`` (rubric ``rubrics[name]``) on ``inputs[name]`` for every name in ``inputs``, at once:
+    (name → stored judgement, name → the failure's cause). A failed judge is data, never a score."""
+
+    async def one(name: str) -> tuple[str, dict[str, Any] | str]:
+        try:
+            return name, await judge_in_sample(rubrics[name], inputs[name], context)
+        except JudgeError as exc:
+            return name, f"JudgeError: {exc.cause}"
+
+    results = await asyncio.gather(*(one(name) for name in inputs))
+    done = {name: value for name, value in results if isinstance(value, dict)}
+    failed = {name: value for name, value in results if isinstance(value, str)}
+    return done, failed
 
 
 def failures_table(rows: Sequence[Any], note: str = "") -> ReportTable | None:

@@ -19,12 +19,10 @@ the sample; a judge that fails after its re-asks is that step's error, with its 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bedside.judges import JudgeError
-from bedside.runs.steps import judge_in_sample
+from bedside.runs.steps import judge_all
 from bedside.runs.task import SampleContext
 
 JUDGES: dict[str, str] = {
@@ -74,17 +72,8 @@ async def run_judges(
         elif "summary_b" in names:
             skipped["summary_b"] = "not applicable: the case has no reference summary"
 
-    async def one(name: str) -> tuple[str, dict[str, Any] | str]:
-        try:
-            return name, await judge_in_sample(JUDGES[name], inputs[name], context)
-        except JudgeError as exc:
-            return name, f"JudgeError: {exc.cause}"
-
-    runnable = [n for n in names if n in inputs]
     for name in names:
         if name not in inputs and name not in skipped:
             skipped[name] = "skipped: there is no summary to judge"
-    results = await asyncio.gather(*(one(n) for n in runnable))
-    done = {name: value for name, value in results if isinstance(value, dict)}
-    failed = {name: value for name, value in results if isinstance(value, str)}
+    done, failed = await judge_all(JUDGES, {n: inputs[n] for n in names if n in inputs}, context)
     return done, failed, skipped

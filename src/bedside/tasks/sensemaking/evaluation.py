@@ -16,12 +16,10 @@ because they would tell the flow judge the stage structure instead of letting it
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bedside.judges import JudgeError
-from bedside.runs.steps import judge_in_sample
+from bedside.runs.steps import judge_all
 from bedside.runs.task import SampleContext, Turn
 from bedside.tasks.sensemaking.stages import PROVIDING, info
 from bedside.text.readability import ReadabilityError, smog
@@ -83,13 +81,5 @@ async def run_judges(
         else:
             inputs[name] = {"diagnosis_statement": statement, "true_diagnosis": label}
 
-    async def one(name: str) -> tuple[str, dict[str, Any] | str]:
-        try:
-            return name, await judge_in_sample(JUDGES[name], inputs[name], context)
-        except JudgeError as exc:
-            return name, f"JudgeError: {exc.cause}"
-
-    results = await asyncio.gather(*(one(n) for n in names if n in inputs))
-    done = {name: value for name, value in results if isinstance(value, dict)}
-    failed = {name: value for name, value in results if isinstance(value, str)}
+    done, failed = await judge_all(JUDGES, {n: inputs[n] for n in names if n in inputs}, context)
     return done, failed, {n: why for n, why in skipped.items() if n in names}
