@@ -152,7 +152,7 @@ def _test(scorer: str, a_rows: Sequence[Any], b_rows: Sequence[Any]) -> str:
     a, b = _values(a_rows, scorer), _values(b_rows, scorer)
     try:
         if scorer == "smog":
-            if len(set(a)) < 2 and len(set(b)) < 2:
+            if _constant(a) and _constant(b):
                 return "n/a (no variance)"
             result = t_test(a, b)
             return f"t = {result.statistic:.2f}, p = {result.p_value:.4f}"
@@ -160,6 +160,11 @@ def _test(scorer: str, a_rows: Sequence[Any], b_rows: Sequence[Any]) -> str:
     except ValueError as exc:
         return f"n/a ({exc})"
     return f"U = {result.statistic:.1f}, p = {result.p_value:.4f}"
+
+
+def _constant(values: Sequence[float]) -> bool:
+    """No spread beyond floating-point noise (a t-test is undefined there)."""
+    return max(values) - min(values) <= 1e-9 * max(1.0, abs(fmean(values)))
 
 
 def persona_table(kept: Mapping[str, list[Any]]) -> ReportTable:
