@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
 import pytest
 
@@ -226,3 +227,87 @@ def test_bad_annotation_line_is_named(tmp_path) -> None:  # type: ignore[no-unty
     path.write_text('{"id": "1", "sentence": "a", "draft": "b c", "gold": "z"}\n')
     with pytest.raises(ValueError, match=r"ann.jsonl:1: gold span is not verbatim"):
         read_annotations(path)
+
+
+# What a judge's span must be (issue 19): a whole sentence or clause of the draft, carrying enough content.
+
+
+def test_a_span_must_be_a_whole_sentence_or_clause_of_the_draft() -> None:
+    from bedside.tasks.drafting.matchers import is_unit
+
+    draft = "Hi Sam. Rest today, drink fluids and call us if it gets worse. Take care."
+    assert is_unit("Rest today, drink fluids and call us if it gets worse.", draft)  # a sentence
+    assert is_unit("Rest today, drink fluids and call us if it gets worse", draft)  # without its full stop
+    assert is_unit("Rest today", draft)  # a clause cut at a comma
+    assert is_unit("drink fluids", draft)  # cut at the comma and before "and"
+    assert is_unit("and call us if it gets worse.", draft)  # a clause may keep its conjunction ...
+    assert is_unit("call us if it gets worse", draft)  # ... or drop it
+    assert is_unit("drink fluids and call us if it gets worse.", draft)  # a run of whole clauses
+    assert is_unit(draft.split(". ")[1] + ".", draft)
+    assert not is_unit(draft, draft)  # the whole draft: four sentences
+    assert not is_unit("Hi Sam. Rest today", draft)  # across a sentence break
+    assert not is_unit("e", draft)
+    assert not is_unit("call us", draft)  # part of a clause
+    assert not is_unit("est today", draft)  # starts inside a word
+    assert not is_unit("", draft)
+    one_sentence = "Please rest and drink fluids."
+    assert is_unit(one_sentence, one_sentence)  # a one-sentence draft is its own sentence
+
+
+def test_a_span_must_carry_a_share_of_the_sentence_content() -> None:
+    from bedside.tasks.drafting.matchers import MIN_CONTENT_SHARE, content_share, span_failure
+
+    sentence = "Your blood tests came back normal, so no changes are needed."  # 8 content words
+    assert content_share("Hi Sam,", sentence) == pytest.approx(2 / 8)
+    assert content_share("Your results were all fine.", sentence) == pytest.approx(4 / 8)  # a paraphrase
+    assert content_share("Anything at all", "Thanks!") == 1.0  # capped
+    draft = "Hi Sam, your results were all fine. Bye."
+    assert span_failure("your results were all fine.", sentence, draft) is None
+    assert MIN_CONTENT_SHARE == 0.25
+    assert span_failure("Bye.", sentence, draft) == "too little of the sentence's content (share 0.12 < 0.25)"
+    assert span_failure("Bye.", sentence, draft, min_content_share=0.1) is None
+    assert span_failure(draft, sentence, draft) == "not a whole sentence or clause of the draft"
+
+
+def test_every_human_marked_match_passes_the_span_rules() -> None:
+    from bedside.tasks.drafting.matchers import span_failure
+
+    matches = [a for a in read_annotations() if a.gold is not None]
+    assert len(matches) == 144
+    assert [a.id for a in matches if span_failure(a.gold or "", a.sentence, a.draft) is not None] == []
+
+
+def test_the_whole_draft_or_a_letter_is_a_matcher_failure_never_a_match() -> None:
+    sentence = "Please call the clinic today to book a follow-up visit."  # 7 content words
+    draft = "Hi Sam. Please call the clinic today to book a visit. Bye."
+    for answer in (draft, "e", '"e"', "Hi Sam. Please call the clinic today", "Bye."):
+        found = read_match_answer(answer, draft, sentence=sentence)
+        assert found.span is None, answer
+        assert found.flagged, answer
+        assert found.failure, answer
+    assert read_match_answer("e", draft, sentence=sentence).failure == "not a whole sentence or clause of the draft"
+    assert "too little" in (read_match_answer("Bye.", draft, sentence=sentence).failure or "")  # 1 of 7
+    kept = read_match_answer("Please call the clinic today to book a visit.", draft, sentence=sentence)
+    assert (kept.span, kept.flagged, kept.failure) == ("Please call the clinic today to book a visit.", False, None)
+    # An aligned paraphrase is held to the same rules: aligned to the whole draft, it fails.
+    aligned = read_match_answer("hi sam. please call the clinic today to book a visit. bye", draft, sentence=sentence)
+    assert aligned.span is None
+    assert aligned.failure == "not a whole sentence or clause of the draft"
+    unreadable = read_match_answer("The draft says nothing like this at all, sorry", draft, sentence=sentence)
+    assert unreadable.failure == "answer not found in the draft"
+
+
+def test_matcher_failures_are_counted_per_draft_and_score_as_no_match() -> None:
+    from bedside.tasks.drafting.editjudge import EditJudgement
+
+    async def whole_draft(chat: list[ChatMessage]) -> Completion:
+        return SimpleNamespace(text=DRAFT)  # type: ignore[return-value]  # the matcher reads .text only
+
+    result = asyncio.run(edit_judge("Please rest. Any fever?", DRAFT, LLMMatcher(whole_draft)))
+    assert result.counts == EditCounts(em=0, ea=2, ed=4)  # as if the judge had answered NO MATCH twice
+    assert result.failures == 2
+    data = result.to_dict()
+    assert data["matcher_failures"] == 2
+    assert data["f1"] == 0.0
+    assert all(d["failure"] and d["flagged"] and d["answer"] == DRAFT for d in data["decisions"])
+    assert EditJudgement.from_dict(data).failures == 2

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,93 @@ def test_drafting_prompts_follow_the_paper_and_the_nudged_ones_are_named_apart()
 
 def _flat(chat: list[ChatMessage]) -> str:
     return " ".join(" ".join(m.content.split()) for m in chat)
+
+
+ESCAPES = [
+    "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+    "{{ cycler.__init__.__globals__.os.system('touch PWNED') }}",
+    "{{ joiner.__init__.__globals__['os'].popen('touch PWNED').read() }}",
+    "{{ lipsum.__globals__['os'].system('touch PWNED') }}",
+    "{% set found = [] %}{{ found.append(1) }}",
+    "{{ range(10**9) | list | length }}",
+]
+
+
+@pytest.mark.parametrize("source", ESCAPES)
+def test_templates_are_sandboxed_and_a_refusal_names_the_file(
+    source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    evil = tmp_path / "evil.j2"
+    evil.write_text(f"[[user]]\n{source}\n{{{{ message }}}}\n")
+    with pytest.raises(PromptError) as caught:
+        render_chat(evil, message="hi")
+    assert str(evil) in str(caught.value)
+    assert "sandbox" in str(caught.value) or "range" in str(caught.value).lower()
+    # Through a user prompt folder too: the error names the file the name resolved to.
+    (tmp_path / "prompts" / "drafting").mkdir(parents=True)
+    override = tmp_path / "prompts" / "drafting" / "zero_shot.j2"
+    override.write_text(evil.read_text())
+    monkeypatch.setenv("BEDSIDE_PROMPTS", str(tmp_path / "prompts"))
+    with pytest.raises(PromptError, match=re.escape(str(override))):
+        render_chat("drafting/zero_shot.j2", message="hi", chart_summary="")
+    assert not (tmp_path / "PWNED").exists()
+
+
+def test_a_template_path_in_a_run_config_cannot_run_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 19: a crafted template named by a run config created a file; configs are data."""
+    import yaml
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+    from bedside.runs import Store, load_config
+    from bedside.testing import ScriptedServer
+
+    monkeypatch.chdir(tmp_path)
+    evil = tmp_path / "evil.j2"
+    evil.write_text("[[user]]\n{{ cycler.__init__.__globals__.os.system('touch PWNED') }}\n{{ message }}\n")
+    store_path = tmp_path / "store.sqlite"
+    with ScriptedServer() as server:
+        config = {
+            "name": "crafted",
+            "task": "drafting",
+            "datasets": {"demo": {"limit": 2}},
+            "systems": {"zero_shot": {"type": "zero_shot", "options": {"template": str(evil), "evaluate": False}}},
+            "models": {"system": server.model_name()},
+            "scorers": ["words"],
+            "store": str(store_path),
+        }
+        path = tmp_path / "run.yaml"
+        path.write_text(yaml.safe_dump(config), encoding="utf-8")
+        result = CliRunner().invoke(app, ["run", str(path), "--no-cache"])
+        requests = server.stats()["requests"]
+    assert result.exit_code == 1, result.output  # both samples are errors, so the run says so
+    assert "2 errors" in result.output
+    assert requests == 0  # refused while building the prompt, before anything was sent
+    assert not (tmp_path / "PWNED").exists()
+    store = Store(str(store_path))
+    try:
+        rows = store.results(load_config(path).run_id)
+    finally:
+        store.close()
+    assert [r.status for r in rows] == ["error", "error"]
+    for row in rows:
+        assert row.error is not None
+        assert row.error.startswith(f"PromptError: {evil}: refused by the template sandbox")
+
+
+def test_a_file_in_the_working_directory_does_not_shadow_a_shipped_template(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shipped = render("llm/structured_repair.j2", error="E")
+    stray = tmp_path / "llm" / "structured_repair.j2"
+    stray.parent.mkdir()
+    stray.write_text("stray {{ error }}", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert render("llm/structured_repair.j2", error="E") == shipped  # the name wins
+    assert render("./llm/structured_repair.j2", error="E") == "stray E"  # an explicit path is a file
+    assert render(stray, error="E") == "stray E"
+    mine = tmp_path / "mine" / "prompt.j2"
+    mine.parent.mkdir()
+    mine.write_text("mine {{ error }}", encoding="utf-8")
+    assert render("mine/prompt.j2", error="E") == "mine E"  # no such name: an existing file is read

@@ -7,6 +7,11 @@ given, separated by ``:``); yours are found first. Any function that takes a tem
 
 A chat template marks where each message starts with a line holding only ``[[system]]``, ``[[user]]`` or
 ``[[assistant]]``; text before the first marker is not allowed (so nothing is silently dropped).
+
+Templates are data, not code: a run config can name any template file, and configs get shared. Every template
+is rendered in Jinja's immutable sandbox, so one cannot reach Python internals (``__class__``, ``__globals__``,
+...), call methods that change lists or dicts, or build ranges above 100,000 items; trying any of these is a
+:class:`PromptError` naming the template file.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jinja2
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 if TYPE_CHECKING:  # bedside.llm uses this module; import its types only where a chat is built
     from bedside.llm.types import ChatMessage
@@ -66,7 +73,7 @@ class _BedsideLoader(jinja2.BaseLoader):
         return path.read_text(encoding="utf-8"), str(path), uptodate
 
 
-_ENV = jinja2.Environment(
+_ENV = ImmutableSandboxedEnvironment(
     loader=_BedsideLoader(),
     undefined=jinja2.StrictUndefined,
     keep_trailing_newline=False,
@@ -75,16 +82,22 @@ _ENV = jinja2.Environment(
 
 
 def load_template(template: str | Path) -> jinja2.Template:
-    """A shipped template by name (``drafting/zero_shot.j2``), or any template file by path."""
+    """A template by name (``drafting/zero_shot.j2``: BEDSIDE_PROMPTS folders, then the package), or by path.
+
+    A name is looked up first, so a stray file of the same relative name in the working directory never replaces
+    a shipped prompt unnoticed; a ``Path``, an absolute path or one starting with ``./``, ``../`` or ``~`` is
+    always read as a file, and any other string that names no template but an existing file is read as one too.
+    """
+    name = str(template)
+    explicit = isinstance(template, Path) or name.startswith(("/", "./", "../", "~"))
     try:
-        if isinstance(template, Path) or (os.sep in str(template) and Path(template).is_file()):
-            path = Path(template)
+        if not explicit:
             try:
-                source = path.read_text(encoding="utf-8")
-            except OSError as exc:
-                raise PromptError(f"{path}: cannot read template: {exc.strerror}") from None
-            return _ENV.from_string(source)
-        return _ENV.get_template(str(template))
+                return _ENV.get_template(name)
+            except jinja2.TemplateNotFound:
+                if not Path(name).is_file():
+                    raise
+        return _template_file(Path(name).expanduser())
     except jinja2.TemplateNotFound:
         raise PromptError(
             f"no prompt template {template!r} (looked in BEDSIDE_PROMPTS folders and the bedside package)"
@@ -93,12 +106,29 @@ def load_template(template: str | Path) -> jinja2.Template:
         raise PromptError(f"{exc.filename or template}:{exc.lineno}: template syntax error: {exc.message}") from None
 
 
-def render(template: str | Path, **variables: Any) -> str:
-    """Render a template to text; a variable the template uses but was not given is an error."""
+def _template_file(path: Path) -> jinja2.Template:
     try:
-        return load_template(template).render(**variables).strip()
+        source = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PromptError(f"{path}: cannot read template: {exc.strerror}") from None
+    # Compiled with its file name (from_string would say "<template>"), so errors can name the file.
+    code = _ENV.compile(source, filename=str(path))
+    return _ENV.template_class.from_code(_ENV, code, _ENV.make_globals(None))
+
+
+def render(template: str | Path, **variables: Any) -> str:
+    """Render a template to text; a variable the template uses but was not given is an error, and so is anything
+    the sandbox refuses."""
+    loaded = load_template(template)
+    where = loaded.filename or str(template)  # the file a template name resolved to, or the path given
+    try:
+        return loaded.render(**variables).strip()
+    except SecurityError as exc:
+        raise PromptError(f"{where}: refused by the template sandbox: {exc}") from None
     except jinja2.UndefinedError as exc:
-        raise PromptError(f"{template}: {exc.message}") from None
+        raise PromptError(f"{where}: {exc.message}") from None
+    except OverflowError as exc:  # among others, the sandbox's limit on range()
+        raise PromptError(f"{where}: {exc}") from None
 
 
 def render_chat(template: str | Path, **variables: Any) -> list[ChatMessage]:

@@ -72,6 +72,8 @@ from pydantic import (
     model_validator,
 )
 
+from bedside.safe_yaml import YamlLimitError, safe_load
+
 RUBRICS_DIR = Path(__file__).parent / "rubrics"
 DEFAULT_TEMPLATE = "judges/rubric_judge.j2"
 
@@ -229,9 +231,11 @@ def _read(path: Path) -> object:
         if path.suffix == ".toml":
             return tomllib.loads(text)
         if path.suffix in (".yaml", ".yml"):
-            return yaml.safe_load(text)
+            return safe_load(text)  # bounded: a rubric's text ends up in every judge prompt
     except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
         raise RubricError(f"{path}: not valid {path.suffix[1:].upper()}: {exc}") from None
+    except YamlLimitError as exc:
+        raise RubricError(f"{path}: {exc}") from None
     raise RubricError(f"{path}: a rubric file must end in .toml, .yaml or .yml")
 
 

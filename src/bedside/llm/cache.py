@@ -4,6 +4,9 @@ The key is the sha256 of the canonical JSON of (provider, base URL, model, messa
 response schema, epoch tag). The epoch tag separates repeated samples of one prompt: epoch 0 and epoch 1 are two
 distinct cached draws, and re-running either gives the same text back. API keys are never part of the key or
 the stored request; only the request fields the endpoint sees (minus headers) are stored, for inspection.
+
+Those stored requests are whole prompts, patient text included, so a new cache file is 0600 in a 0700 folder
+(:mod:`bedside.private_files`).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -20,7 +24,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bedside.errors import StorageError
 from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
+from bedside.private_files import create_private_file
+
+logger = logging.getLogger("bedside.llm")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS completions (
@@ -86,14 +94,22 @@ class ResponseCache:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if str(path) != ":memory:":  # cached requests hold whole prompts: 0600 before SQLite opens the file
+                create_private_file(self.path)
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30.0, isolation_level=None)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise StorageError(
+                f"cannot open the response cache {self.path}: {getattr(exc, 'strerror', None) or exc} "
+                "(choose another file with --cache or BEDSIDE_CACHE, or run without one: --no-cache)"
+            ) from None
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30.0, isolation_level=None)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.execute(_SCHEMA)
         self._pending: dict[str, tuple[str, str, str, float]] = {}
         self._flush_scheduled = False
+        self._warned = False
         self._finalizer = weakref.finalize(self, _close, self._conn, self._lock, self._pending)
 
     def get(self, key: str) -> ProviderResponse | None:
@@ -124,9 +140,21 @@ class ResponseCache:
             loop.call_later(self._INTERVAL_S, self.flush)
 
     def flush(self) -> None:
-        """Commit every answer put so far."""
+        """Commit every answer put so far. A cache that cannot be written (disk full) is not a run's failure:
+        the answers stay in memory (this process still serves them) and the problem is logged once."""
         self._flush_scheduled = False
-        _commit(self._conn, self._lock, self._pending)
+        try:
+            _commit(self._conn, self._lock, self._pending)
+        except sqlite3.Error as exc:
+            if not self._warned:
+                self._warned = True
+                logger.warning(
+                    "response cache %s cannot be written (%s): %d answer(s) kept in memory only; "
+                    "a later run may ask for them again",
+                    self.path,
+                    exc,
+                    len(self._pending),
+                )
 
     def __len__(self) -> int:
         self.flush()
@@ -140,7 +168,10 @@ class ResponseCache:
 
 
 def _close(conn: sqlite3.Connection, lock: threading.Lock, pending: dict[str, tuple[str, str, str, float]]) -> None:
-    _commit(conn, lock, pending)
+    try:
+        _commit(conn, lock, pending)
+    except sqlite3.Error as exc:
+        logger.warning("response cache: %d answer(s) could not be written at close (%s)", len(pending), exc)
     conn.close()
 
 

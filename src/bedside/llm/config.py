@@ -52,6 +52,10 @@ class ModelConfig(BaseModel):
     max_retries: int = Field(default=6, ge=0)
     max_concurrency: int | None = Field(default=None, ge=1)
     """Requests in flight to this endpoint at most; ``None`` takes the provider's default."""
+    empty_retry_max_tokens: int | None = Field(default=None, gt=0)
+    """An answer with no text (``content`` null or empty) is an error, never an empty string to score. Set this
+    to ask once more with ``max_tokens`` raised to it before giving up: vLLM with a reasoning parser answers
+    ``content: null`` when the tokens ran out while the model was still thinking."""
     structured_mode: str = "auto"
     """How to ask for JSON: ``json_schema`` (the endpoint's response_format), ``instructions`` (schema in the
     prompt only), or ``auto`` (json_schema where the provider supports it)."""

@@ -36,6 +36,22 @@ class ModelRequestError(ModelError):
         self.retry_after = retry_after
 
 
+class EmptyAnswerError(ModelError):
+    """The endpoint answered, but with no text: ``content`` was null or empty.
+
+    Never retried as is (the same request gives the same nothing) and never cached; scoring it would turn a
+    failure into a zero. ``finish_reason`` says why when the endpoint told (``length``: the tokens ran out).
+    """
+
+    def __init__(self, message: str, *, finish_reason: str | None) -> None:
+        super().__init__(message)
+        self.finish_reason = finish_reason
+
+
+class CacheMissError(ModelError):
+    """A call made where only the cache may answer (a dry run) that the cache cannot answer."""
+
+
 class RetriesExhaustedError(ModelError):
     """The wrapper gave up on a call after its bounded number of attempts; ``cause`` is the last failure."""
 
@@ -49,8 +65,12 @@ class RetriesExhaustedError(ModelError):
 class StructuredOutputError(ModelError):
     """The model's answer never validated against the requested schema, even after re-asking."""
 
-    def __init__(self, message: str, *, attempts: int, last_text: str, last_error: str) -> None:
+    def __init__(
+        self, message: str, *, attempts: int, last_text: str, last_error: str, rejected: tuple[str, ...] = ()
+    ) -> None:
         super().__init__(message)
         self.attempts = attempts
         self.last_text = last_text
         self.last_error = last_error
+        self.rejected = rejected
+        """Cache keys of the rejected answers, which a retry must ask again instead of replaying."""

@@ -10,7 +10,12 @@ Providers do one request each; everything a serious evaluation needs around that
 * requests in flight to one endpoint never exceed its limit, which halves after bursts of 429 and grows back;
 * usage is accounted per role (calls, requests, tokens, cache hits, cost);
 * :meth:`Model.generate_structured` returns a validated pydantic object, re-asking with the validation error
-  a bounded number of times.
+  a bounded number of times;
+* an answer with no text is an :class:`EmptyAnswerError`, never an empty string to score, and never cached (asked
+  once more with more tokens where ``empty_retry_max_tokens`` is configured); a cut-off answer
+  (``finish_reason: length``) is kept and counted as truncated;
+* inside a :func:`~bedside.llm.scope.call_scope`, the answers handed out and rejected are recorded, and the keys
+  the scope says to bypass are asked again instead of replayed (how ``--retry-errors`` re-asks).
 """
 
 from __future__ import annotations
@@ -29,10 +34,17 @@ from pydantic import BaseModel
 
 from bedside.llm.cache import ResponseCache, cache_key, cache_request, canonical_json
 from bedside.llm.config import ModelConfig, parse_model_spec
-from bedside.llm.errors import ModelRequestError, RetriesExhaustedError, StructuredOutputError
+from bedside.llm.errors import (
+    CacheMissError,
+    EmptyAnswerError,
+    ModelRequestError,
+    RetriesExhaustedError,
+    StructuredOutputError,
+)
 from bedside.llm.limiter import AdaptiveLimiter
 from bedside.llm.providers import Provider, create_provider
 from bedside.llm.retry import RetryPolicy
+from bedside.llm.scope import current_scope
 from bedside.llm.secrets import RedactingFilter
 from bedside.llm.structured import parse_structured
 from bedside.llm.types import ChatMessage, Completion, GenerationSettings, ProviderResponse, Role, as_messages
@@ -48,6 +60,28 @@ _limiters: dict[tuple[str, str], AdaptiveLimiter] = {}
 
 STRUCTURED_INSTRUCTIONS = "llm/structured_instructions.j2"
 STRUCTURED_REPAIR = "llm/structured_repair.j2"
+
+
+def _check_not_empty(
+    response: ProviderResponse, name: str, role: Role, spent: Callable[[ProviderResponse], None]
+) -> None:
+    """Refuse an answer without text: scored, it would be a zero that hides a failure. Its tokens were paid
+    for all the same, so ``spent`` accounts them."""
+    if all(text.strip() for text in response.texts) and response.texts:
+        return
+    spent(response)
+    what = "content: null" if response.null_content else "empty content"
+    why = f"finish_reason: {response.finish_reason}" if response.finish_reason else "no finish_reason"
+    hint = (
+        "; the tokens ran out before any answer (with a reasoning model, raise max_tokens or set "
+        "empty_retry_max_tokens)"
+        if response.finish_reason == "length"
+        else ""
+    )
+    raise EmptyAnswerError(
+        f"{name} ({role}): the endpoint answered with no text ({what}, {why}){hint}",
+        finish_reason=response.finish_reason,
+    )
 
 
 def endpoint_limiter(provider: Provider, maximum: int) -> AdaptiveLimiter:
@@ -136,12 +170,15 @@ class Model:
         )
         key = cache_key(request)
         started = time.perf_counter()
-        cached = ep.cache.get(key) if ep.cache is not None else None
+        scope = current_scope()
+        fresh = scope is not None and scope.take_bypass(key)
+        cached = ep.cache.get(key) if ep.cache is not None and not fresh else None
         if cached is not None:
-            ep.usage.record_answer(self.role, cached=True)
-            return self._completion(cached, key, started, cached=True)
+            return self._handed_out(cached, key, started, cached=True)
+        if scope is not None and scope.cache_only:
+            raise CacheMissError(f"{self.name} ({self.role}): not in the cache (key {key[:12]})")
 
-        while (shared := ep.in_flight.get(key)) is not None:
+        while not fresh and (shared := ep.in_flight.get(key)) is not None:
             # An identical call is already out: wait for its answer and pay once. If that call is cancelled
             # (its caller gave up, not us), loop and send our own.
             try:
@@ -151,25 +188,34 @@ class Model:
                 if shared.cancelled() and not (task and task.cancelling()):
                     continue
                 raise
-            ep.usage.record_answer(self.role, cached=True)
-            return self._completion(response, key, started, cached=True)
+            return self._handed_out(response, key, started, cached=True)
 
         future: asyncio.Future[ProviderResponse] = asyncio.get_running_loop().create_future()
-        ep.in_flight[key] = future
+        ep.in_flight.setdefault(key, future)
+        bigger: GenerationSettings | None = None
         try:
             response = await self._request_with_retries(messages, settings, response_schema)
+            _check_not_empty(response, self.name, self.role, self._spent)
         except asyncio.CancelledError:
             future.cancel()
             raise
         except Exception as exc:
             future.set_exception(exc)
             future.exception()  # mark retrieved: waiters, if any, re-raise it themselves
-            ep.usage.record_error(self.role)
-            raise
+            more = ep.config.empty_retry_max_tokens
+            if not (isinstance(exc, EmptyAnswerError) and more and (settings.max_tokens or 0) < more):
+                ep.usage.record_error(self.role)
+                raise
+            logger.info("%s (%s): empty answer; asking once more with max_tokens=%d", self.name, self.role, more)
+            bigger = settings.model_copy(update={"max_tokens": more})
         else:
             future.set_result(response)
         finally:
-            del ep.in_flight[key]
+            if ep.in_flight.get(key) is future:
+                del ep.in_flight[key]
+        if bigger is not None:
+            # Cached (if it has text) under the larger request's own key: the store says what was really asked.
+            return await self.generate(messages, bigger, epoch=epoch, response_schema=response_schema)
         if ep.cache is not None:
             ep.cache.put(key, request, response)
         price = ep.config.price
@@ -179,8 +225,30 @@ class Model:
             prompt_tokens=response.usage.prompt_tokens,
             completion_tokens=response.usage.completion_tokens,
             cost=price.cost(response.usage.prompt_tokens, response.usage.completion_tokens) if price else None,
+            truncated=response.finish_reason == "length",
         )
+        if scope is not None:
+            scope.answered.append(key)
         return self._completion(response, key, started, cached=False)
+
+    def _spent(self, response: ProviderResponse) -> None:
+        """Account the tokens of an answer that was paid for but refused."""
+        price = self._endpoint.config.price
+        usage = response.usage
+        self._endpoint.usage.record_tokens(
+            self.role,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            cost=price.cost(usage.prompt_tokens, usage.completion_tokens) if price else None,
+        )
+
+    def _handed_out(self, response: ProviderResponse, key: str, started: float, *, cached: bool) -> Completion:
+        """Account an answer that cost nothing (cached, or shared with an identical call in flight)."""
+        self._endpoint.usage.record_answer(self.role, cached=cached, truncated=response.finish_reason == "length")
+        scope = current_scope()
+        if scope is not None:
+            scope.answered.append(key)
+        return self._completion(response, key, started, cached=cached)
 
     async def _request_with_retries(
         self,
@@ -276,6 +344,8 @@ class Model:
         messages[-1] = ChatMessage(role=last.role, content=f"{last.content}\n\n{instructions}")
         error = ""
         completion: Completion | None = None
+        rejected: list[str] = []
+        scope = current_scope()
         for attempt in range(1, max_repairs + 2):
             completion = await self.generate(
                 messages, settings, epoch=epoch, response_schema=schema if use_schema_mode else None
@@ -285,6 +355,9 @@ class Model:
             value, problem = parse_structured(completion.text, output_type, check)
             if value is not None:
                 return Structured(value=value, completion=completion, attempts=attempt)
+            rejected.append(completion.cache_key)
+            if scope is not None:
+                scope.rejected.append(completion.cache_key)
             error = problem or "unknown problem"
             logger.info("%s (%s): structured answer rejected (attempt %d): %s", self.name, self.role, attempt, error)
             messages = [
@@ -299,6 +372,7 @@ class Model:
             attempts=max_repairs + 1,
             last_text=completion.text,
             last_error=error,
+            rejected=tuple(rejected),
         )
 
     async def aclose(self) -> None:

@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from bedside.llm.types import ChatMessage
+from bedside.safe_yaml import YamlLimitError, safe_load
 
 Reply = str | Callable[[Sequence[ChatMessage]], str]
 
@@ -101,9 +102,11 @@ class ScriptedRules:
         except OSError as exc:
             raise ValueError(f"{path}: cannot read rules file: {exc.strerror}") from None
         try:
-            data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+            data = json.loads(text) if path.suffix == ".json" else safe_load(text)
         except (json.JSONDecodeError, yaml.YAMLError) as exc:
             raise ValueError(f"{path}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from None
+        except YamlLimitError as exc:
+            raise ValueError(f"{path}: {exc}") from None
         return cls.from_data(data, source=str(path))
 
     @classmethod

@@ -11,6 +11,10 @@ fault      what the client sees
 ``hang``   nothing: the server holds the request until the client goes away (or ``hang_s`` passes)
 ``malformed``    HTTP 200 whose body is not JSON
 ``invalid-json`` HTTP 200, a well-formed completion whose message content is broken JSON
+``null``   HTTP 200, ``content: null`` and ``finish_reason: length`` (what vLLM with a reasoning parser
+           returns when max tokens run out while the model is still thinking)
+``empty``  HTTP 200, ``content: ""`` and ``finish_reason: stop``
+``length`` HTTP 200, the scripted answer cut to its first half (by words), ``finish_reason: length``
 ========== ==========================================================================================
 
 Fault spec string (CLI ``--faults``): comma-separated ``KIND=RATE`` items, plus ``retry-after=SECONDS``
@@ -18,6 +22,9 @@ and ``first=KIND+KIND+...`` (the first requests get exactly these faults, in ord
 e.g. ``429=0.1,500=0.05,hang=0.01,retry-after=0.5,first=429+500``.
 
 With ``api_key`` set, a request without ``Authorization: Bearer <api_key>`` gets HTTP 401.
+
+With ``echo_headers`` set, every body (the answer's content on HTTP 200, the error message otherwise) starts
+with the request's headers, as a careless proxy or debug endpoint would: for testing that no key is stored.
 
 Counters (``GET /_scripted/stats``, or :meth:`ScriptedServer.stats`): requests, in flight now, most in flight
 at once, answers by kind. ``POST /_scripted/reset`` zeroes them. It binds to 127.0.0.1 unless told otherwise.
@@ -38,7 +45,7 @@ from aiohttp import web
 from bedside.llm.scripted import ScriptedRules, count_words
 from bedside.llm.types import ChatMessage
 
-FAULT_KINDS = ("429", "500", "hang", "malformed", "invalid-json")
+FAULT_KINDS = ("429", "500", "hang", "malformed", "invalid-json", "null", "empty", "length")
 
 
 @dataclass(frozen=True)
@@ -91,6 +98,7 @@ class ScriptedServer:
         port: int = 0,
         hang_s: float = 300.0,
         api_key: str | None = None,
+        echo_headers: bool = False,
     ) -> None:
         self.rules = ScriptedRules.coerce(rules)
         self.latency_s = latency_ms / 1000.0
@@ -100,6 +108,7 @@ class ScriptedServer:
         self.port = port
         self.hang_s = hang_s
         self.api_key = api_key
+        self.echo_headers = echo_headers
         self.recent: deque[dict[str, Any]] = deque(maxlen=100)
         """The last request bodies received, newest last, for tests that check what was sent."""
         self._rng = random.Random(seed)
@@ -168,13 +177,14 @@ class ScriptedServer:
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         fault = self._next_fault()
         outcome = fault or "ok"
+        echoed = "".join(f"{k}: {v}\n" for k, v in request.headers.items()) if self.echo_headers else ""
         try:
             if self.api_key is not None and request.headers.get("Authorization") != f"Bearer {self.api_key}":
                 outcome = "401"
-                return web.json_response({"error": {"message": "missing or wrong API key"}}, status=401)
+                return web.json_response({"error": {"message": f"{echoed}missing or wrong API key"}}, status=401)
             if fault == "429":
                 return web.json_response(
-                    {"error": {"message": "rate limited (scripted)", "type": "rate_limit"}},
+                    {"error": {"message": f"{echoed}rate limited (scripted)", "type": "rate_limit"}},
                     status=429,
                     headers={"Retry-After": f"{self.faults.retry_after_s:g}"},
                 )
@@ -196,11 +206,23 @@ class ScriptedServer:
             if self.latency_s:
                 await asyncio.sleep(self.latency_s)
             if fault == "500":
-                return web.json_response({"error": {"message": "internal error (scripted)"}}, status=500)
+                return web.json_response({"error": {"message": f"{echoed}internal error (scripted)"}}, status=500)
             if fault == "malformed":
                 return web.Response(text='{"choices": [ this is not json', content_type="application/json")
-            text = '{"answer": "unterminated' if fault == "invalid-json" else self.rules.answer(messages)
-            return web.json_response(_completion_body(body.get("model", "scripted"), messages, text, n))
+            text: str | None = '{"answer": "unterminated' if fault == "invalid-json" else self.rules.answer(messages)
+            finish_reason = "stop"
+            if fault == "null":
+                text, finish_reason = None, "length"
+            elif fault == "empty":
+                text = ""
+            elif fault == "length":
+                words = (text or "").split(" ")
+                text, finish_reason = " ".join(words[: max(1, len(words) // 2)]), "length"
+            if echoed and text is not None:
+                text = echoed + text
+            return web.json_response(
+                _completion_body(body.get("model", "scripted"), messages, text, n, finish_reason=finish_reason)
+            )
         finally:
             with self._lock:
                 self.in_flight -= 1
@@ -272,16 +294,19 @@ class ScriptedServer:
         self.stop()
 
 
-def _completion_body(model: str, messages: list[ChatMessage], text: str, n: int) -> dict[str, Any]:
+def _completion_body(
+    model: str, messages: list[ChatMessage], text: str | None, n: int, *, finish_reason: str = "stop"
+) -> dict[str, Any]:
     prompt_tokens = sum(count_words(m.content) for m in messages)
-    completion_tokens = count_words(text) * n
+    completion_tokens = count_words(text or "") * n
     return {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
         "choices": [
-            {"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"} for i in range(n)
+            {"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": finish_reason}
+            for i in range(n)
         ],
         "usage": {
             "prompt_tokens": prompt_tokens,

@@ -32,6 +32,8 @@ def read_api_key(env_name: str | None) -> str | None:
 
 def redact(text: str) -> str:
     """``text`` with every API key read so far replaced by ``***``."""
+    if not _known:
+        return text
     with _lock:
         secrets = sorted(_known, key=len, reverse=True)
     for secret in secrets:

@@ -71,6 +71,8 @@ class ProviderResponse(BaseModel):
     finish_reason: str | None = None
     model: str | None = None
     """The model name the endpoint reported, which may differ from the one asked for."""
+    null_content: bool = False
+    """The endpoint sent ``content: null`` (not a text at all); such a response is an error, never cached."""
 
 
 class Completion(BaseModel):

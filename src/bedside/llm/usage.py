@@ -9,6 +9,8 @@ Counts, per role:
   reported them;
 * ``cost``: from those tokens and the model's price table, when one is configured (else stays 0 and
   ``priced`` is false);
+* ``truncated``: answers handed out that the endpoint cut off (``finish_reason: length``), cache hits included;
+  they are kept and scored, and counted so a report can say how many there were;
 * ``errors``: calls that failed for good.
 """
 
@@ -29,6 +31,7 @@ class RoleUsage(BaseModel):
     completion_tokens: int = 0
     cost: float = 0.0
     priced: bool = False
+    truncated: int = 0
     errors: int = 0
 
 
@@ -56,18 +59,23 @@ class UsageLedger:
         prompt_tokens: int = 0,
         completion_tokens: int = 0,
         cost: float | None = None,
+        truncated: bool = False,
     ) -> None:
         with self._lock:
             entry = self._entry(role)
             entry.calls += 1
+            entry.truncated += truncated
             if cached:
                 entry.cache_hits += 1
-                return
-            entry.prompt_tokens += prompt_tokens
-            entry.completion_tokens += completion_tokens
-            if cost is not None:
-                entry.cost += cost
-                entry.priced = True
+            else:
+                _add_tokens(entry, prompt_tokens, completion_tokens, cost)
+
+    def record_tokens(
+        self, role: Role, *, prompt_tokens: int, completion_tokens: int, cost: float | None = None
+    ) -> None:
+        """Tokens of an answer that was paid for but not handed out (an empty answer, refused)."""
+        with self._lock:
+            _add_tokens(self._entry(role), prompt_tokens, completion_tokens, cost)
 
     def record_error(self, role: Role) -> None:
         with self._lock:
@@ -77,3 +85,11 @@ class UsageLedger:
         """A copy of the totals, roles in their fixed order."""
         with self._lock:
             return {role: self._by_role[role].model_copy() for role in ROLES if role in self._by_role}
+
+
+def _add_tokens(entry: RoleUsage, prompt_tokens: int, completion_tokens: int, cost: float | None) -> None:
+    entry.prompt_tokens += prompt_tokens
+    entry.completion_tokens += completion_tokens
+    if cost is not None:
+        entry.cost += cost
+        entry.priced = True

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from bedside.private_files import FILE_MODE, private_dir
 from bedside.records.errors import RecordError
 from bedside.records.model import Record
 
@@ -53,13 +54,17 @@ def read_records_jsonl(path: str | Path) -> list[Record]:
 
 
 def write_records_jsonl(records: Iterable[Record], path: str | Path) -> int:
-    """Write records atomically (a crash leaves the old file or the new one, never half of one)."""
+    """Write records atomically (a crash leaves the old file or the new one, never half of one).
+
+    The file is 0600 and a folder made for it 0700: records are patient data (:mod:`bedside.private_files`).
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     count = 0
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            os.chmod(temporary, FILE_MODE)  # mkstemp asks for 0600, but through the umask
             for record in records:
                 handle.write(record.model_dump_json(exclude_defaults=True))
                 handle.write("\n")

@@ -66,6 +66,14 @@ class TerminalProgress(Progress):
 
     def start(self, summary: RunSummary) -> None:
         self._started = self._logged = time.monotonic()
+        for model, cap in summary.endpoint_caps.items():
+            if cap < summary.concurrency:
+                self.console.print(
+                    f"note: {model} takes at most {cap} requests at once (its max_concurrency), "
+                    f"below the run's concurrency of {summary.concurrency}",
+                    highlight=False,
+                    markup=False,
+                )
         if not self.console.is_terminal:
             self._log_line(summary)
             return

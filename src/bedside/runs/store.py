@@ -6,6 +6,12 @@ Tables:
   status ``ok`` or ``error`` (with the cause), the output (text, transcript, trace, prompts), scores and the
   sample's own usage by role, the sample itself (inputs, references, strata), and times.
 - ``scores``: the same scores, one row per metric, for querying with SQL.
+- ``run_locks``: which process is running a run now (host, pid, heartbeat), so a second live process refuses
+  to run the same run instead of paying for every request twice; a lock whose process is gone (same host, pid
+  not alive) or whose heartbeat is older than ``LOCK_STALE_S`` is taken over.
+
+An error row's ``failure`` holds the error's type and the cache keys of the answers that caused it, which
+``--retry-errors`` asks again instead of replaying (see :mod:`bedside.llm.scope`).
 
 Rows are written in batches, one transaction per batch (the runner flushes every 50 ms), so a sample is either
 fully stored or absent, whatever kills the process.
@@ -14,8 +20,12 @@ fully stored or absent, whatever kills the process.
 from __future__ import annotations
 
 import json
+import os
 import platform
+import socket
 import subprocess
+import time
+import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,11 +50,22 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     select,
+    text,
     update,
 )
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from bedside import __version__
+from bedside.errors import StorageError
+from bedside.private_files import create_private_file
+
+LOCK_STALE_S = 120.0
+"""A run lock whose heartbeat is older than this is abandoned (its process died on another host)."""
+HEARTBEAT_S = 15.0
+"""How often a running run renews its lock."""
 
 metadata = MetaData()
 
@@ -82,6 +103,17 @@ results_table = Table(
     Column("strata", JSON),
     Column("sample", JSON),
     Column("finished_at", DateTime),
+    Column("failure", JSON),
+)
+
+locks_table = Table(
+    "run_locks",
+    metadata,
+    Column("run_id", String, primary_key=True),
+    Column("owner", String, nullable=False),
+    Column("host", String, nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("heartbeat", Float, nullable=False),
 )
 
 scores_table = Table(
@@ -113,15 +145,37 @@ class ResultRow:
     usage: dict[str, Any]
     strata: dict[str, str]
     sample: dict[str, Any]
+    failure: dict[str, Any] | None = None
+    """For an error: its type and the cache keys of the answers that caused it (``retry_bypass``)."""
+
+
+class RunLockedError(RuntimeError):
+    """Another live process is running this run in the same store."""
+
+
+@dataclass(frozen=True)
+class RunLock:
+    run_id: str
+    owner: str
 
 
 def store_url(location: str) -> str:
-    """A path becomes a SQLite URL (its folder is created); URLs pass through."""
-    if "://" in location:
-        return location
-    path = Path(location).expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{path}"
+    """A path becomes a SQLite URL; URLs pass through.
+
+    A SQLite file that does not exist yet is created here, 0600 in a 0700 folder if the folder is new, because
+    the store holds every prompt and output (see :mod:`bedside.private_files`).
+    """
+    if location == ":memory:":
+        return "sqlite:///:memory:"
+    if "://" not in location:
+        path = Path(location).expanduser()
+        create_private_file(path)
+        return f"sqlite:///{path}"
+    url = make_url(location)
+    database = url.database
+    if url.get_backend_name() == "sqlite" and database and database != ":memory:" and "uri" not in url.query:
+        create_private_file(Path(database).expanduser())
+    return location
 
 
 def _git_commit() -> str | None:
@@ -143,14 +197,62 @@ class RunNotFoundError(LookupError):
 
 class Store:
     def __init__(self, location: str) -> None:
-        self.url = store_url(location)
+        try:
+            self.url = store_url(location)
+        except OSError as exc:
+            raise StorageError(f"cannot create the store's folder for {location}: {exc.strerror or exc}") from None
         self.engine: Engine = create_engine(self.url)
         if self.url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        metadata.create_all(self.engine)
+        try:
+            _create_tables(self.engine)
+        except SQLAlchemyError as exc:
+            self.engine.dispose()
+            raise StorageError(f"cannot open the store {self.url}: {_cause(exc)}") from None
 
     def close(self) -> None:
         self.engine.dispose()
+
+    def lock_run(self, run_id: str) -> RunLock:
+        """Take ``run_id``'s lock for this process, or raise :class:`RunLockedError` naming who holds it."""
+        mine = RunLock(run_id, uuid.uuid4().hex)
+        host, pid = socket.gethostname(), os.getpid()
+        for _ in range(3):
+            with self.engine.begin() as db:
+                held = db.execute(select(locks_table).where(locks_table.c.run_id == run_id)).mappings().first()
+                if held is not None:
+                    if _alive(held["host"], held["pid"], held["heartbeat"]):
+                        age = time.time() - held["heartbeat"]
+                        raise RunLockedError(
+                            f"run {run_id} is already running in {self.url} (pid {held['pid']} on {held['host']}, "
+                            f"last seen {age:.0f} s ago); wait for it to finish or stop it, then run again "
+                            f"(a lock not renewed for {LOCK_STALE_S:.0f} s is taken over)"
+                        )
+                    db.execute(delete(locks_table).where(locks_table.c.run_id == run_id))
+                try:
+                    db.execute(
+                        insert(locks_table).values(
+                            run_id=run_id, owner=mine.owner, host=host, pid=pid, heartbeat=time.time()
+                        )
+                    )
+                except IntegrityError:
+                    continue  # another process took it between our read and our insert: look again
+            return mine
+        raise RunLockedError(f"run {run_id}: could not take its lock in {self.url} (another process keeps taking it)")
+
+    def renew_lock(self, lock: RunLock) -> None:
+        with self.engine.begin() as db:
+            db.execute(
+                update(locks_table)
+                .where((locks_table.c.run_id == lock.run_id) & (locks_table.c.owner == lock.owner))
+                .values(heartbeat=time.time())
+            )
+
+    def unlock_run(self, lock: RunLock) -> None:
+        with self.engine.begin() as db:
+            db.execute(
+                delete(locks_table).where((locks_table.c.run_id == lock.run_id) & (locks_table.c.owner == lock.owner))
+            )
 
     def begin_run(self, run_id: str, name: str, task: str, config: dict[str, Any]) -> None:
         now = datetime.now(UTC).replace(tzinfo=None)
@@ -208,6 +310,7 @@ class Store:
                         "strata": r.strata,
                         "sample": r.sample,
                         "finished_at": now,
+                        "failure": r.failure,
                     }
                     for r in rows
                 ],
@@ -315,7 +418,46 @@ def _row(r: Any) -> ResultRow:
         usage=r["usage"] or {},
         strata=r["strata"] or {},
         sample=r["sample"] or {},
+        failure=r["failure"],
     )
+
+
+def _create_tables(engine: Engine) -> None:
+    """Create missing tables and columns. Two processes opening a fresh store at once may race on CREATE
+    TABLE; the loser finds the tables made and carries on. Columns added since a store was made are added."""
+    for attempt in range(3):
+        try:
+            metadata.create_all(engine)
+            break
+        except SQLAlchemyError:
+            if attempt == 2:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+    present = {c["name"] for c in inspect(engine).get_columns("results")}
+    for column in ("failure",):
+        if column not in present:
+            with engine.begin() as db:
+                db.execute(text(f"ALTER TABLE results ADD COLUMN {column} JSON"))
+
+
+def _alive(host: str, pid: int, heartbeat: float) -> bool:
+    """Whether a lock's holder may still be running: on this host, its pid answers; elsewhere, a recent beat."""
+    if host == socket.gethostname():
+        if pid == os.getpid():
+            return True  # this very process (e.g. a second run of the same config in one program)
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return time.time() - heartbeat < LOCK_STALE_S
+    return time.time() - heartbeat < LOCK_STALE_S
+
+
+def _cause(exc: SQLAlchemyError) -> str:
+    original = getattr(exc, "orig", None)
+    return str(original or exc).splitlines()[0]
 
 
 def _sqlite_pragmas(connection: Any, _: Any) -> None:

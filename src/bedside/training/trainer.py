@@ -27,6 +27,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from bedside.private_files import private_dir, write_private_text
 from bedside.training.data import Chat, read_dpo, read_sft
 from bedside.training.recipe import Recipe
 
@@ -304,6 +305,9 @@ def train(
     if init_adapter is not None:
         read_manifest(init_adapter)
     earlier = _check_output(output, resume)
+    # The adapter can repeat its training text, and the libraries write with the umask's modes: a new output
+    # folder is 0700 before any checkpoint lands in it.
+    private_dir(output)
 
     _require_libraries()
     import torch
@@ -368,11 +372,11 @@ def train(
 
 def _save(network: Any, tokenizer: Any, output: Path, manifest: dict[str, Any], merge: bool) -> None:
     """Adapter, tokenizer and manifest; then the checkpoints go (only an unfinished run needs them)."""
-    output.mkdir(parents=True, exist_ok=True)
+    private_dir(output)
     with _known_library_warnings_silenced():
         network.save_pretrained(str(output))
     tokenizer.save_pretrained(str(output))
-    (output / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    write_private_text(output / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     shutil.rmtree(output / CHECKPOINTS, ignore_errors=True)
     if merge:
         merged = output / "merged"

@@ -15,7 +15,7 @@ import aiohttp
 
 from bedside.llm.config import ModelConfig
 from bedside.llm.errors import ModelConfigError, ModelRequestError
-from bedside.llm.providers.openai_http import RETRYABLE_STATUS, parse_chat_completion, parse_retry_after
+from bedside.llm.providers.openai_http import RETRYABLE_STATUS, parse_chat_completion, parse_retry_after, snippet
 from bedside.llm.secrets import read_api_key, redact
 from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
 
@@ -91,7 +91,7 @@ class OpenAICompatibleProvider:
             ) from None
         if status != 200:
             raise ModelRequestError(
-                redact(f"{self._url} answered HTTP {status}: {_snippet(raw)}"),
+                f"{self._url} answered HTTP {status}: {snippet(raw)}",
                 status=status,
                 retryable=status in RETRYABLE_STATUS,
                 retry_after=retry_after,
@@ -100,7 +100,7 @@ class OpenAICompatibleProvider:
             body = json.loads(raw)
         except (UnicodeDecodeError, json.JSONDecodeError):
             raise ModelRequestError(
-                redact(f"malformed response from {self._url}: body is not JSON: {_snippet(raw)}"),
+                f"malformed response from {self._url}: body is not JSON: {snippet(raw)}",
                 status=status,
                 retryable=True,
             ) from None
@@ -110,8 +110,3 @@ class OpenAICompatibleProvider:
         if self._session is not None and not self._session.closed:
             await self._session.close()
         self._session = None
-
-
-def _snippet(raw: bytes, limit: int = 300) -> str:
-    text = raw.decode("utf-8", errors="replace").strip()
-    return text if len(text) <= limit else text[:limit] + "..."

@@ -7,13 +7,18 @@ import time
 from typing import Any
 
 from bedside.llm.errors import ModelRequestError
+from bedside.llm.secrets import redact
 from bedside.llm.types import ProviderResponse, TokenUsage
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 
 def parse_chat_completion(body: Any) -> ProviderResponse:
-    """Turn a decoded chat completion body into a response, or raise a retryable error saying what is off."""
+    """Turn a decoded chat completion body into a response, or raise a retryable error saying what is off.
+
+    An API key the endpoint echoed into the answer is masked here, so it reaches neither the cache nor a store.
+    A null ``content`` becomes an empty text marked ``null_content``; the model wrapper refuses both.
+    """
     if not isinstance(body, dict):
         raise ModelRequestError("malformed response: body is not a JSON object", retryable=True)
     if "error" in body and "choices" not in body:
@@ -22,13 +27,15 @@ def parse_chat_completion(body: Any) -> ProviderResponse:
     if not isinstance(choices, list) or not choices:
         raise ModelRequestError("malformed response: no 'choices' in the body", retryable=True)
     texts: list[str] = []
+    null_content = False
     finish_reason = None
     for choice in sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0):
         message = choice.get("message") if isinstance(choice, dict) else None
         if not isinstance(message, dict):
             raise ModelRequestError("malformed response: a choice has no 'message'", retryable=True)
         content = message.get("content")
-        texts.append(content if isinstance(content, str) else "")
+        null_content = null_content or content is None
+        texts.append(redact(content) if isinstance(content, str) else "")
         finish_reason = finish_reason or choice.get("finish_reason")
     raw_usage = body.get("usage") or {}
     usage = TokenUsage(
@@ -41,6 +48,7 @@ def parse_chat_completion(body: Any) -> ProviderResponse:
         usage=usage,
         finish_reason=finish_reason,
         model=model if isinstance(model, str) else None,
+        null_content=null_content,
     )
 
 
@@ -60,7 +68,14 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def _short(value: Any, limit: int = 300) -> str:
+def _short(value: Any) -> str:
     text = value.get("message", value) if isinstance(value, dict) else value
-    text = str(text)
+    return snippet(str(text))
+
+
+def snippet(text: str | bytes, limit: int = 300) -> str:
+    """The start of a body for an error message: keys masked *before* cutting, so no key prefix survives."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    text = redact(text).strip()
     return text if len(text) <= limit else text[:limit] + "..."

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bedside.llm import ChatMessage
+from bedside.private_files import open_private
 from bedside.prompts import render_chat
 from bedside.tasks.drafting.cases import PortalMessage
 from bedside.tasks.drafting.systems import zero_shot_chat
@@ -77,9 +78,9 @@ def judge_sft_records(
 
 
 def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> int:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """0600: training chats and preference pairs are patients' messages and replies."""
     count = 0
-    with path.open("w", encoding="utf-8") as handle:
+    with open_private(path) as handle:
         for record in records:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             count += 1

@@ -42,7 +42,9 @@ class Match:
     the closest span of the draft, and a reviewer should look at it. ``answer`` is what the matcher said, when
     that differs from ``span``; ``score`` is the matcher's similarity, where it has one. ``conflicts`` lists what
     the clinical-safety guard found between the sentence and the span (see :mod:`bedside.tasks.drafting.guard`):
-    the reason a candidate was rejected, or why a kept match is flagged.
+    the reason a candidate was rejected, or why a kept match is flagged. ``failure`` says why the matcher's
+    answer could not be used at all (a judge answering a fragment, the whole draft, or text not in the draft):
+    such an answer is flagged and has no span, so it counts as NO MATCH, and it is counted as a failure.
     """
 
     span: str | None
@@ -50,6 +52,7 @@ class Match:
     answer: str | None = None
     score: float | None = None
     conflicts: tuple[str, ...] = ()
+    failure: str | None = None
 
 
 class Matcher(Protocol):
@@ -102,6 +105,7 @@ class SentenceDecision:
     answer: str | None = None
     score: float | None = None
     conflicts: tuple[str, ...] = ()
+    failure: str | None = None
 
     @property
     def matched(self) -> bool:
@@ -123,6 +127,11 @@ class EditJudgement:
         em = sum(d.matched for d in self.decisions)
         return EditCounts(em=em, ea=len(self.decisions) - em, ed=len(self.remainder))
 
+    @property
+    def failures(self) -> int:
+        """Reference sentences whose matcher answer could not be used (counted as NO MATCH)."""
+        return sum(d.failure is not None for d in self.decisions)
+
     def to_dict(self) -> dict[str, Any]:
         counts = self.counts
         return {
@@ -133,6 +142,7 @@ class EditJudgement:
             "precision": counts.precision,
             "recall": counts.recall,
             "f1": counts.f1,
+            "matcher_failures": self.failures,
             "decisions": [{**vars(d), "conflicts": list(d.conflicts)} for d in self.decisions],
             "remainder": list(self.remainder),
         }
@@ -206,6 +216,7 @@ async def edit_judge(reference: str, draft: str, matcher: Matcher) -> EditJudgem
                 answer=found.answer,
                 score=found.score,
                 conflicts=found.conflicts,
+                failure=found.failure,
             )
         )
     return EditJudgement(reference, draft, matcher.name, tuple(decisions), tuple(remainder_sentences(draft, claimed)))

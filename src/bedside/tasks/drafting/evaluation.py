@@ -59,6 +59,12 @@ def content_counts(evaluation: Mapping[str, Any]) -> EditCounts:
     return EditCounts(em=content["em"], ea=content["ea"], ed=content["ed"])
 
 
+def matcher_failures(evaluation: Mapping[str, Any]) -> int:
+    """Reference sentences of one evaluation whose matcher answer could not be used (0 in results stored before
+    failures were recorded)."""
+    return sum(d.get("failure") is not None for d in evaluation["content"]["decisions"])
+
+
 def theme_counts_of(evaluation: Mapping[str, Any]) -> dict[str, ThemeCounts]:
     return theme_counts(evaluation["reference_themes"], evaluation["draft_themes"])
 
@@ -89,6 +95,9 @@ class SystemTables:
     # Share of reference-sentence decisions whose judge answer was neither NO MATCH nor a verbatim draft span
     # (aligned or unreadable): high values say the LLM judge is not following the task. 0 for offline matchers.
     flagged: float = 0.0
+    # Share of reference-sentence decisions where the matcher's answer could not be used at all (a fragment, the
+    # whole draft, text not in the draft): counted as NO MATCH, never as a match. 0 for offline matchers.
+    matcher_failed: float = 0.0
     # The Other column: share of drafts (references) with at least one sentence of no theme.
     other_proportion: float = 0.0
     reference_other_proportion: float = 0.0
@@ -117,6 +126,7 @@ def tables_for(evaluations: Iterable[Mapping[str, Any]]) -> SystemTables:
         theme_f1_by_theme=per_theme_f1,
         reference_proportions=theme_proportions(e["reference_themes"] for e in items),
         flagged=sum(bool(d["flagged"]) for d in decisions) / len(decisions) if decisions else 0.0,
+        matcher_failed=sum(d.get("failure") is not None for d in decisions) / len(decisions) if decisions else 0.0,
         other_proportion=_other_share(e["draft_sentence_themes"] for e in items),
         reference_other_proportion=_other_share(e["reference_sentence_themes"] for e in items),
     )

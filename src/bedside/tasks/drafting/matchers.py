@@ -2,8 +2,31 @@
 
 The LLM judge is the paper's: given one reference sentence and the whole draft it answers with the matching
 draft content verbatim, or NO MATCH. Models paraphrase, so an answer that is not in the draft word for word is
-aligned to the closest span of the draft (rapidfuzz partial alignment, snapped to word boundaries) and flagged;
-an answer that aligns to nothing well (score below ``min_alignment``) counts as NO MATCH, still flagged.
+aligned to the closest span of the draft (rapidfuzz partial alignment, snapped to word boundaries) and flagged.
+
+Being a substring of the draft is not enough for a span to count: a judge talked into it (a patient's message
+copied into the draft can carry instructions) could answer the whole draft, which makes every reference
+sentence an expected match and leaves nothing to delete (Edit-F1 1), or a single letter. A span, verbatim or
+aligned, counts only when
+
+- it is one *unit* of the draft: a whole sentence (:func:`bedside.text.sentences.split_sentences`) or a run of
+  whole clauses inside one sentence. Clauses are the pieces of a sentence cut after ``;``, ``:`` or ``,``, at a
+  spaced dash, and before a coordinating conjunction (and, but, or, nor, so, yet), which the clause may keep or
+  drop; surrounding punctuation and spaces may be left off. The prompt asks for "the smallest part of the draft
+  that carries the meaning (usually one sentence)", and the offline matchers match one sentence at most, so a
+  span over two sentences is not an answer to the task either; and
+- it is big enough to carry some of what the reference sentence says: its distinct content words (words
+  outside a short stop list) number at least ``min_content_share`` (default 0.25) of the sentence's. This is a
+  size ratio, not word overlap, because the judge exists to find paraphrases: 6 of the 144 human-marked matches
+  shipped with bedside share no content word with their sentence (every one has a ratio of at least 0.71). The
+  default is a floor against degenerate answers, not a second judge: whether a draft clause that says half of
+  a compound sentence matches it is the judge's call (the demo's "Please keep taking it for now." for a
+  sentence that goes on to a phone call and a switch of medicine has 3 content words of 11, 0.27), while a
+  one-word greeting or fragment is refused for any sentence of five or more content words.
+
+Any other answer is the matcher failing: flagged, with the reason in :attr:`Match.failure`, and NO MATCH for
+the counts (the sentence is an expected addition), never a match. So is an answer that aligns to nothing well
+(score below ``min_alignment``). Failures are counted per draft (``matcher_failures`` in the stored judgement).
 
 The offline matchers compare the reference sentence with each draft sentence and match the most similar one
 when its similarity reaches a threshold: MiniLM cosine for ``embedding`` (threshold chosen on the labelled
@@ -124,37 +147,139 @@ Generate = Callable[[list["ChatMessage"]], Awaitable["Completion"]]
 _QUOTES = "\"'`“”‘’"
 _NO_MATCH_ANSWER = re.compile(r"^\W*no[\s_-]*match\W*$", re.IGNORECASE)
 
+MIN_CONTENT_SHARE = 0.25
+CONJUNCTIONS = ("and", "but", "or", "nor", "so", "yet")
+_CONJUNCTION = "(?:" + "|".join(CONJUNCTIONS) + r")\b"
+_CLAUSE_CUT = re.compile(rf"[;:,]\s+|\s+[-–—]+\s+|\s+(?={_CONJUNCTION})", re.IGNORECASE)
+_LEADING_GAP = re.compile(rf"[\W_]*(?:{_CONJUNCTION}[\W_]*)?", re.IGNORECASE)
+_TRAILING_GAP = re.compile(r"[\W_]*")
+_CONTENT_WORD = re.compile(r"[a-z0-9]+")
+STOP_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "a an the and or but if of to in on at for with by from your you we i it is are be will can may this that "
+        "please our my me us as so do does have has any",
+    )
+)
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words outside :data:`STOP_WORDS`: what a sentence says rather than how it is put."""
+    return {w for w in _CONTENT_WORD.findall(text.lower()) if w not in STOP_WORDS}
+
+
+def content_share(span: str, sentence: str) -> float:
+    """The span's distinct content words as a share of the sentence's, at most 1 (1 when the sentence has none)."""
+    wanted = len(content_words(sentence))
+    return min(1.0, len(content_words(span)) / wanted) if wanted else 1.0
+
+
+def _unit_bounds(sentence: str) -> list[int]:
+    bounds = {0, len(sentence)}
+    for cut in _CLAUSE_CUT.finditer(sentence):
+        bounds.update((cut.start(), cut.end()))
+    return sorted(bounds)
+
+
+def is_unit(span: str, draft: str) -> bool:
+    """Whether some occurrence of ``span`` in ``draft`` is a whole sentence or whole clauses of one sentence."""
+    span = span.strip()
+    if not span:
+        return False
+    sentences = split_sentences(draft)
+    start = draft.find(span)
+    while start != -1:
+        end = start + len(span)
+        for sentence in sentences:
+            if sentence.start <= start and end <= sentence.end:
+                a, b = start - sentence.start, end - sentence.start
+                bounds = _unit_bounds(sentence.text)
+                if any(x <= a and _LEADING_GAP.fullmatch(sentence.text[x:a]) for x in bounds) and any(
+                    x >= b and _TRAILING_GAP.fullmatch(sentence.text[b:x]) for x in bounds
+                ):
+                    return True
+        start = draft.find(span, start + 1)
+    return False
+
+
+def span_failure(span: str, sentence: str, draft: str, min_content_share: float = MIN_CONTENT_SHARE) -> str | None:
+    """Why ``span`` cannot count as the draft's match for ``sentence``, or None when it can (module docstring)."""
+    if not is_unit(span, draft):
+        return "not a whole sentence or clause of the draft"
+    share = content_share(span, sentence)
+    if share < min_content_share:
+        return f"too little of the sentence's content (share {share:.2f} < {min_content_share:.2f})"
+    return None
+
 
 class LLMMatcher:
-    """The paper's content-level judge, as a prompt to any model (``generate`` sends one chat)."""
+    """The paper's content-level judge, as a prompt to any model (``generate`` sends one chat).
+
+    ``min_content_share``: how much of the reference sentence's content a span must be able to carry (see the
+    module docstring for the measure and the default).
+    """
 
     name = "llm"
 
-    def __init__(self, generate: Generate, *, template: str | Path = MATCH_TEMPLATE, min_alignment: float = 60.0):
+    def __init__(
+        self,
+        generate: Generate,
+        *,
+        template: str | Path = MATCH_TEMPLATE,
+        min_alignment: float = 60.0,
+        min_content_share: float = MIN_CONTENT_SHARE,
+    ):
         self._generate = generate
         self.template = template
         self.min_alignment = min_alignment
+        self.min_content_share = min_content_share
 
     async def match(self, sentence: str, draft: str) -> Match:
         completion = await self._generate(render_chat(self.template, sentence=sentence, draft=draft))
-        return read_match_answer(completion.text, draft, min_alignment=self.min_alignment)
+        return read_match_answer(
+            completion.text,
+            draft,
+            sentence=sentence,
+            min_alignment=self.min_alignment,
+            min_content_share=self.min_content_share,
+        )
 
 
-def read_match_answer(answer: str, draft: str, *, min_alignment: float = 60.0) -> Match:
-    """A judge's answer as a :class:`Match`: NO MATCH, a verbatim span, or the closest draft span (flagged)."""
+def read_match_answer(
+    answer: str,
+    draft: str,
+    *,
+    sentence: str | None = None,
+    min_alignment: float = 60.0,
+    min_content_share: float = MIN_CONTENT_SHARE,
+) -> Match:
+    """A judge's answer as a :class:`Match`: NO MATCH, a verbatim span, the closest draft span (flagged), or a
+    failure (flagged, no span). Without ``sentence`` the content-share rule cannot apply; the unit rule does."""
     text = answer.strip()
     if _NO_MATCH_ANSWER.match(text):
         return Match(None)
     unquoted = text.strip(_QUOTES).strip()
     for candidate in (text, unquoted):
         if candidate and candidate in draft:
-            return Match(candidate, answer=None if candidate == text else text)
+            found = Match(candidate, answer=None if candidate == text else text)
+            return _checked(found, candidate, sentence, draft, min_content_share)
     if not unquoted:
-        return Match(None, flagged=True, answer=text)
+        return Match(None, flagged=True, answer=text, failure="empty answer")
     span, score = align(unquoted, draft)
     if span is None or score < min_alignment:
-        return Match(None, flagged=True, answer=text, score=score)
-    return Match(span, flagged=True, answer=text, score=score)
+        return Match(None, flagged=True, answer=text, score=score, failure="answer not found in the draft")
+    return _checked(Match(span, flagged=True, answer=text, score=score), span, sentence, draft, min_content_share)
+
+
+def _checked(found: Match, span: str, sentence: str | None, draft: str, min_content_share: float) -> Match:
+    """``found`` (whose span is ``span``) if it may count as a match; else a flagged failure with no span."""
+    if sentence is None:
+        failure = None if is_unit(span, draft) else "not a whole sentence or clause of the draft"
+    else:
+        failure = span_failure(span, sentence, draft, min_content_share)
+    if failure is None:
+        return found
+    return Match(None, flagged=True, answer=found.answer or span, score=found.score, failure=failure)
 
 
 def align(text: str, draft: str) -> tuple[str | None, float]:
@@ -245,12 +370,15 @@ def make_matcher(
     guard: GuardMode = "reject",
     template: str | Path | None = None,
     model_path: str | Path | None = None,
+    min_content_share: float | None = None,
 ) -> Matcher:
     """A matcher by name, behind the clinical-safety guard unless ``guard="off"``.
 
     ``llm`` needs ``generate`` (one chat in, one completion out) and takes a judge ``template`` (0-shot by
-    default; ``drafting/editjudge_match_fewshot.j2`` is the 5-shot one). ``trained`` loads ``model_path`` (a
-    ``.npz`` from ``bedside drafting train-matcher``) or trains on bedside's annotations at first use.
+    default; ``drafting/editjudge_match_fewshot.j2`` is the 5-shot one) and ``min_content_share`` (the smallest
+    share of a reference sentence's content a judge's span must carry; default 0.25). ``trained`` loads
+    ``model_path`` (a ``.npz`` from ``bedside drafting train-matcher``) or trains on bedside's annotations at
+    first use.
     """
     if guard not in GUARD_MODES:
         raise ValueError(f"guard {guard!r}: choose one of {', '.join(GUARD_MODES)}")
@@ -266,7 +394,8 @@ def make_matcher(
     elif kind == "llm":
         if generate is None:
             raise ValueError("the llm matcher needs a model (a judge role in a run, or -m MODEL on the command line)")
-        matcher = LLMMatcher(generate, template=template or MATCH_TEMPLATE)
+        share = MIN_CONTENT_SHARE if min_content_share is None else min_content_share
+        matcher = LLMMatcher(generate, template=template or MATCH_TEMPLATE, min_content_share=share)
     else:
         raise ValueError(f"unknown matcher {kind!r}; choose one of {', '.join(MATCHERS)}")
     if guard == "off":
@@ -279,12 +408,18 @@ __all__ = [
     "FEWSHOT_TEMPLATE",
     "LEXICAL_THRESHOLD",
     "MATCHERS",
+    "MIN_CONTENT_SHARE",
+    "STOP_WORDS",
     "EmbeddingMatcher",
     "GuardedMatcher",
     "LLMMatcher",
     "LexicalMatcher",
     "SentenceMatcher",
     "align",
+    "content_share",
+    "content_words",
+    "is_unit",
     "make_matcher",
     "read_match_answer",
+    "span_failure",
 ]

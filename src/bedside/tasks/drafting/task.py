@@ -13,7 +13,9 @@ with EditJudge inside the sample, because the LLM matcher and LLM theme classifi
 System options for the evaluation: ``matcher`` (embedding | lexical | trained | llm; default embedding),
 ``themes`` (offline | llm; default offline), ``threshold`` (an offline matcher's), ``guard`` (reject | flag |
 off: the clinical-safety guard; default reject), ``judge_template`` (the llm matcher's prompt, e.g.
-``drafting/editjudge_match_fewshot.j2``), ``matcher_model`` (a trained matcher's ``.npz``), ``theme_source``
+``drafting/editjudge_match_fewshot.j2``), ``min_content_share`` (the llm matcher's smallest share of a
+reference sentence's content a span must carry, default 0.25; see :mod:`bedside.tasks.drafting.matchers`),
+``matcher_model`` (a trained matcher's ``.npz``), ``theme_source``
 (classifier | boxes: where the reference's themes come from; default classifier, the draft's path). A grid
 of matchers is a grid of system entries that differ only in ``matcher``; the drafts come from the response
 cache after the first.
@@ -29,7 +31,13 @@ from typing import Any
 from bedside.runs.config import DatasetConfig
 from bedside.runs.task import Output, ReportTable, Sample, SampleContext, System
 from bedside.tasks.drafting.cases import PortalMessage, read_cases
-from bedside.tasks.drafting.evaluation import Classify, content_counts, evaluate_draft, theme_totals
+from bedside.tasks.drafting.evaluation import (
+    Classify,
+    content_counts,
+    evaluate_draft,
+    matcher_failures,
+    theme_totals,
+)
 from bedside.tasks.drafting.matchers import make_matcher
 from bedside.tasks.drafting.systems import (
     DEFAULT_K,
@@ -109,6 +117,7 @@ async def _evaluate(case: PortalMessage, draft: str, options: Mapping[str, Any],
             guard=options.get("guard", "reject"),
             template=options.get("judge_template"),
             model_path=options.get("matcher_model"),
+            min_content_share=options.get("min_content_share"),
         )
         classify = _classifier(options, context)
         source = str(options.get("theme_source", "classifier"))
@@ -198,6 +207,7 @@ SCORERS = (
     "em",
     "ea",
     "ed",
+    "matcher_failures",
 )
 
 
@@ -206,6 +216,8 @@ def _score(scorer: str, output: Output) -> float | None:
     if evaluation is None:
         return None
     level, _, measure = scorer.partition("_")
+    if scorer == "matcher_failures":
+        return float(matcher_failures(evaluation))
     if scorer in ("em", "ea", "ed"):
         return float(getattr(content_counts(evaluation), scorer))
     counts = content_counts(evaluation) if level == "content" else theme_totals(evaluation)

@@ -20,7 +20,6 @@ as every matcher, a conflicting candidate is rejected. The model is saved as ``.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -32,7 +31,7 @@ import numpy as np
 from bedside.retrieval.linear_model import LinearModel
 from bedside.tasks.drafting.editjudge import Match, locate
 from bedside.tasks.drafting.guard import CONFLICT_KINDS, ClinicalGuard, default_guard
-from bedside.tasks.drafting.matchers import EmbeddingMatcher, SentenceMatcher
+from bedside.tasks.drafting.matchers import EmbeddingMatcher, SentenceMatcher, content_words
 from bedside.text.sentences import split_sentences
 
 if TYPE_CHECKING:
@@ -52,18 +51,6 @@ FEATURES = (
     *(f"conflict_{kind}" for kind in CONFLICT_KINDS),
     "both_name_drugs",
 )
-_CONTENT_WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    re.findall(
-        r"\w+",
-        "a an the and or but if of to in on at for with by from your you we i it is are be will can may this that "
-        "please our my me us as so do does have has any",
-    )
-)
-
-
-def _content_words(text: str) -> set[str]:
-    return {w for w in _CONTENT_WORD.findall(text.lower()) if w not in _STOP}
 
 
 class PairFeatures:
@@ -81,13 +68,13 @@ class PairFeatures:
 
         cosines = self._embedding.similarities(sentence, candidates)
         ordered = sorted(cosines, reverse=True)
-        wanted = _content_words(sentence)
+        wanted = content_words(sentence)
         ref_signals = self.guard.signals(sentence)
         rows = []
         for candidate, cosine in zip(candidates, cosines, strict=True):
             runner_up = ordered[1] if cosine == ordered[0] and len(ordered) > 1 else ordered[0]
             kinds = {c.kind for c in self.guard.conflicts(sentence, candidate)}
-            found = _content_words(candidate)
+            found = content_words(candidate)
             rows.append(
                 [
                     cosine,

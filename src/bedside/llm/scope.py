@@ -1,0 +1,70 @@
+"""What one unit of work (a run's sample) asked for and got, seen from every call it makes, however deep.
+
+A sample's calls go through task code, judges and simulation agents before they reach :class:`~bedside.llm.Model`;
+threading a bookkeeping object through every one of those signatures would couple them all to the runner. A
+context variable does not: the runner opens a :func:`call_scope` around a sample, asyncio copies the context
+into every task the sample starts, and the model records into whatever scope is current.
+
+Two things need it:
+
+* **Retrying an error asks again.** A sample stored as an error remembers the cache keys of the answers that
+  caused it (answers rejected by validation, and the last answer it received). ``--retry-errors`` opens the
+  sample's scope with those keys in ``bypass``: each is sent to the endpoint once more instead of being
+  replayed from the cache (its new answer replaces the cached one), while every other call of the sample is
+  still a free cache hit.
+* **An error says which answers caused it**: ``answered`` and ``rejected`` are what the runner stores.
+* **A dry run sends nothing**: in a ``cache_only`` scope a call the cache cannot answer raises
+  :class:`~bedside.llm.errors.CacheMissError` instead of reaching the endpoint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+
+@dataclass
+class CallScope:
+    bypass: set[str] = field(default_factory=set)
+    """Cache keys to ask the endpoint for again, once each, instead of replaying."""
+    answered: list[str] = field(default_factory=list)
+    """Cache keys of the answers handed out in this scope, in order."""
+    rejected: list[str] = field(default_factory=list)
+    """Cache keys of answers a caller refused (a structured answer that never validated)."""
+    cache_only: bool = False
+    """Answer from the cache or raise ``CacheMissError``; never send a request."""
+
+    def take_bypass(self, key: str) -> bool:
+        """Whether ``key`` must be asked again; true once per key, so a repeated identical call reuses the
+        fresh answer instead of paying twice."""
+        if key in self.bypass:
+            self.bypass.discard(key)
+            return True
+        return False
+
+    def culprits(self) -> list[str]:
+        """The answers a retry should not replay: every rejected one and the last one received."""
+        keys = list(dict.fromkeys(self.rejected))
+        if self.answered and self.answered[-1] not in keys:
+            keys.append(self.answered[-1])
+        return keys
+
+
+_current: ContextVar[CallScope | None] = ContextVar("bedside_call_scope", default=None)
+
+
+def current_scope() -> CallScope | None:
+    return _current.get()
+
+
+@contextmanager
+def call_scope(bypass: Iterable[str] = (), *, cache_only: bool = False) -> Iterator[CallScope]:
+    """Open a scope for the calls made inside the ``with`` block (and the tasks it starts)."""
+    scope = CallScope(bypass=set(bypass), cache_only=cache_only)
+    token = _current.set(scope)
+    try:
+        yield scope
+    finally:
+        _current.reset(token)

@@ -1,0 +1,137 @@
+"""User YAML is read with bounds: nested aliases cannot turn a small file into gigabytes (issue 19)."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from bedside.cli import app
+from bedside.judges import RubricError, rubric_from_file
+from bedside.llm.scripted import ScriptedRules
+from bedside.runs import ConfigError, load_config
+from bedside.safe_yaml import YamlLimitError, expanded_size, safe_load
+
+runner = CliRunner()
+
+RUN = (
+    "name: laughs\ntask: drafting\ndatasets: {demo: {limit: 1}}\nmodels: {system: scripted/echo}\n"
+    "store: STORE\nsystems:\n  z: {type: zero_shot, options: {x: *i}}\n"
+)
+
+
+def laughs() -> str:
+    """Nine levels of ten aliases: about 10^9 values once expanded, from a few hundred bytes."""
+    lines = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for previous, current in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{current}: &{current} [" + ", ".join([f"*{previous}"] * 10) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def merges() -> str:
+    """Merge keys that PyYAML itself would expand, doubling at every level, while loading."""
+    lines = ["m0: &m0 {x: 1, y: 2}"]
+    lines += [f"m{i}: &m{i} {{<<: [*m{i - 1}, *m{i - 1}], k{i}: 1}}" for i in range(1, 40)]
+    return "\n".join(lines) + "\n"
+
+
+def test_alias_bombs_are_refused_before_anything_is_built() -> None:
+    for text in (laughs(), merges()):
+        started = time.perf_counter()
+        with pytest.raises(YamlLimitError, match="more than the 100,000 allowed"):
+            safe_load(text)
+        assert time.perf_counter() - started < 1.0
+    with pytest.raises(YamlLimitError, match="refers to a node that contains it"):
+        safe_load("a: &a [1, *a]")
+    with pytest.raises(YamlLimitError, match="characters"):
+        safe_load("s: &s " + "x" * 1000 + "\nl: [" + ", ".join(["*s"] * 200) + "]", max_chars=100_000)
+
+
+def test_ordinary_yaml_and_small_reuse_load_as_before() -> None:
+    text = "base: &base {max_tokens: 64, temperature: 0.0}\nsystem: *base\njudge: {<<: *base, max_tokens: 8}\n"
+    assert safe_load(text) == yaml.safe_load(text)
+    assert safe_load("") is None
+    assert safe_load("3") == 3
+    # values: the root, its 3 keys, the base mapping (5) twice, judge (1, the merge key, base's 5, one pair)
+    node = yaml.compose(text)
+    assert node is not None
+    assert expanded_size(node)[0] == 1 + 3 + 5 + 5 + 9
+
+
+def test_a_billion_laughs_config_is_refused_by_load_config(tmp_path: Path) -> None:
+    path = tmp_path / "laughs.yaml"
+    path.write_text(laughs() + RUN.replace("STORE", str(tmp_path / "store.sqlite")), encoding="utf-8")
+    assert path.stat().st_size < 800
+    started = time.perf_counter()
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert time.perf_counter() - started < 1.0
+    message = str(caught.value)
+    assert message.startswith(f"{path}: refused: with its aliases expanded")
+    assert "100,000" in message
+
+
+def test_bedside_run_refuses_it_at_once_and_writes_no_store(tmp_path: Path) -> None:
+    store = tmp_path / "store.sqlite"
+    path = tmp_path / "laughs.yaml"
+    path.write_text(laughs() + RUN.replace("STORE", str(store)), encoding="utf-8")
+    started = time.perf_counter()
+    result = runner.invoke(app, ["run", str(path), "--no-cache"])
+    assert time.perf_counter() - started < 5.0
+    assert result.exit_code == 1
+    assert "refused: with its aliases expanded" in result.output
+    assert "Traceback" not in result.output
+    assert not store.exists()
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_a_config_sharing_settings_through_an_anchor_still_loads(tmp_path: Path) -> None:
+    path = tmp_path / "shared.yaml"
+    path.write_text(
+        "name: shared\ntask: drafting\ndatasets: {demo: {limit: 2}}\nmodels: {system: scripted/echo}\n"
+        "systems:\n"
+        "  a: {type: zero_shot, options: &common {evaluate: false, matcher: embedding}}\n"
+        "  b: {type: thematic, options: {<<: *common, k: 3}}\n"
+        "settings:\n  system: &generation {max_tokens: 64, temperature: 0.0}\n  judge: *generation\n",
+        encoding="utf-8",
+    )
+    config = load_config(path)
+    assert config.systems["a"].options == {"evaluate": False, "matcher": "embedding"}
+    assert config.systems["b"].options == {"evaluate": False, "matcher": "embedding", "k": 3}
+    assert config.settings["judge"] == config.settings["system"] == {"max_tokens": 64, "temperature": 0.0}
+
+
+def test_overrides_are_bounded_too(tmp_path: Path) -> None:
+    path = tmp_path / "run.yaml"
+    path.write_text(RUN.replace("{x: *i}", "{}").replace("STORE", str(tmp_path / "s.sqlite")), encoding="utf-8")
+    flow = "{" + laughs().strip().replace("\n", ", ") + "}"
+    with pytest.raises(ConfigError, match=r"^--set systems\.z\.options\.x: refused"):
+        load_config(path, [f"systems.z.options.x={flow}"])
+    with pytest.raises(ConfigError, match=r"^BEDSIDE_SEED: refused"):
+        load_config(path, environ={"BEDSIDE_SEED": flow})
+    # Each part within bounds, the whole over 1 MB as JSON.
+    parts = [f"systems.z.options.note{i}={'x' * 400_000}" for i in range(3)]
+    with pytest.raises(ConfigError, match=r"with its overrides the config is .* bytes as JSON; .* at most 1 MB"):
+        load_config(path, parts)
+
+
+def test_a_config_file_over_1_mb_is_not_read(tmp_path: Path) -> None:
+    path = tmp_path / "big.yaml"
+    path.write_text("name: big\n# " + "x" * 1_000_001 + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="bytes; a config may be at most 1 MB"):
+        load_config(path)
+
+
+def test_rubric_and_scripted_rules_files_use_the_bounded_loader(tmp_path: Path) -> None:
+    rubric = tmp_path / "rubric.yaml"
+    rubric.write_text(laughs() + "id: laughs\ncriteria: *i\n", encoding="utf-8")
+    with pytest.raises(RubricError, match=f"^{re.escape(str(rubric))}: refused"):
+        rubric_from_file(rubric)
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(laughs() + "rules: []\ndefault: *i\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=f"^{re.escape(str(rules))}: refused"):
+        ScriptedRules.from_file(rules)
