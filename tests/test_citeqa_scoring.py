@@ -182,3 +182,43 @@ def test_submission_files_round_trip_and_bad_files_name_the_entry(tmp_path: Path
     path.write_text('[{"case_id": "A",\n "answer": }]', encoding="utf-8")
     with pytest.raises(SubmissionError, match=r"sub.json:2:"):
         read_submission(path)
+
+
+# Citation syntax in text, and ids outside the case (issue 19).
+
+
+def test_citation_syntax_is_taken_out_of_statement_text() -> None:
+    from bedside.tasks.citeqa.submission import AnswerSentence, format_answer, neutralise_citation_syntax
+
+    assert neutralise_citation_syntax("She had a fracture.") == ("She had a fracture.", ())
+    text, removed = neutralise_citation_syntax("She had a fracture |1,2,3,99|. Ignore |that| and a | here.")
+    assert text == "She had a fracture . Ignore and a here."
+    assert removed == ("|1,2,3,99|", "|that|", "|")
+    # The submission form would read pipes in the text as citations, so it refuses them.
+    with pytest.raises(ValueError, match="citation syntax"):
+        format_answer([AnswerSentence("She had a fracture |1,2|.", ("1",))])
+    assert format_answer([AnswerSentence(text, ("1",))]) == "She had a fracture . Ignore and a here. |1|"
+
+
+def test_a_parsed_answer_cites_only_its_citation_fields() -> None:
+    from bedside.tasks.citeqa.submission import AnswerSentence, ParsedAnswer
+
+    # The statement's text holds pipes, but a parsed answer is never re-read from its text.
+    answer = ParsedAnswer((AnswerSentence("She had a fracture |1,2,3|.", ("1",)),))
+    prf = score_answers([CASE_A], {"A": answer}, metrics=None).cases[0].prf["strict"]
+    assert (prf.precision, prf.recall) == (1.0, 0.5)  # tp 1, fp 0, fn 1 (sentence 2)
+
+
+def test_ids_outside_the_case_are_errors_counted_as_false_positives() -> None:
+    scores = score_answers([CASE_A, CASE_B], {"A": "She had a fracture. |1,2,9,10|", "B": "Treated. |1|"}, metrics=None)
+    assert scores.cases[0].invalid == ("9", "10")
+    assert scores.cases[1].invalid == ()
+    assert scores.invalid_citations == {"A": ("9", "10")}
+    # Never correct: tp 2, fp 2 (9 and 10), fn 0.
+    assert scores.cases[0].prf["strict"].precision == 0.5
+    assert scores.cases[0].prf["strict"].recall == 1.0
+    assert any(note.startswith("case A: error: cites ids the case does not have ['9', '10']") for note in scores.notes)
+    # A case read without its note text (the public dev XML) knows its ids from its key.
+    questions_only = CASE_A.model_copy(update={"sentences": []})
+    keyed = score_answers([questions_only], {"A": "She had a fracture. |1,9|"}, metrics=None)
+    assert keyed.invalid_citations == {"A": ("9",)}

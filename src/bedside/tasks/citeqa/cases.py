@@ -52,7 +52,7 @@ class Case(BaseModel):
         if len(set(ids)) != len(ids):
             raise ValueError(f"case {self.id}: sentence ids repeat")
         if self.relevance is not None and self.sentences:
-            unknown = sorted(set(self.relevance) - set(ids), key=_id_order)
+            unknown = sorted(set(self.relevance) - set(ids), key=id_order)
             if unknown:
                 raise ValueError(f"case {self.id}: the key labels sentences the case does not have: {unknown}")
         return self
@@ -71,7 +71,7 @@ class Case(BaseModel):
         """Ids of the sentences the key gives one of ``labels``, in note order."""
         if self.relevance is None:
             raise ValueError(f"case {self.id} has no key (sentence relevance labels)")
-        return sorted((i for i, label in self.relevance.items() if label in labels), key=_id_order)
+        return sorted((i for i, label in self.relevance.items() if label in labels), key=id_order)
 
     @property
     def patient_question(self) -> str:
@@ -79,6 +79,6 @@ class Case(BaseModel):
         return " ".join(p.text for p in self.phrases) or self.narrative
 
 
-def _id_order(sentence_id: str) -> tuple[int, str]:
+def id_order(sentence_id: str) -> tuple[int, str]:
     """Numeric ids sort as numbers ("2" before "10"); anything else after them, alphabetically."""
     return (int(sentence_id), "") if sentence_id.isdigit() else (1 << 30, sentence_id)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from bedside.console import err, fail, out
+from bedside.console import err, fail, out, show_table
 from bedside.tasks.citeqa.scoring import RELEVANCE_METRICS, CiteQAScores
 
 citeqa_app = typer.Typer(
@@ -29,6 +29,14 @@ MetricsOption = Annotated[
 LenientOption = Annotated[
     str, typer.Option("--lenient", help="Lenient factuality: 2025 (essential + supplementary) or 2026 variant.")
 ]
+ParseOption = Annotated[
+    str,
+    typer.Option(
+        "--parse",
+        help="How answers are read: 'default' (forgiving) or 'official' (exactly as the official 2025 scorer). "
+        "Either way every place the two differ is noted.",
+    ),
+]
 
 
 def _metrics(value: str) -> tuple[str, ...]:
@@ -39,14 +47,16 @@ def _metrics(value: str) -> tuple[str, ...]:
 
 def print_scores(scores: CiteQAScores, console: Console = out, *, notes: int = 20) -> None:
     """The factuality and relevance tables, as the task's leaderboard shows them (0–100)."""
-    table = Table(title=f"Factuality ({len(scores.cases)} cases; lenient = {scores.lenient} definition)")
+    table = Table(
+        title=f"Factuality ({len(scores.cases)} cases; lenient = {scores.lenient} definition; {scores.parse} parse)"
+    )
     for column in ("", "precision", "recall", "F1"):
         table.add_column(column, justify="right" if column else "left")
     for variation in ("strict", "lenient"):
         for kind in ("micro", "macro"):
             prf = scores.factuality[variation][kind]
             table.add_row(f"{variation} {kind}", *(f"{100 * v:.2f}" for v in (prf.precision, prf.recall, prf.f1)))
-    console.print(table)
+    show_table(table, console)
     if scores.relevance:
         relevance = Table(title="Relevance (answers cut to 75 words)")
         relevance.add_column("metric")
@@ -54,7 +64,7 @@ def print_scores(scores: CiteQAScores, console: Console = out, *, notes: int = 2
         relevance.add_column("what it is")
         for name, value in scores.relevance.items():
             relevance.add_row(name, f"{value:.2f}", RELEVANCE_METRICS[name])
-        console.print(relevance)
+        show_table(relevance, console)
     overall_relevance = scores.overall_relevance
     overall = scores.overall
     console.print(f"overall factuality (strict micro F1)  {scores.overall_factuality:.2f}")
@@ -65,10 +75,24 @@ def print_scores(scores: CiteQAScores, console: Console = out, *, notes: int = 2
     console.print(
         "overall score                         " + (f"{overall:.2f}" if overall is not None else "not computed")
     )
-    for note in scores.notes[:notes]:
-        console.print(f"[dim]note: {escape(note)}[/]")
-    if len(scores.notes) > notes:
-        console.print(f"[dim]... and {len(scores.notes) - notes} more notes (--json lists them all)[/]")
+    invalid = scores.invalid_citations
+    if invalid:
+        total = sum(len(ids) for ids in invalid.values())
+        cases = list(invalid.items()) if notes <= 0 else list(invalid.items())[:notes]
+        listed = "; ".join(f"{case} {list(ids)}" for case, ids in cases)
+        console.print(
+            f"[red]errors: {total} citation(s) of ids outside their case, in {len(invalid)} case(s)[/] "
+            f"(counted as false positives, never as correct): {escape(listed)}",
+            soft_wrap=True,
+        )
+    shown = scores.notes if notes <= 0 else scores.notes[:notes]
+    for note in shown:
+        console.print(f"[dim]note: {escape(note)}[/]", soft_wrap=True)
+    if len(scores.notes) > len(shown):
+        console.print(
+            f"[dim]... and {len(scores.notes) - len(shown)} more notes (--notes 0 prints them all; --json lists "
+            "them all)[/]"
+        )
 
 
 @citeqa_app.command("score")
@@ -78,24 +102,42 @@ def score_command(
     key: KeyOption = None,
     metrics: MetricsOption = ALL_METRICS,
     lenient: LenientOption = "2025",
+    parse: ParseOption = "default",
     as_json: Annotated[bool, typer.Option("--json", help="Print the leaderboard fields and notes as JSON.")] = False,
+    notes: Annotated[int, typer.Option("--notes", help="Most notes printed with the tables; 0 prints them all.")] = 20,
 ) -> None:
-    """Score any submission, ours or another system's: factuality of the citations and relevance of the text."""
+    """Score any submission, ours or another system's: factuality of the citations and relevance of the text.
+
+    Citations of ids a case does not have are reported as errors (and counted as false positives). With
+    --parse official, what the official scorer refuses is an error here too (a numeric case id, an answer
+    citing nothing).
+    """
     from bedside.tasks.citeqa.readers import read_cases
     from bedside.tasks.citeqa.scoring import score_answers
-    from bedside.tasks.citeqa.submission import read_submission
+    from bedside.tasks.citeqa.submission import PARSE_MODES, load_submission
 
     if lenient not in ("2025", "2026"):
         raise fail(ValueError(f"--lenient must be 2025 or 2026, not {lenient!r}"))
+    if parse not in PARSE_MODES:
+        raise fail(ValueError(f"--parse must be default or official, not {parse!r}"))
     try:
-        answers = read_submission(submission)
-        scores = score_answers(read_cases(cases, key), answers, lenient=lenient, metrics=_metrics(metrics))  # type: ignore[arg-type]
+        loaded = load_submission(submission, parse)
+        scores = score_answers(
+            read_cases(cases, key),
+            loaded.answers,
+            lenient=lenient,  # type: ignore[arg-type]
+            metrics=_metrics(metrics),
+            parse=parse,
+        )
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
+    scores.notes[:0] = loaded.notes
     if as_json:
-        out.print_json(json.dumps({**scores.leaderboard(), "notes": scores.notes}))
+        invalid = {case: list(ids) for case, ids in scores.invalid_citations.items()}
+        fields = {**scores.leaderboard(), "parse": scores.parse, "invalid_citations": invalid, "notes": scores.notes}
+        out.print_json(json.dumps(fields))
     else:
-        print_scores(scores)
+        print_scores(scores, notes=notes)
 
 
 @citeqa_app.command("answer")
@@ -131,6 +173,9 @@ def answer_command(
     def done(case_id: str, error: str | None) -> None:
         err.print(f"case {case_id}: " + (f"[red]error[/] {escape(error)}" if error else "answered"), soft_wrap=True)
 
+    flags: dict[str, list[dict[str, Any]]] = {}
+    cuts: dict[str, dict[str, Any]] = {}
+
     async def run() -> tuple[dict[str, str], dict[str, str]]:
         cache_path = None if no_cache else cache or default_cache_path()
         async with get_model(model, cache=cache_path) as llm:
@@ -142,6 +187,8 @@ def answer_command(
                 settings=GenerationSettings(max_tokens=max_tokens, seed=0),
                 concurrency=concurrency,
                 on_done=done,
+                flags=flags,
+                cuts=cuts,
             )
 
     try:
@@ -152,11 +199,79 @@ def answer_command(
     out.print(f"wrote {len(answers)} answers to {output}; {len(errors)} case(s) failed")
     for case_id, error in errors.items():
         out.print(f"[red]failed[/] {case_id}: {escape(error)}", soft_wrap=True)
+    for case_id, statements in flags.items():
+        removed = "; ".join(f"statement {f['statement']}: {' '.join(f['removed'])}" for f in statements)
+        out.print(
+            f"[yellow]flagged[/] {case_id}: citation syntax in statement text, taken out (only the citation "
+            f"field cites): {escape(removed)}",
+            soft_wrap=True,
+        )
+    for case_id, cut in cuts.items():
+        dropped = f"; dropped {len(cut['dropped'])} statement(s) past it" if cut["dropped"] else ""
+        out.print(
+            f"[yellow]cut[/] {case_id}: still {cut['words']} words after the re-asks; cut to its first "
+            f"{cut['limit']} words, as the official scorer cuts, and kept{dropped}",
+            soft_wrap=True,
+        )
     answered = [c for c in loaded if c.id in answers]
     if answered and all(c.relevance is not None for c in answered):
         print_scores(score_answers(answered, answers, metrics=_metrics(metrics)))
         if errors:
             out.print(f"[yellow]scores cover the {len(answered)} answered cases only[/]")
+
+
+@citeqa_app.command("submission")
+def submission_command(
+    run: Annotated[str, typer.Argument(help="A stored citeqa run (id or unique prefix).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the submission JSON.")],
+    cell: Annotated[str | None, typer.Option(help="The cell to export, when the run has several.")] = None,
+    epoch: Annotated[int, typer.Option(help="The epoch to export.")] = 0,
+    store: Annotated[
+        str, typer.Option("--store", help="Results store: a SQLite path or a SQLAlchemy URL.", envvar="BEDSIDE_STORE")
+    ] = "runs/bedside.sqlite",
+) -> None:
+    """Write a stored run's answers in the official submission format, citations from their citation field.
+
+    Samples stored as errors are listed and left out; the official scorer refuses a submission that misses
+    cases, so the file is then incomplete.
+    """
+    from bedside.runs import Store
+    from bedside.runs.task import resolve_task
+    from bedside.tasks.citeqa.submission import write_submission
+    from bedside.tasks.citeqa.task import CiteQATask, run_submission
+
+    opened = Store(store)
+    try:
+        found = opened.run(run)
+        task = found["task"]
+        if not isinstance(resolve_task(task), CiteQATask):
+            raise ValueError(f"run {found['id']} is a {task!r} run, not a citeqa run")
+        exported = run_submission(opened.results(found["id"]), cell=cell, epoch=epoch)
+    except (LookupError, ValueError) as exc:
+        raise fail(exc) from None
+    finally:
+        opened.close()
+    write_submission(output, exported.answers)
+    out.print(
+        f"wrote {len(exported.answers)} answers of run {found['id']} (cell {exported.cell}, epoch {exported.epoch}) "
+        f"to {output}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    if exported.cut:
+        out.print(
+            f"{len(exported.cut)} answer(s) were cut to 75 words after their re-asks: {', '.join(exported.cut)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    for case_id, error in exported.errors:
+        err.print(f"[yellow]left out[/] {case_id}: the sample is an error: {escape(error)}", soft_wrap=True)
+    if exported.errors:
+        err.print(
+            f"[yellow]warning[/]: {len(exported.errors)} case(s) left out; the official scorer refuses a submission "
+            "that misses cases (`bedside run --retry-errors` asks them again)",
+            soft_wrap=True,
+        )
 
 
 @citeqa_app.command("train-classifier")

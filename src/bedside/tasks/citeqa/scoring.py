@@ -2,17 +2,24 @@
 
 Factuality (as the official 2025 scorer computes it). For each case, the cited ids C (the union over the
 answer's sentences) are compared with the key's gold ids G: strict G = essential sentences; lenient G =
-essential + supplementary. tp = |C ∩ G|, fp = |C − G| (an id the case does not have is a false positive),
-fn = |G − C|; precision = tp/(tp+fp), recall = tp/(tp+fn), F1 their harmonic mean, each 0 where its
-denominator is 0. Macro = the mean of the per-case values; micro = the same formulas on tp/fp/fn pooled over
-cases. Overall factuality = strict micro F1.
+essential + supplementary. tp = |C ∩ G|, fp = |C − G|, fn = |G − C|; precision = tp/(tp+fp), recall =
+tp/(tp+fn), F1 their harmonic mean, each 0 where its denominator is 0. Macro = the mean of the per-case values;
+micro = the same formulas on tp/fp/fn pooled over cases. Overall factuality = strict micro F1.
+
+Citations of ids the case does not have are errors: they can never be correct (no key labels them), so they
+stay in C as false positives, exactly as the official scorer counts them, and every one is also reported
+(:attr:`CaseScore.invalid`, :attr:`CiteQAScores.invalid_citations`, a note per case), so that a submission that
+cites ids outside its cases is visible as such rather than only as lower precision. A case's ids are its note
+sentences' ids, or, for a case read without its note text (the public dev XML), the ids its key labels (the key
+labels every sentence).
 
 The 2026 lenient variant (``lenient="2026"``, from the 2026 task's evidence scorer): supplementary sentences
 are neither rewarded nor penalised: they are removed from C, and what remains is scored against the essential
 sentences only; a case (or pool) with nothing cited and nothing essential scores 1, one side empty scores 0.
 
-Relevance: the answer (its sentences joined, cut to the first 75 whitespace-separated words; the cut applies
-to relevance only, never to the citations) against the reference the official scorer builds: the patient
+Relevance: the answer (its sentences joined, cut to its first 75 words: split at any whitespace by default,
+at plain spaces only with ``parse="official"`` as the official scorer splits; the cut applies to relevance
+only, never to the citations) against the reference the official scorer builds: the patient
 narrative, a blank line, the clinician's question, a blank line, then the essential sentences one per line (in
 note order; the official scorer takes them from a set, so its order is arbitrary). SARI instead uses
 source = narrative + clinician question and reference = the essential sentences. Each metric is computed per
@@ -32,10 +39,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from bedside.tasks.citeqa.cases import Case
-from bedside.tasks.citeqa.submission import ParsedAnswer, parse_answer
+from bedside.tasks.citeqa.cases import Case, id_order
+from bedside.tasks.citeqa.submission import (
+    WORD_LIMIT,
+    ParsedAnswer,
+    ParseMode,
+    official_words,
+    parse_answer,
+)
 
-WORD_LIMIT = 75
 LenientVariant = Literal["2025", "2026"]
 
 RELEVANCE_METRICS: dict[str, str] = {
@@ -104,7 +116,14 @@ def relevance_reference(case: Case) -> str:
 
 
 def limit_words(text: str, limit: int = WORD_LIMIT) -> str:
+    """The first ``limit`` words, split at any whitespace (the default parse's cut)."""
     words = text.split()
+    return " ".join(words[:limit]) if len(words) > limit else text
+
+
+def limit_words_official(text: str, limit: int = WORD_LIMIT) -> str:
+    """The first ``limit`` words as the official scorer cuts them: split at plain spaces only."""
+    words = official_words(text)
     return " ".join(words[:limit]) if len(words) > limit else text
 
 
@@ -169,6 +188,8 @@ class CaseScore:
     prf: dict[str, PRF]
     relevance: dict[str, float]
     truncated: bool
+    invalid: tuple[str, ...] = ()  # cited ids the case does not have: errors, counted as false positives
+    relevance_text: str = ""  # the answer text the relevance metrics saw (after the word limit)
 
 
 @dataclass
@@ -178,6 +199,12 @@ class CiteQAScores:
     factuality: dict[str, dict[str, PRF]]  # strict|lenient → micro|macro → P/R/F1 (0–1)
     relevance: dict[str, float]  # metric → mean over cases (0–100); empty when not computed
     notes: list[str] = field(default_factory=list)
+    parse: ParseMode = "default"
+
+    @property
+    def invalid_citations(self) -> dict[str, tuple[str, ...]]:
+        """Case id → the ids it cites that the case does not have, for the cases that cite any."""
+        return {r.case_id: r.invalid for r in self.cases if r.invalid}
 
     @property
     def overall_factuality(self) -> float:
@@ -207,18 +234,35 @@ class CiteQAScores:
         return board
 
 
+def case_ids(case: Case) -> set[str] | None:
+    """The ids a citation of ``case`` may name; None when neither note sentences nor a key say."""
+    if case.sentences:
+        return set(case.sentence_ids)
+    return set(case.relevance) if case.relevance else None
+
+
 def score_answers(
     cases: Sequence[Case],
-    answers: Mapping[str, str],
+    answers: Mapping[str, str | ParsedAnswer],
     *,
     lenient: LenientVariant = "2025",
     metrics: Sequence[str] | None = tuple(RELEVANCE_METRICS),
     word_limit: int = WORD_LIMIT,
+    parse: ParseMode = "default",
 ) -> CiteQAScores:
-    """Score submitted answers (case id → answer text) against the cases' keys.
+    """Score submitted answers (case id → answer text, or an answer already parsed) against the cases' keys.
+
+    A :class:`ParsedAnswer` is how a system's structured answer comes in: its citations are the citation field
+    the system produced, never anything read out of the statements' text.
 
     Every case must be answered and every answer must belong to a case (as the official scorer requires).
     ``metrics=None`` or ``()`` skips relevance; so does a case without note sentences, with a note saying so.
+
+    ``parse`` says how answer texts are read and cut to the word limit (see :mod:`.submission`). With
+    ``"official"`` an answer without any citation is an error, as the official scorer refuses the submission
+    then; an answer with citations but no text, on which it crashes, scores as an empty answer (relevance 0)
+    with a note. A :class:`ParsedAnswer` is cut at any whitespace whatever ``parse`` says: a system's
+    statements have their whitespace normalised to single spaces, so both cuts agree on them.
     """
     by_id = {c.id: c for c in cases}
     missing, extra = sorted(set(by_id) - set(answers)), sorted(set(answers) - set(by_id))
@@ -237,16 +281,27 @@ def score_answers(
         metrics = []
     rows = []
     for case in cases:
-        parsed = parse_answer(answers[case.id])
+        answer = answers[case.id]
+        parsed = parse_answer(answer, parse, word_limit=word_limit) if isinstance(answer, str) else answer
         cited = parsed.citations
-        unknown = sorted(cited - set(case.sentence_ids)) if case.sentences else []
+        if parse == "official" and isinstance(answer, str) and not cited:
+            raise ValueError(
+                f"case {case.id}: the answer cites nothing, and the official scorer refuses a submission with such "
+                "an answer (--parse default scores it 0)"
+            )
+        known = case_ids(case)
+        unknown = sorted(cited - known, key=id_order) if known is not None else []
         if unknown:
-            notes.append(f"case {case.id}: cites ids the case does not have {unknown} (false positives)")
+            notes.append(
+                f"case {case.id}: error: cites ids the case does not have {unknown} "
+                "(counted as false positives, never as correct)"
+            )
         notes.extend(f"case {case.id}: {note}" for note in parsed.notes)
         case_counts = factuality_counts(case, cited, lenient)
         rule = prf_2025 if lenient == "2025" else prf_2026
         prf = {"strict": prf_2025(case_counts["strict"]), "lenient": rule(case_counts["lenient"])}
-        text = limit_words(parsed.text, word_limit)
+        cut = limit_words_official if parse == "official" and isinstance(answer, str) else limit_words
+        text = cut(parsed.text, word_limit)
         rows.append(
             CaseScore(
                 case.id,
@@ -255,6 +310,8 @@ def score_answers(
                 prf,
                 relevance_scores(case, text, metrics) if metrics else {},
                 truncated=text != parsed.text,
+                invalid=tuple(unknown),
+                relevance_text=text,
             )
         )
     factuality: dict[str, dict[str, PRF]] = {}
@@ -269,4 +326,4 @@ def score_answers(
         )
         factuality[variation] = {"micro": rule(pooled), "macro": macro}
     relevance = {m: sum(r.relevance[m] for r in rows) / len(rows) for m in metrics} if rows and metrics else {}
-    return CiteQAScores(rows, lenient, factuality, relevance, notes)
+    return CiteQAScores(rows, lenient, factuality, relevance, notes, parse)
