@@ -4,6 +4,7 @@ judges, failures, replay, and a whole run with its tables."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import re
 from collections.abc import Sequence
@@ -107,6 +108,19 @@ CHECKLIST = {
     "appointments": [{"with_whom": "Dr. Lee", "when": "next week", "reason": "lungs"}],
     "pending_tests": [],
 }  # fmt: skip
+REFERENCE_SCHEMA_CHECKLIST = {
+    "Diagnosis": "pneumonia",
+    "Exercises": "short walks",
+    "Food": "",
+    "Activites or Food to Avoid": "smoking",
+    "Medicines": {
+        "Morning": {"Medicine 1": {"Name": "Amoxicillin", "Dosage": "875mg", "Reason": "lung infection",
+                                   "How to take": "with food"}},
+        "Afternoon": {},
+        "Evening": {"Medicine 1": {"Name": "amoxicillin", "Dosage": "875mg", "Reason": "lung infection",
+                                   "How to take": "with food"}},
+    },
+}  # fmt: skip
 SUMMARY = {
     "discharge_medications": "Ceftriaxone as needed",
     "discharge_diagnosis": {"primary": "pneumonia", "secondary": ""},
@@ -165,7 +179,9 @@ class Script:
         return "Patient: Okay, I understand. Doctor: and then the patient writes the doctor's lines"
 
     def checklist(self, messages: Sequence[ChatMessage], system: str) -> str:
-        return "not json at all" if self.bad_checklist else json.dumps(CHECKLIST)
+        if self.bad_checklist:
+            return "not json at all"
+        return json.dumps(REFERENCE_SCHEMA_CHECKLIST if "grouped by the time of day" in system else CHECKLIST)
 
     def summary(self, messages: Sequence[ChatMessage], system: str) -> str:
         return json.dumps(SUMMARY)
@@ -553,7 +569,7 @@ def test_a_run_stores_conversations_and_reports_the_papers_tables(tmp_path: Path
 
     from bedside.cli import app
     from bedside.runs import Store, execute, load_config
-    from bedside.runs.report import build_report
+    from bedside.runs.report import build_report, html_page
 
     script = Script()
     with ScriptedServer(rules=script) as server:
@@ -586,6 +602,12 @@ def test_a_run_stores_conversations_and_reports_the_papers_tables(tmp_path: Path
     sensitivity = next(t for t in report.tables if t.title.startswith("Profile sensitivity"))
     assert sensitivity.rows[0][1] == "HL2 vs HL1"
     assert sensitivity.rows[0][2].startswith("+0.000")  # the scripted judge scores both levels alike
+    # ... and drawn, one plot per cell (doctor model), in the HTML report only
+    assert [title for title, _ in report.task_plots] == [
+        f"Profile sensitivity: {c}" for c in sorted({r.cell for r in rows})
+    ]
+    assert all(base64.b64decode(png).startswith(b"\x89PNG") for _, png in report.task_plots)
+    assert "Task plots" in html_page(report)
 
     labels = tmp_path / "labels.jsonl"
     cells = sorted({r.cell for r in rows})
@@ -640,3 +662,45 @@ def test_bad_labels_name_the_file_and_line(tmp_path: Path) -> None:
     path.write_text("", encoding="utf-8")
     with pytest.raises(LabelsError, match="no labels"):
         read_labels(path)
+
+
+def test_bleurt_is_absent_not_zero_without_a_local_checkpoint(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from bedside.runs import Output, Sample
+    from bedside.tasks.discharge.task import BLEURT_CHECKPOINT_ENV, TASK
+
+    summary = {
+        "discharge_medications": "Furosemide 40 mg daily.",
+        "discharge_diagnosis": {"primary": "Heart failure"},
+        "discharge_condition": {},
+        "discharge_instructions": "Weigh yourself daily.",
+        "followup_instructions": "Cardiology in two weeks.",
+    }
+    sample = Sample(id="s", inputs={"case": {"reference_summary": summary}})
+    output = Output(text="", extra={"summary": summary})
+    assert "bleurt" in TASK.scorers
+    monkeypatch.delenv(BLEURT_CHECKPOINT_ENV, raising=False)
+    assert TASK.score("bleurt", sample, output) is None
+    monkeypatch.setenv(BLEURT_CHECKPOINT_ENV, str(tmp_path / "no-such-checkpoint"))
+    assert TASK.score("bleurt", sample, output) is None
+    assert TASK.score("rougeL", sample, output) == pytest.approx(1.0)  # the other summary metrics still run
+
+
+def test_the_reference_codes_checklist_schema_is_scored_in_bedsides_shape() -> None:
+    script = Script(signal_at={s: 1 for s in STAGE_IDS})
+    with ScriptedServer(rules=script) as server:
+        output, _ = simulate(server, {"schedule": "paper", "checklist_schema": "reference"})
+    extra = output.extra
+    assert extra["errors"] == {}
+    assert extra["checklist_schema"] == "reference"
+    assert extra["checklist_as_written"]["Activites or Food to Avoid"] == "smoking"  # kept as the model wrote it
+    (medicine,) = extra["checklist"]["medicines"]  # the morning and evening entries, merged by drug name
+    assert medicine["times"] == ["morning", "evening"]
+    assert extra["checklist"]["activities"] == ["short walks", "Avoid: smoking"]
+    assert extra["checklist"]["warning_signs"] == []  # an area that schema cannot hold
+    assert "grouped by the time of day" in script.sent["checklist"][0]
+    assert 0.0 <= (TASK.score("ahrq_acc", sample(), output) or 0.0) < 1.0  # the missing areas count as misses
+    with (
+        ScriptedServer(rules=Script(signal_at={s: 1 for s in STAGE_IDS})) as server,
+        pytest.raises(ValueError, match="checklist_schema must be bedside or reference"),
+    ):
+        simulate(server, {"schedule": "paper", "checklist_schema": "repo"})

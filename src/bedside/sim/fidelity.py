@@ -13,6 +13,12 @@ One judge call per patient turn labels all its sentences (split by bedside's sen
 sample's context under the ``judge`` role, so it is cached and counted like every other call and never runs
 inside the conversation loop. The answer must hold exactly one label per sentence (re-asked otherwise).
 
+Two cheaper checkers, measured against hand labels by ``bedside sim fidelity-agreement`` (figures in
+ARCHITECTURE.md): ``checker="embedding"`` labels without a model call (all-MiniLM-L6-v2 cosine between a sentence
+and every fact and earlier clinician sentence: at or above ``threshold`` entailed, a question non-informative,
+anything else unsupported; it cannot see a contradiction), and ``prefilter=t`` keeps the LLM judge but labels the
+sentences at or above ``t`` entailed without asking, sending only the rest (a turn left with none costs no call).
+
 Rates use the informative sentences as the denominator: ``unsupported_rate`` and ``contradicted_rate`` are
 shares of the sentences that state a fact. Per-stage counts let a task report, for instance, that unsupported
 statements cluster in stages where the patient was told to answer creatively.
@@ -37,6 +43,10 @@ from bedside.text.sentences import split_sentences
 Label = Literal["non_informative", "entailed", "contradicted", "unsupported"]
 LABELS: tuple[Label, ...] = get_args(Label)
 FIDELITY_TEMPLATE = "sim/fidelity.j2"
+EMBEDDING_THRESHOLD = 0.6
+"""Cosine at or above which the embedding checker (and the pre-filter's suggested value) call a sentence entailed:
+the best of 0.40-0.70 on bedside's labelled set (113 sentences), where it also keeps flagged recall above 0.9."""
+Checker = Literal["llm", "embedding"]
 
 
 @dataclass(frozen=True)
@@ -110,8 +120,13 @@ async def check_fidelity(
     template: str | Path = FIDELITY_TEMPLATE,
     patient: str = "patient",
     max_repairs: int = 2,
+    checker: Checker = "llm",
+    threshold: float = EMBEDDING_THRESHOLD,
+    prefilter: float | None = None,
 ) -> FidelityReport:
     """Label every sentence the patient said in ``transcript``; raises the model layer's errors on failure."""
+    if checker not in ("llm", "embedding"):
+        raise ValueError(f"fidelity checker must be llm or embedding, not {checker!r}")
     labelled: list[LabelledSentence] = []
     clinician_said: list[str] = []
     for index, turn in enumerate(transcript):
@@ -121,18 +136,42 @@ async def check_fidelity(
         sentences = [s.text for s in split_sentences(turn.content)]
         if not sentences:
             continue
-        messages = render_chat(
-            template,
-            facts=knowledge.numbered() or "(none)",
-            profile=dict(knowledge.profile),
-            clinician_said=list(clinician_said),
-            sentences=sentences,
-        )
-        answer = await context.generate_structured(
-            role, messages, _answer_model(len(sentences)), max_repairs=max_repairs
-        )
+        labels: dict[int, Label] = {}
+        if checker == "embedding" or prefilter is not None:
+            similar = _similarity(sentences, knowledge.facts, clinician_said)
+            cut = threshold if checker == "embedding" else prefilter
+            for i, (sentence, score) in enumerate(zip(sentences, similar, strict=True)):
+                if checker == "embedding":
+                    question = sentence.rstrip().endswith("?")
+                    labels[i] = "non_informative" if question else ("entailed" if score >= threshold else "unsupported")
+                elif cut is not None and score >= cut:
+                    labels[i] = "entailed"
+        asked = [i for i in range(len(sentences)) if i not in labels]
+        if asked:
+            messages = render_chat(
+                template,
+                facts=knowledge.numbered() or "(none)",
+                profile=dict(knowledge.profile),
+                clinician_said=list(clinician_said),
+                sentences=[sentences[i] for i in asked],
+            )
+            answer = await context.generate_structured(
+                role, messages, _answer_model(len(asked)), max_repairs=max_repairs
+            )
+            labels.update(zip(asked, answer.value.labels, strict=True))
         labelled.extend(
-            LabelledSentence(index, turn.stage, sentence, label)
-            for sentence, label in zip(sentences, answer.value.labels, strict=True)
+            LabelledSentence(index, turn.stage, sentence, labels[i]) for i, sentence in enumerate(sentences)
         )
     return FidelityReport(labelled)
+
+
+def _similarity(sentences: Sequence[str], facts: Sequence[str], clinician_said: Sequence[str]) -> list[float]:
+    """Each sentence's highest cosine to a fact or to a sentence the clinician said before."""
+    from bedside.retrieval.embeddings import default_embedder
+
+    known = [*facts, *(s.text for said in clinician_said for s in split_sentences(said))]
+    if not known:
+        return [0.0] * len(sentences)
+    embedder = default_embedder()
+    scores = embedder.embed(list(sentences)) @ embedder.embed(known).T
+    return [float(x) for x in scores.max(axis=1)]

@@ -11,7 +11,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bedside.console import err, fail, out
+from bedside.console import err, fail, out, show_table
+from bedside.private_files import write_private_text
 
 discharge_app = typer.Typer(
     help="Discharge education by simulation (DischargeSim): parse notes, list cases, judge-expert agreement.",
@@ -62,8 +63,7 @@ def parse_command(
         return lines
 
     lines = asyncio.run(run())
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    write_private_text(output, "".join(f"{line}\n" for line in lines))
     out.print(f"{len(lines)} of {len(loaded)} cases written to {output}", highlight=False)
 
 
@@ -105,7 +105,7 @@ def cases_command(
             str(row["questions"]),
             "yes" if row["reference_summary"] else "no",
         )
-    out.print(table)
+    show_table(table)
 
 
 @discharge_app.command("agreement")
@@ -160,4 +160,4 @@ def agreement_command(
                 "-" if pair.rho_p is None else f"{pair.rho_p:.3g}",
                 str(pair.ties),
             )
-        out.print(table)
+        show_table(table)

@@ -4,10 +4,14 @@ Order as in the reference code: the checklist first, then the summary conditione
 dialogue. Inputs as the paper states them (§2.3, "based on both the original note and the full interaction
 history"); ``documents_from: dialogue`` gives the reference code's dialogue-only variant.
 
-The checklist schema is bedside's, built from the AHRQ discharge guide so that it covers the six content areas
-the paper says it organises (the reference code's schema has four, no warning signs, tests, follow-up, bedtime
-or as-needed slots): diagnosis, tests and treatments, warning signs, medicines (name, dose, reason, how to take,
-time slots), activities and diet, appointments and pending tests. The summary has the five discharge sections of
+The checklist schema is bedside's by default, built from the AHRQ discharge guide so that it covers the six content
+areas the paper says it organises: diagnosis, tests and treatments, warning signs, medicines (name, dose, reason,
+how to take, time slots), activities and diet, appointments and pending tests. ``checklist_schema: reference``
+asks for the reference code's own schema instead (:class:`ReferenceChecklist`: diagnosis, exercises, food, what
+to avoid, and medicines keyed by free names in morning/afternoon/evening buckets; no warning signs, tests,
+follow-up, bedtime or as-needed slots). Scored, it is converted to bedside's shape with each medicine merged
+across its time buckets by drug name, so AHRQ ACC compares like with like and the areas that schema cannot hold
+count as misses: which is what using it costs. The summary has the five discharge sections of
 the paper's Fig. 21. Both are validated JSON; a malformed answer is sent back with the reason and re-asked (at
 most ``max_repairs`` times), then the step fails with its cause (``StructuredOutputError``), never a default.
 """
@@ -57,6 +61,67 @@ class Checklist(_Doc):
     diet: list[str] = Field(max_length=20)
     appointments: list[Appointment] = Field(max_length=10)
     pending_tests: list[str] = Field(max_length=10)
+
+
+ChecklistSchema = Literal["bedside", "reference"]
+
+
+class ReferenceMedicine(_Doc):
+    name: str = Field(alias="Name", min_length=1, max_length=120)
+    dosage: str = Field(alias="Dosage", max_length=120)
+    reason: str = Field(alias="Reason", max_length=_TEXT)
+    how_to_take: str = Field(alias="How to take", max_length=_TEXT)
+
+
+class ReferenceMedicines(_Doc):
+    morning: dict[str, ReferenceMedicine] = Field(alias="Morning", max_length=15)
+    afternoon: dict[str, ReferenceMedicine] = Field(alias="Afternoon", max_length=15)
+    evening: dict[str, ReferenceMedicine] = Field(alias="Evening", max_length=15)
+
+
+class ReferenceChecklist(_Doc):
+    """The reference code's checklist schema, key names as it spells them ("Activites" included)."""
+
+    diagnosis: str = Field(alias="Diagnosis", min_length=1, max_length=_TEXT)
+    exercises: str = Field(alias="Exercises", max_length=_TEXT)
+    food: str = Field(alias="Food", max_length=_TEXT)
+    avoid: str = Field(alias="Activites or Food to Avoid", max_length=_TEXT)
+    medicines: ReferenceMedicines = Field(alias="Medicines")
+
+    def to_checklist(self) -> Checklist:
+        """Bedside's shape for scoring: one medicine per drug name with every bucket it appears in."""
+        from bedside.tasks.discharge.scoring import drug_key
+
+        merged: dict[str, ChecklistMedicine] = {}
+        buckets: tuple[tuple[TimeSlot, dict[str, ReferenceMedicine]], ...] = (
+            ("morning", self.medicines.morning),
+            ("afternoon", self.medicines.afternoon),
+            ("evening", self.medicines.evening),
+        )
+        for slot, medicines in buckets:
+            for medicine in medicines.values():
+                key = drug_key(medicine.name)
+                found = merged.get(key)
+                if found is None:
+                    merged[key] = ChecklistMedicine(
+                        name=medicine.name,
+                        dose=medicine.dosage,
+                        reason=medicine.reason,
+                        how_to_take=medicine.how_to_take,
+                        times=[slot],
+                    )
+                elif slot not in found.times:
+                    merged[key] = found.model_copy(update={"times": [*found.times, slot]})
+        return Checklist(
+            diagnosis=self.diagnosis,
+            tests_and_treatments=[],
+            warning_signs=[],
+            medicines=list(merged.values()),
+            activities=[text for text in (self.exercises, f"Avoid: {self.avoid}" if self.avoid else "") if text],
+            diet=[self.food] if self.food else [],
+            appointments=[],
+            pending_tests=[],
+        )
 
 
 def reference_checklist(structure: DischargeStructure) -> Checklist:
@@ -114,12 +179,18 @@ async def write_checklist(
     documents_from: DocumentsFrom = "note_and_dialogue",
     max_tokens: int | None = None,
     max_repairs: int = 2,
-) -> Checklist:
-    messages = _document_prompt("discharge/checklist.j2", case, render_dialogue(transcript), documents_from)
+    schema: ChecklistSchema = "bedside",
+) -> tuple[Checklist, ReferenceChecklist | None]:
+    """The checklist in bedside's shape, and the answer as written when it was asked in the reference schema."""
+    template = "discharge/checklist_reference.j2" if schema == "reference" else "discharge/checklist.j2"
+    messages = _document_prompt(template, case, render_dialogue(transcript), documents_from)
+    output_type: type[Checklist | ReferenceChecklist] = ReferenceChecklist if schema == "reference" else Checklist
     result = await context.generate_structured(
-        "system", messages, Checklist, settings=document_settings(context, max_tokens), max_repairs=max_repairs
+        "system", messages, output_type, settings=document_settings(context, max_tokens), max_repairs=max_repairs
     )
-    return result.value
+    if isinstance(result.value, ReferenceChecklist):
+        return result.value.to_checklist(), result.value
+    return result.value, None
 
 
 async def write_summary(

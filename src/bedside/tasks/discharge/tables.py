@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
@@ -90,7 +91,7 @@ def table_two(cells: Mapping[str, list[Any]]) -> ReportTable:
     columns += ["Exam B %"]
     out = []
     for cell, rows in cells.items():
-        values = [_f(_mean(rows, "rougeL")), "-", _f(_mean(rows, "concept_f1"))]
+        values = [_f(_mean(rows, "rougeL")), _f(_mean(rows, "bleurt")), _f(_mean(rows, "concept_f1"))]
         values += [_f(_mean(rows, f"summary_a_{c.lower()}")) for c in (*SUMMARY_A_CRITERIA, "avg")]
         values += [_f(_mean(rows, f"summary_b_{c.lower()}")) for c in (*SUMMARY_B_CRITERIA, "avg")]
         values.append(_f(_mean(rows, "exam_acc_summary"), True))
@@ -99,8 +100,9 @@ def table_two(cells: Mapping[str, list[Any]]) -> ReportTable:
         "DischargeSim Table 2: the discharge summary",
         columns,
         out,
-        "concept F1 is concept_f1[mesh], the offline stand-in for the paper's UMLS-F; BLEURT is absent (no "
-        "checkpoint ships with bedside), never zero.",
+        "concept F1 is concept_f1[mesh], the offline stand-in for the paper's UMLS-F; BLEURT needs the bleurt "
+        "extra, the `bleurt` scorer and a local checkpoint in $BEDSIDE_BLEURT_CHECKPOINT (none ships with bedside): "
+        "without them it is absent, never zero.",
     )
 
 
@@ -170,23 +172,49 @@ def _interval(high: Sequence[float], low: Sequence[float], resamples: int = 2000
     return float(np.percentile(ratios, 2.5)), float(np.percentile(ratios, 97.5))
 
 
+@dataclass(frozen=True)
+class Gap:
+    """One profile-sensitivity figure: a cell's relative difference on one scorer for one level pair."""
+
+    cell: str
+    comparison: str
+    scorer: str
+    gap: float
+    interval: tuple[float, float] | None
+
+
+def sensitivity_gaps(cells: Mapping[str, list[Any]]) -> list[Gap]:
+    """Every (cell, level pair, dimension scorer) with paired cases, with its seeded bootstrap interval."""
+    gaps = []
+    for cell, rows in cells.items():
+        for dimension, level, baseline in SENSITIVITY_PAIRS:
+            comparison = f"{PAPER_LABELS[(dimension, level)]} vs {PAPER_LABELS[(dimension, baseline)]}"
+            for name, scorer in DIMENSION_SCORERS.items():
+                high, low = _paired_values(rows, scorer, dimension, level, baseline)
+                gap = _relative(high, low) if high else None
+                if gap is not None:
+                    gaps.append(Gap(cell, comparison, name, gap, _interval(high, low)))
+    return gaps
+
+
 def sensitivity(cells: Mapping[str, list[Any]]) -> list[ReportTable]:
     out = []
     mean_gap: dict[tuple[str, str, str], dict[str, float]] = defaultdict(dict)
-    for cell, rows in cells.items():
+    found = {(g.cell, g.comparison, g.scorer): g for g in sensitivity_gaps(cells)}
+    for cell in cells:
         for dimension, level, baseline in SENSITIVITY_PAIRS:
-            line = [cell, f"{PAPER_LABELS[(dimension, level)]} vs {PAPER_LABELS[(dimension, baseline)]}"]
+            comparison = f"{PAPER_LABELS[(dimension, level)]} vs {PAPER_LABELS[(dimension, baseline)]}"
+            line = [cell, comparison]
             gaps = []
-            for scorer in DIMENSION_SCORERS.values():
-                high, low = _paired_values(rows, scorer, dimension, level, baseline)
-                gap = _relative(high, low) if high else None
-                interval = _interval(high, low) if gap is not None else None
-                if gap is not None:
-                    gaps.append(gap)
+            for name in DIMENSION_SCORERS:
+                figure = found.get((cell, comparison, name))
+                if figure is not None:
+                    gaps.append(figure.gap)
+                interval = figure.interval if figure else None
                 line.append(
                     "-"
-                    if gap is None
-                    else f"{gap:+.3f}" + (f" [{interval[0]:+.2f}, {interval[1]:+.2f}]" if interval else "")
+                    if figure is None
+                    else f"{figure.gap:+.3f}" + (f" [{interval[0]:+.2f}, {interval[1]:+.2f}]" if interval else "")
                 )
             if gaps:
                 mean_gap[(dimension, level, baseline)][cell] = fmean(gaps)
@@ -302,3 +330,47 @@ def report_tables(rows: Sequence[Any]) -> list[ReportTable]:
         tables += [conversation_table(cells), fidelity_table(cells)]
     tables.append(failures_table(rows, "In this task: no summary, no questions or no reference summary."))
     return [t for t in tables if t is not None]
+
+
+def report_plots(rows: Sequence[Any]) -> list[tuple[str, str]]:
+    """Profile sensitivity as plots, one per cell: per level pair, the relative difference on each dimension with
+    its 95% interval. (title, base64 PNG); none without matplotlib or without paired cases."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    import base64
+    import io
+
+    gaps = sensitivity_gaps(_by_cell(_ok(rows)))
+    plots = []
+    for cell in dict.fromkeys(g.cell for g in gaps):
+        mine = [g for g in gaps if g.cell == cell]
+        comparisons = list(dict.fromkeys(g.comparison for g in mine))
+        scorers = [name for name in DIMENSION_SCORERS if any(g.scorer == name for g in mine)]
+        figure, axes = plt.subplots(figsize=(7, 0.6 + 0.5 * len(comparisons) * max(1, len(scorers)) / 3))
+        height = 0.8 / max(1, len(scorers))
+        for index, name in enumerate(scorers):
+            points = [(i, g) for i, c in enumerate(comparisons) for g in mine if g.comparison == c and g.scorer == name]
+            ys = [i + index * height for i, _ in points]
+            xs = [g.gap for _, g in points]
+            errors = [
+                [g.gap - g.interval[0] if g.interval else 0.0 for _, g in points],
+                [g.interval[1] - g.gap if g.interval else 0.0 for _, g in points],
+            ]
+            axes.barh(ys, xs, height=height, xerr=errors, capsize=2, label=name)
+        axes.axvline(0.0, color="#444", linewidth=0.8)
+        axes.set_yticks([i + 0.4 - height / 2 for i in range(len(comparisons))], comparisons, fontsize=7)
+        axes.invert_yaxis()
+        axes.set_xlabel("relative difference (S_level - S_baseline) / S_baseline, 95% CI")
+        axes.legend(fontsize=6, loc="best")
+        axes.set_title(cell, fontsize=8)
+        figure.tight_layout()
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=100)
+        plt.close(figure)
+        plots.append((f"Profile sensitivity: {cell}", base64.b64encode(buffer.getvalue()).decode("ascii")))
+    return plots

@@ -16,11 +16,13 @@ per role):
 5. AHRQ ACC's judged points, the five judges and the simulator fidelity check (``judge`` role).
 
 Options: ``schedule`` (``paper`` | ``reference`` | ``demo``, see :mod:`.schedules`), ``prompt_style``
-(``chat`` | ``blob``), ``documents_from`` (``note_and_dialogue`` | ``dialogue``), ``cut_note`` (bool) — the last
-three default to the reference code's choices under the ``reference`` schedule and to the paper's otherwise —
+(``chat`` | ``blob``), ``documents_from`` (``note_and_dialogue`` | ``dialogue``), ``cut_note`` (bool),
+``checklist_schema`` (``bedside`` | ``reference``, see :mod:`.documents`) — the last four default to the reference
+code's choices under the ``reference`` schedule and to the paper's (bedside's six-area schema) otherwise —
 ``max_doctor_messages``, ``exam`` (list of ``dialogue``, ``summary``, ``none``), ``judges`` (list of
 ``conversation``, ``coverage``, ``strategy``, ``summary_a``, ``summary_b``), ``judge_profile`` (bool),
-``fidelity`` (bool), ``documents`` (bool), ``documents_max_tokens`` (default 1500: the checklist and summary
+``fidelity`` (bool), ``fidelity_checker`` (``llm`` | ``embedding``), ``fidelity_prefilter`` (a cosine; see
+:mod:`bedside.sim.fidelity`), ``documents`` (bool), ``documents_max_tokens`` (default 1500: the checklist and summary
 are long JSON, and the system role's ``max_tokens`` is usually set for conversation turns).
 
 A failure in the conversation is the sample's error. A failure in a later step (a checklist still malformed
@@ -32,6 +34,7 @@ and that step's scores are absent, never zero; the steps that needed its result 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -98,6 +101,7 @@ _OTHER_SCORERS = (
     "ahrq_acc",
     "rougeL",
     "concept_f1",
+    "bleurt",
     "drug_coverage",
     "doctor_messages",
     "completed",
@@ -173,19 +177,32 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
     checklist: Checklist | None = None
     summary: DischargeSummary | None = None
     document_tokens = options.get("documents_max_tokens")
+    checklist_schema = options.get("checklist_schema", "reference" if reference else "bedside")
+    if checklist_schema not in ("bedside", "reference"):
+        raise ValueError(f"options.checklist_schema must be bedside or reference, not {checklist_schema!r}")
     if options.get("documents", True):
-        checklist = await steps.run(
+        written = await steps.run(
             "checklist",
             lambda: write_checklist(
-                case, transcript, context, documents_from=documents_from, max_tokens=document_tokens
+                case,
+                transcript,
+                context,
+                documents_from=documents_from,
+                max_tokens=document_tokens,
+                schema=checklist_schema,
             ),
         )
+        if written is not None:
+            checklist, as_written = written
+            if as_written is not None:
+                extra["checklist_as_written"] = as_written.model_dump(mode="json", by_alias=True)
         summary = await steps.run(
             "summary",
             lambda: write_summary(
                 case, transcript, checklist, context, documents_from=documents_from, max_tokens=document_tokens
             ),
         )
+    extra["checklist_schema"] = checklist_schema
     extra["checklist"] = checklist.model_dump(mode="json") if checklist else None
     extra["summary"] = summary.model_dump(mode="json") if summary else None
     summary_text = summary.render() if summary else None
@@ -233,11 +250,34 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
     steps.skipped.update({f"judge_{k}": v for k, v in judge_skipped.items()})
 
     if options.get("fidelity", True):
-        fidelity = await steps.run("fidelity", lambda: check_fidelity(transcript, knowledge, context))
+        fidelity = await steps.run(
+            "fidelity",
+            lambda: check_fidelity(
+                transcript,
+                knowledge,
+                context,
+                checker=options.get("fidelity_checker", "llm"),
+                prefilter=options.get("fidelity_prefilter"),
+            ),
+        )
         extra["fidelity"] = fidelity.as_dict() if fidelity else None
     extra["errors"] = steps.errors
     extra["skipped"] = steps.skipped
     return Output(text=dialogue, transcript=transcript, trace=conversation.trace, extra=extra)
+
+
+BLEURT_CHECKPOINT_ENV = "BEDSIDE_BLEURT_CHECKPOINT"
+"""The ``bleurt`` scorer reads a local BLEURT checkpoint (a bleurt-pytorch folder) from this variable; bedside
+ships none and downloads none, so without it the scorer is absent, never zero."""
+
+
+@lru_cache(maxsize=1024)
+def _bleurt(summary_json: str, reference_json: str, checkpoint: str) -> float:
+    from bedside.metrics.learned import bleurt_scores
+
+    summary = DischargeSummary.model_validate_json(summary_json).render()
+    reference = DischargeSummary.model_validate_json(reference_json).render()
+    return bleurt_scores([summary], [reference], checkpoint)[0]
 
 
 @lru_cache(maxsize=1024)
@@ -300,10 +340,17 @@ class DischargeTask:
         if scorer == "ahrq_acc":
             ahrq = extra.get("ahrq")
             return None if not ahrq else ahrq["accuracy"]
-        if scorer in ("rougeL", "concept_f1"):
+        if scorer in ("rougeL", "concept_f1", "bleurt"):
             reference = sample.inputs["case"].get("reference_summary")
             if not extra.get("summary") or not reference:
                 return None
+            if scorer == "bleurt":
+                from bedside.metrics.learned import learned_unavailable
+
+                checkpoint = os.environ.get(BLEURT_CHECKPOINT_ENV)
+                if checkpoint is None or learned_unavailable("bleurt", checkpoint):
+                    return None
+                return _bleurt(json.dumps(extra["summary"]), json.dumps(reference), checkpoint)
             return _summary_scores(json.dumps(extra["summary"]), json.dumps(reference))[scorer]
         if scorer == "drug_coverage":
             return extra.get("drug_coverage")
@@ -322,6 +369,11 @@ class DischargeTask:
         from bedside.tasks.discharge.tables import report_tables
 
         return report_tables(rows)
+
+    def report_plots(self, rows: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+        from bedside.tasks.discharge.tables import report_plots
+
+        return report_plots(rows)
 
 
 TASK = DischargeTask()

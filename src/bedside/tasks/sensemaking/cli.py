@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from bedside.console import err, fail, out
+from bedside.console import err, fail, out, show_table
+from bedside.private_files import write_private_text
 
 sensemaking_app = typer.Typer(
     help="Mental-health sensemaking by simulation (MedAgent + MultiSenseEval): cases, human validation.",
@@ -48,7 +49,7 @@ def cases_command(
             case.intent or "(assigned at run time)",
             case.goal or "(assigned at run time)",
         )
-    out.print(table)
+    show_table(table)
 
 
 @sensemaking_app.command("review-items")
@@ -75,10 +76,8 @@ def review_items_command(
     finally:
         opened.close()
     items = review_items(rows, seed=seed)
-    output.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
-    key.write_text(
-        "".join(json.dumps({"item": k, **v}) + "\n" for k, v in sorted(item_key(rows).items())), encoding="utf-8"
-    )
+    write_private_text(output, "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items))
+    write_private_text(key, "".join(json.dumps({"item": k, **v}) + "\n" for k, v in sorted(item_key(rows).items())))
     err.print(f"{len(items)} items -> {output}; key -> {key}")
 
 
@@ -101,4 +100,4 @@ def human_agreement_command(
     for r in results:
         rate = "-" if r.rate is None else f"{100 * r.rate:.1f}"
         table.add_row(r.metric, str(r.items), rate, str(r.ties), str(r.annotations), str(r.annotators))
-    out.print(table)
+    show_table(table)

@@ -17,7 +17,8 @@ System ``medagent`` (per sample, each step through the sample's context, so cach
 
 Options: ``path`` (``reference`` | ``efficient``), ``max_sensemaker_messages`` (default 30: above the 21 the
 stage caps allow, so only a runaway conversation meets it), ``vitals`` (``rules`` | ``llm``), ``judges``,
-``judge_stage_labels`` (bool, default false), ``fidelity`` (bool, default true).
+``judge_stage_labels`` (bool, default false), ``fidelity`` (bool, default true), ``fidelity_checker`` (``llm`` |
+``embedding``) and ``fidelity_prefilter`` (a cosine; see :mod:`bedside.sim.fidelity`).
 
 A failure in preparation or in the conversation is the sample's error; a later step's failure is that step's
 error in ``extra["errors"]`` with its cause, and its scores are absent, never zero.
@@ -178,7 +179,16 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
         "smog": conversation_smog(transcript),
     }
     if options.get("fidelity", True):
-        fidelity = await steps.run("fidelity", lambda: check_fidelity(transcript, knowledge, context))
+        fidelity = await steps.run(
+            "fidelity",
+            lambda: check_fidelity(
+                transcript,
+                knowledge,
+                context,
+                checker=options.get("fidelity_checker", "llm"),
+                prefilter=options.get("fidelity_prefilter"),
+            ),
+        )
         extra["fidelity"] = fidelity.as_dict() if fidelity else None
     extra["errors"] = steps.errors
     extra["skipped"] = steps.skipped

@@ -1,0 +1,220 @@
+"""How far to trust the simulator fidelity checker: its labels against a set labelled by hand.
+
+The set (``data/fidelity_labelled.jsonl``, written for bedside by ``tools/make_fidelity_set.py``) holds simulated
+patient turns from both multi-turn tasks: the facts the patient was given, what the clinician said before, and
+each sentence's label. ``phase`` separates closed-world stages (the patient may only state given facts) from
+later ones (questions, reactions, plans), because the checker's errors differ there: later stages invite
+plausible additions that are easy to miss.
+
+Reported: accuracy and Cohen's κ over the four labels, per label precision/recall, the confusion matrix, the same
+by phase, and the decision that matters in a report, *flagged* (contradicted or unsupported) against not
+flagged, as κ and the recall of flagged sentences. Each checker call is one judge call per turn, exactly as in a
+run (:func:`~bedside.sim.fidelity.check_fidelity`), so what is measured is what runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bedside.jsonlines import json_objects
+from bedside.llm import GenerationSettings, Model
+from bedside.llm.errors import ModelError
+from bedside.runs.task import SampleContext, Turn
+from bedside.sim.fidelity import EMBEDDING_THRESHOLD, FIDELITY_TEMPLATE, LABELS, Checker, Label, check_fidelity
+from bedside.sim.knowledge import Knowledge
+from bedside.stats.agreement import cohen_kappa
+from bedside.text.sentences import split_sentences
+
+LABELLED_SET = Path(__file__).parent / "data" / "fidelity_labelled.jsonl"
+FLAGGED = frozenset({"contradicted", "unsupported"})
+
+
+@dataclass(frozen=True)
+class FidelityItem:
+    """One patient turn with its sentences' labels."""
+
+    id: str
+    phase: str
+    stage: str
+    facts: tuple[str, ...]
+    clinician_said: tuple[str, ...]
+    sentences: tuple[str, ...]
+    labels: tuple[Label, ...]
+
+
+def read_fidelity_items(path: Path | None = None) -> list[FidelityItem]:
+    """The labelled turns; every problem names the file, line and field. The sentences must be exactly what
+    bedside's splitter makes of the turn, since the checker labels the splitter's sentences."""
+    path = path or LABELLED_SET
+    items = []
+    for number, data in json_objects(path):
+        where = f"{path}:{number}"
+        try:
+            sentences = tuple(str(s) for s in data["sentences"])
+            labels = tuple(data["labels"])
+            item = FidelityItem(
+                id=str(data["id"]),
+                phase=str(data.get("phase") or "unspecified"),
+                stage=str(data.get("stage") or ""),
+                facts=tuple(str(f) for f in data["facts"]),
+                clinician_said=tuple(str(c) for c in data.get("clinician_said") or ()),
+                sentences=sentences,
+                labels=labels,
+            )
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"{where}: needs id, facts, sentences and labels ({exc})") from None
+        unknown = [label for label in labels if label not in LABELS]
+        if unknown:
+            raise ValueError(f"{where}: labels: unknown {unknown}; expected {', '.join(LABELS)}")
+        if len(labels) != len(sentences):
+            raise ValueError(f"{where}: {len(sentences)} sentences but {len(labels)} labels")
+        split = tuple(s.text for s in split_sentences(" ".join(sentences)))
+        if split != sentences:
+            raise ValueError(f"{where}: sentences: bedside's splitter reads this turn as {list(split)}")
+        items.append(item)
+    if not items:
+        raise ValueError(f"{path}: no labelled turns")
+    return items
+
+
+@dataclass
+class Agreement:
+    n: int
+    accuracy: float
+    kappa: float | None
+
+    @classmethod
+    def of(cls, gold: Sequence[str], predicted: Sequence[str]) -> Agreement:
+        accuracy = sum(g == p for g, p in zip(gold, predicted, strict=True)) / len(gold)
+        kappa = cohen_kappa(gold, predicted) if len(set(gold) | set(predicted)) > 1 else None
+        return cls(len(gold), accuracy, kappa)
+
+
+@dataclass
+class FidelityValidation:
+    model: str
+    overall: Agreement
+    by_phase: dict[str, Agreement]
+    flagged: Agreement
+    flagged_recall: float | None
+    """Share of the sentences labelled contradicted or unsupported that the checker flagged (either label)."""
+    per_label: dict[str, dict[str, float | int | None]]
+    confusion: dict[str, dict[str, int]]
+    """gold label -> predicted label -> count."""
+    failed: dict[str, str] = field(default_factory=dict)
+    """Turns the checker gave no valid answer for (item id -> cause); left out of every figure."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "overall": vars(self.overall),
+            "by_phase": {phase: vars(a) for phase, a in self.by_phase.items()},
+            "flagged": vars(self.flagged),
+            "flagged_recall": self.flagged_recall,
+            "per_label": self.per_label,
+            "confusion": self.confusion,
+            "failed": self.failed,
+        }
+
+
+async def validate_fidelity(
+    items: Sequence[FidelityItem],
+    judge: Model,
+    *,
+    settings: GenerationSettings | None = None,
+    template: str | Path = FIDELITY_TEMPLATE,
+    concurrency: int = 4,
+    checker: Checker = "llm",
+    threshold: float = EMBEDDING_THRESHOLD,
+    prefilter: float | None = None,
+) -> FidelityValidation:
+    """Label every item with the checker (on ``judge`` unless it is the embedding one) and compare with the hand
+    labels."""
+    settings = settings or GenerationSettings(temperature=0.0, seed=0, max_tokens=256)
+    gate = asyncio.Semaphore(concurrency)
+    predicted: dict[str, tuple[str, ...]] = {}
+    failed: dict[str, str] = {}
+
+    async def one(item: FidelityItem) -> None:
+        transcript = [Turn(role="clinician", content=c) for c in item.clinician_said]
+        transcript.append(Turn(role="patient", content=" ".join(item.sentences), stage=item.stage))
+        context = SampleContext({"judge": judge}, {"judge": settings}, epoch="0", seed=0)
+        async with gate:
+            try:
+                report = await check_fidelity(
+                    transcript,
+                    Knowledge(item.facts),
+                    context,
+                    template=template,
+                    checker=checker,
+                    threshold=threshold,
+                    prefilter=prefilter,
+                )
+            except ModelError as exc:
+                failed[item.id] = f"{type(exc).__name__}: {exc}"
+                return
+        predicted[item.id] = tuple(s.label for s in report.sentences)
+
+    await asyncio.gather(*(one(item) for item in items))
+    name = "embedding (all-MiniLM-L6-v2)" if checker == "embedding" else judge.name
+    if prefilter is not None and checker == "llm":
+        name += f" with an embedding pre-filter at {prefilter:g}"
+    return compare(items, predicted, model=name, failed=failed)
+
+
+def compare(
+    items: Sequence[FidelityItem],
+    predicted: dict[str, tuple[str, ...]],
+    *,
+    model: str = "",
+    failed: dict[str, str] | None = None,
+) -> FidelityValidation:
+    """The figures for the items that have a prediction."""
+    pairs = [
+        (item, g, p)
+        for item in items
+        if item.id in predicted
+        for g, p in zip(item.labels, predicted[item.id], strict=True)
+    ]
+    if not pairs:
+        raise ValueError("the checker labelled no turn; see the failures")
+    gold = [g for _, g, _ in pairs]
+    guess = [p for _, _, p in pairs]
+    phases = sorted({item.phase for item, _, _ in pairs})
+    by_phase = {
+        phase: Agreement.of([g for i, g, _ in pairs if i.phase == phase], [p for i, _, p in pairs if i.phase == phase])
+        for phase in phases
+    }
+    gold_flag = [g in FLAGGED for g in gold]
+    guess_flag = [p in FLAGGED for p in guess]
+    flagged_gold = sum(gold_flag)
+    confusion: dict[str, dict[str, int]] = {g: dict.fromkeys(LABELS, 0) for g in LABELS}
+    for g, p in zip(gold, guess, strict=True):
+        confusion[g][p] += 1
+    counts_gold, counts_guess = Counter(gold), Counter(guess)
+    per_label: dict[str, dict[str, float | int | None]] = {}
+    for label in LABELS:
+        hits = confusion[label][label]
+        per_label[label] = {
+            "support": counts_gold[label],
+            "predicted": counts_guess[label],
+            "precision": hits / counts_guess[label] if counts_guess[label] else None,
+            "recall": hits / counts_gold[label] if counts_gold[label] else None,
+        }
+    return FidelityValidation(
+        model=model,
+        overall=Agreement.of(gold, guess),
+        by_phase=by_phase,
+        flagged=Agreement.of([str(f) for f in gold_flag], [str(f) for f in guess_flag]),
+        flagged_recall=(sum(g and p for g, p in zip(gold_flag, guess_flag, strict=True)) / flagged_gold)
+        if flagged_gold
+        else None,
+        per_label=per_label,
+        confusion=confusion,
+        failed=dict(failed or {}),
+    )
