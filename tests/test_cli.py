@@ -2,12 +2,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
+import bedside
 from bedside.cli import app
 from bedside.testing import ScriptedServer
 
@@ -82,6 +85,60 @@ def test_demo_runs_on_a_scripted_model(tmp_path: Path) -> None:
     assert "failed: StructuredOutputError" in result.output
 
 
+def test_demo_sends_the_api_key_with_every_request(tmp_path: Path) -> None:
+    """Issue 19: the run-based sections used to drop --api-key-env, so their requests went unauthenticated."""
+    from bedside.runs import Store
+
+    store = tmp_path / "demo.sqlite"
+    with ScriptedServer(api_key="sekret") as server:
+        result = runner.invoke(
+            app,
+            [
+                "demo",
+                "-m",
+                server.model_name(),
+                "--api-key-env",
+                "DEMO_TEST_KEY",
+                "--limit",
+                "1",
+                "--citeqa-cases",
+                "1",
+                "--discharge-conversations",
+                "1",
+                "--sensemaking-conversations",
+                "1",
+                "--instruct-instructions",
+                "1",
+                "--store",
+                str(store),
+                "--reports",
+                str(tmp_path / "reports"),
+                "--cache",
+                str(tmp_path / "cache.sqlite"),
+            ],
+            env={"DEMO_TEST_KEY": "sekret", "COLUMNS": "200"},
+        )
+        stats = server.stats()
+    assert result.exit_code == 0, result.output
+    assert "401" not in stats["answers"], stats
+    assert stats["answers"].get("ok") == stats["requests"] > 0
+    # Every section made requests of its own: the four runs through their stored samples' usage ...
+    opened = Store(str(store))
+    try:
+        calls = {
+            run["name"]: sum(u.get("calls", 0) for row in opened.results(run["id"]) for u in row.usage.values())
+            for run in opened.runs()
+        }
+    finally:
+        opened.close()
+    assert set(calls) == {"demo-drafting", "demo-discharge", "demo-sensemaking", "demo-instruct"}
+    assert all(n > 0 for n in calls.values()), calls
+    # ... and grounded QA, which prints its own usage table (role, calls, cache hits, requests, ...).
+    usage = result.output[result.output.index("Model usage by role") :]
+    system_row = next(line for line in usage.splitlines() if line.startswith("| system |"))  # Markdown off a TTY
+    assert int(system_row.split("|")[4]) > 0, system_row
+
+
 def test_serve_scripted_from_the_shell(tmp_path: Path) -> None:
     rules = tmp_path / "rules.yaml"
     rules.write_text("rules:\n  - pattern: refill\n    reply: Refill sent to your pharmacy.\n")
@@ -103,3 +160,49 @@ def test_serve_scripted_from_the_shell(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_task_command_groups_come_from_entry_points_and_the_core_imports_no_task(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.metadata
+
+    import typer
+
+    from bedside.cli import register_groups
+
+    toy = typer.Typer()
+
+    @toy.command()
+    def hello() -> None:
+        typer.echo("hello from a plugin")
+
+    extra = [
+        importlib.metadata.EntryPoint(name="toy", value=f"{__name__}:_TOY", group="bedside.cli"),
+        importlib.metadata.EntryPoint(name="broken", value="no_such_module:app", group="bedside.cli"),
+    ]
+    real = importlib.metadata.entry_points
+    monkeypatch.setattr(
+        importlib.metadata,
+        "entry_points",
+        lambda group: [*real(group=group), *extra] if group == "bedside.cli" else real(group=group),
+    )
+    globals()["_TOY"] = toy
+    root = typer.Typer()
+
+    @root.callback()
+    def main() -> None: ...
+
+    added = register_groups(root)
+    assert {"drafting", "citeqa", "discharge", "sensemaking", "instruct", "train", "toy"} <= set(added)
+    assert "broken" not in added  # left out with a warning, the rest still work
+    result = CliRunner().invoke(root, ["toy", "hello"])
+    assert result.output.strip() == "hello from a plugin"
+
+    core = Path(bedside.__file__).parent
+    for module in core.rglob("*.py"):
+        relative = module.relative_to(core)
+        if relative.parts[0] == "tasks" or relative == Path("cli/demo.py"):
+            continue  # the tasks themselves, and the demo, which runs each shipped task on purpose
+        source = module.read_text(encoding="utf-8")
+        assert not re.search(r"^\s*(from|import) bedside\.tasks", source, re.MULTILINE), relative

@@ -128,3 +128,16 @@ def test_editjudge_shows_what_the_guard_rejected_or_flagged() -> None:
     bad = runner.invoke(app, [*args, "--guard", "maybe"])
     assert bad.exit_code == 1
     assert "guard 'maybe'" in bad.output
+
+
+def test_calibrate_and_themes_print_json_on_request() -> None:
+    calibrated = runner.invoke(app, ["drafting", "calibrate", "--matcher", "lexical", "--json"])
+    assert calibrated.exit_code == 0, calibrated.output
+    judges = json.loads(calibrated.stdout)["judges"]
+    assert judges[0]["judge"] == "lexical"
+    assert 0.0 <= judges[0]["agreement"] <= 1.0
+    themes = runner.invoke(app, ["drafting", "themes", "--folds", "3", "--json"])
+    assert themes.exit_code == 0, themes.output
+    data = json.loads(themes.stdout)
+    assert data["cross_validation"]["sentences"] == 288
+    assert data["held_out"]["with question rule"]["question_precision"] >= 0.0

@@ -7,6 +7,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -18,6 +19,8 @@ import yaml
 from typer.testing import CliRunner
 
 from bedside.cli import app
+from bedside.errors import StorageError
+from bedside.llm.scripted_server import FaultSpec
 from bedside.runs import ConfigError, Store, execute, load_config
 from bedside.runs.report import build_report, markdown
 from bedside.testing import ScriptedServer
@@ -121,6 +124,7 @@ def test_a_two_cell_grid_runs_reports_and_reruns_without_model_calls(tmp_path: P
     assert "## demo/zero_shot/" in text
     assert "by clinician" in text
     assert "| system | 12 | 0 |" in text  # usage by role: 12 calls, no cache hits
+    assert "| demo | zero_shot | words | 2 | 10.000 ± 0.000 |" in text  # the system over its two models
 
 
 def test_cli_run_report_ls_show_export_compare(tmp_path: Path) -> None:
@@ -171,10 +175,19 @@ def test_cli_run_report_ls_show_export_compare(tmp_path: Path) -> None:
     assert "no run 'nope'" in missing.output
 
 
+def _stored_count(store_path: Path) -> int:
+    """Rows stored so far, read without opening a Store (which would create tables the run is creating)."""
+    try:
+        with sqlite3.connect(f"file:{store_path}?mode=ro", uri=True, timeout=5) as db:
+            return int(db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
 def test_sigkill_at_random_points_then_resume_gives_the_uninterrupted_results(tmp_path: Path) -> None:
     rng = random.Random(1384)
-    # Start-up (imports, reading the demo cohort) takes about a second; 28 samples at 150 ms with 2 in flight
-    # take about two more, so kill times drawn from 0.8-3.5 s land before, during and after the work.
+    # Each run is killed at a random point: after a random number of samples has been stored (so the kill
+    # lands mid-run however slow the machine is), a random few milliseconds later.
     with ScriptedServer(latency_ms=150) as server:
         reference_dir = tmp_path / "reference"
         reference_dir.mkdir()
@@ -190,35 +203,46 @@ def test_sigkill_at_random_points_then_resume_gives_the_uninterrupted_results(tm
             path = write_config(folder, server, datasets={"demo": {"limit": 14}}, concurrency=2)
             config = load_config(path)
             kills = 0
-            finished = False
-            for _ in range(15):
+            for _ in range(3):
+                stored = _stored_count(Path(config.store))
+                if stored >= 27:
+                    break
+                target = rng.randint(stored + 1, 27)
                 process = subprocess.Popen(
                     [sys.executable, "-m", "bedside.cli", "run", str(path), "--no-cache"],
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
                     env={**os.environ, "COLUMNS": "120"},
                 )
-                try:
-                    process.wait(timeout=rng.uniform(0.8, 3.5))
-                except subprocess.TimeoutExpired:
-                    process.send_signal(signal.SIGKILL)
-                    process.wait()
-                    kills += 1
-                    partial_counts.append(len(results_of(Path(config.store), config.run_id)))
-                    continue
-                assert process.returncode == 0
-                finished = True
-                break
-            assert finished, "the run never finished in 15 attempts"
+                deadline = time.monotonic() + 120
+                while _stored_count(Path(config.store)) < target and process.poll() is None:
+                    assert time.monotonic() < deadline, "the run stored nothing for two minutes"
+                    time.sleep(0.02)
+                time.sleep(rng.uniform(0.0, 0.1))
+                if process.poll() is not None:
+                    break
+                process.send_signal(signal.SIGKILL)
+                process.wait()
+                kills += 1
+                partial_counts.append(_stored_count(Path(config.store)))
+            finished = subprocess.run(
+                [sys.executable, "-m", "bedside.cli", "run", str(path), "--no-cache"],
+                capture_output=True,
+                timeout=300,
+                check=False,
+            )
+            assert finished.returncode == 0, finished.stderr
             assert kills >= 1, "the run finished before any kill; the test did not exercise resume"
             got = results_of(Path(config.store), config.run_id)
             assert got == expected
-        # At least one kill landed mid-run, leaving some samples stored and some not.
+        # Kills landed mid-run, leaving some samples stored and some not.
         assert any(0 < n < 28 for n in partial_counts), partial_counts
 
 
 def test_fault_drill_every_sample_scored_or_an_error_with_its_cause(tmp_path: Path) -> None:
-    faults = "429=0.15,500=0.15,hang=0.05,malformed=0.05,invalid-json=0.05,retry-after=0.05"
+    faults = (
+        "429=0.1,500=0.1,hang=0.05,malformed=0.05,invalid-json=0.05,null=0.1,empty=0.05,length=0.1,retry-after=0.05"
+    )
     with ScriptedServer(faults=faults, seed=7, hang_s=30) as server:
         path = write_config(
             tmp_path,
@@ -227,23 +251,73 @@ def test_fault_drill_every_sample_scored_or_an_error_with_its_cause(tmp_path: Pa
             model_options={"system": {"timeout_s": 0.5, "max_retries": 2}},
         )
         config = load_config(path)
+        cache = tmp_path / "cache.sqlite"  # cached, so a retry that replayed failures would fix nothing
         started = time.perf_counter()
-        summary = asyncio.run(execute(config, cache=False))
+        summary = asyncio.run(execute(config, cache=cache))
         assert time.perf_counter() - started < 60
-        rows = results_of(Path(config.store), config.run_id)
-        assert len(rows) == 28  # nothing lost
-        errors = {k: v for k, v in rows.items() if v[0] == "error"}
         store = Store(config.store)
-        causes = [r.error for r in store.results(config.run_id) if r.status == "error"]
+        stored = store.results(config.run_id)
         store.close()
-        assert all(c and ("RetriesExhaustedError" in c or "Error" in c) for c in causes)
-        assert all(v[2] and v[1] is not None for k, v in rows.items() if v[0] == "ok")
-        assert summary.errors == len(errors)
-        # Retrying the errors re-runs only those.
+        assert len(stored) == 28  # nothing lost
+        errors = [r for r in stored if r.status == "error"]
+        assert summary.errors == len(errors) > 0
+        assert all(r.scores == {} and r.output is None for r in errors)  # no error is ever scored
+        assert all(r.error and r.failure and r.failure["type"] in r.error for r in errors)  # each with its cause
+        empty = [r for r in errors if "EmptyAnswerError" in (r.error or "")]
+        assert empty, "the drill should have drawn null or empty answers"
+        assert all("no text" in (r.error or "") for r in empty)
+        ok = [r for r in stored if r.status == "ok"]
+        assert all(r.scores and r.output and r.output["text"].strip() for r in ok)
+        truncated = [r for r in ok if r.usage["system"]["truncated"]]
+        assert truncated  # cut-off answers are kept, and counted
+        assert summary.truncated == len(truncated)
+        cell = truncated[0].cell
+        counts = [sum(r.cell == cell for r in rows) for rows in (ok, errors, truncated)]
+        report = markdown(build_report(Store(config.store), config.run_id))
+        assert f"| {cell} | {counts[0]} | {counts[1]} | {counts[2]} |" in report
+
+        # The server now answers: retrying the errors re-runs only those and recovers every one.
+        server.faults = FaultSpec()
         before = server.stats()["requests"]
-        retried = asyncio.run(execute(config, cache=False, retry_errors=True))
-        assert retried.ran + retried.errors == len(errors)
-        assert server.stats()["requests"] - before >= len(errors)
+        retried = asyncio.run(execute(config, cache=cache, retry_errors=True))
+        assert (retried.ran, retried.errors) == (len(errors), 0)
+        assert server.stats()["requests"] - before == len(errors)
+        after = results_of(Path(config.store), config.run_id)
+        assert all(v[0] == "ok" for v in after.values())
+
+
+def test_retry_errors_asks_again_for_cached_answers_that_never_validated(tmp_path: Path) -> None:
+    """A structured answer that never validated is cached (replays stay deterministic); a retry must not
+    replay it, or it would fail the same way without sending anything."""
+    with ScriptedServer({"rules": [], "default": '{"score": 4}'}, faults="invalid-json=1.0") as server:
+        path = write_config(
+            tmp_path,
+            server,
+            task="runs_multiturn_task:TASK",
+            systems={"rate": {"type": "rate"}},
+            models={"system": [server.model_name()]},
+            scorers=["rating"],
+            cache=str(tmp_path / "cache.sqlite"),
+        )
+        runner = CliRunner()
+        first = runner.invoke(app, ["run", str(path)])
+        assert first.exit_code == 1, first.output  # every sample failed: not a success
+        assert first.output.strip().splitlines()[-1] == "4 error(s)"
+        sent = server.stats()["requests"]
+        assert sent == 4 * 3  # one ask and two re-asks per sample
+
+        again = runner.invoke(app, ["run", str(path), "--retry-errors"])  # the server still breaks JSON
+        assert again.exit_code == 1
+        assert server.stats()["requests"] == sent * 2  # every rejected answer asked again, none replayed
+
+        server.faults = FaultSpec()
+        fixed = runner.invoke(app, ["run", str(path), "--retry-errors"])
+        assert fixed.exit_code == 0, fixed.output
+        assert fixed.output.strip().splitlines()[-1] == "0 error(s)"
+        config = load_config(path)
+        assert {v[2]["rating"] for v in results_of(Path(config.store), config.run_id).values()} == {4.0}
+        allowed = runner.invoke(app, ["run", str(path), "--allow-errors"])
+        assert allowed.exit_code == 0
 
 
 def test_multi_turn_simulations_store_transcript_trace_and_usage_per_role(tmp_path: Path) -> None:
@@ -300,7 +374,7 @@ def test_a_failing_store_write_stops_the_run_and_keeps_what_was_written(tmp_path
     with ScriptedServer({"rules": [], "default": "Call us if it gets worse."}, latency_ms=80) as server:
         config = load_config(write_config(tmp_path, server, models={"system": [server.model_name("a")]}, concurrency=1))
         store = FullDisk(config.store)
-        with pytest.raises(OSError, match="disk is full"):
+        with pytest.raises(StorageError, match=r"disk is full\); \d+ finished sample\(s\) could not be stored"):
             asyncio.run(execute(config, store=store, cache=False))
         store.close()
         requests = server.stats()["requests"]

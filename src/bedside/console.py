@@ -1,10 +1,14 @@
-"""The consoles every bedside command prints to, and the one way a command fails: a red line, exit code 1."""
+"""The consoles every bedside command prints to, the one way a command fails (a red line, exit code 1), and the
+one way a table is printed (readable in a terminal and in a log)."""
 
 from __future__ import annotations
 
 import typer
 from rich.console import Console
+from rich.errors import MarkupError
 from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
 
 out = Console()
 err = Console(stderr=True)
@@ -14,3 +18,57 @@ def fail(exc: Exception) -> typer.Exit:
     """Print ``exc`` as an error (never a traceback) and return the exit to raise."""
     err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True, soft_wrap=True)
     return typer.Exit(code=1)
+
+
+def show_table(table: Table, console: Console | None = None) -> None:
+    """A table as rich draws it on a terminal; as a Markdown table anywhere else (a log, CI, ``| tee``).
+
+    Off a terminal rich assumes 80 columns and cuts every cell to fit ("cont…", "demo…"), which leaves a log
+    unreadable; a Markdown table keeps every header and value whole, and still reads as a table.
+    """
+    console = console or out
+    if console.is_terminal:
+        console.print(table)
+    else:
+        console.print(markdown_table(table), markup=False, highlight=False, soft_wrap=True, crop=False)
+
+
+def markdown_table(table: Table) -> str:
+    """``table`` as Markdown: title, header row (or none, for a key/value table), rows, caption."""
+    columns = [[_plain(cell) for cell in column.cells] for column in table.columns]
+    rows = list(zip(*columns, strict=True)) if columns else []
+    lines = [f"**{_plain(table.title)}**", ""] if table.title else []
+    if table.show_header:
+        headers = [_plain(column.header) or " " for column in table.columns]
+        lines += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+    else:
+        lines += ["  ".join(row).rstrip() for row in rows]
+    if table.caption:
+        lines += ["", _plain(table.caption)]
+    return "\n".join(lines)
+
+
+def _plain(value: object) -> str:
+    if isinstance(value, Text):
+        text = value.plain
+    elif isinstance(value, str):
+        try:
+            text = Text.from_markup(value).plain
+        except MarkupError:
+            text = value
+    else:
+        text = "" if value is None else str(value)
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def show_rule(title: str, console: Console | None = None) -> None:
+    """A section heading: rich's rule on a terminal; a plain ``== title ==`` line elsewhere, where the rule would
+    cut the title to fit 80 columns."""
+    console = console or out
+    if console.is_terminal:
+        console.rule(title)
+    else:
+        console.print(
+            f"== {Text.from_markup(title).plain} ==", markup=False, highlight=False, soft_wrap=True, crop=False
+        )

@@ -29,6 +29,11 @@ variables naming a top-level key (``BEDSIDE_CONCURRENCY=8``; nested keys with do
 
 The run's identity is a hash of everything that can change a result (not ``concurrency``, ``store`` or
 ``cache``): re-running an unchanged config resumes the same run.
+
+A config is data and may come from someone else, so it is read with bounds: YAML is loaded through
+:mod:`bedside.safe_yaml` (aliases may not expand it beyond 100,000 values or about 1 MB), the file itself may be
+at most 1 MB, and so may the whole config after overrides, measured as JSON. A small file that would expand to
+gigabytes once validated, hashed and stored is refused before any of that happens.
 """
 
 from __future__ import annotations
@@ -45,8 +50,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from bedside.llm.types import ROLES
+from bedside.safe_yaml import MAX_NODES, YamlLimitError, safe_load
 
 EXECUTION_ONLY = ("concurrency", "store", "cache")
+MAX_CONFIG_BYTES = 1_000_000
+"""The most a config file, and the whole config after overrides (as JSON), may weigh."""
 
 
 class ConfigError(ValueError):
@@ -145,13 +153,18 @@ class RunConfig(BaseModel):
 
 def _read(path: Path) -> dict[str, Any]:
     try:
+        size = path.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path}: the config file is {size:,} bytes; a config may be at most 1 MB")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read config: {exc}") from None
     try:
-        data = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
+        data = tomllib.loads(text) if path.suffix == ".toml" else _safe_load(text)
     except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: not valid {'TOML' if path.suffix == '.toml' else 'YAML'}: {exc}") from None
+    except YamlLimitError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the config must be a mapping of keys to values")
     return data
@@ -172,11 +185,26 @@ def _set(data: dict[str, Any], dotted: str, value: Any, *, source: str) -> None:
     node[parts[-1]] = value
 
 
-def _parse_value(text: str) -> Any:
+def _safe_load(text: str) -> Any:
+    return safe_load(text, max_nodes=MAX_NODES, max_chars=MAX_CONFIG_BYTES)
+
+
+def _parse_value(text: str, *, source: str) -> Any:
     try:
-        return yaml.safe_load(text)
+        return _safe_load(text)
     except yaml.YAMLError:
         return text
+    except YamlLimitError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+
+
+def _check_size(data: dict[str, Any], source: Path) -> None:
+    # Each part was bounded when read; this bounds what they add up to, before validation copies it.
+    size = len(json.dumps(data, default=str, skipkeys=True, ensure_ascii=False).encode("utf-8"))
+    if size > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"{source}: with its overrides the config is {size:,} bytes as JSON; a config may be at most 1 MB"
+        )
 
 
 def environment_overrides(environ: Mapping[str, str] | None = None) -> list[tuple[str, Any, str]]:
@@ -188,7 +216,7 @@ def environment_overrides(environ: Mapping[str, str] | None = None) -> list[tupl
             continue
         parts = [p.lower() for p in variable[len("BEDSIDE_") :].split("__")]
         if parts[0] in fields:
-            found.append((".".join(parts), _parse_value(text), variable))
+            found.append((".".join(parts), _parse_value(text, source=variable), variable))
     return found
 
 
@@ -204,7 +232,8 @@ def load_config(
         key, sep, text = item.partition("=")
         if not sep:
             raise ConfigError(f"--set {item!r}: expected KEY=VALUE, e.g. systems.rag.options.k=3")
-        _set(data, key.strip(), _parse_value(text), source=f"--set {item}")
+        _set(data, key.strip(), _parse_value(text, source=f"--set {key.strip()}"), source=f"--set {item}")
+    _check_size(data, source)
     try:
         return RunConfig.model_validate(data)
     except ValidationError as exc:

@@ -2,8 +2,10 @@
 
 Per cell and metric, each sample's value is first averaged over its epochs (repeats), then the mean over
 samples gets a seeded percentile bootstrap 95% interval (10,000 resamples over samples). Samples stored as
-errors are not in the means; they are counted beside them, with their causes. A metric that did not apply to a
-sample (None) is left out of that metric's mean, and ``n`` says how many samples it covers.
+errors are not in the means; they are counted beside them, with their causes. Samples with an answer the
+endpoint cut off (``finish_reason: length``) are in the means and counted in a ``truncated`` column. A metric
+that did not apply to a sample (None) is left out of that metric's mean, and ``n`` says how many samples it
+covers.
 
 ``compare`` pairs two runs' samples (same dataset, sample id and epoch) within matched cells (the same cell id,
 or, where each run has exactly one cell per dataset and system, those) and reports, per metric, the mean
@@ -19,10 +21,11 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from statistics import fmean
+from statistics import fmean, stdev
 from typing import Any
 
-from bedside.runs.store import ResultRow, Store
+from bedside.private_files import open_private, open_private_binary, private_dir, write_private_text
+from bedside.runs.store import ResultRow, Store, iter_jsonl
 from bedside.runs.task import ReportTable, resolve_task
 from bedside.stats import bootstrap_ci, paired_bootstrap
 
@@ -42,6 +45,11 @@ class CellReport:
     samples: int
     ok: int
     errors: int
+    dataset: str = ""
+    system: str = ""
+    model: str = ""
+    truncated: int = 0
+    """Samples (ok ones) with at least one answer cut off at the token limit."""
     metrics: list[MetricSummary] = field(default_factory=list)
     strata: dict[str, dict[str, list[MetricSummary]]] = field(default_factory=dict)  # key -> value -> metrics
     error_causes: Counter[str] = field(default_factory=Counter)
@@ -54,6 +62,8 @@ class RunReport:
     usage: dict[str, dict[str, float]]
     metrics: list[str]
     tables: list[ReportTable] = field(default_factory=list)  # the task's own (see ReportTable)
+    task_plots: list[tuple[str, str]] = field(default_factory=list)
+    """The task's own plots (title, base64 PNG), from an optional ``report_plots(rows)``; HTML only."""
     notes: list[str] = field(default_factory=list)
 
 
@@ -88,9 +98,13 @@ def build_report(store: Store, run_id: str) -> RunReport:
     for cell, cell_rows in by_cell.items():
         report = CellReport(
             cell,
+            dataset=cell_rows[0].dataset,
+            system=cell_rows[0].system,
+            model=cell_rows[0].model,
             samples=len({r.sample_id for r in cell_rows}),
             ok=sum(r.status == "ok" for r in cell_rows),
             errors=sum(r.status == "error" for r in cell_rows),
+            truncated=sum(r.status == "ok" and _truncated(r) for r in cell_rows),
             metrics=_summaries(cell_rows, metrics, seed),
             error_causes=Counter((r.error or "").splitlines()[0][:200] for r in cell_rows if r.status == "error"),
         )
@@ -111,6 +125,39 @@ def build_report(store: Store, run_id: str) -> RunReport:
     return run_report
 
 
+@dataclass(frozen=True)
+class OverModels:
+    """A system's metric across the models of a grid: the mean and sample standard deviation of the per-model
+    means, as the seed papers report an adaptation over several models (e.g. EditJudge's Tables 4 and 13-15)."""
+
+    dataset: str
+    system: str
+    metric: str
+    models: int
+    mean: float
+    std: float
+
+
+def over_models(report: RunReport) -> list[OverModels]:
+    """Per (dataset, system) run on two models or more, and per metric: mean ± std over the models."""
+    groups: dict[tuple[str, str], list[CellReport]] = defaultdict(list)
+    for cell in report.cells:
+        groups[(cell.dataset, cell.system)].append(cell)
+    out = []
+    for (dataset, system), cells in sorted(groups.items()):
+        if len(cells) < 2:
+            continue
+        for metric in report.metrics:
+            means = [m.mean for c in cells for m in c.metrics if m.metric == metric]
+            if len(means) >= 2:
+                out.append(OverModels(dataset, system, metric, len(means), fmean(means), stdev(means)))
+    return out
+
+
+def _truncated(row: ResultRow) -> bool:
+    return any((counts or {}).get("truncated", 0) for counts in row.usage.values())
+
+
 def _add_task_tables(report: RunReport, rows: Sequence[ResultRow]) -> None:
     """The task's own tables, when it defines ``report_tables``; a task that cannot be loaded is noted, not fatal."""
     try:
@@ -121,6 +168,9 @@ def _add_task_tables(report: RunReport, rows: Sequence[ResultRow]) -> None:
     make = getattr(task, "report_tables", None)
     if make is not None:
         report.tables = list(make(rows))
+    draw = getattr(task, "report_plots", None)
+    if draw is not None:
+        report.task_plots = list(draw(rows))
 
 
 def _configured(run: dict[str, Any]) -> list[str]:
@@ -139,26 +189,51 @@ def markdown(report: RunReport) -> str:
         f"Task `{run['task']}`; created {run['created_at']:%Y-%m-%d %H:%M} UTC; status {run['status']}; "
         f"bedside {run['bedside_version']} (commit {run['git_commit'] or 'unknown'}), Python {run['python_version']}.",
         "",
-        "Means over samples (each sample's epochs averaged first) with seeded percentile bootstrap 95% intervals.",
+        "Means over samples (each sample's epochs averaged first) with seeded percentile bootstrap 95% intervals. "
+        "Errors are never in the means; `truncated` counts samples kept with an answer cut off at max_tokens.",
         "",
         "## Results by cell",
         "",
     ]
-    header = ["cell", "ok", "errors", *report.metrics]
+    header = ["cell", "ok", "errors", "truncated", *report.metrics]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for cell in report.cells:
         by_metric = {m.metric: _fmt(m) for m in cell.metrics}
         lines.append(
             "| "
-            + " | ".join([cell.cell, str(cell.ok), str(cell.errors), *(by_metric.get(m, "-") for m in report.metrics)])
+            + " | ".join(
+                [
+                    cell.cell,
+                    str(cell.ok),
+                    str(cell.errors),
+                    str(cell.truncated),
+                    *(by_metric.get(m, "-") for m in report.metrics),
+                ]
+            )
             + " |"
         )
+    spread = over_models(report)
+    if spread:
+        lines += [
+            "",
+            "## Over models",
+            "",
+            "Mean ± sample standard deviation of the per-model means, for each system run on several models.",
+            "",
+            "| dataset | system | metric | models | mean ± std |",
+            "|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {o.dataset} | {o.system} | {o.metric} | {o.models} | {o.mean:.3f} ± {o.std:.3f} |" for o in spread
+        ]
     for table in report.tables:
         lines += ["", f"## {table.title}", ""]
         if table.note:
             lines += [table.note, ""]
         lines += ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
         lines += ["| " + " | ".join(row) + " |" for row in table.rows]
+    if report.task_plots:
+        lines += ["", f"The HTML report also holds the task's plots: {'; '.join(t for t, _ in report.task_plots)}."]
     for note in report.notes:
         lines += ["", f"Note: {note}"]
     for cell in report.cells:
@@ -186,13 +261,14 @@ def markdown(report: RunReport) -> str:
         "",
         "Summed over stored samples (cache hits cost nothing; cost needs a price in the model's config).",
         "",
-        "| role | calls | cache hits | tokens in | tokens out | cost |",
-        "|---|---|---|---|---|---|",
+        "| role | calls | cache hits | truncated | tokens in | tokens out | cost |",
+        "|---|---|---|---|---|---|---|",
     ]
     for role, counts in sorted(report.usage.items()):
         cost = counts.get("cost", 0.0)
         lines.append(
             f"| {role} | {counts.get('calls', 0):.0f} | {counts.get('cache_hits', 0):.0f} | "
+            f"{counts.get('truncated', 0):.0f} | "
             f"{counts.get('prompt_tokens', 0):.0f} | {counts.get('completion_tokens', 0):.0f} | "
             f"{f'{cost:.4f}' if cost else '-'} |"
         )
@@ -258,6 +334,13 @@ def html_page(report: RunReport) -> str:
     if in_table:
         body.append("</table>")
     images = plots(report)
+    if report.task_plots:
+        body.append("<h2>Task plots</h2>")
+        body += [
+            f'<figure><img alt="{html.escape(t)}" src="data:image/png;base64,{b64}"><figcaption>{html.escape(t)}'
+            "</figcaption></figure>"
+            for t, b64 in report.task_plots
+        ]
     if images:
         body.append("<h2>Plots</h2>")
         body += [
@@ -277,11 +360,12 @@ def html_page(report: RunReport) -> str:
 
 
 def write_report(store: Store, run_id: str, folder: Path) -> tuple[Path, Path]:
+    """The Markdown and HTML files, 0600 (in a 0700 folder if it is new): reports quote samples and errors."""
     report = build_report(store, run_id)
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)
     md, page = folder / f"{report.run['id']}.md", folder / f"{report.run['id']}.html"
-    md.write_text(markdown(report), encoding="utf-8")
-    page.write_text(html_page(report), encoding="utf-8")
+    write_private_text(md, markdown(report))
+    write_private_text(page, html_page(report))
     return md, page
 
 
@@ -364,7 +448,17 @@ def compare(store: Store, run_a: str, run_b: str, *, seed: int = 0) -> list[Metr
     return out
 
 
+def export_jsonl(rows: Sequence[ResultRow], path: Path) -> int:
+    """One JSON object per result row, written as a 0600 file (rows hold prompts and outputs)."""
+    with open_private(path) as handle:
+        for line in iter_jsonl(rows):
+            handle.write(line + "\n")
+    return len(rows)
+
+
 def export_parquet(rows: Sequence[ResultRow], path: Path) -> None:
+    """Dicts and lists become JSON strings. The file is opened 0600 by bedside and handed to pyarrow, so it is
+    never readable by others, not even between pyarrow creating it and a chmod."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -376,4 +470,6 @@ def export_parquet(rows: Sequence[ResultRow], path: Path) -> None:
     for row in rows:
         for name, value in row.__dict__.items():
             columns[name].append(json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value)
-    pq.write_table(pa.table(dict(columns)), path)
+    table = pa.table(dict(columns))
+    with open_private_binary(path) as handle:
+        pq.write_table(table, handle)

@@ -4,18 +4,30 @@ Resume: each sample's *key* hashes everything that produced it (task, dataset, t
 options, the model of every role, generation settings, epoch, seed). A sample whose stored row has the same key
 is skipped; if only the scorer list changed it is re-scored from the stored output without a model call; a
 changed key re-runs it. A successful row with the same key from *another* run in the same store is reused the
-same way. Errors are skipped on re-run too (they are finished, as errors) unless ``retry_errors`` is set.
+same way. Errors are skipped on re-run too (they are finished, as errors) unless ``retry_errors`` is set; a
+retried sample asks the endpoint again for the answers that caused its error (stored with the error) instead
+of replaying them from the cache, and replays everything else.
 
 Failures: anything a sample raises (retries exhausted, an invalid structured answer, a judge that never
 validated, a bug in a task) is stored as that sample's error with its type and message; it never becomes a
-score. Finished samples are written in batches (one transaction at most every 50 ms), so an interrupted or
-killed run keeps everything it had written, a sample is never half-stored, and Ctrl-C cancels the samples in
-flight and keeps the rest (pending writes are flushed on the way out).
+score; an answer with no text is such a failure (:class:`~bedside.llm.EmptyAnswerError`), and a cut-off answer is
+kept but counted (``truncated`` in the sample's usage). Finished samples are written in batches (one transaction
+at most every 50 ms), so an interrupted or killed run keeps everything it had written, a sample is never
+half-stored, and Ctrl-C cancels the samples in flight and keeps the rest (pending writes are flushed on the way
+out). A store that stops accepting writes (disk full) stops the run with a :class:`~bedside.errors.StorageError`
+that says how many finished samples it could not keep; everything committed before stays.
+
+One process runs a run at a time: the run's lock in the store (renewed every ``HEARTBEAT_S``) makes a second
+process refuse with :class:`~bedside.runs.store.RunLockedError` instead of paying for every request twice.
+
+Endpoint concurrency: a role whose ``model_options`` set no ``max_concurrency`` gets the run's ``concurrency`` as
+its endpoint cap, so ``concurrency: 200`` means 200 in flight, not the provider's default.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import hashlib
 import json
@@ -25,12 +37,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
+
+from bedside.errors import StorageError
 from bedside.llm import GenerationSettings, Model, UsageLedger, get_model
 from bedside.llm.cache import default_cache_path
+from bedside.llm.errors import StructuredOutputError
+from bedside.llm.scope import call_scope
 from bedside.llm.types import Role
 from bedside.runs.config import RunConfig, SystemConfig
 from bedside.runs.scorers import check_scorers, score_sample
-from bedside.runs.store import ResultRow, Store
+from bedside.runs.store import HEARTBEAT_S, ResultRow, RunLock, Store
 from bedside.runs.task import Output, Sample, SampleContext, Task, resolve_task
 
 
@@ -63,6 +80,12 @@ class RunSummary:
     interrupted: bool = False
     wall_s: float = 0.0
     usage: UsageLedger = field(default_factory=UsageLedger)
+    truncated: int = 0
+    """Samples run now with at least one answer cut off by the endpoint (``finish_reason: length``)."""
+    endpoint_caps: dict[str, int] = field(default_factory=dict)
+    """Requests in flight at most, per model of the run (``role model``)."""
+    concurrency: int = 0
+    """Samples in flight at most (the config's ``concurrency``)."""
 
     @property
     def errors(self) -> int:
@@ -114,12 +137,26 @@ class _Writer:
         self._scheduled = False
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bedside-store")
         self._writes: list[Future[None]] = []
+        self._rows: dict[Future[None], list[ResultRow]] = {}
+        self.failed: list[ResultRow] = []
+        """Finished rows a failed write could not keep."""
+
+    def _storage_error(self, exc: BaseException) -> StorageError:
+        cause = getattr(exc, "orig", None) or exc
+        return StorageError(
+            f"the store {self.store.url} stopped accepting writes ({str(cause).splitlines()[0]}); "
+            f"{len(self.failed)} finished sample(s) could not be stored and will be run again on resume "
+            "(answers already in the response cache cost nothing); everything stored before is intact"
+        )
+
+    def run_on_thread(self, call: Any, *args: Any) -> Future[Any]:
+        """Run a store call on the writer's thread, after the writes queued before it."""
+        return self._thread.submit(call, *args)
 
     def add(self, row: ResultRow) -> None:
-        for write in self._writes:
-            if write.done() and write.exception() is not None:
-                raise write.exception()  # type: ignore[misc]  # a failed write stops the run, nothing is paid twice
         self.pending.append(row)
+        if any(write.done() and write.exception() is not None for write in self._writes):
+            self.flush()  # raises: a failed write stops the run, so nothing more is paid for that cannot be kept
         if not self._scheduled:
             self._scheduled = True
             asyncio.get_running_loop().call_later(self.interval_s, self._submit)
@@ -128,15 +165,28 @@ class _Writer:
         self._scheduled = False
         rows, self.pending = self.pending, []
         if rows:
-            self._writes = [f for f in self._writes if not f.done()]
-            self._writes.append(self._thread.submit(self.store.write, rows))
+            kept = [f for f in self._writes if not f.done() or f.exception() is not None]
+            for done in set(self._writes) - set(kept):
+                del self._rows[done]
+            self._writes = kept
+            write = self._thread.submit(self.store.write, rows)
+            self._rows[write] = rows
+            self._writes.append(write)
 
     def flush(self) -> None:
-        """Write everything pending and wait for it; raises what a write raised."""
+        """Write everything pending and wait for it; raises a :class:`StorageError` if a write failed."""
         self._submit()
         writes, self._writes = self._writes, []
+        failure: BaseException | None = None
         for write in writes:
-            write.result()
+            rows = self._rows.pop(write)
+            try:
+                write.result()
+            except (SQLAlchemyError, OSError) as exc:
+                self.failed.extend(rows)
+                failure = failure or exc
+        if failure is not None:
+            raise self._storage_error(failure) from None
 
     def close(self) -> None:
         try:
@@ -150,26 +200,40 @@ def _settings(config: RunConfig, role: str) -> GenerationSettings:
     return GenerationSettings.model_validate(values)
 
 
-async def execute(
-    config: RunConfig,
-    *,
-    store: Store | None = None,
-    task: Task | None = None,
-    retry_errors: bool = False,
-    progress: Progress | None = None,
-    cache: str | Path | bool | None = True,
-) -> RunSummary:
-    """Run (or resume) ``config``; returns counts. ``cache=True`` uses the default response cache."""
-    started = time.perf_counter()
-    task = task or resolve_task(config.task)
-    scorers = list(config.scorers if config.scorers is not None else task.default_scorers)
-    check_scorers(task, scorers)
-    for name, system in config.systems.items():
-        if system.type not in task.systems:
-            raise ValueError(
-                f"systems.{name}.type: task {config.task!r} has no system {system.type!r}; "
-                f"it has {', '.join(sorted(task.systems))}"
-            )
+@dataclass(frozen=True)
+class Item:
+    """One (cell, sample, epoch) of a run, with the key that identifies what produces its result."""
+
+    cell: Cell
+    sample: Sample
+    epoch: int
+    key: str
+
+
+@dataclass
+class Plan:
+    """What a run will do, decided from the config and the store alone: no model is built, nothing is written.
+
+    ``summary`` already counts what is finished (stored with the same key: skipped). ``rescore`` holds stored
+    outputs that lack a scorer; ``reuse`` successful rows with the same key from another run in the store; both
+    finish without a model call. ``generate`` is what needs the models; ``bypass`` the cache keys a retried
+    error must ask again for (see :mod:`bedside.llm.scope`).
+    """
+
+    config: RunConfig
+    task: Task
+    scorers: list[str]
+    cells: list[Cell]
+    settings: dict[str, GenerationSettings]
+    summary: RunSummary
+    rescore: list[tuple[Item, ResultRow]] = field(default_factory=list)
+    reuse: list[tuple[Item, ResultRow]] = field(default_factory=list)
+    generate: list[Item] = field(default_factory=list)
+    bypass: dict[str, list[str]] = field(default_factory=dict)
+
+
+def load_datasets(config: RunConfig, task: Task) -> dict[str, list[Sample]]:
+    """Each dataset's samples, cut to its ``limit``; ids must be unique within a dataset."""
     datasets = {}
     for name, dataset in config.datasets.items():
         samples = task.load(name, dataset)
@@ -179,184 +243,299 @@ async def execute(
         if len(set(ids)) != len(ids):
             raise ValueError(f"dataset {name!r}: sample ids must be unique")
         datasets[name] = samples
+    return datasets
+
+
+def check_config(config: RunConfig, task: Task) -> list[str]:
+    """The scorers a run computes, after checking that the task knows every scorer and system type named."""
+    scorers = list(config.scorers if config.scorers is not None else task.default_scorers)
+    check_scorers(task, scorers)
+    for name, system in config.systems.items():
+        if system.type not in task.systems:
+            raise ValueError(
+                f"systems.{name}.type: task {config.task!r} has no system {system.type!r}; "
+                f"it has {', '.join(sorted(task.systems))}"
+            )
+    return scorers
+
+
+def plan_run(
+    config: RunConfig,
+    store: Store,
+    *,
+    task: Task | None = None,
+    datasets: dict[str, list[Sample]] | None = None,
+    retry_errors: bool = False,
+) -> Plan:
+    """Decide what ``config`` still has to do in ``store`` (read-only; ``bedside run --dry-run`` shows it)."""
+    task = task or resolve_task(config.task)
+    scorers = check_config(config, task)
+    datasets = datasets if datasets is not None else load_datasets(config, task)
     cells = [Cell(d, s, m) for d in config.datasets for s in config.systems for m in config.models["system"]]
     settings = {role: _settings(config, role) for role in config.models}
     settings_data = {role: s.model_dump() for role, s in settings.items()}
-
-    own_store = store is None
-    store = store or Store(config.store)
-    run_id = config.run_id
-    store.begin_run(run_id, config.name, config.task, config.model_dump())
-    existing = {(r.cell, r.sample_id, r.epoch): r for r in store.results(run_id)}
-
-    summary = RunSummary(run_id, {c.id: CellProgress(len(datasets[c.dataset]) * config.repeats) for c in cells})
-    todo: list[tuple[Cell, Sample, int, str]] = []
-    rescore: list[tuple[Cell, Sample, int, str, ResultRow]] = []
+    summary = RunSummary(
+        config.run_id,
+        {c.id: CellProgress(len(datasets[c.dataset]) * config.repeats) for c in cells},
+        concurrency=config.concurrency,
+    )
+    plan = Plan(config, task, scorers, cells, settings, summary)
+    existing = {(r.cell, r.sample_id, r.epoch): r for r in store.results(config.run_id)}
+    todo: list[Item] = []
     for cell in cells:
+        counts = summary.cells[cell.id]
         for sample in datasets[cell.dataset]:
             for epoch in range(config.repeats):
-                key = sample_key(config, cell, config.systems[cell.system], sample, epoch, settings_data)
-                row = existing.get((cell.id, sample.id, epoch))
-                counts = summary.cells[cell.id]
-                if row is not None and row.key == key:
-                    if row.status == "error" and not retry_errors:
-                        counts.done += 1
-                        counts.errors += 1
-                        counts.skipped += 1
-                        continue
-                    if row.status == "ok":
-                        if set(scorers) <= set(row.scores):
-                            counts.done += 1
-                            counts.skipped += 1
-                        else:
-                            rescore.append((cell, sample, epoch, key, row))
-                        continue
-                todo.append((cell, sample, epoch, key))
-    reusable = store.reusable(key for *_, key in todo)
-    writer = _Writer(store)
-
-    def row_for(cell: Cell, sample: Sample, epoch: int, key: str, **values: Any) -> ResultRow:
-        return ResultRow(
-            run_id=run_id,
-            cell=cell.id,
-            sample_id=sample.id,
-            epoch=epoch,
-            dataset=cell.dataset,
-            system=cell.system,
-            model=cell.model,
-            key=key,
-            strata=sample.strata,
-            sample=sample.model_dump(mode="json"),
-            **values,
-        )
-
-    def finish(cell: Cell, row: ResultRow) -> None:
-        writer.add(row)
-        counts = summary.cells[cell.id]
-        counts.done += 1
-        counts.errors += row.status == "error"
-        if progress:
-            progress.update(summary)
-
-    def from_stored(cell: Cell, sample: Sample, epoch: int, key: str, stored: ResultRow) -> None:
-        """Finish a sample from a stored successful output: no model call; scorers it lacks are computed."""
-        scores = stored.scores
-        if not set(scorers) <= set(scores):
-            scores = score_sample(task, scorers, sample, Output.model_validate(stored.output))
-        finish(
-            cell,
-            row_for(
-                cell,
-                sample,
-                epoch,
-                key,
-                status="ok",
-                error=None,
-                output=stored.output,
-                scores={name: scores.get(name) for name in scorers},
-                usage=stored.usage,
-            ),
-        )
-
-    for cell, sample, epoch, key, row in rescore:
-        from_stored(cell, sample, epoch, key, row)
-        summary.rescored += 1
-    remaining = []
-    for cell, sample, epoch, key in todo:
-        found = reusable.get(key)
-        if found is None:
-            remaining.append((cell, sample, epoch, key))
-        else:
-            from_stored(cell, sample, epoch, key, found)
-            summary.reused += 1
-    writer.flush()
-
-    cache_path: str | Path | None
-    cache_path = default_cache_path() if cache is True else (None if cache is False else cache)
-    # One model per (role, spec), shared by every cell and sample: one cache, limiter and ledger per endpoint.
-    models: dict[tuple[str, str], Model] = {}
-    if remaining:
-        for role, specs in config.models.items():
-            for spec in specs:
-                options = config.model_options.get(role, {})
-                models[(role, spec)] = get_model(spec, role=role, cache=cache_path, usage=summary.usage, **options)  # type: ignore[arg-type]
-    cell_models: dict[str, dict[Role, Model]] = {
-        cell.id: {
-            role: models[(role, cell.model if role == "system" else specs[0])]  # type: ignore[misc]
-            for role, specs in config.models.items()
-        }
-        for cell in cells
-        if models
-    }
-    gate = asyncio.Semaphore(config.concurrency)
-
-    async def one(cell: Cell, sample: Sample, epoch: int, key: str) -> None:
-        async with gate:
-            role_models = cell_models[cell.id]
-            context = SampleContext(role_models, settings, str(epoch), config.seed)  # type: ignore[arg-type]
-            system = config.systems[cell.system]
-            try:
-                output = await task.systems[system.type](sample, system.options, context)
-                if not output.prompts:
-                    output = output.model_copy(update={"prompts": context.prompts})
-                scores = score_sample(task, scorers, sample, output)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                cause = f"{type(exc).__name__}: {exc}"
-                usage = {role: vars(c) for role, c in context.usage.items()}
-                finish(
-                    cell,
-                    row_for(cell, sample, epoch, key, status="error", error=cause, output=None, scores={}, usage=usage),
-                )
-                return
-            usage = {role: vars(c) for role, c in context.usage.items()}
-            finish(
-                cell,
-                row_for(
+                item = Item(
                     cell,
                     sample,
                     epoch,
-                    key,
-                    status="ok",
-                    error=None,
-                    output=output.model_dump(mode="json"),
-                    scores=scores,
-                    usage=usage,
-                ),
-            )
-            summary.ran += 1
+                    sample_key(config, cell, config.systems[cell.system], sample, epoch, settings_data),
+                )
+                row = existing.get((cell.id, sample.id, epoch))
+                if row is None or row.key != item.key:
+                    todo.append(item)
+                elif row.status == "error" and not retry_errors:
+                    counts.done += 1
+                    counts.errors += 1
+                    counts.skipped += 1
+                elif row.status == "error":
+                    plan.bypass[item.key] = list((row.failure or {}).get("retry_bypass") or [])
+                    todo.append(item)
+                elif set(scorers) <= set(row.scores):
+                    counts.done += 1
+                    counts.skipped += 1
+                else:
+                    plan.rescore.append((item, row))
+    reusable = store.reusable(item.key for item in todo)
+    for item in todo:
+        found = reusable.get(item.key)
+        if found is None:
+            plan.generate.append(item)
+        else:
+            plan.reuse.append((item, found))
+    return plan
 
-    if progress:
-        progress.start(summary)
-    status = "finished"
-    # Everything alive now (imports, datasets, the plan) lives for the whole run: frozen, the cyclic collector
-    # stops re-scanning it at every full collection. Those pauses stalled the loop for tens of milliseconds with
-    # 100 requests in flight and were most of the spread between identical runs (bench/run_throughput.py).
-    gc.freeze()
-    tasks = [asyncio.ensure_future(one(*item)) for item in remaining]
+
+def build_models(
+    plan: Plan, cache: str | Path | bool | None, summary: RunSummary
+) -> tuple[dict[tuple[str, str], Model], dict[str, dict[Role, Model]]]:
+    """One model per (role, spec), shared by every cell and sample: one cache, limiter and ledger per endpoint;
+    and each cell's models by role. A role without ``max_concurrency`` gets the run's concurrency as its cap."""
+    config = plan.config
+    cache_path = default_cache_path() if cache is True else (None if cache is False else cache)
+    models: dict[tuple[str, str], Model] = {}
+    for role, specs in config.models.items():
+        for spec in specs:
+            options = {"max_concurrency": config.concurrency, **config.model_options.get(role, {})}
+            model = get_model(spec, role=role, cache=cache_path, usage=summary.usage, **options)  # type: ignore[arg-type]
+            models[(role, spec)] = model
+            summary.endpoint_caps[f"{role} {model.name}"] = model.limiter.maximum
+    cell_models = {
+        cell.id: {
+            role: models[(role, cell.model if role == "system" else specs[0])] for role, specs in config.models.items()
+        }
+        for cell in plan.cells
+    }
+    return models, cell_models  # type: ignore[return-value]
+
+
+async def execute(
+    config: RunConfig,
+    *,
+    store: Store | None = None,
+    task: Task | None = None,
+    retry_errors: bool = False,
+    progress: Progress | None = None,
+    cache: str | Path | bool | None = True,
+) -> RunSummary:
+    """Run (or resume) ``config``; returns counts. ``cache=True`` uses the default response cache.
+
+    Three steps: :func:`plan_run` (read-only), then, under the run's lock, :class:`_Running` finishes what the
+    store already holds and runs the rest, and the run's status is written.
+    """
+    started = time.perf_counter()
+    task = task or resolve_task(config.task)
+    check_config(config, task)
+    datasets = load_datasets(config, task)  # bad data fails before the store is touched
+    own_store = store is None
+    store = store or Store(config.store)
     try:
-        await asyncio.gather(*tasks)
-    except BaseException as exc:
-        # Ctrl-C, or a failure outside any one sample (the store cannot write): stop the samples in flight
-        # rather than keep paying for answers that could not be kept.
-        summary.interrupted = isinstance(exc, asyncio.CancelledError | KeyboardInterrupt)
-        status = "interrupted" if summary.interrupted else "failed"
-        for pending in tasks:
-            pending.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        lock = store.lock_run(config.run_id)
+    except BaseException:
+        if own_store:
+            store.close()
         raise
-    finally:
-        gc.unfreeze()
+    try:
+        store.begin_run(config.run_id, config.name, config.task, config.model_dump())
+        plan = plan_run(config, store, task=task, datasets=datasets, retry_errors=retry_errors)
+        running = _Running(plan, store, lock, progress)
         try:
-            writer.close()
+            await running.run(cache)
         finally:
-            for model in models.values():
-                await model.aclose()
-            summary.wall_s = time.perf_counter() - started
-            store.finish_run(run_id, status)
+            plan.summary.wall_s = time.perf_counter() - started
+            # An unwritable store (the error being raised says so) leaves the status "running".
+            with contextlib.suppress(SQLAlchemyError):
+                store.finish_run(config.run_id, running.status)
             if progress:
-                progress.stop(summary)
-            if own_store:
-                store.close()
-    return summary
+                progress.stop(plan.summary)
+        return plan.summary
+    finally:
+        # A store that cannot be written keeps the lock; its next run sees it abandoned (this pid is gone).
+        with contextlib.suppress(SQLAlchemyError):
+            store.unlock_run(lock)
+        if own_store:
+            store.close()
+
+
+class _Running:
+    """Carries out a plan: stored outputs finished first (no model), then the samples that need the models, at
+    most ``concurrency`` in flight, each sample's rows handed to the writer as it finishes."""
+
+    def __init__(self, plan: Plan, store: Store, lock: RunLock, progress: Progress | None) -> None:
+        self.plan = plan
+        self.summary = plan.summary
+        self.store = store
+        self.lock = lock
+        self.progress = progress
+        self.writer = _Writer(store)
+        self.models: dict[tuple[str, str], Model] = {}
+        self.cell_models: dict[str, dict[Role, Model]] = {}
+        self.status = "finished"
+
+    async def run(self, cache: str | Path | bool | None) -> None:
+        plan = self.plan
+        try:
+            for item, row in plan.rescore:
+                self._from_stored(item, row)
+                self.summary.rescored += 1
+            for item, row in plan.reuse:
+                self._from_stored(item, row)
+                self.summary.reused += 1
+            self.writer.flush()
+            if plan.generate:
+                self._build_models(cache)
+            if self.progress:
+                self.progress.start(self.summary)
+            await self._generate_all()
+        except BaseException as exc:
+            interrupted = isinstance(exc, asyncio.CancelledError | KeyboardInterrupt)
+            self.summary.interrupted = interrupted
+            self.status = "interrupted" if interrupted else "failed"
+            raise
+        finally:
+            try:
+                self.writer.close()
+            except StorageError:
+                self.status = "failed"
+                raise
+            finally:
+                for model in self.models.values():
+                    await model.aclose()
+
+    def _build_models(self, cache: str | Path | bool | None) -> None:
+        self.models, self.cell_models = build_models(self.plan, cache, self.summary)
+
+    async def _generate_all(self) -> None:
+        gate = asyncio.Semaphore(self.plan.config.concurrency)
+
+        async def one(item: Item) -> None:
+            async with gate:
+                await self._generate(item)
+
+        # Everything alive now (imports, datasets, the plan) lives for the whole run: frozen, the cyclic
+        # collector stops re-scanning it at every full collection. Those pauses stalled the loop for tens of
+        # milliseconds with 100 requests in flight and were most of the spread between identical runs
+        # (bench/run_throughput.py).
+        gc.freeze()
+        tasks = [asyncio.ensure_future(one(item)) for item in self.plan.generate]
+        beating = asyncio.ensure_future(self._heartbeat())
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            # Ctrl-C, or a failure outside any one sample (the store cannot write): stop the samples in flight
+            # rather than keep paying for answers that could not be kept.
+            for pending in tasks:
+                pending.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        finally:
+            gc.unfreeze()
+            beating.cancel()
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            with contextlib.suppress(SQLAlchemyError):  # the next sample write reports an unwritable store
+                await asyncio.wrap_future(self.writer.run_on_thread(self.store.renew_lock, self.lock))
+
+    async def _generate(self, item: Item) -> None:
+        plan = self.plan
+        context = SampleContext(self.cell_models[item.cell.id], plan.settings, str(item.epoch), plan.config.seed)  # type: ignore[arg-type]
+        system = plan.config.systems[item.cell.system]
+        with call_scope(plan.bypass.get(item.key, ())) as calls:
+            try:
+                output = await plan.task.systems[system.type](item.sample, system.options, context)
+                if not output.prompts:
+                    output = output.model_copy(update={"prompts": context.prompts})
+                scores = score_sample(plan.task, plan.scorers, item.sample, output)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                rejected = exc.rejected if isinstance(exc, StructuredOutputError) else ()
+                failure = {
+                    "type": type(exc).__name__,
+                    "retry_bypass": list(dict.fromkeys([*rejected, *calls.culprits()])),
+                }
+                usage = {role: vars(c) for role, c in context.usage.items()}
+                self._finish(
+                    item,
+                    status="error",
+                    error=f"{type(exc).__name__}: {exc}",
+                    output=None,
+                    scores={},
+                    usage=usage,
+                    failure=failure,
+                )
+                return
+        self.summary.truncated += any(c.truncated for c in context.usage.values())
+        usage = {role: vars(c) for role, c in context.usage.items()}
+        self._finish(item, status="ok", error=None, output=output.model_dump(mode="json"), scores=scores, usage=usage)
+        self.summary.ran += 1
+
+    def _from_stored(self, item: Item, stored: ResultRow) -> None:
+        """Finish a sample from a stored successful output: no model call; scorers it lacks are computed."""
+        plan = self.plan
+        scores = stored.scores
+        if not set(plan.scorers) <= set(scores):
+            scores = score_sample(plan.task, plan.scorers, item.sample, Output.model_validate(stored.output))
+        self._finish(
+            item,
+            status="ok",
+            error=None,
+            output=stored.output,
+            scores={name: scores.get(name) for name in plan.scorers},
+            usage=stored.usage,
+        )
+
+    def _finish(self, item: Item, **values: Any) -> None:
+        self.writer.add(
+            ResultRow(
+                run_id=self.summary.run_id,
+                cell=item.cell.id,
+                sample_id=item.sample.id,
+                epoch=item.epoch,
+                dataset=item.cell.dataset,
+                system=item.cell.system,
+                model=item.cell.model,
+                key=item.key,
+                strata=item.sample.strata,
+                sample=item.sample.model_dump(mode="json"),
+                **values,
+            )
+        )
+        counts = self.summary.cells[item.cell.id]
+        counts.done += 1
+        counts.errors += values["status"] == "error"
+        if self.progress:
+            self.progress.update(self.summary)

@@ -61,6 +61,7 @@ class RoleCounts:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0  # from the model's price table; stays 0 for unpriced models
+    truncated: int = 0  # answers the endpoint cut off (finish_reason "length"): kept, scored, and counted
 
 
 @dataclass
@@ -84,6 +85,7 @@ class SampleContext:
         counts = self.usage.setdefault(role, RoleCounts())
         counts.calls += 1
         counts.cache_hits += completion.cached
+        counts.truncated += completion.finish_reason == "length"
         if not completion.cached:
             counts.prompt_tokens += completion.usage.prompt_tokens
             counts.completion_tokens += completion.usage.completion_tokens

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from bedside.console import err, fail, out
+from bedside.console import err, fail, out, show_table
 from bedside.tasks.drafting.editjudge import EditJudgement, Matcher, edit_judge, summarise
 
 drafting_app = typer.Typer(
@@ -85,12 +85,14 @@ def print_judgement(judgement: EditJudgement, console: Console = out) -> None:
     table.add_column("matching draft content")
     for number, decision in enumerate(judgement.decisions, start=1):
         kind = "EM" if decision.matched else "EA"
-        if decision.conflicts:
+        if decision.failure:
+            kind += f" (matcher failed: {decision.failure})"
+        elif decision.conflicts:
             kind += (" (flagged: " if decision.matched else " (guard: ") + "; ".join(decision.conflicts) + ")"
         elif decision.flagged:
             kind += " (flagged: aligned)" if decision.matched else " (flagged: unreadable answer)"
         table.add_row(str(number), escape(decision.sentence), kind, escape(decision.span or "NO MATCH"))
-    console.print(table)
+    show_table(table, console)
     if judgement.remainder:
         console.print("[bold]Left in the draft (expected deletions):[/]")
         for sentence in judgement.remainder:
@@ -100,6 +102,11 @@ def print_judgement(judgement: EditJudgement, console: Console = out) -> None:
         f"EM {c.em}  EA {c.ea}  ED {c.ed}   precision {c.precision:.3f}  recall {c.recall:.3f}  Edit-F1 {c.f1:.3f}",
         highlight=False,
     )
+    if judgement.failures:
+        console.print(
+            f"matcher failures: {judgement.failures} (answers that could not be used, counted as NO MATCH)",
+            highlight=False,
+        )
 
 
 @drafting_app.command("editjudge")
@@ -149,12 +156,21 @@ def editjudge_command(
         print_judgement(judgements[0])
         return
     table = Table(title=f"{len(items)} pairs ({matcher} matcher)")
-    for column in ("id", "EM", "EA", "ED", "precision", "recall", "Edit-F1"):
+    for column in ("id", "EM", "EA", "ED", "precision", "recall", "Edit-F1", "matcher failed"):
         table.add_column(column, justify="left" if column == "id" else "right")
     for item, judgement in zip(items, judgements, strict=True):
         c = judgement.counts
-        table.add_row(item.id, str(c.em), str(c.ea), str(c.ed), f"{c.precision:.3f}", f"{c.recall:.3f}", f"{c.f1:.3f}")
-    out.print(table)
+        table.add_row(
+            item.id,
+            str(c.em),
+            str(c.ea),
+            str(c.ed),
+            f"{c.precision:.3f}",
+            f"{c.recall:.3f}",
+            f"{c.f1:.3f}",
+            str(judgement.failures),
+        )
+    show_table(table)
     summary = summarise(judgements)
     for name, averages in (("micro", summary.micro), ("macro", summary.macro)):
         out.print(
@@ -192,6 +208,7 @@ def calibrate_command(
     ] = None,
     guard: GuardOption = "reject",
     no_cache: NoCacheOption = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The judge comparison: agreement, non-match agreement, match agreement, match overlap for every judge."""
     from bedside.llm import GenerationSettings, default_cache_path, get_model
@@ -234,6 +251,19 @@ def calibrate_command(
         rows = asyncio.run(run())
     except ValueError as exc:
         raise fail(exc) from None
+    if as_json:
+        data = [
+            {
+                "judge": row.name,
+                "kind": shots.get(row.kind, row.kind),
+                **row.agreement.as_dict(),
+                "threshold": row.threshold,
+                "held_out_agreement": None if row.held_out is None else row.held_out.agreement,
+            }
+            for row in rows
+        ]
+        typer.echo(json.dumps({"annotations": len(loaded), "guard": guard, "judges": data, "legend": legend}, indent=2))
+        return
     table = Table(title=f"Judge comparison on {len(loaded)} annotations (guard: {guard})")
     for column in ("judge", "kind", "agree", "non-match", "match", "overlap", "threshold", "LODO agree"):
         table.add_column(column, justify="left" if column in ("judge", "kind") else "right")
@@ -246,7 +276,7 @@ def calibrate_command(
             "-" if row.threshold is None else f"{row.threshold:.4f}",
             "-" if row.held_out is None else f"{row.held_out.agreement:.3f}",
         )
-    out.print(table)
+    show_table(table)
     for line in legend:
         out.print(line, highlight=False)
     out.print(
@@ -276,6 +306,7 @@ def themes_command(
     ] = None,
     folds: Annotated[int, typer.Option(help="Cross-validation folds.")] = 5,
     save: Annotated[Path | None, typer.Option(help="Train on all sentences and save the classifier (.npz).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The offline theme classifier: k-fold F1 on its training set, per-theme precision/recall on held-out drafts."""
     from bedside.tasks.drafting.themes import (
@@ -295,14 +326,6 @@ def themes_command(
         evaluation = cross_validate(loaded, folds=folds)
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
-    table = Table(title=f"Theme classifier, {evaluation.folds}-fold held-out ({evaluation.n} sentences)")
-    table.add_column("theme")
-    table.add_column("F1", justify="right")
-    for theme, f1 in evaluation.per_theme_f1.items():
-        table.add_row(theme, f"{f1:.3f}")
-    table.add_row("[bold]macro[/]", f"{evaluation.macro_f1:.3f}")
-    table.add_row("accuracy", f"{evaluation.accuracy:.3f}")
-    out.print(table)
     classifier = ThemeClassifier.fit(loaded)
     gold = [s.theme for s in held]
     texts = [s.text for s in held]
@@ -310,6 +333,36 @@ def themes_command(
         "bare model": per_theme_scores(gold, classifier.without_question_rule().predict(texts)),
         "with question rule": per_theme_scores(gold, classifier.predict(texts)),
     }
+    if save is not None:
+        saved = classifier.save(save)
+    if as_json:
+        data = {
+            "cross_validation": {
+                "folds": evaluation.folds,
+                "sentences": evaluation.n,
+                "per_theme_f1": evaluation.per_theme_f1,
+                "macro_f1": evaluation.macro_f1,
+                "accuracy": evaluation.accuracy,
+            },
+            "held_out": {
+                name: {
+                    "per_theme": {theme: vars(x) for theme, x in scores.items()},
+                    "question_precision": question_precision(scores),
+                }
+                for name, scores in results.items()
+            },
+            "saved": str(saved) if save is not None else None,
+        }
+        typer.echo(json.dumps(data, indent=2, default=str))
+        return
+    table = Table(title=f"Theme classifier, {evaluation.folds}-fold held-out ({evaluation.n} sentences)")
+    table.add_column("theme")
+    table.add_column("F1", justify="right")
+    for theme, f1 in evaluation.per_theme_f1.items():
+        table.add_row(theme, f"{f1:.3f}")
+    table.add_row("[bold]macro[/]", f"{evaluation.macro_f1:.3f}")
+    table.add_row("accuracy", f"{evaluation.accuracy:.3f}")
+    show_table(table)
     held_table = Table(title=f"Held-out draft sentences ({len(held)}): precision / recall (predicted, labelled)")
     held_table.add_column("theme")
     for name in results:
@@ -324,14 +377,14 @@ def themes_command(
     held_table.add_row(
         "[bold]question themes: precision[/]", *(f"{question_precision(scores):.3f}" for scores in results.values())
     )
-    out.print(held_table)
+    show_table(held_table)
     out.print(
         f"Question themes ({', '.join(QUESTION_THEMES)}) need a question: the rule keeps them off statements. "
         "Runs use the classifier with the rule.",
         highlight=False,
     )
     if save is not None:
-        out.print(f"saved to {classifier.save(save)}")
+        out.print(f"saved to {saved}")
 
 
 CasesArgument = Annotated[

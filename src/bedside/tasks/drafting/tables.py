@@ -89,9 +89,12 @@ def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
     iap = _iap_rows(inter)
     tables = []
     main = [
-        [cell, matcher, str(t.content.n), *(_f(v) for v in _level_values(t)), _f(t.flagged)]
+        [cell, matcher, str(t.content.n), *(_f(v) for v in _level_values(t)), _f(t.matcher_failed), _f(t.flagged)]
         for cell, t, matcher in cells
-    ] + [[name, "", str(t.content.n), *(_f(v) for v in _level_values(t)), _f(t.flagged)] for name, t in iap]
+    ] + [
+        [name, "", str(t.content.n), *(_f(v) for v in _level_values(t)), _f(t.matcher_failed), _f(t.flagged)]
+        for name, t in iap
+    ]
     tables.append(
         ReportTable(
             "EditJudge: content and theme level, micro-averaged",
@@ -105,13 +108,17 @@ def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
                 "theme P",
                 "theme R",
                 "theme Edit-F1",
+                "matcher failed",
                 "judge flagged",
             ],
             main,
             "Counts pooled over samples and epochs. IAP rows: each ordered pair of clinicians' replies to the same "
             "message, one as reference and one as draft, pooled the same way (n = pairs). Judge flagged: share of "
             "reference sentences where the LLM judge answered neither NO MATCH nor a verbatim draft span (its answer "
-            "was aligned to the draft, or unreadable); a high share means the judge model is not doing the task.",
+            "was aligned to the draft, or unusable); a high share means the judge model is not doing the task. "
+            "Matcher failed: share of reference sentences where the judge's answer could not be used at all (not "
+            "in the draft, not a whole sentence or clause of it, or too little of the sentence's content), each "
+            "counted as NO MATCH.",
         )
     )
     dataset_of = {row.cell: row.dataset for row in rows}

@@ -13,7 +13,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bedside.console import err, fail, out
+from bedside.console import err, fail, out, show_table
+from bedside.private_files import write_private_text
 
 instruct_app = typer.Typer(
     help="Clinician instructions over patient records (MedAlign): taxonomy, matching, evaluation from labels.",
@@ -37,7 +38,7 @@ def _print_table(title: str, columns: list[str], rows: list[list[str]], caption:
         table.add_column(column, justify="left" if index == 0 else "right")
     for row in rows:
         table.add_row(*row)
-    out.print(table)
+    show_table(table)
 
 
 def _instructions(path: Path | None) -> list[Any]:
@@ -113,8 +114,7 @@ def dedup_command(
         result = deduplicate(loaded, threshold=threshold)
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text("".join(i.model_dump_json() + "\n" for i in result.kept), encoding="utf-8")
+    write_private_text(output, "".join(i.model_dump_json() + "\n" for i in result.kept))
     if as_json:
         typer.echo(json.dumps({"kept": len(result.kept), "removed": result.removed}, indent=2))
         return

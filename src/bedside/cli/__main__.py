@@ -1,0 +1,5 @@
+"""``python -m bedside.cli``: the same command as ``bedside``."""
+
+from bedside.cli import main
+
+main()

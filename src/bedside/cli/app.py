@@ -1,0 +1,103 @@
+"""The root command, its global options, and the options several command groups share."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from bedside import __version__
+from bedside.console import out, show_table
+from bedside.llm import Role, default_cache_path
+from bedside.llm.usage import RoleUsage
+
+app = typer.Typer(
+    name="bedside",
+    help="Build, simulate and evaluate LLM systems that talk to patients, grounded in their records.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+ModelOption = Annotated[
+    str,
+    typer.Option(
+        "--model",
+        "-m",
+        help="PROVIDER/MODEL[@BASE_URL], e.g. embedded/smollm2-135m or "
+        "openai-compatible/qwen2.5-7b@http://127.0.0.1:8000/v1",
+    ),
+]
+CacheOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--cache", help="SQLite response cache [default: $BEDSIDE_CACHE or ~/.cache/bedside/llm-cache.sqlite]"
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON (for scripts), not as text.")]
+NoCacheOption = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")]
+ApiKeyEnvOption = Annotated[
+    str | None, typer.Option("--api-key-env", help="Name of the environment variable holding the API key.")
+]
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"bedside {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log retries and other events.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
+
+
+def _cache_path(cache: Path | None, no_cache: bool) -> Path | None:
+    return None if no_cache else cache or default_cache_path()
+
+
+StoreOption = Annotated[
+    str, typer.Option("--store", help="Results store: a SQLite path or a SQLAlchemy URL.", envvar="BEDSIDE_STORE")
+]
+DEFAULT_STORE = "runs/bedside.sqlite"
+
+
+def usage_table(by_role: dict[Role, RoleUsage]) -> Table:
+    table = Table(title="Model usage by role")
+    for column in ("role", "calls", "cache hits", "requests", "tokens in", "tokens out", "cost", "errors"):
+        table.add_column(column, justify="left" if column == "role" else "right")
+    for role, entry in by_role.items():
+        table.add_row(
+            role,
+            str(entry.calls),
+            str(entry.cache_hits),
+            str(entry.requests),
+            str(entry.prompt_tokens),
+            str(entry.completion_tokens),
+            f"{entry.cost:.4f}" if entry.priced else "-",
+            str(entry.errors),
+        )
+    return table
+
+
+def print_task_tables(tables: Sequence[Any], console: Console = out) -> None:
+    """A run's task tables (``ReportTable``) as rich tables."""
+    for task_table in tables:
+        table = Table(title=task_table.title, caption=task_table.note or None, caption_justify="left")
+        for index, column in enumerate(task_table.columns):
+            table.add_column(column, justify="left" if index == 0 else "right")
+        for row in task_table.rows:
+            table.add_row(*row)
+        show_table(table, console)

@@ -1,0 +1,91 @@
+"""`bedside generate` and `bedside serve-scripted`: one model call, and the scripted endpoint for drills."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from bedside.cli.app import ApiKeyEnvOption, CacheOption, ModelOption, NoCacheOption, _cache_path, app
+from bedside.console import fail, out
+from bedside.llm import GenerationSettings, ModelError, get_model
+
+
+@app.command()
+def generate(
+    prompt: Annotated[str, typer.Argument(help="The user message; '-' reads it from standard input.")],
+    model: ModelOption = "embedded/smollm2-135m",
+    system: Annotated[str | None, typer.Option("--system", help="A system message sent before the prompt.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the completion and its usage as JSON.")] = False,
+    max_tokens: Annotated[int | None, typer.Option(help="Most tokens to generate.")] = 256,
+    temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Sampling seed, where the endpoint supports one.")] = None,
+    epoch: Annotated[str, typer.Option(help="Sample tag: each tag is a distinct cached draw.")] = "0",
+    api_key_env: ApiKeyEnvOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
+) -> None:
+    """Send one prompt to a model and print its answer."""
+    text = sys.stdin.read() if prompt == "-" else prompt
+    settings = GenerationSettings(max_tokens=max_tokens, temperature=temperature, seed=seed)
+
+    async def run_command() -> None:
+        async with get_model(model, cache=_cache_path(cache, no_cache), api_key_env=api_key_env) as llm:
+            completion = await llm.generate(text, settings, system=system, epoch=epoch)
+        if as_json:
+            data = completion.model_dump(mode="json")
+            data["text"] = completion.text
+            data["usage"] = {**data["usage"], "total_tokens": completion.usage.total_tokens}
+            out.print_json(json.dumps(data))
+        else:
+            out.print(completion.text, highlight=False, markup=False)
+
+    try:
+        asyncio.run(run_command())
+    except (ModelError, ValueError) as exc:
+        raise fail(exc) from None
+
+
+@app.command("serve-scripted")
+def serve_scripted(
+    port: Annotated[int, typer.Option(help="Port to listen on (0 picks a free one).")] = 8765,
+    host: Annotated[str, typer.Option(help="Address to bind; keep the loopback default for tests.")] = "127.0.0.1",
+    latency_ms: Annotated[float, typer.Option(help="Delay before each answer, in milliseconds.")] = 0.0,
+    faults: Annotated[
+        str | None,
+        typer.Option(
+            help="e.g. '429=0.1,500=0.05,hang=0.01,malformed=0.02,invalid-json=0.05,null=0.05,empty=0.02,length=0.1'"
+        ),
+    ] = None,
+    echo_headers: Annotated[
+        bool, typer.Option(help="Start every answer and error body with the request's headers (a leak drill).")
+    ] = False,
+    rules: Annotated[
+        str | None, typer.Option(help="Rules file (YAML/JSON) or import path package.module:attribute.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the fault draws.")] = 0,
+) -> None:
+    """Serve scripted answers over the OpenAI chat API, for tests, benchmarks and fault drills."""
+    from bedside.llm.scripted_server import ScriptedServer
+
+    async def serve() -> None:
+        server = ScriptedServer(
+            rules, latency_ms=latency_ms, faults=faults, seed=seed, host=host, port=port, echo_headers=echo_headers
+        )
+        await server.start_async()
+        out.print(f"serving scripted answers on {server.base_url}", highlight=False)
+        sys.stdout.flush()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await server.stop_async()
+
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:
+        pass
+    except (ValueError, OSError) as exc:
+        raise fail(exc) from None

@@ -1,0 +1,342 @@
+"""`bedside run | ls | show | export | report | compare`: runs from a config, and what the store holds."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from bedside.cli.app import DEFAULT_STORE, CacheOption, JsonOption, NoCacheOption, StoreOption, app
+from bedside.console import err, fail, out, show_rule, show_table
+from bedside.llm import ModelError
+
+
+@app.command("run")
+def run_command(
+    config: Annotated[Path, typer.Argument(help="Run config (YAML or TOML).")],
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="Override a config value: KEY=VALUE (dotted key); repeatable.")
+    ] = None,
+    retry_errors: Annotated[
+        bool,
+        typer.Option(
+            "--retry-errors", help="Run the samples stored as errors again, asking anew for the answers that failed."
+        ),
+    ] = False,
+    allow_errors: Annotated[
+        bool, typer.Option("--allow-errors", help="Exit 0 even when some samples are errors.")
+    ] = False,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Only the first N samples of each dataset.")
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="Say what would run, what the cache would answer and what it may cost; send nothing."
+        ),
+    ] = False,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Run a config (or resume it): every finished sample is kept; re-running skips what is done.
+
+    Exits 1 when any sample of the run is an error (stored now or before), unless --allow-errors; the error count
+    is the last line printed. --limit N is a run of its own (its id differs), but the samples it finishes are
+    reused, without a model call, by the full run afterwards."""
+    from bedside.errors import StorageError
+    from bedside.runs import ConfigError, execute, load_config
+    from bedside.runs.progress import TerminalProgress
+    from bedside.runs.store import RunLockedError
+
+    try:
+        loaded = load_config(config, set_ or [])
+    except ConfigError as exc:
+        raise fail(exc) from None
+    if limit is not None:
+        loaded = limited(loaded, limit)
+    # --no-cache, else --cache, else the config's cache, else the default cache file.
+    cache_choice: Path | bool = False if no_cache else cache or (Path(loaded.cache) if loaded.cache else True)
+    if dry_run:
+        print_dry_run(loaded, retry_errors=retry_errors, cache=cache_choice, as_json=as_json)
+        return
+    if not as_json:
+        out.print(f"run [bold]{loaded.run_id}[/] -> {escape(loaded.store)}", highlight=False)
+    progress = TerminalProgress(err)
+    try:
+        summary = asyncio.run(execute(loaded, progress=progress, retry_errors=retry_errors, cache=cache_choice))
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted[/]: finished samples are stored; run the same command again to resume")
+        raise typer.Exit(code=130) from None
+    except (ValueError, ModelError, StorageError, RunLockedError) as exc:
+        raise fail(exc) from None
+    if as_json:
+        typer.echo(json.dumps(summary_data(summary, loaded.store), indent=2))
+        if summary.errors and not allow_errors:
+            raise typer.Exit(code=1)
+        return
+    out.print(
+        f"{summary.ran} samples run, {summary.reused} reused, {summary.rescored} re-scored, in {summary.wall_s:.1f} s"
+        + (f"; {summary.truncated} with an answer cut off at max_tokens" if summary.truncated else "")
+    )
+    if summary.errors:
+        err.print(
+            f"see `bedside report {summary.run_id}` for the causes; `bedside run --retry-errors` tries them again",
+            highlight=False,
+        )
+    out.print(f"{summary.errors} error(s)", highlight=False)
+    if summary.errors and not allow_errors:
+        raise typer.Exit(code=1)
+
+
+def limited(config: Any, limit: int) -> Any:
+    """``config`` with every dataset cut to its first ``limit`` samples (or fewer, if its own limit is lower)."""
+    datasets = {
+        name: dataset.model_copy(update={"limit": min(dataset.limit or limit, limit)})
+        for name, dataset in config.datasets.items()
+    }
+    return config.model_copy(update={"datasets": datasets})
+
+
+def print_dry_run(config: Any, *, retry_errors: bool, cache: Path | bool, as_json: bool) -> None:
+    from bedside.errors import StorageError
+    from bedside.runs.dryrun import dry_run
+
+    try:
+        result = asyncio.run(dry_run(config, retry_errors=retry_errors, cache=cache))
+    except (ValueError, ModelError, StorageError) as exc:
+        raise fail(exc) from None
+    data = result.data()
+    if as_json:
+        typer.echo(json.dumps(data, indent=2))
+        return
+    out.print(f"dry run of [bold]{data['run']}[/] (nothing is sent or written)", highlight=False)
+    table = Table(title="Samples by cell")
+    for column in ("cell", "samples", "finished", "stored errors", "re-score", "reuse", "to run"):
+        table.add_column(column, justify="left" if column == "cell" else "right")
+    for cell, counts in data["cells"].items():
+        table.add_row(
+            cell, *(str(counts[k]) for k in ("samples", "finished", "stored_errors", "rescore", "reuse", "run"))
+        )
+    show_table(table)
+    to_run = sum(c["run"] for c in data["cells"].values())
+    if not to_run:
+        out.print("nothing to run: every sample is finished or can be reused")
+        return
+    if data["cache"] is None:
+        out.print(f"no response cache to replay from: all {to_run} sample(s) need the endpoint")
+    else:
+        out.print(
+            f"from the cache ({data['cache']}): {data['replayable']} of {to_run} sample(s) replay entirely "
+            f"({data['replayed_answers']} answers); {data['need_endpoint']} need the endpoint "
+            f"({data['hits_before_miss']} answers cached before their first miss)",
+            highlight=False,
+        )
+    for sample, cause in data["replay_errors"].items():
+        err.print(f"[yellow]{escape(sample)}[/] would be an error again: {escape(cause)}")
+    expected = data["expected"]
+    if expected["calls"] is None:
+        out.print("calls and cost: unknown (no successful sample of these systems in the store yet to estimate from)")
+    else:
+        cost = "unknown (set model_options.ROLE.price)" if expected["cost"] is None else f"{expected['cost']:.4f}"
+        out.print(
+            f"expected ≈ {expected['calls']} model calls (from the stored samples' mean per system), cost ≈ {cost}",
+            highlight=False,
+        )
+
+
+def summary_data(summary: Any, store: str) -> dict[str, Any]:
+    """What ``bedside run --json`` prints: the run's counts, per cell and in all, and usage by role."""
+    return {
+        "run": summary.run_id,
+        "store": store,
+        "ran": summary.ran,
+        "reused": summary.reused,
+        "rescored": summary.rescored,
+        "errors": summary.errors,
+        "truncated": summary.truncated,
+        "interrupted": summary.interrupted,
+        "wall_s": round(summary.wall_s, 3),
+        "cells": {cell: dataclasses.asdict(counts) for cell, counts in summary.cells.items()},
+        "usage": {role: usage.model_dump() for role, usage in summary.usage.snapshot().items()},
+    }
+
+
+@app.command("ls")
+def ls_command(store: StoreOption = DEFAULT_STORE, as_json: JsonOption = False) -> None:
+    """List the runs in a store."""
+    from bedside.runs import Store
+
+    opened = Store(store)
+    if as_json:
+        runs = opened.runs()
+        opened.close()
+        fields = ("id", "name", "task", "status", "samples", "errors", "created_at", "updated_at", "git_commit")
+        typer.echo(json.dumps([{k: run[k] for k in fields} for run in runs], indent=2, default=str))
+        return
+    table = Table(box=None, padding=(0, 2))
+    for column in ("run", "task", "created", "status", "samples", "errors"):
+        table.add_column(column, no_wrap=True)
+    for run in opened.runs():
+        table.add_row(
+            run["id"],
+            run["task"],
+            f"{run['created_at']:%Y-%m-%d %H:%M}",
+            run["status"],
+            str(run["samples"]),
+            str(run["errors"]),
+        )
+    show_table(table)
+    opened.close()
+
+
+@app.command("show")
+def show_command(
+    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    sample: Annotated[str, typer.Argument(help="Sample id.")],
+    store: StoreOption = DEFAULT_STORE,
+    as_json: JsonOption = False,
+) -> None:
+    """Print one sample end to end: inputs, prompts sent, output, scores, errors, usage."""
+    from bedside.runs import Store
+
+    opened = Store(store)
+    try:
+        found = opened.run(run)
+    except LookupError as exc:
+        raise fail(exc) from None
+    rows = [r for r in opened.results(found["id"]) if r.sample_id == sample]
+    if not rows:
+        raise fail(LookupError(f"run {found['id']} has no sample {sample!r}"))
+    if as_json:  # every stored row of the sample (one per cell and epoch), as `bedside export` writes them
+        opened.close()
+        typer.echo(json.dumps([row.__dict__ for row in rows], indent=2, ensure_ascii=False))
+        return
+    show_rule(f"sample {escape(sample)}: inputs and references")
+    typer.echo(json.dumps(rows[0].sample, indent=2, ensure_ascii=False))
+    for row in rows:
+        show_rule(f"{escape(row.cell)} epoch {row.epoch}: {row.status}")
+        if row.error:
+            err.print(f"[red]error:[/] {escape(row.error)}")
+        if row.output:
+            for i, prompt in enumerate(row.output.get("prompts") or [], start=1):
+                out.print(f"[dim]prompt {i}[/]")
+                for message in prompt:
+                    out.print(f"[bold]\\[{message['role']}][/]", highlight=False)
+                    typer.echo(message["content"])
+            if row.output.get("transcript"):
+                out.print("[dim]transcript[/]")
+                for turn in row.output["transcript"]:
+                    typer.echo(f"{turn['role']}: {turn['content']}")
+            out.print("[dim]output[/]")
+            typer.echo(row.output.get("text", ""))
+        if row.failure:
+            out.print(f"[dim]failure[/] {escape(json.dumps(row.failure))}", highlight=False)
+        out.print(f"[dim]scores[/] {escape(json.dumps(row.scores))}", highlight=False)
+        out.print(f"[dim]usage[/] {escape(json.dumps(row.usage))}", highlight=False)
+    opened.close()
+
+
+@app.command("export")
+def export_command(
+    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    format_: Annotated[str, typer.Option("--format", help="jsonl | parquet")] = "jsonl",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="File to write [default: stdout for jsonl].")
+    ] = None,
+    store: StoreOption = DEFAULT_STORE,
+) -> None:
+    """Export a run's results, one row per (cell, sample, epoch)."""
+    from bedside.runs import Store
+    from bedside.runs.report import export_jsonl, export_parquet
+    from bedside.runs.store import iter_jsonl
+
+    opened = Store(store)
+    try:
+        rows = opened.results(opened.run(run)["id"])
+    except LookupError as exc:
+        raise fail(exc) from None
+    try:
+        if format_ == "jsonl":
+            if output is None:
+                for line in iter_jsonl(rows):
+                    typer.echo(line)
+            else:
+                export_jsonl(rows, output)
+        elif format_ == "parquet":
+            if output is None:
+                raise fail(ValueError("--format parquet needs --output FILE"))
+            export_parquet(rows, output)
+        else:
+            raise fail(ValueError(f"--format must be jsonl or parquet, not {format_!r}"))
+    except (ImportError, OSError) as exc:
+        raise fail(exc) from None
+    finally:
+        opened.close()
+
+
+@app.command("report")
+def report_command(
+    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Folder for the .md and .html files.")] = Path(
+        "runs/reports"
+    ),
+    store: StoreOption = DEFAULT_STORE,
+) -> None:
+    """Write a Markdown and a self-contained HTML report: tables with 95% CIs, strata, errors, usage, plots."""
+    from bedside.runs import Store
+    from bedside.runs.report import write_report
+
+    opened = Store(store)
+    try:
+        md, page = write_report(opened, run, output)
+    except (LookupError, OSError) as exc:
+        raise fail(exc) from None
+    finally:
+        opened.close()
+    out.print(f"wrote {md} and {page}", highlight=False)
+
+
+@app.command("compare")
+def compare_command(
+    run_a: Annotated[str, typer.Argument(help="Baseline run (A).")],
+    run_b: Annotated[str, typer.Argument(help="Run compared with it (B).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    store: StoreOption = DEFAULT_STORE,
+) -> None:
+    """Per metric: mean difference B − A over paired samples, with a paired bootstrap 95% CI and p-value."""
+
+    from bedside.runs import Store
+    from bedside.runs.report import compare
+
+    opened = Store(store)
+    try:
+        rows = compare(opened, run_a, run_b)
+    except (LookupError, ValueError) as exc:
+        raise fail(exc) from None
+    finally:
+        opened.close()
+    if as_json:
+        typer.echo(json.dumps([dataclasses.asdict(r) for r in rows], indent=2))
+        return
+    table = Table(title=f"{run_b} − {run_a}", box=None, padding=(0, 1))
+    for column in ("cell (A)", "metric", "n", "A", "B", "B − A", "95% CI", "p"):
+        table.add_column(column)
+    for r in rows:
+        table.add_row(
+            escape(r.cell_a),
+            r.metric,
+            str(r.n),
+            f"{r.mean_a:.3f}",
+            f"{r.mean_b:.3f}",
+            f"{r.difference:+.3f}",
+            f"[{r.low:+.3f}, {r.high:+.3f}]",
+            f"{r.p_value:.3g}",
+        )
+    show_table(table)

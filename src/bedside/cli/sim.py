@@ -1,0 +1,96 @@
+"""`bedside sim`: checks of the simulation engine shared by the multi-turn tasks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from bedside.cli.app import ApiKeyEnvOption, CacheOption, JsonOption, ModelOption, NoCacheOption, _cache_path, app
+from bedside.console import err, fail, out, show_table
+
+sim_app = typer.Typer(
+    help="The simulation engine: validate the simulated patient's fidelity checker.", no_args_is_help=True
+)
+app.add_typer(sim_app, name="sim")
+
+
+@sim_app.command("fidelity-agreement")
+def fidelity_agreement(
+    model: ModelOption = "embedded/smollm2-135m",
+    labels: Annotated[
+        Path | None, typer.Option(help="Labelled patient turns (JSONL) [default: bedside's 113 sentences].")
+    ] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Turns judged at once.")] = 4,
+    checker: Annotated[
+        str, typer.Option(help="llm (the judge model) | embedding (MiniLM cosine, no model call).")
+    ] = "llm",
+    threshold: Annotated[float, typer.Option(help="The embedding checker's cosine for entailed.")] = 0.6,
+    prefilter: Annotated[
+        float | None,
+        typer.Option(help="With the llm checker: label sentences at or above this cosine entailed without asking."),
+    ] = None,
+    api_key_env: ApiKeyEnvOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """The fidelity checker on MODEL against hand labels: accuracy, Cohen's κ, per label, by phase, flagged."""
+    from bedside.llm import ModelError, get_model
+    from bedside.sim.validation import read_fidelity_items, validate_fidelity
+
+    try:
+        items = read_fidelity_items(labels)
+    except ValueError as exc:
+        raise fail(exc) from None
+
+    async def run() -> object:
+        async with get_model(model, role="judge", cache=_cache_path(cache, no_cache), api_key_env=api_key_env) as judge:
+            return await validate_fidelity(
+                items,
+                judge,
+                concurrency=concurrency,
+                checker=checker,  # type: ignore[arg-type]
+                threshold=threshold,
+                prefilter=prefilter,
+            )
+
+    if not as_json:
+        err.print(f"labelling {sum(len(i.sentences) for i in items)} sentences in {len(items)} turns with {model} ...")
+    try:
+        result = asyncio.run(run())
+    except (ModelError, ValueError) as exc:
+        raise fail(exc) from None
+    data = result.as_dict()  # type: ignore[attr-defined]
+    if as_json:
+        typer.echo(json.dumps(data, indent=2))
+        return
+    table = Table(title=f"Fidelity checker against hand labels ({data['model']})")
+    for column in ("slice", "sentences", "accuracy", "Cohen's κ"):
+        table.add_column(column, justify="left" if column == "slice" else "right")
+    rows = [("all four labels", data["overall"])]
+    rows += [(f"phase {phase}", figures) for phase, figures in data["by_phase"].items()]
+    rows.append(("flagged vs not", data["flagged"]))
+    for name, figures in rows:
+        kappa = "-" if figures["kappa"] is None else f"{figures['kappa']:.3f}"
+        table.add_row(name, str(figures["n"]), f"{figures['accuracy']:.3f}", kappa)
+    show_table(table)
+    labels_table = Table(title="Per label")
+    for column in ("label", "support", "predicted", "precision", "recall"):
+        labels_table.add_column(column, justify="left" if column == "label" else "right")
+    for label, figures in data["per_label"].items():
+        labels_table.add_row(
+            label,
+            str(figures["support"]),
+            str(figures["predicted"]),
+            *("-" if figures[k] is None else f"{figures[k]:.3f}" for k in ("precision", "recall")),
+        )
+    show_table(labels_table)
+    if data["flagged_recall"] is not None:
+        out.print(f"flagged recall: {data['flagged_recall']:.3f} of invented or contradicting sentences caught")
+    for item, cause in data["failed"].items():
+        err.print(f"[yellow]{item}[/]: no valid labels ({cause}); left out")
