@@ -393,3 +393,19 @@ def test_a_run_submission_needs_one_cell() -> None:
     assert run_submission(rows, cell="d/two/m").answers == [("a", "x |1|")]
     with pytest.raises(ValueError, match="no stored results"):
         run_submission([])
+
+
+def test_train_classifier_prints_its_held_out_report_as_json_and_saves(tmp_path: Path) -> None:
+    saved = tmp_path / "evidence.npz"
+    result = CliRunner().invoke(
+        app,
+        ["citeqa", "train-classifier", "--cases", str(SYNTHETIC_CASES), "-o", str(saved), "--folds", "3", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["folds"] == 3
+    assert report["cases"] == len(read_cases(SYNTHETIC_CASES))
+    assert report["saved"] == str(saved)
+    assert saved.exists()
+    assert 0.0 <= report["precision"] <= 1.0
+    assert 0.0 <= report["label_macro_f1"] <= 1.0

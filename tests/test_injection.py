@@ -175,6 +175,34 @@ def test_citeqa_answer_command_flags_citation_syntax_and_writes_only_field_citat
     scores = score_answers([syn01()], written, metrics=None)
     assert scores.factuality["strict"]["micro"].recall == pytest.approx(1 / 3)
 
+    # The same run for scripts: the flag and the scores come back as JSON.
+    with ScriptedServer(citeqa_model) as server:
+        as_json = CliRunner().invoke(
+            app,
+            [
+                "citeqa",
+                "answer",
+                "--cases",
+                str(cases),
+                "--system",
+                "one_stage",
+                "-m",
+                server.model_name("m"),
+                "-o",
+                str(out),
+                "--no-cache",
+                "--metrics",
+                "none",
+                "--json",
+            ],
+        )
+    assert as_json.exit_code == 0, as_json.output
+    result = json.loads(as_json.stdout)
+    assert result["answered"] == 1
+    assert result["errors"] == {}
+    assert list(result["flagged"]) == ["syn-01"]
+    assert result["scores"]["strict_micro_recall"] == pytest.approx(100 / 3)  # leaderboard fields are 0-100
+
 
 def test_citeqa_score_command_reports_ids_outside_the_case_as_errors(tmp_path: Path) -> None:
     cases = read_cases(SYNTHETIC_CASES)

@@ -95,6 +95,12 @@ def print_scores(scores: CiteQAScores, console: Console = out, *, notes: int = 2
         )
 
 
+def scores_json(scores: CiteQAScores) -> dict[str, Any]:
+    """The leaderboard fields with the parse, out-of-case citations and every note, for scripts."""
+    invalid = {case: list(ids) for case, ids in scores.invalid_citations.items()}
+    return {**scores.leaderboard(), "parse": scores.parse, "invalid_citations": invalid, "notes": scores.notes}
+
+
 @citeqa_app.command("score")
 def score_command(
     submission: Annotated[Path, typer.Argument(help="Submission JSON: [{case_id, answer}], cited '|1,2|'.")],
@@ -133,9 +139,7 @@ def score_command(
         raise fail(exc) from None
     scores.notes[:0] = loaded.notes
     if as_json:
-        invalid = {case: list(ids) for case, ids in scores.invalid_citations.items()}
-        fields = {**scores.leaderboard(), "parse": scores.parse, "invalid_citations": invalid, "notes": scores.notes}
-        out.print_json(json.dumps(fields))
+        out.print_json(json.dumps(scores_json(scores)))
     else:
         print_scores(scores, notes=notes)
 
@@ -156,6 +160,9 @@ def answer_command(
     metrics: MetricsOption = ALL_METRICS,
     cache: Annotated[Path | None, typer.Option("--cache", help="SQLite response cache.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print what was written, failures, flags, cuts and scores as JSON.")
+    ] = False,
 ) -> None:
     """Answer cases with one system, write the submission, and score it when the cases have a key."""
     from bedside.llm import GenerationSettings, default_cache_path, get_model
@@ -196,6 +203,20 @@ def answer_command(
     except ValueError as exc:
         raise fail(exc) from None
     write_submission(output, answers)
+    answered = [c for c in loaded if c.id in answers]
+    scored = answered and all(c.relevance is not None for c in answered)
+    scores = score_answers(answered, answers, metrics=_metrics(metrics)) if scored else None
+    if as_json:
+        result = {
+            "output": str(output),
+            "answered": len(answers),
+            "errors": errors,
+            "flagged": flags,
+            "cut": cuts,
+            "scores": scores_json(scores) if scores else None,
+        }
+        out.print_json(json.dumps(result))
+        return
     out.print(f"wrote {len(answers)} answers to {output}; {len(errors)} case(s) failed")
     for case_id, error in errors.items():
         out.print(f"[red]failed[/] {case_id}: {escape(error)}", soft_wrap=True)
@@ -213,9 +234,8 @@ def answer_command(
             f"{cut['limit']} words, as the official scorer cuts, and kept{dropped}",
             soft_wrap=True,
         )
-    answered = [c for c in loaded if c.id in answers]
-    if answered and all(c.relevance is not None for c in answered):
-        print_scores(score_answers(answered, answers, metrics=_metrics(metrics)))
+    if scores:
+        print_scores(scores)
         if errors:
             out.print(f"[yellow]scores cover the {len(answered)} answered cases only[/]")
 
@@ -280,6 +300,9 @@ def train_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="Where to save the classifier (.npz).")],
     key: KeyOption = None,
     folds: Annotated[int, typer.Option(help="Cross-validation folds for the held-out report.")] = 5,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the held-out report and the saved path as JSON.")
+    ] = False,
 ) -> None:
     """Train the evidence classifier on labelled cases; report held-out selection quality; save it."""
     from bedside.tasks.citeqa.classifier import EvidenceClassifier, cross_validate
@@ -291,6 +314,9 @@ def train_command(
         path = EvidenceClassifier.fit(loaded).save(output)
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
+    if as_json:
+        out.print_json(json.dumps({**report, "cases": len(loaded), "saved": str(path)}))
+        return
     out.print(
         f"held-out ({int(report['folds'])}-fold by case) selection of essential+supplementary sentences: "
         f"precision {report['precision']:.3f}, recall {report['recall']:.3f}, F1 {report['f1']:.3f}; "
