@@ -130,6 +130,8 @@ class Sensemaker:
 
     case: SensemakingCase
     path: Path = "reference"
+    fold_mining: bool = True  # efficient path: extraction + matching inside the folded call
+    fold_decision: bool = True  # efficient path: the MOVE/STAY decision inside the folded call
 
     def __post_init__(self) -> None:
         if self.path not in PATHS:
@@ -282,58 +284,34 @@ class Sensemaker:
         memory = memory_of(state)
         details: dict[str, Any] = {"path": "efficient"}
         mine = stage not in NO_FACT_MINING
+        if mine and not self.fold_mining:  # the replay validation kept the reference's extract + match calls
+            await self._mine(state, context, message, details)
+            mine = False
         forced_source: str | None = None
         if stage == PROVIDING:
             forced_source = "stage_rule"
         elif state.stage.cap is not None and state.in_stage >= state.stage.cap:
             forced_source = "cap"
-        nxt = stage_after(stage)
-        assert nxt is not None
-
-        def chosen_stage(move: bool) -> str:
-            return nxt if move else stage
-
-        def needs_fallback(target: str) -> bool:
-            after = stage_after(target)
-            return after is not None and after != EXIT
-
-        def check(value: BaseModel) -> None:
-            _not_blank(value.messages)  # type: ignore[attr-defined]
-            _not_blank(value.fallback_messages)  # type: ignore[attr-defined]
-
-        model = _folded_model(mine=mine, decide=forced_source is None)
-        answer = await context.generate_structured(
-            "system",
-            render_chat(
-                "sensemaking/folded.j2",
-                current=info(stage),
-                following=info(nxt),
-                after_following=info(a) if (a := stage_after(nxt)) and a != EXIT else None,
-                after_current=info(nxt) if nxt != EXIT else None,
-                forced=forced_source is not None,
-                mine=mine,
-                message=message,
-                facts=memory.facts,
-                said=memory.said,
-                n=N_CANDIDATES,
-                unable=UNABLE_TO_DIAGNOSE,
-            ),
-            model,
-            check=check,
+        decided: bool | None = None  # the move, when a separate call or the rules made it
+        if forced_source is not None:
+            decided = True
+        elif not self.fold_decision:  # the replay validation kept the reference's stage call
+            decided, _, _ = await self._reference_move(state, context, message, details)
+        value = await folded_answer(
+            context, stage=stage, message=message, facts=memory.facts, said=memory.said, mine=mine, move=decided
         )
-        value: Any = answer.value
         if mine:
             details["extracted"] = [f.fact.strip() for f in value.new_facts]
             new = [f.fact.strip() for f in value.new_facts if f.status == "new"]
             details["new_facts"] = new
             memory.facts.extend(new)
-        if forced_source is None:
+        if decided is None:
             details["stage_answer"] = value.stage
-        move = forced_source is not None or value.stage == "MOVE"
+        move = decided if decided is not None else value.stage == "MOVE"
         source = forced_source or "agent"
-        target = chosen_stage(move)
+        target = (stage_after(stage) if move else stage) or stage
         primary = [m.strip() for m in value.messages]
-        fallbacks = [m.strip() for m in value.fallback_messages] if needs_fallback(target) else []
+        fallbacks = [m.strip() for m in value.fallback_messages] if _has_fallback_stage(target) else []
         flags = await self._redundant(context, primary + fallbacks, memory.said)
         chosen = self._choose(state, details, "primary", target, primary, flags[: len(primary)])
         if chosen is not None:
@@ -352,3 +330,57 @@ class Sensemaker:
             return Decision(end="stagnation_end", source="stagnation", forced=True, details=details)
         memory.pending = chosen
         return Decision(to_stage=following, source="stagnation", forced=True, details=details)
+
+
+def _has_fallback_stage(target: str) -> bool:
+    after = stage_after(target)
+    return after is not None and after != EXIT
+
+
+def _check_folded(value: BaseModel) -> None:
+    _not_blank(value.messages)  # type: ignore[attr-defined]
+    _not_blank(value.fallback_messages)  # type: ignore[attr-defined]
+
+
+async def folded_answer(
+    context: SampleContext,
+    *,
+    stage: str,
+    message: str,
+    facts: Sequence[str],
+    said: Sequence[str],
+    mine: bool,
+    move: bool | None,
+) -> Any:
+    """The efficient path's one ``system`` call: new facts labelled against F (when ``mine``), MOVE/STAY (when
+    ``move`` is None; otherwise the move is given and the prompt states the stage), the candidates and the
+    fallbacks. The replay validation (:mod:`.replay`) calls exactly this, so what it measures is what runs."""
+    nxt = stage_after(stage)
+    assert nxt is not None
+    after_next = stage_after(nxt)
+    if move is None:
+        decided, after_decided = None, info(nxt) if nxt != EXIT else None
+    else:
+        target = nxt if move else stage
+        after = stage_after(target)
+        decided, after_decided = info(target), info(after) if after and after != EXIT else None
+    answer = await context.generate_structured(
+        "system",
+        render_chat(
+            "sensemaking/folded.j2",
+            current=info(stage),
+            following=info(nxt),
+            after_following=info(after_next) if after_next and after_next != EXIT else None,
+            decided=decided,
+            after_decided=after_decided,
+            mine=mine,
+            message=message,
+            facts=list(facts),
+            said=list(said),
+            n=N_CANDIDATES,
+            unable=UNABLE_TO_DIAGNOSE,
+        ),
+        _folded_model(mine=mine, decide=move is None),
+        check=_check_folded,
+    )
+    return answer.value

@@ -15,10 +15,12 @@ System ``medagent`` (per sample, each step through the sample's context, so cach
 3. MultiSenseEval (``judge`` role, :mod:`.evaluation`) and SMOG;
 4. simulator fidelity (``judge`` role), rates split into closed-world stages (1-3) and later ones.
 
-Options: ``path`` (``reference`` | ``efficient``), ``max_sensemaker_messages`` (default 30: above the 21 the
-stage caps allow, so only a runaway conversation meets it), ``vitals`` (``rules`` | ``llm``), ``judges``,
-``judge_stage_labels`` (bool, default false), ``fidelity`` (bool, default true), ``fidelity_checker`` (``llm`` |
-``embedding``) and ``fidelity_prefilter`` (a cosine; see :mod:`bedside.sim.fidelity`).
+Options: ``path`` (``reference`` | ``efficient``), ``fold_mining`` and ``fold_decision`` (efficient path; default
+true: set one false to keep the reference's separate calls for that step when the replay validation,
+``bedside sensemaking validate-efficient``, misses its bar on your model), ``max_sensemaker_messages``
+(default 30: above the 21 the stage caps allow, so only a runaway conversation meets it), ``vitals`` (``rules`` |
+``llm``), ``judges``, ``judge_stage_labels`` (bool, default false), ``fidelity`` (bool, default true),
+``fidelity_checker`` (``llm`` | ``embedding``) and ``fidelity_prefilter`` (a cosine; see :mod:`bedside.sim.fidelity`).
 
 A failure in preparation or in the conversation is the sample's error; a later step's failure is that step's
 error in ``extra["errors"]`` with its cause, and its scores are absent, never zero.
@@ -132,7 +134,12 @@ def _messages_per_stage(transcript: Sequence[Any]) -> dict[str, int]:
 async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleContext) -> Output:
     persona = Persona.parse(sample.inputs["persona"])
     case = await prepare_case(case_of(sample), context, vitals=options.get("vitals", "rules"))
-    sensemaker = Sensemaker(case, path=options.get("path", "reference"))
+    sensemaker = Sensemaker(
+        case,
+        path=options.get("path", "reference"),
+        fold_mining=bool(options.get("fold_mining", True)),
+        fold_decision=bool(options.get("fold_decision", True)),
+    )
     patient = SensemakingPatient(case, persona)
     assert case.intent is not None
     assert case.goal is not None
