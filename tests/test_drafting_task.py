@@ -241,6 +241,10 @@ def test_shipped_grid_config_runs(tmp_path: Path) -> None:
     assert len(over.rows) == 2 * 10  # datasets x systems, each over the 2 models
     assert all("(2 models)" in row[0] for row in over.rows)
     assert "Other" in by_title["Theme proportions: share of responses carrying each theme"].columns
+    # Every table with abbreviated theme columns says what each abbreviation is, so a log stays readable.
+    for table in tables:
+        if "SymQ" in table.columns:
+            assert "SymQ = Symptom-related follow-up questions" in (table.note or ""), table.title
     cosine = next(t for t in tables if t.title.startswith("Inter-clinician agreement by cosine: demo"))
     assert cosine.columns == ["clinician", "dr-a", "np-b"]
     assert cosine.rows[0][1] == "1.00"

@@ -33,6 +33,7 @@ from bedside.tasks.drafting.themes import RESPONSE_THEMES, THEMES
 
 _LABELS = {t.key: t.label for t in THEMES}
 THEME_COLUMNS = [_LABELS[t] for t in RESPONSE_THEMES]
+THEME_LEGEND = "Themes: " + "; ".join(f"{t.label} = {t.name}" for t in THEMES if t.key in RESPONSE_THEMES) + "."
 
 
 def _f(value: float | None) -> str:
@@ -143,7 +144,7 @@ def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
             proportions,
             "Clinician rows use each case's scored reply, classified like the drafts (or its theme fields with "
             "options.theme_source: boxes). Other: share of responses with a sentence of no theme (greetings, "
-            "sign-offs); it is never a theme of Theme Edit-F1.",
+            f"sign-offs); it is never a theme of Theme Edit-F1. {THEME_LEGEND}",
         )
     )
     tables.append(
@@ -152,7 +153,7 @@ def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
             ["cell", *THEME_COLUMNS],
             [[cell, *(_f(v) for v in t.content_recall_by_theme.values())] for cell, t, _ in cells]
             + [[name, *(_f(v) for v in t.content_recall_by_theme.values())] for name, t in iap],
-            "- where no reference sentence of the theme was seen.",
+            f"- where no reference sentence of the theme was seen. {THEME_LEGEND}",
         )
     )
     tables.append(
@@ -161,7 +162,7 @@ def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
             ["cell", *THEME_COLUMNS],
             [[cell, *(_f(v) for v in t.theme_f1_by_theme.values())] for cell, t, _ in cells]
             + [[name, *(_f(v) for v in t.theme_f1_by_theme.values())] for name, t in iap],
-            "- where the theme was in neither the references nor the drafts.",
+            f"- where the theme was in neither the references nor the drafts. {THEME_LEGEND}",
         )
     )
     agreement_rows = []
@@ -184,7 +185,8 @@ def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
                 "Inter-clinician agreement on themes (cases with two or more replies)",
                 ["dataset", "measure", *THEME_COLUMNS],
                 agreement_rows,
-                "Share of cases where every clinician's reply included the theme (inclusion), none did (exclusion).",
+                "Share of cases where every clinician's reply included the theme (inclusion), none did (exclusion). "
+                + THEME_LEGEND,
             )
         )
     tables.extend(_dataset_statistics(rows))
@@ -268,8 +270,18 @@ def _over_models(rows: Sequence[Any], by_cell: Mapping[str, list[dict[str, Any]]
     levels = ["content P", "content R", "content Edit-F1", "theme P", "theme R", "theme Edit-F1"]
     return [
         ReportTable("EditJudge over models: mean ± std per adaptation", ["dataset / system", *levels], main, note),
-        ReportTable("Content-level recall per theme, over models", ["dataset / system", *THEME_COLUMNS], recall, note),
-        ReportTable("Theme-level Edit-F1 per theme, over models", ["dataset / system", *THEME_COLUMNS], theme_f1, note),
+        ReportTable(
+            "Content-level recall per theme, over models",
+            ["dataset / system", *THEME_COLUMNS],
+            recall,
+            f"{note} {THEME_LEGEND}",
+        ),
+        ReportTable(
+            "Theme-level Edit-F1 per theme, over models",
+            ["dataset / system", *THEME_COLUMNS],
+            theme_f1,
+            f"{note} {THEME_LEGEND}",
+        ),
     ]
 
 
