@@ -234,11 +234,7 @@ def expect(
     ``bool`` is never accepted as a number (JSON's ``true`` is a ``bool``, which Python counts as an ``int``).
     """
     kinds = kind if isinstance(kind, tuple) else (kind,)
-    if isinstance(value, bool) and bool not in kinds:
-        ok = False
-    else:
-        ok = isinstance(value, kinds)
-    if not ok:
+    if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
         wanted = " or ".join(json_type(k()) if k is not type(None) else "null" for k in kinds)
         raise error(f"expected {wanted}, found {json_type(value)}", path=path, line=line, field=field)
     return value  # type: ignore[no-any-return]
@@ -288,7 +284,9 @@ def check_year(
 # XML.
 
 
-def parse_xml(path: str | Path, *, max_bytes: int | None = None, error: type[InputError] = InputError) -> ElementTree.Element:
+def parse_xml(
+    path: str | Path, *, max_bytes: int | None = None, error: type[InputError] = InputError
+) -> ElementTree.Element:
     """An XML file as an ElementTree; not well-formed XML, an encoding Python cannot decode, or a declaration
     the parser refuses is ``error`` naming the line (for small files: task case sets, not patient records,
     which :mod:`bedside.records.medalign` streams)."""
