@@ -303,6 +303,20 @@ def parse_xml(
         raise error(f"not readable XML: {exc}", path=path) from None
 
 
+_XML_ENCODING = re.compile(rb"""^(?:\xef\xbb\xbf)?<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
+
+
+def read_xml_text(path: str | Path, *, max_bytes: int | None = None, error: type[InputError] = InputError) -> str:
+    """An XML file's text as written, decoded by its declared encoding (UTF-8 when it declares none): what a
+    view of the raw file shows. An encoding Python lacks, or bytes that do not decode, are ``error``."""
+    data = read_bytes(path, max_bytes=max_bytes, error=error)
+    declared = _XML_ENCODING.match(data[:512])
+    encoding = declared.group(1).decode("ascii") if declared else "utf-8"
+    if not known_encoding(encoding):
+        raise error(f"the XML declares encoding {encoding!r}, which Python has no codec for", path=path)
+    return decode(data, path=path, encoding=encoding, error=error)
+
+
 def xml_reason(exc: ElementTree.ParseError | xml.parsers.expat.ExpatError) -> str:
     """expat's message without its own ``line N, column M`` suffix (the error names the line)."""
     code = getattr(exc, "code", None)

@@ -72,6 +72,7 @@ from pydantic import (
     model_validator,
 )
 
+from bedside.inputs import InputError
 from bedside.safe_yaml import YamlLimitError, safe_load
 
 RUBRICS_DIR = Path(__file__).parent / "rubrics"
@@ -82,7 +83,7 @@ EvidenceKind = Literal["quote", "snippet", "pair"]
 Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
 
 
-class RubricError(ValueError):
+class RubricError(InputError):
     """A rubric file is missing, unreadable or invalid; the message names the file and the key."""
 
 

@@ -49,6 +49,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from bedside.inputs import InputError
 from bedside.llm.types import ROLES
 from bedside.safe_yaml import MAX_NODES, YamlLimitError, safe_load
 
@@ -57,7 +58,7 @@ MAX_CONFIG_BYTES = 1_000_000
 """The most a config file, and the whole config after overrides (as JSON), may weigh."""
 
 
-class ConfigError(ValueError):
+class ConfigError(InputError):
     """A config file cannot be read or does not validate; the message names the file and the key."""
 
 

@@ -22,12 +22,13 @@ from xml.etree import ElementTree
 
 from pydantic import ValidationError
 
+from bedside.inputs import InputError
 from bedside.tasks.citeqa.cases import Case, NoteSentence, Phrase, Relevance
 
 _LABELS = set(get_args(Relevance))
 
 
-class CaseFormatError(ValueError):
+class CaseFormatError(InputError):
     """A cases, key or examples file that cannot be read; the message names the file and the place."""
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from bedside.inputs import InputError
 from bedside.private_files import write_private_text
 
 _GROUP = re.compile(r"\|([^|\n]*)\|")
@@ -47,7 +48,7 @@ ParseMode = Literal["default", "official"]
 PARSE_MODES: tuple[ParseMode, ...] = ("default", "official")
 
 
-class SubmissionError(ValueError):
+class SubmissionError(InputError):
     """A submission file that cannot be read; the message names the file and the entry."""
 
 

@@ -21,11 +21,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bedside.inputs import InputError
 from bedside.jsonlines import json_objects
 from bedside.tasks.discharge.cases import Demographics, DischargeCase
 
 
-class CaseFormatError(ValueError):
+class CaseFormatError(InputError):
     """A cases file that cannot be read; the message names the file and the line."""
 
 
