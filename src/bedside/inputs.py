@@ -19,6 +19,7 @@ import codecs
 import csv
 import json
 import re
+import tomllib
 import xml.parsers.expat
 from collections.abc import Callable, Iterable, Iterator
 from datetime import date, datetime
@@ -202,6 +203,18 @@ def json_object(
     if not isinstance(value, dict):
         raise error(f"expected a JSON object, found {json_type(value)}", path=path, line=line)
     return value
+
+
+def loads_toml(text: str, *, path: str | Path | None = None, error: type[InputError] = InputError) -> dict[str, Any]:
+    """Parse TOML; a syntax error, an integer over the digit limit, a bad date or deep nesting is ``error``."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"not valid TOML: {exc}", path=path) from None
+    except RecursionError:
+        raise error("not readable TOML: nested too deeply", path=path) from None
+    except (ValueError, OverflowError) as exc:
+        raise error(f"not readable TOML: {exc}", path=path) from None
 
 
 def read_json(path: str | Path, *, max_bytes: int | None = None, error: type[InputError] = InputError) -> Any:

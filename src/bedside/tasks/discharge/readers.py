@@ -71,6 +71,7 @@ def _osce(path: Path, records: list[tuple[int, Any]], notes_path: Path) -> list[
             raise CaseFormatError(f"{notes_path}:{index + 1}: expected a non-empty JSON string")
         exam = record["OSCE_Examination"]
         actor = exam.get("Patient_Actor", {}) if isinstance(exam, dict) else {}
+        actor = actor if isinstance(actor, dict) else {}
         demographics = str(actor.get("Demographics", ""))
         age = _AGE.search(demographics)
         sex = next((s for s in ("female", "male") if s in demographics.lower()), "")
