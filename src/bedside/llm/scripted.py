@@ -109,18 +109,21 @@ class ScriptedRules:
     @classmethod
     def from_data(cls, data: Any, *, source: str) -> ScriptedRules:
         if not isinstance(data, Mapping):
-            raise ValueError(f"{source}: expected a mapping with 'rules' and optionally 'default'")
+            raise InputError(f"{source}: expected a mapping with 'rules' and optionally 'default'")
         unknown = set(data) - {"rules", "default"}
         if unknown:
-            raise ValueError(f"{source}: unknown keys {sorted(unknown)}; expected 'rules' and 'default'")
+            raise InputError(f"{source}: unknown keys {sorted(unknown)}; expected 'rules' and 'default'")
         rules = []
-        for i, item in enumerate(data.get("rules") or []):
+        listed = data.get("rules") or []
+        if not isinstance(listed, list):
+            raise InputError(f"{source}: 'rules' must be a list of {{pattern, reply}} mappings")
+        for i, item in enumerate(listed):
             if not isinstance(item, Mapping) or set(item) != {"pattern", "reply"}:
-                raise ValueError(f"{source}: rules[{i}] must have exactly the keys 'pattern' and 'reply'")
+                raise InputError(f"{source}: rules[{i}] must have exactly the keys 'pattern' and 'reply'")
             try:
                 rules.append(_rule(str(item["pattern"]), str(item["reply"])))
             except re.error as exc:
-                raise ValueError(f"{source}: rules[{i}].pattern is not a valid regular expression: {exc}") from None
+                raise InputError(f"{source}: rules[{i}].pattern is not a valid regular expression: {exc}") from None
         default = data.get("default")
         return cls(rules=tuple(rules), default=echo if default is None else str(default))
 

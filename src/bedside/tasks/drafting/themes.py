@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import tomllib
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -42,7 +41,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from bedside.inputs import InputError, json_object, read_text
+from bedside.inputs import InputError, json_object, loads_toml, read_text
 from bedside.prompts import render_chat
 from bedside.retrieval.linear_model import LinearModel
 from bedside.tasks.drafting.editjudge import EditCounts
@@ -88,8 +87,8 @@ def load_themes(path: Path | None = None) -> tuple[Theme, ...]:
     """The themes in table order, ``other`` last; from ``path`` (same layout as bedside's file) or bedside's."""
     text = read_text(path) if path else _data_text("themes.toml")
     try:
-        themes = tuple(Theme.model_validate(t) for t in tomllib.loads(text).get("theme", []))
-    except (tomllib.TOMLDecodeError, ValidationError, TypeError, AttributeError, RecursionError) as exc:
+        themes = tuple(Theme.model_validate(t) for t in loads_toml(text, path=path).get("theme", []))
+    except (ValidationError, TypeError, AttributeError) as exc:
         raise InputError(f"{path or 'themes.toml'}: not a valid theme list: {exc}") from None
     keys = [t.key for t in themes]
     if OTHER not in keys or len(set(keys)) != len(keys):

@@ -153,8 +153,11 @@ def _ehr_path(folder: Path, filename: str, person_id: str) -> str | None:
     for sub in EHR_FOLDERS:
         for name in names:
             candidate = folder / sub / name
-            if candidate.is_file():
-                return str(candidate)
+            try:
+                if candidate.is_file():
+                    return str(candidate)
+            except OSError:  # a name no file system takes (too long, a NUL byte): no record by that name
+                continue
     return None
 
 
