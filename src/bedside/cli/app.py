@@ -11,18 +11,14 @@ from typing import Annotated, Any
 import click
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperGroup
 
 from bedside import __version__
-from bedside.console import err, out, show_table
+from bedside.console import fail, out, show_table
 from bedside.inputs import InputError
 from bedside.llm import Role, default_cache_path
 from bedside.llm.usage import RoleUsage
-
-BAD_INPUT_EXIT = 2
-"""Exit code for input bedside cannot read (a command's own checks exit 1; click's usage errors also exit 2)."""
 
 # What the standard library raises on bad input that no reader should let through; caught as a last line so a
 # reader missed by the fuzz tests still fails in one line, naming what it can.
@@ -30,21 +26,18 @@ _BAD_INPUT = (UnicodeError, RecursionError, OverflowError, csv.Error)
 
 
 class BedsideGroup(TyperGroup):
-    """The root command: an :class:`~bedside.inputs.InputError` raised anywhere below it, by any command or
-    task group, is printed as one line (file, line, field, reason) with exit code 2, never a traceback."""
+    """The root command: an :class:`~bedside.inputs.InputError` that reaches it from any command or task group
+    is printed as one line (file, line, field, reason) with exit code 1, as :func:`bedside.console.fail` prints
+    a command's own errors; never a traceback. Most commands catch ``ValueError`` themselves, and every reader
+    error is one; this is for the commands and plugin groups that do not."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except InputError as exc:
-            raise _bad_input(str(exc)) from None
+            raise fail(exc) from None
         except _BAD_INPUT as exc:
-            raise _bad_input(f"unreadable input ({type(exc).__name__}: {exc})") from None
-
-
-def _bad_input(message: str) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True, soft_wrap=True)
-    return typer.Exit(code=BAD_INPUT_EXIT)
+            raise fail(InputError(f"unreadable input ({type(exc).__name__}: {exc})")) from None
 
 
 app = typer.Typer(

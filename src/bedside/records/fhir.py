@@ -176,7 +176,7 @@ class _Resource:
             try:
                 return parse_fhir_time(value)
             except ValueError as exc:
-                raise self.error(field, f"{value!r} is not a FHIR date/time: {getattr(exc, 'reason', exc)}") from None
+                raise self.error(field, _time_problem(value, exc, "a FHIR date/time")) from None
         return None
 
     def codes(self, field: str, *, required: bool = False) -> tuple[list[Code], str]:
@@ -194,6 +194,14 @@ class _Resource:
     def reference_id(self, field: str) -> str | None:
         reference = self.get(field)
         return _reference_id(reference) if isinstance(reference, str) else None
+
+
+def _time_problem(value: str, exc: ValueError, kind: str) -> str:
+    """``'x' is not KIND (cause)`` or ``'x' is out of range (...)``, without the value twice."""
+    reason = str(getattr(exc, "reason", exc))
+    if reason.startswith(repr(value)):
+        return reason.replace("is not a time", f"is not {kind}", 1)
+    return f"{value!r} is not {kind} ({reason})"
 
 
 def _codeable(concept: dict[str, Any]) -> tuple[list[Code], str]:
@@ -295,7 +303,7 @@ class _BundleReader:
         try:
             birth_date = parse_fhir_date(birth) if isinstance(birth, str) else None
         except ValueError as exc:
-            raise r.error("birthDate", f"{birth!r} is not a date: {getattr(exc, 'reason', exc)}") from None
+            raise r.error("birthDate", _time_problem(birth, exc, "a date")) from None
         race = ethnicity = sex = None
         for extension in r.data.get("extension") or []:
             url = str(extension.get("url", ""))
