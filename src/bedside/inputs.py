@@ -250,7 +250,7 @@ def expect(
     if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
         wanted = " or ".join(json_type(k()) if k is not type(None) else "null" for k in kinds)
         raise error(f"expected {wanted}, found {json_type(value)}", path=path, line=line, field=field)
-    return value  # type: ignore[no-any-return]
+    return value  # type: ignore[return-value]
 
 
 # Dates.

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -31,7 +30,7 @@ class BedsideGroup(TyperGroup):
     a command's own errors; never a traceback. Most commands catch ``ValueError`` themselves, and every reader
     error is one; this is for the commands and plugin groups that do not."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:  # click's Context (typer vendors click; its path is private)
         try:
             return super().invoke(ctx)
         except InputError as exc:

@@ -51,12 +51,16 @@ def read_mediq(
         for index, fact in enumerate(facts):
             expect(fact, str, path=path, line=number, field=f"facts[{index}]")
         cleaned = [_NUMBERED.sub("", f).strip() for f in facts if f.strip()]
-        context = expect(data.get("context"), (str, list, type(None)), path=path, line=number, field="context")
+        context: str | list[str] | None = expect(
+            data.get("context"), (str, list, type(None)), path=path, line=number, field="context"
+        )
         if isinstance(context, list):
             for index, sentence in enumerate(context):
                 expect(sentence, str, path=path, line=number, field=f"context[{index}]")
         vignette = " ".join(context) if isinstance(context, list) else context
-        answer = expect(data.get("answer"), (str, int, float, type(None)), path=path, line=number, field="answer")
+        answer: str | float | None = expect(
+            data.get("answer"), (str, int, float, type(None)), path=path, line=number, field="answer"
+        )
         diagnosis = (
             Diagnosis(label=str(answer), provenance="given", note="MediQ answer")
             if case_id in labelled and answer
