@@ -29,7 +29,7 @@ def read_cases(path: Path) -> list[SensemakingCase]:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "case"
-            raise InputError(first["msg"], path=path, line=number, field=where) from None
+            raise InputError(f"{path}:{number}: {where}: {first['msg']}") from None
     _unique(cases, path)
     return cases
 
