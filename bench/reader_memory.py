@@ -32,7 +32,8 @@ VOCABULARY = (
     "patient reports chest pain shortness of breath denies fever cough nausea blood pressure stable heart rate "
     "regular lungs clear abdomen soft nontender plan continue lisinopril metformin follow up in two weeks labs "
     "ordered hemoglobin a1c lipid panel counselled on diet exercise smoking cessation return if symptoms worsen"
-).split()
+)
+WORDS = VOCABULARY.split()
 MB = 1024 * 1024
 
 
@@ -54,7 +55,7 @@ def write_record(path: Path, target_bytes: int, seed: int = 0) -> int:
         while written < target_bytes:
             year, day = 1990 + week // 52, week % 52
             stamp = f"{(day % 12) + 1:02d}/{(day % 28) + 1:02d}/{year} 09:00"
-            note = " ".join(rng.choice(VOCABULARY) for _ in range(230))
+            note = " ".join(rng.choice(WORDS) for _ in range(230))
             codes = "".join(
                 f"<code>[LOINC/{1000 + i}] Measurement {i} value {rng.randint(40, 200)}</code>\n" for i in range(10)
             )

@@ -203,7 +203,7 @@ def test_csv_fields_over_128_kb_read_and_over_the_limit_fail(monkeypatch: pytest
 
 
 def test_csv_dicts_refuse_extra_fields_and_pad_missing_ones() -> None:
-    rows = list(csv_dicts(io.StringIO("a,b\n1\n\n2,3\n"), path="t.csv"))
+    rows = list(csv_dicts(io.StringIO("a,b\n1\n\n2,3,,\n"), path="t.csv"))
     assert rows == [(2, {"a": "1", "b": ""}), (4, {"a": "2", "b": "3"})]
     with pytest.raises(InputError, match=r"t.csv:2: 3 fields under a header of 2"):
         list(csv_dicts(io.StringIO("a,b\n1,2,3\n"), path="t.csv"))

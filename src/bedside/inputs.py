@@ -86,9 +86,6 @@ def locate(
     return f"{where}: {message}" if where else message
 
 
-E = TypeVar("E", bound=InputError)
-
-
 # Text.
 
 
@@ -392,8 +389,9 @@ def csv_dicts(
     error: type[InputError] = InputError,
     **options: Any,
 ) -> Iterator[tuple[int, dict[str, str]]]:
-    """(line number, row as header → value) for a CSV/TSV table with a header line; a row with more fields
-    than the header is an error naming the line (``csv.DictReader`` would file them under ``None``)."""
+    """(line number, row as header → value) for a CSV/TSV table with a header line. Missing trailing fields
+    read as ``""``; a row with more non-empty fields than the header is an error naming the line
+    (``csv.DictReader`` would file them under ``None``, where no reader looks)."""
     rows = csv_rows(lines, path=path, error=error, **options)
     try:
         _, header = next(rows)
@@ -402,6 +400,7 @@ def csv_dicts(
     for number, row in rows:
         if not any(cell.strip() for cell in row):
             continue
-        if len(row) > len(header):
+        if len(row) > len(header) and any(cell.strip() for cell in row[len(header) :]):
             raise error(f"{len(row)} fields under a header of {len(header)}", path=path, line=number)
+        row = row[: len(header)]
         yield number, dict(zip(header, row + [""] * (len(header) - len(row)), strict=True))
