@@ -48,7 +48,14 @@ def safe_load(text: str, *, max_nodes: int = MAX_NODES, max_chars: int = MAX_CHA
                 f"refused: with its aliases expanded the YAML is about {chars:,} characters, more than the "
                 f"{max_chars:,} allowed"
             )
-        return loader.construct_document(node)
+        try:
+            return loader.construct_document(node)
+        except RecursionError:
+            raise YamlLimitError("refused: the YAML is nested too deeply") from None
+        except yaml.YAMLError:
+            raise
+        except (ValueError, OverflowError) as exc:  # a 5,000-digit int, a date like 2020-13-45 or year 0
+            raise YamlLimitError(f"refused: a value cannot be read: {exc}") from None
     finally:
         loader.dispose()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,14 +11,37 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperGroup
 
 from bedside import __version__
-from bedside.console import out, show_table
+from bedside.console import fail, out, show_table
+from bedside.inputs import InputError
 from bedside.llm import Role, default_cache_path
 from bedside.llm.usage import RoleUsage
 
+# What the standard library raises on bad input that no reader should let through; caught as a last line so a
+# reader missed by the fuzz tests still fails in one line, naming what it can.
+_BAD_INPUT = (UnicodeError, RecursionError, OverflowError, csv.Error)
+
+
+class BedsideGroup(TyperGroup):
+    """The root command: an :class:`~bedside.inputs.InputError` that reaches it from any command or task group
+    is printed as one line (file, line, field, reason) with exit code 1, as :func:`bedside.console.fail` prints
+    a command's own errors; never a traceback. Most commands catch ``ValueError`` themselves, and every reader
+    error is one; this is for the commands and plugin groups that do not."""
+
+    def invoke(self, ctx: Any) -> Any:  # click's Context (typer vendors click; its path is private)
+        try:
+            return super().invoke(ctx)
+        except InputError as exc:
+            raise fail(exc) from None
+        except _BAD_INPUT as exc:
+            raise fail(InputError(f"unreadable input ({type(exc).__name__}: {exc})")) from None
+
+
 app = typer.Typer(
     name="bedside",
+    cls=BedsideGroup,
     help="Build, simulate and evaluate LLM systems that talk to patients, grounded in their records.",
     no_args_is_help=True,
     add_completion=False,

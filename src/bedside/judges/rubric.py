@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import os
 import statistics
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Literal
@@ -72,6 +71,7 @@ from pydantic import (
     model_validator,
 )
 
+from bedside.inputs import InputError, loads_toml, read_text
 from bedside.safe_yaml import YamlLimitError, safe_load
 
 RUBRICS_DIR = Path(__file__).parent / "rubrics"
@@ -82,7 +82,7 @@ EvidenceKind = Literal["quote", "snippet", "pair"]
 Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
 
 
-class RubricError(ValueError):
+class RubricError(InputError):
     """A rubric file is missing, unreadable or invalid; the message names the file and the key."""
 
 
@@ -223,16 +223,13 @@ class Rubric(BaseModel):
 
 
 def _read(path: Path) -> object:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RubricError(f"{path}: cannot read rubric: {exc}") from None
+    text = read_text(path, error=RubricError)
     try:
         if path.suffix == ".toml":
-            return tomllib.loads(text)
+            return loads_toml(text, path=path, error=RubricError)
         if path.suffix in (".yaml", ".yml"):
             return safe_load(text)  # bounded: a rubric's text ends up in every judge prompt
-    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
+    except yaml.YAMLError as exc:
         raise RubricError(f"{path}: not valid {path.suffix[1:].upper()}: {exc}") from None
     except YamlLimitError as exc:
         raise RubricError(f"{path}: {exc}") from None

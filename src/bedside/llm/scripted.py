@@ -17,7 +17,6 @@ Rules file (YAML or JSON)::
 from __future__ import annotations
 
 import importlib
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from bedside.inputs import InputError, loads_json, read_text
 from bedside.llm.types import ChatMessage
 from bedside.safe_yaml import YamlLimitError, safe_load
 
@@ -97,33 +97,33 @@ class ScriptedRules:
 
     @classmethod
     def from_file(cls, path: Path) -> ScriptedRules:
+        text = read_text(path)
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ValueError(f"{path}: cannot read rules file: {exc.strerror}") from None
-        try:
-            data = json.loads(text) if path.suffix == ".json" else safe_load(text)
-        except (json.JSONDecodeError, yaml.YAMLError) as exc:
-            raise ValueError(f"{path}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from None
+            data = loads_json(text, path=path) if path.suffix == ".json" else safe_load(text)
+        except yaml.YAMLError as exc:
+            raise InputError(f"{path}: not valid YAML: {exc}") from None
         except YamlLimitError as exc:
-            raise ValueError(f"{path}: {exc}") from None
+            raise InputError(f"{path}: {exc}") from None
         return cls.from_data(data, source=str(path))
 
     @classmethod
     def from_data(cls, data: Any, *, source: str) -> ScriptedRules:
         if not isinstance(data, Mapping):
-            raise ValueError(f"{source}: expected a mapping with 'rules' and optionally 'default'")
+            raise InputError(f"{source}: expected a mapping with 'rules' and optionally 'default'")
         unknown = set(data) - {"rules", "default"}
         if unknown:
-            raise ValueError(f"{source}: unknown keys {sorted(unknown)}; expected 'rules' and 'default'")
+            raise InputError(f"{source}: unknown keys {sorted(unknown)}; expected 'rules' and 'default'")
         rules = []
-        for i, item in enumerate(data.get("rules") or []):
+        listed = data.get("rules") or []
+        if not isinstance(listed, list):
+            raise InputError(f"{source}: 'rules' must be a list of {{pattern, reply}} mappings")
+        for i, item in enumerate(listed):
             if not isinstance(item, Mapping) or set(item) != {"pattern", "reply"}:
-                raise ValueError(f"{source}: rules[{i}] must have exactly the keys 'pattern' and 'reply'")
+                raise InputError(f"{source}: rules[{i}] must have exactly the keys 'pattern' and 'reply'")
             try:
                 rules.append(_rule(str(item["pattern"]), str(item["reply"])))
             except re.error as exc:
-                raise ValueError(f"{source}: rules[{i}].pattern is not a valid regular expression: {exc}") from None
+                raise InputError(f"{source}: rules[{i}].pattern is not a valid regular expression: {exc}") from None
         default = data.get("default")
         return cls(rules=tuple(rules), default=echo if default is None else str(default))
 

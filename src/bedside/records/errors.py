@@ -4,16 +4,41 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bedside.inputs import InputError, read_bytes
 
-class RecordError(ValueError):
-    """A record file cannot be read as a whole. Nothing is returned half-read."""
 
-    def __init__(self, message: str, *, path: str | Path | None = None, where: str | None = None) -> None:
+class RecordError(InputError):
+    """A record file cannot be read as a whole. Nothing is returned half-read.
+
+    An :class:`~bedside.inputs.InputError` (so the command reports it in one line), written as
+    ``FILE: WHERE: reason`` where ``WHERE`` is a line, an element or a FHIR entry and field.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        where: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+        column: int | None = None,
+    ) -> None:
+        if where is None and (line is not None or field):
+            parts = (
+                f"line {line}" if line is not None else "",
+                f"column {column}" if line is not None and column is not None else "",
+                f"field {field}" if field else "",
+            )
+            where = " ".join(p for p in parts if p)
+        super().__init__(message)
         self.path = str(path) if path is not None else None
+        self.line = line
+        self.column = column
+        self.field = field
         self.where = where
-        self.reason = message
         located = ": ".join(part for part in (self.path, where) if part)
-        super().__init__(f"{located}: {message}" if located else message)
+        self.args = (f"{located}: {message}" if located else message,)
 
 
 class RecordWarning(UserWarning):
@@ -22,14 +47,4 @@ class RecordWarning(UserWarning):
 
 def read_bounded(path: Path, max_bytes: int) -> bytes:
     """The file's bytes, refusing before reading when it is larger than ``max_bytes``."""
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise RecordError(
-                f"file is {size / 1e6:.0f} MB, over the {max_bytes / 1e6:.0f} MB limit "
-                "(pass a larger max_bytes if this is intended)",
-                path=path,
-            )
-        return path.read_bytes()
-    except OSError as exc:
-        raise RecordError(f"cannot read: {exc.strerror}", path=path) from None
+    return read_bytes(path, max_bytes=max_bytes, error=RecordError)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -28,6 +27,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from bedside.inputs import decode, loads_json
 from bedside.records.errors import RecordError, RecordWarning, read_bounded
 from bedside.records.model import (
     Allergy,
@@ -111,17 +111,8 @@ def vocabulary(system: str | None) -> str:
 def read_fhir_bundle(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Record:
     """Read one FHIR R4 bundle file holding one patient."""
     path = Path(path)
-    raw = read_bounded(path, max_bytes)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise RecordError(f"not UTF-8 text (byte {exc.start}: {raw[exc.start : exc.start + 1]!r})", path=path) from None
-    try:
-        bundle = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(
-            f"not valid JSON: {exc.msg}", path=path, where=f"line {exc.lineno} column {exc.colno}"
-        ) from None
+    text = decode(read_bounded(path, max_bytes), path=path, error=RecordError)
+    bundle = loads_json(text, path=path, error=RecordError)
     return bundle_to_record(bundle, path=path)
 
 
@@ -156,7 +147,7 @@ class _Resource:
             yield
         except RecordError:
             raise
-        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        except (AttributeError, KeyError, TypeError, ValueError, OverflowError, RecursionError) as exc:
             problem = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else f"{type(exc).__name__}: {exc}"
             raise RecordError(f"malformed {self.type}: {problem}", path=self._path, where=self._where) from None
 
@@ -184,8 +175,8 @@ class _Resource:
                 raise self.error(field, f"expected a date/time string, found {type(value).__name__}")
             try:
                 return parse_fhir_time(value)
-            except ValueError:
-                raise self.error(field, f"{value!r} is not a FHIR date/time") from None
+            except ValueError as exc:
+                raise self.error(field, _time_problem(value, exc, "a FHIR date/time")) from None
         return None
 
     def codes(self, field: str, *, required: bool = False) -> tuple[list[Code], str]:
@@ -203,6 +194,14 @@ class _Resource:
     def reference_id(self, field: str) -> str | None:
         reference = self.get(field)
         return _reference_id(reference) if isinstance(reference, str) else None
+
+
+def _time_problem(value: str, exc: ValueError, kind: str) -> str:
+    """``'x' is not KIND (cause)`` or ``'x' is out of range (...)``, without the value twice."""
+    reason = str(getattr(exc, "reason", exc))
+    if reason.startswith(repr(value)):
+        return reason.replace("is not a time", f"is not {kind}", 1)
+    return f"{value!r} is not {kind} ({reason})"
 
 
 def _codeable(concept: dict[str, Any]) -> tuple[list[Code], str]:
@@ -303,8 +302,8 @@ class _BundleReader:
         birth = r.get("birthDate")
         try:
             birth_date = parse_fhir_date(birth) if isinstance(birth, str) else None
-        except ValueError:
-            raise r.error("birthDate", f"{birth!r} is not a date") from None
+        except ValueError as exc:
+            raise r.error("birthDate", _time_problem(birth, exc, "a date")) from None
         race = ethnicity = sex = None
         for extension in r.data.get("extension") or []:
             url = str(extension.get("url", ""))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -10,6 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from bedside.inputs import loads_json
 from bedside.private_files import FILE_MODE, private_dir
 from bedside.records.errors import RecordError
 from bedside.records.model import Record
@@ -34,12 +34,7 @@ def iter_records_jsonl(path: str | Path) -> Iterator[Record]:
 
 
 def _record(line: str, path: Path, number: int) -> Record:
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise RecordError(
-            f"not valid JSON: {exc.msg} (column {exc.colno})", path=path, where=f"line {number}"
-        ) from None
+    data = loads_json(line, path=path, line=number, error=RecordError)
     try:
         return Record.model_validate(data)
     except ValidationError as exc:

@@ -41,8 +41,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import BinaryIO
 
-from bedside.records.errors import RecordError, RecordWarning, read_bounded
+from bedside.records.errors import RecordError, RecordWarning
 from bedside.records.model import (
     Code,
     Condition,
@@ -89,49 +90,64 @@ class _Element:
         return "".join(self.text_parts)
 
 
-def _parse(data: bytes, path: Path) -> _Element:
-    """A small tree with line numbers (ElementTree keeps none), built with expat."""
-    parser = xml.parsers.expat.ParserCreate()
-    stack: list[_Element] = []
-    root: list[_Element] = []
-
-    def start(tag: str, attrs: dict[str, str]) -> None:
-        element = _Element(tag, attrs, parser.CurrentLineNumber)
-        (stack[-1].children if stack else root).append(element)
-        stack.append(element)
-
-    def end(tag: str) -> None:
-        stack.pop()
-
-    def text(data: str) -> None:
-        if stack:
-            stack[-1].text_parts.append(data)
-
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.CharacterDataHandler = text
-    parser.buffer_text = True
-    try:
-        parser.Parse(data, True)
-    except xml.parsers.expat.ExpatError as exc:
-        raise RecordError(
-            f"not well-formed XML: {xml.parsers.expat.errors.messages[exc.code]}",
-            path=path,
-            where=f"line {exc.lineno} column {exc.offset + 1}",
-        ) from None
-    if not root:
-        raise RecordError("no XML element found", path=path)
-    return root[0]
+CHUNK_BYTES = 1024 * 1024
 
 
 def read_medalign_xml(path: str | Path, *, patient_id: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> Record:
-    """Read one MedAlign-style XML file; ``patient_id`` defaults to the file's stem."""
+    """Read one MedAlign-style XML file; ``patient_id`` defaults to the file's stem.
+
+    The file is streamed (see :class:`_Reader`): memory is the record being built plus one event, not a tree of
+    the whole file, so a record several hundred megabytes long reads in about its own size again
+    (``bench/reader_memory.py``).
+    """
     path = Path(path)
-    root = _parse(read_bounded(path, max_bytes), path)
-    return _Reader(path, patient_id or path.stem).read(root)
+    try:
+        size = path.stat().st_size
+        handle = path.open("rb")
+    except OSError as exc:
+        raise RecordError(
+            "no such file" if isinstance(exc, FileNotFoundError) else f"cannot read: {exc.strerror}", path=path
+        ) from None
+    if size > max_bytes:
+        handle.close()
+        raise RecordError(
+            f"file is {size / 1e6:.0f} MB, over the {max_bytes / 1e6:.0f} MB limit "
+            "(pass a larger max_bytes if this is intended)",
+            path=path,
+        )
+    with handle:
+        return _Reader(path, patient_id or path.stem).stream(handle)
+
+
+@dataclass
+class _Open:
+    """An element being read and what it is in the file's layout (``role``)."""
+
+    element: _Element
+    role: str
+
+
+# Roles: the containers of either dialect; "event" is an element read whole when it closes (an event, a person),
+# "inside" anything within one (kept, with its text), "ignore" a skipped element and everything in it (dropped).
+_CHILD_ROLES = {
+    "record": {"visit": "visit"},
+    "visit": {"day": "day"},
+    "day": dict.fromkeys(EVENT_ELEMENTS, "event"),
+    "eventstream": {"encounter": "encounter"},
+    "encounter": {"person": "event", "events": "events"},
+    "events": {"entry": "entry"},
+    "entry": {"event": "event"},
+}
+_SKIP_PREFIX = {"encounter": "encounter/", "events": "events/", "entry": "entry/"}
+_SILENT = {"encounter": frozenset({"caresites", "providers"})}
 
 
 class _Reader:
+    """Streams one file through expat: an event element is kept only until it closes, then turned into record
+    items and dropped, so memory does not grow with a tree of the whole file (a MedAlign record can be hundreds
+    of megabytes; the earlier reader held its bytes and a tree of every element at once). expat rather than
+    ``ElementTree.iterparse`` because errors name lines, which ElementTree does not keep."""
+
     def __init__(self, path: Path, patient_id: str) -> None:
         self.path = path
         self.patient = Patient(id=patient_id)
@@ -139,6 +155,10 @@ class _Reader:
         self.skipped: Counter[str] = Counter()
         self.empty_notes = 0
         self.counter = 0
+        self.encounter: Encounter | None = None
+        self.when: datetime | None = None
+        self.stack: list[_Open] = []
+        self.root: _Element | None = None
 
     def error(self, element: _Element, message: str) -> RecordError:
         return RecordError(message, path=self.path, where=f"line {element.line} <{element.tag}>")
@@ -156,19 +176,88 @@ class _Reader:
         try:
             return parse_medalign_time(value)
         except ValueError as exc:
-            raise self.error(element, f"{attribute}: {exc}") from None
+            raise self.error(element, f"{attribute}: {getattr(exc, 'reason', exc)}") from None
 
-    def read(self, root: _Element) -> Record:
-        if root.tag == "eventstream":
-            return self.read_eventstream(root)
-        if root.tag != "record":
-            raise self.error(root, "expected the root element <record> (or <eventstream>)")
-        for visit in root.children:
-            if visit.tag != "visit":
-                self.skipped[visit.tag] += 1
-                continue
-            self.visit(visit)
+    def stream(self, handle: BinaryIO) -> Record:
+        parser = xml.parsers.expat.ParserCreate()
+        parser.StartElementHandler = lambda tag, attrs: self.start(_Element(tag, attrs, parser.CurrentLineNumber))
+        parser.EndElementHandler = lambda tag: self.end()
+        parser.CharacterDataHandler = self.text
+        parser.buffer_text = True
+        try:
+            while chunk := handle.read(CHUNK_BYTES):
+                parser.Parse(chunk, False)
+            parser.Parse(b"", True)
+        except xml.parsers.expat.ExpatError as exc:
+            raise RecordError(
+                f"not well-formed XML: {xml.parsers.expat.errors.messages[exc.code]}",
+                path=self.path,
+                where=f"line {exc.lineno} column {exc.offset + 1}",
+            ) from None
+        except (LookupError, UnicodeError) as exc:  # an encoding declaration Python has no codec for
+            raise RecordError(f"not readable XML: {exc}", path=self.path) from None
+        except OSError as exc:
+            raise RecordError(f"cannot read: {exc.strerror}", path=self.path) from None
+        if self.root is None:
+            raise RecordError("no XML element found", path=self.path)
         return self.finish()
+
+    def text(self, data: str) -> None:
+        if self.stack and self.stack[-1].role in ("event", "inside"):
+            self.stack[-1].element.text_parts.append(data)
+
+    def start(self, element: _Element) -> None:
+        if not self.stack:
+            self.root = element
+            if element.tag not in ("record", "eventstream"):
+                raise self.error(element, "expected the root element <record> (or <eventstream>)")
+            if element.tag == "eventstream":
+                person_id = element.attrs.get("person_id", "").strip()
+                if person_id and self.patient.id == self.path.stem:
+                    self.patient = self.patient.model_copy(update={"id": person_id})
+            self.stack.append(_Open(element, element.tag))
+            return
+        parent = self.stack[-1]
+        if parent.role in ("event", "inside"):
+            parent.element.children.append(element)
+            role = "inside"
+        elif parent.role == "ignore":
+            role = "ignore"
+        else:
+            role = _CHILD_ROLES[parent.role].get(element.tag, "ignore")
+            if role == "ignore" and element.tag not in _SILENT.get(parent.role, ()):
+                self.skipped[_SKIP_PREFIX.get(parent.role, "") + element.tag] += 1
+        if role == "visit":
+            self.encounter = Encounter(
+                id=self.next_id("visit"),
+                text=element.attrs.get("type", "").strip(),
+                start=self.time(element),
+                end=self.time(element, "end", required=False),
+            )
+            self.record.encounters.append(self.encounter)
+        elif role == "encounter":
+            self.encounter = Encounter(
+                id=self.next_id("visit"),
+                text=element.attrs.get("type", "").strip() or "Encounter",
+                start=self.time(element, "start_timestamp"),
+                end=self.time(element, "end_timestamp", required=False),
+            )
+            self.record.encounters.append(self.encounter)
+        elif role == "entry":
+            self.when = self.time(element, "timestamp")
+        self.stack.append(_Open(element, role))
+
+    def end(self) -> None:
+        closed = self.stack.pop()
+        if closed.role != "event" or self.encounter is None:
+            return
+        parent = self.stack[-1].role
+        if parent == "day":
+            self.event(closed.element, self.encounter)
+        elif closed.element.tag == "person":
+            self.stream_person(closed.element)
+        else:
+            self.stream_event(closed.element, self.encounter, self.when)
 
     def finish(self) -> Record:
         if self.empty_notes:
@@ -178,42 +267,6 @@ class _Reader:
         self.record.patient = self.patient
         return self.record
 
-    def read_eventstream(self, root: _Element) -> Record:
-        person_id = root.attrs.get("person_id", "").strip()
-        if person_id and self.patient.id == self.path.stem:
-            self.patient = self.patient.model_copy(update={"id": person_id})
-        for encounter in root.children:
-            if encounter.tag != "encounter":
-                self.skipped[encounter.tag] += 1
-                continue
-            self.stream_encounter(encounter)
-        return self.finish()
-
-    def stream_encounter(self, element: _Element) -> None:
-        visit = Encounter(
-            id=self.next_id("visit"),
-            text=element.attrs.get("type", "").strip() or "Encounter",
-            start=self.time(element, "start_timestamp"),
-            end=self.time(element, "end_timestamp", required=False),
-        )
-        self.record.encounters.append(visit)
-        for part in element.children:
-            if part.tag == "person":
-                self.stream_person(part)
-            elif part.tag == "events":
-                for entry in part.children:
-                    if entry.tag != "entry":
-                        self.skipped[f"events/{entry.tag}"] += 1
-                        continue
-                    when = self.time(entry, "timestamp")
-                    for event in entry.children:
-                        if event.tag != "event":
-                            self.skipped[f"entry/{event.tag}"] += 1
-                            continue
-                        self.stream_event(event, visit, when)
-            elif part.tag not in ("caresites", "providers"):
-                self.skipped[f"encounter/{part.tag}"] += 1
-
     def stream_person(self, element: _Element) -> None:
         fields = {child.tag.lower().replace("_", ""): " ".join(child.text.split()) for child in element.children}
         updates: dict[str, object] = {}
@@ -222,7 +275,7 @@ class _Reader:
             try:
                 updates["birth_date"] = parse_medalign_time(birth).date()
             except ValueError as exc:
-                raise self.error(element, f"birthdate: {exc}") from None
+                raise self.error(element, f"birthdate: {getattr(exc, 'reason', exc)}") from None
         for key in ("gender", "race", "ethnicity"):
             if fields.get(key) and getattr(self.patient, key) is None:
                 updates[key] = fields[key].lower() if key == "gender" else fields[key]
@@ -261,26 +314,8 @@ class _Reader:
             raise self.error(element, "an event with neither a code, a name nor text")
         self.add_event(kind, codes, label, encounter, when, when, None)
 
-    def visit(self, element: _Element) -> None:
-        encounter = Encounter(
-            id=self.next_id("visit"),
-            text=element.attrs.get("type", "").strip(),
-            start=self.time(element),
-            end=self.time(element, "end", required=False),
-        )
-        self.record.encounters.append(encounter)
-        for day in element.children:
-            if day.tag != "day":
-                self.skipped[day.tag] += 1
-                continue
-            for event in day.children:
-                self.event(event, encounter)
-
     def event(self, element: _Element, encounter: Encounter) -> None:
         tag = element.tag
-        if tag not in EVENT_ELEMENTS:
-            self.skipped[tag] += 1
-            return
         if tag == "person":
             self.person(element)
             return
@@ -376,7 +411,7 @@ class _Reader:
             try:
                 updates["birth_date"] = parse_medalign_time(fields["birth"]).date()
             except ValueError as exc:
-                raise self.error(element, f"Birth: {exc}") from None
+                raise self.error(element, f"Birth: {getattr(exc, 'reason', exc)}") from None
         for key, attribute in (("gender", "gender"), ("race", "race"), ("ethnicity", "ethnicity")):
             if key in fields and getattr(self.patient, attribute) is None:
                 updates[attribute] = fields[key].lower() if key == "gender" else fields[key]

@@ -12,9 +12,21 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import date, datetime
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from bedside.inputs import check_year
+
+
+def _in_range(value: date) -> date:
+    check_year(value)
+    return value
+
+
+Time = Annotated[datetime, AfterValidator(_in_range)]
+"""A time whose year a chart can do arithmetic on (:data:`bedside.inputs.MIN_YEAR` to ``MAX_YEAR``)."""
+Day = Annotated[date, AfterValidator(_in_range)]
 
 
 class _Item(BaseModel):
@@ -60,13 +72,13 @@ class _Coded(_Item):
 
 class Patient(_Item):
     id: str
-    birth_date: date | None = None
+    birth_date: Day | None = None
     sex: str | None = None
     gender: str | None = None
     race: str | None = None
     ethnicity: str | None = None
     deceased: bool = False
-    deceased_at: datetime | None = None
+    deceased_at: Time | None = None
 
     def age_at(self, when: datetime) -> int | None:
         """Completed years at ``when``; None without a birth date."""
@@ -80,16 +92,16 @@ class Encounter(_Coded):
     """A visit. ``kind`` is the encounter class (AMB, EMER, IMP, ...) where the source gives one."""
 
     kind: str | None = None
-    start: datetime | None = None
-    end: datetime | None = None
+    start: Time | None = None
+    end: Time | None = None
     location: str | None = None
     reasons: list[Code] = Field(default_factory=list)
     details: list[str] = Field(default_factory=list)
 
 
 class Condition(_Coded):
-    onset: datetime | None = None
-    abatement: datetime | None = None
+    onset: Time | None = None
+    abatement: Time | None = None
     status: str | None = None
 
 
@@ -103,8 +115,8 @@ class Medication(_Coded):
     is why the chart summary does not use it to decide what was active at an earlier time.
     """
 
-    start: datetime | None = None
-    end: datetime | None = None
+    start: Time | None = None
+    end: Time | None = None
     dose: str | None = None
     status: str | None = None
     setting: Setting | None = None
@@ -121,7 +133,7 @@ class Component(_Item):
 class Measurement(_Coded):
     """A measurement or observation: a vital sign, a lab value, a survey answer, a social history item."""
 
-    time: datetime | None = None
+    time: Time | None = None
     value: float | str | None = None
     unit: str | None = None
     category: str | None = None
@@ -147,18 +159,18 @@ def _format_value(value: float | str | None) -> str:
 
 
 class Procedure(_Coded):
-    start: datetime | None = None
-    end: datetime | None = None
+    start: Time | None = None
+    end: Time | None = None
 
 
 class Allergy(_Coded):
-    recorded: datetime | None = None
+    recorded: Time | None = None
     criticality: str | None = None
     reactions: list[str] = Field(default_factory=list)
 
 
 class Immunization(_Coded):
-    time: datetime | None = None
+    time: Time | None = None
 
 
 class Note(_Item):
@@ -166,7 +178,7 @@ class Note(_Item):
 
     id: str
     type: str = "note"
-    time: datetime | None = None
+    time: Time | None = None
     text: str
     encounter_id: str | None = None
     author: str | None = None

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime
+
+from bedside.inputs import checked_time
 
 _PARTIAL_DATE = re.compile(r"^(\d{4})(?:-(\d{2}))?$")
 
@@ -15,6 +18,20 @@ def naive(value: datetime) -> datetime:
     return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo is not None else value
 
 
+def _in_range(parse: Callable[[str], datetime]) -> Callable[[str], datetime]:
+    """``parse`` whose every failure is a ``ValueError`` (an :class:`~bedside.inputs.InputError`): a shift to UTC
+    past year 1 or 9999 raised ``OverflowError``, and years outside the accepted range overflowed later, in chart
+    arithmetic, far from the file (issue 21)."""
+
+    def wrapped(value: str) -> datetime:
+        return checked_time(parse, value)
+
+    wrapped.__doc__ = parse.__doc__
+    wrapped.__name__ = parse.__name__
+    return wrapped
+
+
+@_in_range
 def parse_fhir_time(value: str) -> datetime:
     """A FHIR ``date``, ``dateTime`` or ``instant``; partial dates (``2019``, ``2019-07``) start their period."""
     text = value.strip()
@@ -28,6 +45,7 @@ def parse_fhir_date(value: str) -> date:
     return parse_fhir_time(value).date()
 
 
+@_in_range
 def parse_medalign_time(value: str) -> datetime:
     """MedAlign writes both ``10/08/2018 20:00`` and ``10/08/2018 08:00 PM`` (and ``9:00 PM``) in one file."""
     text = " ".join(value.split()).upper()
@@ -44,6 +62,7 @@ def parse_medalign_time(value: str) -> datetime:
         ) from None
 
 
+@_in_range
 def parse_user_time(value: str) -> datetime:
     """A time given on the command line or in a config: ISO 8601, date or date-time, with or without offset."""
     try:

@@ -41,7 +41,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -49,6 +48,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from bedside.inputs import InputError, loads_toml, read_text
 from bedside.llm.types import ROLES
 from bedside.safe_yaml import MAX_NODES, YamlLimitError, safe_load
 
@@ -57,7 +57,7 @@ MAX_CONFIG_BYTES = 1_000_000
 """The most a config file, and the whole config after overrides (as JSON), may weigh."""
 
 
-class ConfigError(ValueError):
+class ConfigError(InputError):
     """A config file cannot be read or does not validate; the message names the file and the key."""
 
 
@@ -156,12 +156,12 @@ def _read(path: Path) -> dict[str, Any]:
         size = path.stat().st_size
         if size > MAX_CONFIG_BYTES:
             raise ConfigError(f"{path}: the config file is {size:,} bytes; a config may be at most 1 MB")
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise ConfigError(f"{path}: cannot read config: {exc}") from None
+    text = read_text(path, error=ConfigError)
     try:
-        data = tomllib.loads(text) if path.suffix == ".toml" else _safe_load(text)
-    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
+        data = loads_toml(text, path=path, error=ConfigError) if path.suffix == ".toml" else _safe_load(text)
+    except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid {'TOML' if path.suffix == '.toml' else 'YAML'}: {exc}") from None
     except YamlLimitError as exc:
         raise ConfigError(f"{path}: {exc}") from None

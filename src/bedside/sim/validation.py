@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bedside.inputs import InputError
 from bedside.jsonlines import json_objects
 from bedside.llm import GenerationSettings, Model
 from bedside.llm.errors import ModelError
@@ -67,18 +68,18 @@ def read_fidelity_items(path: Path | None = None) -> list[FidelityItem]:
                 labels=labels,
             )
         except (KeyError, TypeError) as exc:
-            raise ValueError(f"{where}: needs id, facts, sentences and labels ({exc})") from None
+            raise InputError(f"{where}: needs id, facts, sentences and labels ({exc})") from None
         unknown = [label for label in labels if label not in LABELS]
         if unknown:
-            raise ValueError(f"{where}: labels: unknown {unknown}; expected {', '.join(LABELS)}")
+            raise InputError(f"{where}: labels: unknown {unknown}; expected {', '.join(LABELS)}")
         if len(labels) != len(sentences):
-            raise ValueError(f"{where}: {len(sentences)} sentences but {len(labels)} labels")
+            raise InputError(f"{where}: {len(sentences)} sentences but {len(labels)} labels")
         split = tuple(s.text for s in split_sentences(" ".join(sentences)))
         if split != sentences:
-            raise ValueError(f"{where}: sentences: bedside's splitter reads this turn as {list(split)}")
+            raise InputError(f"{where}: sentences: bedside's splitter reads this turn as {list(split)}")
         items.append(item)
     if not items:
-        raise ValueError(f"{path}: no labelled turns")
+        raise InputError(f"{path}: no labelled turns")
     return items
 
 

@@ -15,13 +15,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from bedside.inputs import InputError
 from bedside.jsonlines import json_objects
 
 ROLES = ("system", "user", "assistant")
 Chat = list[dict[str, str]]
 
 
-class TrainingDataError(ValueError):
+class TrainingDataError(InputError):
     """A training file that cannot be used; the message names the file and line."""
 
 

@@ -14,20 +14,21 @@ Every error names the file and the line, index or field at fault.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
-from typing import Any, cast, get_args
+from typing import Any, TypeVar, cast, get_args
 from xml.etree import ElementTree
 
 from pydantic import ValidationError
 
+from bedside.inputs import InputError, expect, json_object, parse_xml, read_json, text_lines
 from bedside.tasks.citeqa.cases import Case, NoteSentence, Phrase, Relevance
 
 _LABELS = set(get_args(Relevance))
+T = TypeVar("T")
 
 
-class CaseFormatError(ValueError):
+class CaseFormatError(InputError):
     """A cases, key or examples file that cannot be read; the message names the file and the place."""
 
 
@@ -69,7 +70,7 @@ def read_key(path: str | Path) -> dict[str, dict[str, Relevance]]:
             if not isinstance(answer, dict) or "sentence_id" not in answer:
                 raise CaseFormatError(f"{where}.answers[{j}]: expected an object with sentence_id and relevance")
             label = answer.get("relevance")
-            if label not in _LABELS:
+            if not isinstance(label, str) or label not in _LABELS:
                 raise CaseFormatError(
                     f"{where}.answers[{j}].relevance: {label!r} is not one of {', '.join(sorted(_LABELS))}"
                 )
@@ -92,11 +93,7 @@ def _with_key(cases: list[Case], key: dict[str, dict[str, Relevance]], key_path:
 
 
 def _read_xml(path: Path) -> list[Case]:
-    try:
-        root = ElementTree.parse(path).getroot()
-    except ElementTree.ParseError as exc:
-        line, column = exc.position
-        raise CaseFormatError(f"{path}:{line}:{column}: not well-formed XML ({exc})") from None
+    root = parse_xml(path, error=CaseFormatError)
     cases = []
     for element in root.iter("case"):
         case_id = element.get("id")
@@ -106,7 +103,7 @@ def _read_xml(path: Path) -> list[Case]:
         if not narrative:
             raise CaseFormatError(f"{path}: case {case_id}: no <patient_narrative>")
         phrases = [
-            Phrase(id=p.get("id", str(i)), start=int(p.get("start_char_index", "0")), text=_text(p))
+            Phrase(id=p.get("id", str(i)), start=_index(p, path, case_id), text=_text(p))
             for i, p in enumerate(element.iterfind("patient_question/phrase"))
         ]
         sentences = [
@@ -128,16 +125,23 @@ def _read_xml(path: Path) -> list[Case]:
     return cases
 
 
+def _index(phrase: ElementTree.Element, path: Path, case_id: str) -> int:
+    value = phrase.get("start_char_index", "0")
+    if not value.strip().isdigit() or len(value) > 12:
+        raise CaseFormatError(
+            f"{path}: case {case_id}: <phrase> start_char_index {value[:40]!r} is not a character offset"
+        )
+    return int(value)
+
+
 def _read_jsonl(path: Path) -> list[Case]:
     cases = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                cases.append(Case.model_validate_json(line))
-            except ValidationError as exc:
-                raise CaseFormatError(f"{path}:{number}: {_first_error(exc)}") from None
+    for number, line in text_lines(path, error=CaseFormatError):
+        data = json_object(line, path=path, line=number, error=CaseFormatError)
+        try:
+            cases.append(Case.model_validate(data))
+        except ValidationError as exc:
+            raise CaseFormatError(f"{path}:{number}: {_first_error(exc)}") from None
     return cases
 
 
@@ -156,8 +160,15 @@ def _read_website_examples(path: Path) -> list[Case]:
         missing = [f for f in ("patient_question_lines", "note_sentences") if f not in example]
         if missing:
             raise CaseFormatError(f"{where}: missing {', '.join(missing)}")
+        lines = _typed(example["patient_question_lines"], list, path, i, "patient_question_lines")
+        notes = _typed(example["note_sentences"], dict, path, i, "note_sentences")
+        highlighted_ids = _typed(example.get("highlighted_evidence_ids", []), list, path, i, "highlighted_evidence_ids")
+        for name in ("clinician_question", "answer"):
+            if example.get(name) is not None:
+                _typed(example[name], str, path, i, name)
         narrative, phrases = "", list[Phrase]()
-        for line in example["patient_question_lines"]:
+        for j, line in enumerate(lines):
+            _typed(line, str, path, i, f"patient_question_lines[{j}]")
             narrative += " " if narrative else ""
             plain = _UNDERLINED.sub(lambda m: m.group(1), line)
             for match in _UNDERLINED.finditer(line):
@@ -165,12 +176,18 @@ def _read_website_examples(path: Path) -> list[Case]:
                 offset = len(narrative) + plain.find(inner)
                 phrases.append(Phrase(id=str(len(phrases)), start=offset, text=inner))
             narrative += plain
-        highlighted = {str(h) for h in example.get("highlighted_evidence_ids", [])}
-        sentences = [NoteSentence(id=str(k), text=v) for k, v in example["note_sentences"].items()]
+        for k, v in notes.items():
+            _typed(v, str, path, i, f"note_sentences.{k}")
+        for j, h in enumerate(highlighted_ids):
+            _typed(h, (str, int), path, i, f"highlighted_evidence_ids[{j}]")
+        highlighted = {str(h) for h in highlighted_ids}
+        sentences = [NoteSentence(id=str(k), text=v) for k, v in notes.items()]
+        example_id = example.get("example", example.get("case_id", i + 1))
+        _typed(example_id, (str, int), path, i, "example")
         try:
             cases.append(
                 Case(
-                    id=str(example.get("example", example.get("case_id", i + 1))),
+                    id=str(example_id),
                     narrative=narrative,
                     phrases=phrases,
                     clinician_question=example.get("clinician_question", ""),
@@ -185,12 +202,12 @@ def _read_website_examples(path: Path) -> list[Case]:
 
 
 def _load_json(path: Path) -> Any:
-    if not path.is_file():
-        raise CaseFormatError(f"{path}: no such file")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise CaseFormatError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})") from None
+    return read_json(path, error=CaseFormatError)
+
+
+def _typed(value: Any, kind: type[T] | tuple[type, ...], path: Path, index: int, field: str) -> T:
+    """``value`` if it has the JSON type the examples format gives ``field``; else an error naming it."""
+    return expect(value, kind, path=path, field=f"[{index}].{field}", error=CaseFormatError)
 
 
 def _text(element: ElementTree.Element | None) -> str:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from bedside.inputs import InputError, loads_json, read_text
 from bedside.private_files import write_private_text
 
 _GROUP = re.compile(r"\|([^|\n]*)\|")
@@ -47,7 +48,7 @@ ParseMode = Literal["default", "official"]
 PARSE_MODES: tuple[ParseMode, ...] = ("default", "official")
 
 
-class SubmissionError(ValueError):
+class SubmissionError(InputError):
     """A submission file that cannot be read; the message names the file and the entry."""
 
 
@@ -247,13 +248,8 @@ def load_submission(path: str | Path, parse: ParseMode = "default") -> Submissio
     if parse not in PARSE_MODES:
         raise ValueError(f"parse mode must be one of {', '.join(PARSE_MODES)}, not {parse!r}")
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = json.loads(text)
-    except FileNotFoundError:
-        raise SubmissionError(f"{path}: no such file") from None
-    except json.JSONDecodeError as exc:
-        raise SubmissionError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})") from None
+    text = read_text(path, error=SubmissionError)
+    data = loads_json(text, path=path, error=SubmissionError)
     if not isinstance(data, list):
         raise SubmissionError(f"{path}: expected a JSON list of {{case_id, answer}} objects")
     lines = _case_id_lines(text)

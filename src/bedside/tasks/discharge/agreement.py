@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from bedside.inputs import InputError
 from bedside.stats.agreement import cohen_kappa, spearman_rho
 
 Criterion = Literal["overall", "ld", "hcc", "content", "strategy"]
@@ -54,7 +55,7 @@ class PreferenceLabel(BaseModel):
     prefers: Literal["a", "b"]
 
 
-class LabelsError(ValueError):
+class LabelsError(InputError):
     """A labels file that cannot be read; the message names the file and the line."""
 
 

@@ -21,11 +21,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bedside.inputs import InputError, loads_json, text_lines
 from bedside.jsonlines import json_objects
 from bedside.tasks.discharge.cases import Demographics, DischargeCase
 
 
-class CaseFormatError(ValueError):
+class CaseFormatError(InputError):
     """A cases file that cannot be read; the message names the file and the line."""
 
 
@@ -58,21 +59,19 @@ _AGE = re.compile(r"\b(\d{1,3})\s*(?:-?\s*year|y/?o|yo)\b", re.IGNORECASE)
 def _osce(path: Path, records: list[tuple[int, Any]], notes_path: Path) -> list[DischargeCase]:
     if not notes_path.is_file():
         raise CaseFormatError(f"{path}: OSCE records need their notes file; {notes_path} does not exist")
-    note_lines = [line for line in notes_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    note_lines = [line for _, line in text_lines(notes_path, error=CaseFormatError)]
     if len(note_lines) != len(records):
         raise CaseFormatError(
             f"{notes_path}: {len(note_lines)} notes for {len(records)} OSCE records in {path} (paired line by line)"
         )
     cases = []
     for index, ((line, record), note_line) in enumerate(zip(records, note_lines, strict=True)):
-        try:
-            note = json.loads(note_line)
-        except json.JSONDecodeError as exc:
-            raise CaseFormatError(f"{notes_path}:{index + 1}: not a JSON string ({exc.msg})") from None
+        note = loads_json(note_line, path=notes_path, line=index + 1, error=CaseFormatError)
         if not isinstance(note, str) or not note.strip():
             raise CaseFormatError(f"{notes_path}:{index + 1}: expected a non-empty JSON string")
         exam = record["OSCE_Examination"]
         actor = exam.get("Patient_Actor", {}) if isinstance(exam, dict) else {}
+        actor = actor if isinstance(actor, dict) else {}
         demographics = str(actor.get("Demographics", ""))
         age = _AGE.search(demographics)
         sex = next((s for s in ("female", "male") if s in demographics.lower()), "")

@@ -15,9 +15,7 @@ gets its text by joining them in theme order.
 
 from __future__ import annotations
 
-import csv
-import json
-import xml.etree.ElementTree as ET
+import io
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -26,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bedside.data import DEMO_DIR
+from bedside.inputs import InputError, csv_dicts, json_object, parse_xml, read_text, text_lines
 from bedside.records import Record, read_records
 from bedside.records.chart import render_chart_summary
 from bedside.tasks.drafting.themes import RESPONSE_THEMES
@@ -44,11 +43,11 @@ class ClinicianReply(BaseModel):
     def _text_or_fields(self) -> ClinicianReply:
         unknown = set(self.theme_fields) - set(RESPONSE_THEMES)
         if unknown:
-            raise ValueError(f"unknown theme field(s) {sorted(unknown)}; themes: {', '.join(RESPONSE_THEMES)}")
+            raise InputError(f"unknown theme field(s) {sorted(unknown)}; themes: {', '.join(RESPONSE_THEMES)}")
         if not self.text.strip():
             parts = [self.theme_fields[t].strip() for t in RESPONSE_THEMES if self.theme_fields.get(t, "").strip()]
             if not parts:
-                raise ValueError("a reply needs text or at least one filled theme field")
+                raise InputError("a reply needs text or at least one filled theme field")
             object.__setattr__(self, "text", " ".join(parts))
         return self
 
@@ -88,7 +87,7 @@ def with_chart_from(messages: list[PortalMessage], records: list[Record]) -> lis
         if message.chart_summary is None:
             record = by_id.get(message.patient_id or "")
             if record is None or message.sent_at is None:
-                raise ValueError(
+                raise InputError(
                     f"portal message {message.id}: no chart summary, and no record for patient "
                     f"{message.patient_id!r} with a sent_at time to render one from"
                 )
@@ -100,14 +99,12 @@ def with_chart_from(messages: list[PortalMessage], records: list[Record]) -> lis
 def load_portal_messages(path: Path) -> list[PortalMessage]:
     """Read bedside's JSONL of portal messages; a bad line is reported with its file and line number."""
     messages = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                messages.append(PortalMessage.model_validate(json.loads(line)))
-            except (json.JSONDecodeError, ValidationError) as exc:
-                raise ValueError(f"{path}:{number}: not a valid portal message: {exc}") from None
+    for number, line in text_lines(path):
+        data = json_object(line, path=path, line=number)
+        try:
+            messages.append(PortalMessage.model_validate(data))
+        except ValidationError as exc:
+            raise InputError(f"not a valid portal message: {exc}", path=path, line=number) from None
     _check_unique(messages, path)
     return messages
 
@@ -116,7 +113,7 @@ def _check_unique(messages: list[PortalMessage], path: Path) -> None:
     seen: set[str] = set()
     for message in messages:
         if message.id in seen:
-            raise ValueError(f"{path}: message id {message.id!r} appears twice")
+            raise InputError(f"{path}: message id {message.id!r} appears twice")
         seen.add(message.id)
 
 
@@ -129,7 +126,7 @@ def read_cases(
     else:
         path = Path(source)
         if not path.is_file():
-            raise ValueError(f"{path}: no such cases file")
+            raise InputError(f"{path}: no such cases file")
     if path.suffix.lower() == ".xml":
         cases = read_liveqa(path)
     elif columns or path.suffix.lower() == ".csv":
@@ -138,7 +135,7 @@ def read_cases(
         cases = load_portal_messages(path)
     if any(c.chart_summary is None for c in cases):
         if records is None:
-            raise ValueError(f"{path}: messages without chart_summary need records to render one from")
+            raise InputError(f"{path}: messages without chart_summary need records to render one from")
         cases = with_chart_from(cases, read_records(Path(records)))
     return cases
 
@@ -150,17 +147,11 @@ FIELDS = ("id", "message", "chart_summary", "patient_id", "sent_at", "reference"
 
 def _rows(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
     if path.suffix.lower() == ".csv":
-        with path.open(encoding="utf-8", newline="") as handle:
-            for number, row in enumerate(csv.DictReader(handle), start=2):  # line 1 is the header
-                yield number, row
+        lines = io.StringIO(read_text(path), newline="")  # quoted fields may hold line breaks
+        yield from csv_dicts(lines, path=path)
         return
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                try:
-                    yield number, json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path}:{number}: not JSON: {exc}") from None
+    for number, line in text_lines(path):
+        yield number, json_object(line, path=path, line=number)
 
 
 def read_table(path: Path, columns: Mapping[str, str] | None = None) -> list[PortalMessage]:
@@ -174,7 +165,7 @@ def read_table(path: Path, columns: Mapping[str, str] | None = None) -> list[Por
     mapping = {f: f for f in FIELDS} | dict(columns or {})
     unknown = [f for f in mapping if f not in FIELDS and not f.startswith("theme.")]
     if unknown:
-        raise ValueError(f"column mapping: unknown field(s) {unknown}; fields: {', '.join(FIELDS)}, theme.<key>")
+        raise InputError(f"column mapping: unknown field(s) {unknown}; fields: {', '.join(FIELDS)}, theme.<key>")
     cases: dict[str, dict[str, Any]] = {}
     for number, row in _rows(path):
         where = f"{path}:{number}"
@@ -185,7 +176,7 @@ def read_table(path: Path, columns: Mapping[str, str] | None = None) -> list[Por
 
         for required in ("id", "message"):
             if get(required) is None:
-                raise ValueError(f"{where}: no value in column {mapping[required]!r} (field {required})")
+                raise InputError(f"{where}: no value in column {mapping[required]!r} (field {required})")
         case_id = str(get("id"))
         case = cases.setdefault(
             case_id,
@@ -199,7 +190,7 @@ def read_table(path: Path, columns: Mapping[str, str] | None = None) -> list[Por
             },
         )
         if case["message"] != str(get("message")):
-            raise ValueError(f"{where}: case {case_id!r} appears with two different messages")
+            raise InputError(f"{where}: case {case_id!r} appears with two different messages")
         fields = {f.removeprefix("theme."): str(get(f)) for f in mapping if f.startswith("theme.") and get(f)}
         if get("reference") is not None or fields:
             reply = {"text": str(get("reference") or ""), "theme_fields": fields}
@@ -208,13 +199,13 @@ def read_table(path: Path, columns: Mapping[str, str] | None = None) -> list[Por
             try:
                 case["references"].append(ClinicianReply.model_validate(reply))
             except ValidationError as exc:
-                raise ValueError(f"{where}: {exc}") from None
+                raise InputError(f"{where}: {exc}") from None
     messages = []
     for case in cases.values():
         try:
             messages.append(PortalMessage.model_validate(case))
         except ValidationError as exc:
-            raise ValueError(f"{path}: case {case['id']!r}: {exc}") from None
+            raise InputError(f"{path}: case {case['id']!r}: {exc}") from None
     return messages
 
 
@@ -227,10 +218,7 @@ def read_liveqa(path: Path) -> list[PortalMessage]:
     There is no chart: ``chart_summary`` is the empty string. Reference answers get clinician ids ``A1``,
     ``A2``, ... by position; they are not the same person across questions.
     """
-    try:
-        root = ET.parse(path).getroot()
-    except ET.ParseError as exc:
-        raise ValueError(f"{path}: not LiveQA XML: {exc}") from None
+    root = parse_xml(path)
     messages: list[PortalMessage] = []
     for question in root.iter("NLM-QUESTION"):
         qid = question.get("qid") or f"Q{len(messages) + 1}"
@@ -250,7 +238,7 @@ def read_liveqa(path: Path) -> list[PortalMessage]:
         if text:
             messages.append(PortalMessage(id=qid, message=text, chart_summary="", references=references))
     if not messages:
-        raise ValueError(f"{path}: no NLM-QUESTION elements with a message")
+        raise InputError(f"{path}: no NLM-QUESTION elements with a message")
     return messages
 
 
@@ -272,7 +260,7 @@ def read_pairs(path: Path) -> list[EditPair]:
         try:
             pairs.append(EditPair.model_validate(row))
         except ValidationError as exc:
-            raise ValueError(f"{path}:{number}: not a draft/reference pair: {exc}") from None
+            raise InputError(f"{path}:{number}: not a draft/reference pair: {exc}") from None
     return pairs
 
 
@@ -285,6 +273,6 @@ def read_oncqa(path: Path) -> list[EditPair]:
             pairs.append(
                 EditPair(id=str(row["id"]), draft=row["raw_response"], reference=row["doc_change"], label=row["q3"])
             )
-        except (KeyError, ValidationError) as exc:
-            raise ValueError(f"{path}:{number}: not an OncQA stage-2 row: {exc}") from None
+        except (KeyError, TypeError, ValidationError) as exc:
+            raise InputError(f"{path}:{number}: not an OncQA stage-2 row: {exc}") from None
     return pairs

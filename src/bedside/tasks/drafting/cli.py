@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bedside.console import err, fail, out, show_table
+from bedside.inputs import read_text
 from bedside.tasks.drafting.editjudge import EditJudgement, Matcher, edit_judge, summarise
 
 drafting_app = typer.Typer(
@@ -45,7 +46,7 @@ def _text(value: str) -> str:
     path = Path(value)
     try:
         if len(value) < 4096 and path.is_file():
-            return path.read_text(encoding="utf-8")
+            return read_text(path)
     except OSError:
         pass
     return value

@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import tomllib
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from bedside.inputs import InputError, json_object, loads_toml, read_text
 from bedside.prompts import render_chat
 from bedside.retrieval.linear_model import LinearModel
 from bedside.tasks.drafting.editjudge import EditCounts
@@ -85,14 +85,14 @@ def _data_text(name: str) -> str:
 
 def load_themes(path: Path | None = None) -> tuple[Theme, ...]:
     """The themes in table order, ``other`` last; from ``path`` (same layout as bedside's file) or bedside's."""
-    text = path.read_text(encoding="utf-8") if path else _data_text("themes.toml")
+    text = read_text(path) if path else _data_text("themes.toml")
     try:
-        themes = tuple(Theme.model_validate(t) for t in tomllib.loads(text).get("theme", []))
-    except (tomllib.TOMLDecodeError, ValidationError) as exc:
-        raise ValueError(f"{path or 'themes.toml'}: not a valid theme list: {exc}") from None
+        themes = tuple(Theme.model_validate(t) for t in loads_toml(text, path=path).get("theme", []))
+    except (ValidationError, TypeError, AttributeError) as exc:
+        raise InputError(f"{path or 'themes.toml'}: not a valid theme list: {exc}") from None
     keys = [t.key for t in themes]
     if OTHER not in keys or len(set(keys)) != len(keys):
-        raise ValueError(f"{path or 'themes.toml'}: theme keys must be unique and include {OTHER!r}")
+        raise InputError(f"{path or 'themes.toml'}: theme keys must be unique and include {OTHER!r}")
     return tuple(t for t in themes if t.key != OTHER) + tuple(t for t in themes if t.key == OTHER)
 
 
@@ -110,18 +110,19 @@ class LabelledSentence(BaseModel):
 
 def read_labelled_sentences(path: Path | None = None, themes: Sequence[str] = THEME_KEYS) -> list[LabelledSentence]:
     """Sentences with a theme each (JSONL: text, theme); bedside's own set when ``path`` is None."""
-    lines = (path.read_text(encoding="utf-8") if path else _data_text("theme_sentences.jsonl")).splitlines()
+    lines = (read_text(path) if path else _data_text("theme_sentences.jsonl")).splitlines()
     name = str(path or "theme_sentences.jsonl")
     out = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        data = json_object(line, path=name, line=number)
         try:
-            item = LabelledSentence.model_validate(json.loads(line))
-        except (json.JSONDecodeError, ValidationError) as exc:
-            raise ValueError(f"{name}:{number}: not a labelled sentence: {exc}") from None
+            item = LabelledSentence.model_validate(data)
+        except ValidationError as exc:
+            raise InputError(f"{name}:{number}: not a labelled sentence: {exc}") from None
         if item.theme not in themes:
-            raise ValueError(f"{name}:{number}: unknown theme {item.theme!r}; known: {', '.join(themes)}")
+            raise InputError(f"{name}:{number}: unknown theme {item.theme!r}; known: {', '.join(themes)}")
         out.append(item)
     return out
 

@@ -19,7 +19,6 @@ negatives that differ from one draft sentence in action, drug, dose, negation, s
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from bedside.inputs import InputError, json_object, read_text
 from bedside.tasks.drafting.editjudge import Match, Matcher, locate
 from bedside.tasks.drafting.matchers import GuardedMatcher, SentenceMatcher
 
@@ -49,7 +49,7 @@ def read_annotations(path: Path | None = None) -> list[MatchAnnotation]:
     if path is None:
         data = resources.files("bedside.tasks.drafting") / "data"
         return [a for name in BUILTIN_ANNOTATIONS for a in _parse((data / name).read_text(encoding="utf-8"), name)]
-    return _parse(path.read_text(encoding="utf-8"), str(path))
+    return _parse(read_text(path), str(path))
 
 
 def _parse(text: str, name: str) -> list[MatchAnnotation]:
@@ -58,12 +58,13 @@ def _parse(text: str, name: str) -> list[MatchAnnotation]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        data = json_object(line, path=name, line=number)
         try:
-            annotation = MatchAnnotation.model_validate(json.loads(line))
-        except (json.JSONDecodeError, ValidationError) as exc:
-            raise ValueError(f"{name}:{number}: not a valid match annotation: {exc}") from None
+            annotation = MatchAnnotation.model_validate(data)
+        except ValidationError as exc:
+            raise InputError(f"{name}:{number}: not a valid match annotation: {exc}") from None
         if annotation.gold is not None and annotation.gold not in annotation.draft:
-            raise ValueError(f"{name}:{number}: gold span is not verbatim in the draft: {annotation.gold!r}")
+            raise InputError(f"{name}:{number}: gold span is not verbatim in the draft: {annotation.gold!r}")
         annotations.append(annotation)
     return annotations
 

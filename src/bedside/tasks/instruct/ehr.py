@@ -14,7 +14,8 @@ from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
-from bedside.records import Record, read_records
+from bedside.inputs import read_xml_text
+from bedside.records import Record, RecordError, read_records
 from bedside.records.timeline import render_timeline_xml
 from bedside.tasks.instruct.cases import Instruction
 from bedside.text.tokens import Tokenizer
@@ -70,7 +71,7 @@ def _file(path: str) -> EHR:
     records = read_records(path)
     if len(records) != 1:
         raise RecordNotFoundError(f"{path}: holds {len(records)} records; an instruction's record file holds one")
-    raw = Path(path).read_text(encoding="utf-8") if path.lower().endswith(".xml") else None
+    raw = read_xml_text(path, error=RecordError) if path.lower().endswith(".xml") else None
     return EHR(records[0], raw, path)
 
 
@@ -111,7 +112,7 @@ def load_ehr(instruction: Instruction, records: str | None = None) -> EHR:
             )
         folder = Path(records)
         xml = folder / f"{instruction.person_id}.xml" if folder.is_dir() else None
-        raw = xml.read_text(encoding="utf-8") if xml is not None and xml.is_file() else None
+        raw = read_xml_text(xml, error=RecordError) if xml is not None and xml.is_file() else None
         return _person_ehr(records, instruction.person_id, found, raw)
     raise RecordNotFoundError(
         f"instruction {instruction.id} has no record: give it a 'record' file, or a person_id and the dataset's "

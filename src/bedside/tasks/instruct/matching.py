@@ -159,6 +159,8 @@ def record_documents(path: str, *, view: str = "paper") -> dict[str, str]:
     record rendered as bedside's timeline."""
     from pathlib import Path
 
+    from bedside.inputs import read_xml_text
+    from bedside.records import RecordError
     from bedside.records.timeline import render_timeline_xml
     from bedside.tasks.instruct.ehr import records_by_person
 
@@ -167,7 +169,7 @@ def record_documents(path: str, *, view: str = "paper") -> dict[str, str]:
     for person, record in records_by_person(path).items():
         raw = folder / f"{person}.xml" if folder.is_dir() else None
         if view == "paper" and raw is not None and raw.is_file():
-            documents[person] = raw.read_text(encoding="utf-8")
+            documents[person] = read_xml_text(raw, error=RecordError)
         else:
             documents[person] = render_timeline_xml(record)
     return documents

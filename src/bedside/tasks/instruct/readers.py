@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from bedside.inputs import InputError, csv_rows, read_text
 from bedside.jsonlines import json_objects
 from bedside.tasks.instruct.cases import Instruction, Reference
 from bedside.tasks.instruct.labels import ResponseLabel
@@ -56,7 +57,7 @@ REVIEWED_OPTIONAL: dict[str, str] = {
 EHR_FOLDERS = ("ehrs", "medalign_ehr_xml")
 
 
-class InstructDataError(ValueError):
+class InstructDataError(InputError):
     """A data file that cannot be read as instructions or labels; the message names the file and line."""
 
 
@@ -69,24 +70,18 @@ def _jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 
 def _table(path: Path, *, delimiter: str, quoting: Quoting) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InstructDataError(f"{path}: cannot read: {exc}") from None
+    text = read_text(path, error=InstructDataError)
     lines = io.StringIO(text, newline="")  # quoted fields may hold line breaks
-    if quoting == "none":
-        reader = csv.reader(lines, delimiter=delimiter, quoting=csv.QUOTE_NONE)
-    else:
-        reader = csv.reader(lines, delimiter=delimiter, quoting=csv.QUOTE_MINIMAL)
+    style = csv.QUOTE_NONE if quoting == "none" else csv.QUOTE_MINIMAL
+    reader = csv_rows(lines, path=path, error=InstructDataError, delimiter=delimiter, quoting=style)
     try:
-        header = next(reader)
+        _, header = next(reader)
     except StopIteration:
         raise InstructDataError(f"{path}: empty file (no header row)") from None
     header = [h.strip() for h in header]
 
     def rows() -> Iterator[tuple[int, dict[str, str]]]:
-        for values in reader:
-            number = reader.line_num
+        for number, values in reader:
             if not any(v.strip() for v in values):
                 continue
             if len(values) != len(header):
@@ -158,8 +153,11 @@ def _ehr_path(folder: Path, filename: str, person_id: str) -> str | None:
     for sub in EHR_FOLDERS:
         for name in names:
             candidate = folder / sub / name
-            if candidate.is_file():
-                return str(candidate)
+            try:
+                if candidate.is_file():
+                    return str(candidate)
+            except OSError:  # a name no file system takes (too long, a NUL byte): no record by that name
+                continue
     return None
 
 

@@ -8,15 +8,16 @@ taxonomy CSV; subcategories there read "retrieve medical history"). :func:`resol
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from bedside.inputs import InputError, loads_toml, read_text
+
 TAXONOMY_FILE = Path(__file__).parent / "data" / "taxonomy.toml"
 
 
-class TaxonomyError(ValueError):
+class TaxonomyError(InputError):
     """A category or subcategory label that the taxonomy does not know."""
 
 
@@ -68,10 +69,7 @@ def _index(entries: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, str]:
 
 def read_taxonomy(path: str | Path = TAXONOMY_FILE) -> Taxonomy:
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise TaxonomyError(f"{path}: cannot read the taxonomy: {exc}") from None
+    data = loads_toml(read_text(path, error=TaxonomyError), path=path, error=TaxonomyError)
     try:
         categories = tuple(
             Category(c["name"], tuple(c.get("aliases", ())), int(c["gold"]), int(c["all"])) for c in data["category"]
@@ -82,6 +80,8 @@ def read_taxonomy(path: str | Path = TAXONOMY_FILE) -> Taxonomy:
         )
     except KeyError as exc:
         raise TaxonomyError(f"{path}: an entry lacks the field {exc}") from None
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise TaxonomyError(f"{path}: an entry has a field of the wrong type ({exc})") from None
     names = {c.name for c in categories}
     for sub in subcategories:
         if sub.category not in names:

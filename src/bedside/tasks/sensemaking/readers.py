@@ -8,13 +8,13 @@ not diagnoses, spec 004 item 6); every other case gets a derived label at run ti
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from bedside.inputs import InputError, expect, read_json
 from bedside.jsonlines import json_objects
 from bedside.tasks.sensemaking.cases import Diagnosis, SensemakingCase
 
@@ -29,7 +29,7 @@ def read_cases(path: Path) -> list[SensemakingCase]:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "case"
-            raise ValueError(f"{path}:{number}: {where}: {first['msg']}") from None
+            raise InputError(f"{path}:{number}: {where}: {first['msg']}") from None
     _unique(cases, path)
     return cases
 
@@ -47,13 +47,23 @@ def read_mediq(
             continue
         facts = data.get("facts")
         if not case_id or not isinstance(facts, list) or not facts:
-            raise ValueError(f"{path}:{number}: a MediQ case needs an id and a non-empty facts list")
-        cleaned = [_NUMBERED.sub("", str(f)).strip() for f in facts if str(f).strip()]
-        context = data.get("context")
+            raise InputError("a MediQ case needs an id and a non-empty facts list", path=path, line=number)
+        for index, fact in enumerate(facts):
+            expect(fact, str, path=path, line=number, field=f"facts[{index}]")
+        cleaned = [_NUMBERED.sub("", f).strip() for f in facts if f.strip()]
+        context: str | list[str] | None = expect(
+            data.get("context"), (str, list, type(None)), path=path, line=number, field="context"
+        )
+        if isinstance(context, list):
+            for index, sentence in enumerate(context):
+                expect(sentence, str, path=path, line=number, field=f"context[{index}]")
         vignette = " ".join(context) if isinstance(context, list) else context
+        answer: str | float | None = expect(
+            data.get("answer"), (str, int, float, type(None)), path=path, line=number, field="answer"
+        )
         diagnosis = (
-            Diagnosis(label=str(data["answer"]), provenance="given", note="MediQ answer")
-            if case_id in labelled and data.get("answer")
+            Diagnosis(label=str(answer), provenance="given", note="MediQ answer")
+            if case_id in labelled and answer
             else None
         )
         cases.append(
@@ -69,7 +79,7 @@ def _unique(cases: list[SensemakingCase], path: Path) -> None:
     seen: set[str] = set()
     for case in cases:
         if case.id in seen:
-            raise ValueError(f"{path}: case id {case.id!r} appears twice")
+            raise InputError(f"case id {case.id!r} appears twice", path=path)
         seen.add(case.id)
 
 
@@ -85,9 +95,9 @@ def psych_index_ids(index_path: Path, subset: str = "strict") -> list[str]:
     """Case ids of bedside's derived MediQ psych index: ``strict`` (specialty tag or answer term) or ``union``."""
     if subset not in ("strict", "union"):
         raise ValueError(f"psych index subset must be strict or union, not {subset!r}")
-    data = json.loads(index_path.read_text(encoding="utf-8"))
-    cases = data.get("cases")
-    if not isinstance(cases, list):
-        raise ValueError(f"{index_path}: expected a 'cases' list")
+    data = read_json(index_path)
+    cases = data.get("cases") if isinstance(data, dict) else None
+    if not isinstance(cases, list) or not all(isinstance(c, dict) and "id" in c for c in cases):
+        raise InputError("expected an object with a 'cases' list of objects with an id", path=index_path)
     keep = [c for c in cases if subset == "union" or c.get("psychiatry_specialty_tag") or c.get("answer_term_match")]
     return [str(c["id"]) for c in keep]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bedside.inputs import InputError, expect
 from bedside.jsonlines import json_objects
 from bedside.runs.task import Turn
 from bedside.tasks.sensemaking.evaluation import CONVERSATION_JUDGES, diagnosis_message
@@ -94,11 +95,13 @@ def read_labels(path: Path) -> list[dict[str, Any]]:
     for number, data in json_objects(path):
         for key in ("item", "metric", "annotator", "agree"):
             if key not in data:
-                raise ValueError(f"{path}:{number}: missing {key!r}")
+                raise InputError(f"{path}:{number}: missing {key!r}")
+        for key in ("item", "annotator"):
+            expect(data[key], (str, int), path=path, line=number, field=key)
         if not isinstance(data["agree"], bool):
-            raise ValueError(f"{path}:{number}: agree must be true or false")
+            raise InputError(f"{path}:{number}: agree must be true or false")
         if data["metric"] not in CRITERIA:
-            raise ValueError(f"{path}:{number}: unknown metric {data['metric']!r}; choose from {', '.join(CRITERIA)}")
+            raise InputError(f"{path}:{number}: unknown metric {data['metric']!r}; choose from {', '.join(CRITERIA)}")
         labels.append(data)
     return labels
 
