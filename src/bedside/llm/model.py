@@ -400,7 +400,8 @@ def get_model(
 ) -> Model:
     """Build a model from its name or config block.
 
-    ``cache``: a :class:`ResponseCache`, a path to its SQLite file, or ``None`` for no caching.
+    ``cache``: a :class:`ResponseCache`, a path to its SQLite file, a ``postgresql://`` URL, or ``None`` for no
+    caching.
     ``usage``: the ledger to account into (share one across the models of a run); a new one by default.
     ``overrides``: :class:`ModelConfig` fields (``api_key_env=...``, ``max_concurrency=...``, ...).
     """
@@ -408,7 +409,9 @@ def get_model(
     provider = create_provider(config)
     limiter = endpoint_limiter(provider, config.max_concurrency or provider.default_concurrency)
     if cache is not None and not isinstance(cache, ResponseCache):
-        cache = ResponseCache(cache)
+        from bedside.llm.cache_postgres import open_cache  # [scale-out] a path or a postgresql:// URL
+
+        cache = open_cache(cache)
     endpoint = _Endpoint(
         config=config,
         provider=provider,
