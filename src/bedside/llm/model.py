@@ -41,7 +41,7 @@ from bedside.llm.errors import (
     RetriesExhaustedError,
     StructuredOutputError,
 )
-from bedside.llm.limiter import AdaptiveLimiter
+from bedside.llm.limiter import AdaptiveLimiter, limiter_factory
 from bedside.llm.providers import Provider, create_provider
 from bedside.llm.retry import RetryPolicy
 from bedside.llm.scope import current_scope
@@ -87,6 +87,9 @@ def _check_not_empty(
 def endpoint_limiter(provider: Provider, maximum: int) -> AdaptiveLimiter:
     """The limiter shared by every model of this process that talks to the same endpoint."""
     key = (provider.name, provider.base_url or provider.model)
+    factory = limiter_factory()  # [scale-out] cluster-wide limiters on Ray (bedside.llm.shared_limiter)
+    if factory is not None:
+        return factory(key, maximum)
     limiter = _limiters.get(key)
     if limiter is None:
         limiter = _limiters[key] = AdaptiveLimiter(maximum)
