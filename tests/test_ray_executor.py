@@ -4,10 +4,12 @@ a worker killed mid-run, and endpoint caps that hold across workers (the scripte
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -178,3 +180,44 @@ def test_limiter_state_counts_owners_and_backs_off() -> None:
         assert state.stats()["held"] == {"w1": 1}
 
     asyncio.run(run())
+
+
+POSTGRES_URL = os.environ.get("BEDSIDE_TEST_POSTGRES_URL")
+
+
+def test_cli_runs_on_ray_with_the_store_and_cache_on_postgres(local_ray: None, tmp_path: Path) -> None:
+    """`bedside run --executor ray`: on PostgreSQL (store and cache) when the test server is there, as a
+    multi-node run would be; on SQLite files (this one-machine cluster) otherwise."""
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+    from bedside.llm.cache_postgres import PostgresResponseCache
+
+    suffix = uuid.uuid4().hex[:10]
+    if POSTGRES_URL:
+        store = POSTGRES_URL
+        cache = f"{POSTGRES_URL}{'&' if '?' in POSTGRES_URL else '?'}table=bedside_test_cache_{suffix}"
+    else:
+        store, cache = str(tmp_path / "store.sqlite"), str(tmp_path / "cache.sqlite")
+    with ScriptedServer(latency_ms=10) as server:
+        config = tmp_path / "run.yaml"
+        config.write_text(
+            f"name: cli-ray-{suffix}\ntask: runs_ray_task:TASK\ndatasets:\n  d:\n    options: {{samples: 12}}\n"
+            f"systems:\n  plain: {{type: echo}}\nmodels:\n  system: {server.model_name()}\n"
+            f"model_options:\n  system: {{max_concurrency: 3}}\nconcurrency: 8\nstore: {store}\n"
+        )
+        try:
+            args = ["run", str(config), "--executor", "ray", "--workers", "2", "--cache", cache, "--json"]
+            result = CliRunner().invoke(app, args)
+            assert result.exit_code == 0, result.output
+            data = json.loads(result.stdout)
+            assert (data["ran"], data["errors"]) == (12, 0)
+            assert server.stats()["requests"] == 12
+            assert server.stats()["max_in_flight"] <= 3
+            again = CliRunner().invoke(app, args)
+            assert again.exit_code == 0, again.output
+            assert json.loads(again.stdout)["ran"] == 0
+            assert server.stats()["requests"] == 12
+        finally:
+            if POSTGRES_URL:
+                PostgresResponseCache(cache).drop()

@@ -54,7 +54,7 @@ def _connection_url(url: str) -> tuple[str, str | None]:
     return urlunsplit((scheme, parts.netloc, parts.path, rest, parts.fragment)), table
 
 
-def _redacted(url: str) -> str:
+def redacted_url(url: str) -> str:
     """The URL without its password, for messages."""
     parts = urlsplit(url)
     if parts.password is None:
@@ -76,7 +76,7 @@ class PostgresResponseCache(ResponseCache):
         if not _TABLE_NAME.match(self.table):
             raise StorageError(f"response cache table name {self.table!r} is not a plain SQL identifier")
         self.path = Path(self.table)  # what log lines name; a cache on a server has no file
-        self.url = _redacted(url)
+        self.url = redacted_url(url)
         try:
             self._conn: Any = psycopg.connect(conninfo, autocommit=True, connect_timeout=10)
             self._conn.execute(
