@@ -164,19 +164,17 @@ def test_sqlite_in_memory_is_refused(local_ray: None, tmp_path: Path) -> None:
 def test_limiter_state_counts_owners_and_backs_off() -> None:
     async def run() -> None:
         state = _LimiterState(4)
-        for _ in range(3):
-            await state.acquire("w0/1")
-        await state.acquire("w1")
+        assert await state.acquire("w0/1", wanted=3) == (3, 4)  # a batch: as many as are free
+        assert await state.acquire("w1", wanted=5) == (1, 4)
         assert state.stats()["in_flight"] == 4
-        waiting = asyncio.ensure_future(state.acquire("w1"))
+        waiting = asyncio.ensure_future(state.acquire("w1", wanted=2))
         await asyncio.sleep(0)
         assert not waiting.done()
         assert await state.reset_owners("w0/", keep="w0/1") == 0  # no earlier life: nothing to give back
         assert await state.reset_owners("w0/", keep="w0/2", grace_s=0.05) == 3  # the restarted w0 gives back
-        await asyncio.sleep(0)
-        assert waiting.done()
+        assert await waiting == (2, 4)
         assert state.on_rate_limited() == 2  # halved for every worker
-        state.release("w1", successes=1)
+        assert state.release("w1", count=2, successes=1) == 2
         assert state.stats()["held"] == {"w1": 1}
 
     asyncio.run(run())

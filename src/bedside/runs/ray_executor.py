@@ -42,8 +42,10 @@ import dataclasses
 import hashlib
 import math
 import os
+import resource
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -192,6 +194,10 @@ class ShardResult:
     usage: dict[str, Any]
     """The worker's usage by role (``RoleUsage`` fields); a worker that died took its own with it."""
     pid: int
+    cpu_s: float = 0.0
+    """CPU seconds the shard took in the worker (this life)."""
+    max_rss_mb: float = 0.0
+    """The worker process's peak resident memory."""
 
 
 class RunWorker:
@@ -218,6 +224,7 @@ class RunWorker:
     ) -> ShardResult:
         from bedside.llm import shared_limiter
 
+        cpu_start = time.process_time()
         shared_limiter.install(self.token, owner=f"worker-{self.index}", grace_s=_longest_timeout(config))
         task = task or resolve_task(config.task)
         store = Store(config.store)
@@ -240,6 +247,8 @@ class RunWorker:
             cells={cell: (c.done, c.errors) for cell, c in summary.cells.items()},
             usage={role: entry.model_dump() for role, entry in summary.usage.snapshot().items()},
             pid=os.getpid(),
+            cpu_s=time.process_time() - cpu_start,
+            max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         )
 
 
@@ -337,12 +346,14 @@ async def execute_ray(
     workers: int = 2,
     worker_cpus: float = 1.0,
     runtime_env: dict[str, Any] | None = None,
+    on_shards: Callable[[list[ShardResult]], None] | None = None,
 ) -> RunSummary:
     """Run (or resume) ``config`` on Ray with ``workers`` workers; returns the same summary as ``execute``.
 
     ``address``: an existing cluster (``ray://HOST:10001``, ``auto``); without it, Ray is started on 127.0.0.1
     (unless this process already called ``ray.init``). ``task`` (an object) is sent to the workers pickled;
     without it each worker resolves ``config.task`` by name, so the task's package must be installed there.
+    ``on_shards`` receives each worker's figures (CPU, memory, counts) when all have finished.
     """
     if workers < 1:
         raise ValueError("--workers must be at least 1")
@@ -427,6 +438,8 @@ async def execute_ray(
         for result in results:
             summary.truncated += result.truncated
             _merge_usage(summary.usage, result.usage)
+        if on_shards is not None:
+            on_shards(results)
         summary.concurrency = config.concurrency
         return summary
     except BaseException as exc:
