@@ -87,8 +87,12 @@ def one_case(label: str, urls: list[str], samples: int, cap: int, latency_ms: fl
         cpu = driver_cpu + sum(s.cpu_s for s in shards)
         driver_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         rss = f"driver {driver_rss:.0f} MB" + "".join(f", worker {s.index} {s.max_rss_mb:.0f} MB" for s in shards)
+        phase = ""
+        if shards:
+            sampling = max(s.finished for s in shards) - min(s.started for s in shards)
+            phase = f" (workers' sample phase {sampling:.2f} s, {sampling / ideal:.2f} x ideal)"
         print(
-            f"  {executor:5}  wall {wall:7.2f} s  wall/ideal {wall / ideal:5.2f}  "
+            f"  {executor:5}  wall {wall:7.2f} s  wall/ideal {wall / ideal:5.2f}{phase}  "
             f"CPU/sample {cpu / samples * 1000:.3f} ms"
             f" (driver {driver_cpu / samples * 1000:.3f})  peak RSS: {rss}"
             f"  requests {'+'.join(str(s['requests']) for s in seen)}"

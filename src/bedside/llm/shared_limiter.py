@@ -2,9 +2,10 @@
 
 In one process, every model talking to an endpoint shares one :class:`~bedside.llm.limiter.AdaptiveLimiter`
 (the cap, and the AIMD back-off after 429s). With several Ray workers, each would have its own and the endpoint
-would see workers × cap. So on Ray the limiter lives in a named actor per endpoint (:class:`EndpointLimiterActor`,
-detached, named from the run's token and a hash of the endpoint key), and each worker's models hold a
-:class:`RemoteLimiter`, a stand-in with the same interface:
+would see workers × cap. So on Ray the limiters live in one named actor per run (:class:`_Limits`: one
+limiter per endpoint, detached, named from the run's token; one actor rather than one per endpoint, since each
+is a process), and each worker's models hold a :class:`RemoteLimiter` per endpoint, a stand-in with the same
+interface:
 
 * ``acquire`` waits for a slot granted by the actor (the actor queues waiters in order, as the local limiter
   does); a worker asks for the slots of all its waiting callers in one message and returns slots in batches
@@ -104,6 +105,46 @@ class _LimiterState:
         }
 
 
+class _Limits:
+    """The actor's body: every endpoint limiter of one run, by endpoint id. One actor (one process) serves
+    them all: an actor per endpoint would cost a process per endpoint, which on a small cluster competes with
+    the workers for CPU, while one actor's load is a few messages per batch of requests."""
+
+    def __init__(self) -> None:
+        self.endpoints: dict[str, _LimiterState] = {}
+
+    def _state(self, endpoint: str, maximum: int) -> _LimiterState:
+        state = self.endpoints.get(endpoint)
+        if state is None:
+            state = self.endpoints[endpoint] = _LimiterState(maximum)
+        else:
+            state.tighten(maximum)  # the strictest configured limit wins, cluster-wide too
+        return state
+
+    def ensure(self, endpoint: str, maximum: int) -> int:
+        return self._state(endpoint, maximum).limiter.limit
+
+    async def acquire(self, endpoint: str, owner: str, wanted: int, maximum: int) -> tuple[int, int]:
+        return await self._state(endpoint, maximum).acquire(owner, wanted)
+
+    def release(self, endpoint: str, owner: str, count: int = 1, successes: int = 0) -> int:
+        return self.endpoints[endpoint].release(owner, count, successes)
+
+    def on_rate_limited(self, endpoint: str) -> int:
+        return self.endpoints[endpoint].on_rate_limited()
+
+    async def reset_owners(self, prefix: str, keep: str, grace_s: float = 0.0) -> int:
+        results = await asyncio.gather(
+            *(state.reset_owners(prefix, keep, grace_s) for state in self.endpoints.values())
+        )
+        return sum(results)
+
+    def stats(self, endpoint: str | None = None) -> dict[str, Any]:
+        if endpoint is not None:
+            return self.endpoints[endpoint].stats()
+        return {name: state.stats() for name, state in self.endpoints.items()}
+
+
 _actor_class: Any = None
 
 
@@ -113,22 +154,21 @@ def actor_class() -> Any:
     if _actor_class is None:
         import ray
 
-        class EndpointLimiterActor(_LimiterState):
+        class EndpointLimits(_Limits):
             pass
 
-        _actor_class = ray.remote(num_cpus=0, max_concurrency=100_000)(EndpointLimiterActor)
+        _actor_class = ray.remote(num_cpus=0, max_concurrency=100_000)(EndpointLimits)
     return _actor_class
 
 
-def actor_name(token: str, key: tuple[str, str]) -> str:
-    digest = hashlib.sha256("\0".join(key).encode()).hexdigest()[:16]
-    return f"{NAME_PREFIX}-{token}-{digest}"
+def endpoint_id(key: tuple[str, str]) -> str:
+    return hashlib.sha256("\0".join(key).encode()).hexdigest()[:16] + " " + " ".join(key)[:80]
 
 
-def limiter_actor(token: str, key: tuple[str, str], maximum: int) -> Any:
-    """The endpoint's actor: created by the first caller (detached, so it outlives a killed worker; the run's
+def limits_actor(token: str) -> Any:
+    """The run's limits actor: created by the first caller (detached, so it outlives a killed worker; the run's
     driver kills it at the end), found by the others."""
-    return actor_class().options(name=actor_name(token, key), get_if_exists=True, lifetime="detached").remote(maximum)
+    return actor_class().options(name=f"{NAME_PREFIX}-{token}", get_if_exists=True, lifetime="detached").remote()
 
 
 class RemoteLimiter(AdaptiveLimiter):
@@ -145,9 +185,10 @@ class RemoteLimiter(AdaptiveLimiter):
 
     RELEASE_S = 0.002
 
-    def __init__(self, actor: Any, maximum: int, owner: str) -> None:
+    def __init__(self, actor: Any, endpoint: str, maximum: int, owner: str) -> None:
         super().__init__(maximum)
         self.actor = actor
+        self.endpoint = endpoint
         self.owner = owner
         self._successes_pending = 0
         self._to_release = 0
@@ -176,7 +217,9 @@ class RemoteLimiter(AdaptiveLimiter):
         while self._queue:
             self.actor_calls += 1
             try:
-                granted, self.limit = await self.actor.acquire.remote(self.owner, len(self._queue))
+                granted, self.limit = await self.actor.acquire.remote(
+                    self.endpoint, self.owner, len(self._queue), self.maximum
+                )
             except Exception as exc:  # the actor is gone: every waiter fails with it
                 for waiter in self._queue:
                     if not waiter.done():
@@ -209,7 +252,7 @@ class RemoteLimiter(AdaptiveLimiter):
         successes, self._successes_pending = self._successes_pending, 0
         if count or successes:
             self.actor_calls += 1
-            self.actor.release.remote(self.owner, count, successes)
+            self.actor.release.remote(self.endpoint, self.owner, count, successes)
 
     def on_success(self) -> None:
         self._successes_pending += 1
@@ -217,12 +260,12 @@ class RemoteLimiter(AdaptiveLimiter):
     def on_rate_limited(self) -> None:
         self._successes = 0
         self.actor_calls += 1
-        self.actor.on_rate_limited.remote()
+        self.actor.on_rate_limited.remote(self.endpoint)
 
     def stats(self) -> dict[str, Any]:
         import ray
 
-        result: dict[str, Any] = ray.get(self.actor.stats.remote())
+        result: dict[str, Any] = ray.get(self.actor.stats.remote(self.endpoint))
         return result
 
 
@@ -235,19 +278,21 @@ class RemoteLimiterFactory:
         self.life = f"{owner}/{os.getpid()}/{uuid.uuid4().hex[:8]}"
         """This process's owner name at the actors: the worker's stable name plus this life's own part."""
         self.grace_s = grace_s
+        self.actor: Any = None
         self.limiters: dict[tuple[str, str], RemoteLimiter] = {}
 
     def __call__(self, key: tuple[str, str], maximum: int) -> AdaptiveLimiter:
+        if self.actor is None:
+            self.actor = limits_actor(self.token)
+            # a restarted worker returns what its earlier lives held, once their requests have timed out
+            self.actor.reset_owners.remote(f"{self.owner}/", self.life, self.grace_s)
         limiter = self.limiters.get(key)
         if limiter is None:
-            actor = limiter_actor(self.token, key, maximum)
-            # a restarted worker returns what its earlier lives held, once their requests have timed out
-            actor.reset_owners.remote(f"{self.owner}/", self.life, self.grace_s)
-            limiter = self.limiters[key] = RemoteLimiter(actor, maximum, self.life)
+            limiter = self.limiters[key] = RemoteLimiter(self.actor, endpoint_id(key), maximum, self.life)
         if maximum < limiter.maximum:  # the strictest configured limit wins, cluster-wide too
             limiter.maximum = maximum
             limiter.limit = min(limiter.limit, maximum)
-        limiter.actor.tighten.remote(maximum)
+        self.actor.ensure.remote(limiter.endpoint, maximum)
         return limiter
 
 
@@ -267,7 +312,7 @@ def kill_limiters(token: str) -> int:
     for entry in ray.util.list_named_actors(all_namespaces=True):
         name = entry["name"] if isinstance(entry, dict) else entry
         namespace = entry.get("namespace") if isinstance(entry, dict) else None
-        if name.startswith(f"{NAME_PREFIX}-{token}-"):
+        if name == f"{NAME_PREFIX}-{token}":
             try:
                 ray.kill(ray.get_actor(name, namespace=namespace))
                 killed += 1

@@ -198,6 +198,9 @@ class ShardResult:
     """CPU seconds the shard took in the worker (this life)."""
     max_rss_mb: float = 0.0
     """The worker process's peak resident memory."""
+    started: float = 0.0
+    finished: float = 0.0
+    """Wall-clock times (``time.time``) the shard began and ended in the worker (start-up costs excluded)."""
 
 
 class RunWorker:
@@ -224,7 +227,7 @@ class RunWorker:
     ) -> ShardResult:
         from bedside.llm import shared_limiter
 
-        cpu_start = time.process_time()
+        cpu_start, started = time.process_time(), time.time()
         shared_limiter.install(self.token, owner=f"worker-{self.index}", grace_s=_longest_timeout(config))
         task = task or resolve_task(config.task)
         store = Store(config.store)
@@ -249,6 +252,8 @@ class RunWorker:
             pid=os.getpid(),
             cpu_s=time.process_time() - cpu_start,
             max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            started=started,
+            finished=time.time(),
         )
 
 
