@@ -219,3 +219,25 @@ def test_cli_runs_on_ray_with_the_store_and_cache_on_postgres(local_ray: None, t
         finally:
             if POSTGRES_URL:
                 PostgresResponseCache(cache).drop()
+
+
+def test_a_429_backs_off_every_worker_through_one_limiter(local_ray: None, tmp_path: Path) -> None:
+    """The limiter is the cluster's: a 429 one worker sees halves the limit all workers draw from, and the actor
+    counts every worker's requests."""
+    from bedside.runs.ray_executor import ShardResult
+
+    with ScriptedServer(latency_ms=20, faults="first=429+429,retry-after=0") as server:
+        options = {"max_concurrency": 8}
+        config = _config(tmp_path, "backoff", server.model_name(), samples=30, options=options, concurrency=16)
+        shards: list[ShardResult] = []
+        summary = asyncio.run(execute_ray(config, cache=False, workers=2, on_shards=shards.extend))
+        assert (summary.ran, summary.errors) == (60, 0)
+        assert server.stats()["requests"] == 62  # the two 429s were retried
+        assert server.stats()["max_in_flight"] <= 8
+    assert len(shards) == 2
+    last = max(shards, key=lambda s: s.finished).limits
+    (endpoint,) = last.values()
+    assert endpoint["rate_limited"] >= 1
+    assert endpoint["lowest_limit"] <= 4  # halved (once per second at most: the burst of two counts once)
+    assert endpoint["requests"] == 62  # both workers' requests, retries included, went through one limiter
+    assert endpoint["max_in_flight"] <= 8

@@ -43,6 +43,8 @@ class _LimiterState:
         self.limiter = AdaptiveLimiter(maximum, cooldown_s=cooldown_s)
         self.held: dict[str, int] = {}
         self.requests = 0
+        self.rate_limited = 0
+        self.lowest_limit = maximum
 
     async def acquire(self, owner: str, wanted: int = 1) -> tuple[int, int]:
         """Wait for one slot, then take as many more of the ``wanted`` as are free now (nobody else waiting);
@@ -69,13 +71,16 @@ class _LimiterState:
         return self.limiter.limit
 
     def on_rate_limited(self) -> int:
+        self.rate_limited += 1
         self.limiter.on_rate_limited()
+        self.lowest_limit = min(self.lowest_limit, self.limiter.limit)
         return self.limiter.limit
 
     def tighten(self, maximum: int) -> None:
         if maximum < self.limiter.maximum:
             self.limiter.maximum = maximum
             self.limiter.limit = min(self.limiter.limit, maximum)
+            self.lowest_limit = min(self.lowest_limit, self.limiter.limit)
 
     async def reset_owners(self, prefix: str, keep: str, grace_s: float = 0.0) -> int:
         """Give back the slots of every owner named ``prefix...`` but ``keep`` (the earlier lives of a worker that
@@ -101,6 +106,8 @@ class _LimiterState:
             "in_flight": self.limiter.in_flight,
             "max_in_flight": self.limiter.max_in_flight,
             "requests": self.requests,
+            "rate_limited": self.rate_limited,
+            "lowest_limit": self.lowest_limit,
             "held": dict(self.held),
         }
 

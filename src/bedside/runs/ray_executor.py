@@ -14,8 +14,8 @@ How the work is split:
   meet the worker's single-flight and cache instead of being paid for twice on two machines;
 * each worker is a Ray actor running its shard on its own event loop with ``ceil(concurrency / workers)``
   samples in flight, building its own models and writing finished samples to the shared store every 50 ms;
-* endpoint limits are cluster-wide: each worker's endpoint limiters are handles on one actor per endpoint
-  (:mod:`bedside.llm.shared_limiter`), so the cap and the 429 back-off hold across workers;
+* endpoint limits are cluster-wide: each worker's endpoint limiters are handles on the run's limits actor (one
+  limiter per endpoint, :mod:`bedside.llm.shared_limiter`), so the cap and the 429 back-off hold across workers;
 * the response cache is shared through its location (a PostgreSQL URL, or on a one-machine cluster a SQLite
   file), so an answer one worker committed is a cache hit for every other.
 
@@ -198,6 +198,8 @@ class ShardResult:
     """CPU seconds the shard took in the worker (this life)."""
     max_rss_mb: float = 0.0
     """The worker process's peak resident memory."""
+    limits: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """The cluster-wide limiters as the limits actor saw them when this shard ended, by endpoint."""
     started: float = 0.0
     finished: float = 0.0
     """Wall-clock times (``time.time``) the shard began and ended in the worker (start-up costs excluded)."""
@@ -228,7 +230,7 @@ class RunWorker:
         from bedside.llm import shared_limiter
 
         cpu_start, started = time.process_time(), time.time()
-        shared_limiter.install(self.token, owner=f"worker-{self.index}", grace_s=_longest_timeout(config))
+        limits = shared_limiter.install(self.token, owner=f"worker-{self.index}", grace_s=_longest_timeout(config))
         task = task or resolve_task(config.task)
         store = Store(config.store)
         try:
@@ -240,6 +242,7 @@ class RunWorker:
             plan = Plan(per_worker, task, scorers, cells, settings, summary, generate=todo, bypass=bypass)
             running = _ShardRunning(plan, store, lock, config)
             await running.run(cache)
+            seen = await limits.actor.stats.remote() if limits.actor is not None else {}
         finally:
             store.close()
         return ShardResult(
@@ -252,6 +255,7 @@ class RunWorker:
             pid=os.getpid(),
             cpu_s=time.process_time() - cpu_start,
             max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            limits=seen,
             started=started,
             finished=time.time(),
         )
