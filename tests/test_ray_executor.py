@@ -241,3 +241,11 @@ def test_a_429_backs_off_every_worker_through_one_limiter(local_ray: None, tmp_p
     assert endpoint["lowest_limit"] <= 4  # halved (once per second at most: the burst of two counts once)
     assert endpoint["requests"] == 62  # both workers' requests, retries included, went through one limiter
     assert endpoint["max_in_flight"] <= 8
+
+
+def test_sqlite_is_refused_for_a_remote_cluster_before_connecting(tmp_path: Path) -> None:
+    config = _config(tmp_path, "remote", "scripted/echo", samples=2, options={}, concurrency=2)
+    with pytest.raises(RayExecutorError, match="cannot share"):
+        # refused before any connection is tried (the address is never contacted)
+        asyncio.run(execute_ray(config, cache=False, address="ray://10.255.255.1:10001", workers=2))
+    assert not (tmp_path / "store.sqlite").exists()

@@ -93,7 +93,7 @@ def shard_of(item: Item, workers: int) -> int:
 def _is_local_address(address: str | None) -> bool:
     if address is None:
         return True
-    if address == "local":
+    if address in {"local", "auto"}:  # "auto": the cluster `ray start` made on this machine
         return True
     host = urlsplit(address if "://" in address else f"ray://{address}").hostname or ""
     return host in {"localhost", "127.0.0.1", "::1"} or host.startswith("127.")
@@ -371,6 +371,15 @@ async def execute_ray(
     check_config(config, task)
     datasets = load_datasets(config, task)
     cache_location = _cache_location(cache)
+    store_location = store.url if store is not None else config.store
+    if not _is_local_address(address):
+        # checked before connecting: a remote cluster's workers cannot share this machine's SQLite files
+        for what, where in (("store", store_location), ("cache", cache_location)):
+            if where and not is_postgres_url(where):
+                raise RayExecutorError(
+                    f"the {what} {where} is SQLite, which a cluster on another machine ({address}) cannot share: "
+                    "use postgresql+psycopg://... for --store and --cache (or --no-cache)"
+                )
     own_store = store is None
     store = store or Store(config.store)
     started_ray = False
