@@ -105,24 +105,49 @@ def pin_loopback() -> None:
     8.8.8.8. Ray skips that detection where clusters are disabled (its macOS/Windows default): this turns that
     switch off here and, through the environment, in every process Ray starts from here (raylet, workers)."""
     os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    # Ray's usage statistics look for a cloud provider at start-up (the metadata address 169.254.169.254 and a DNS
+    # lookup, seen with strace); with them off, nothing is sent anywhere.
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
     from ray._private import ray_constants
 
     ray_constants.ENABLE_RAY_CLUSTER = False
 
 
+_NOWHERE_PROXY = "http://127.0.0.1:9"
+"""A loopback port nothing listens on (discard): where Ray's own HTTP probes are sent to fail at once."""
+
+
 def init_local_ray(*, num_cpus: int, namespace: str = "bedside", runtime_env: dict[str, Any] | None = None) -> None:
-    """Start Ray on this machine, on 127.0.0.1 only: node IP pinned (and never detected), no dashboard."""
+    """Start Ray on this machine, on 127.0.0.1 only: node IP pinned (and never detected), no dashboard, no usage
+    statistics, and no probe of cloud metadata services.
+
+    Even without the dashboard, Ray starts a small API server whose usage-statistics module asks the cloud
+    metadata address (169.254.169.254) and ``metadata.google.internal`` (a DNS lookup) which cloud it runs on,
+    whether statistics are enabled or not (seen with strace). Those probes use ``requests``, which honours proxy
+    variables: while Ray starts its processes, ``http_proxy`` points at a closed loopback port, so they fail at
+    once without resolving or contacting anything else. The driver's own variables are restored afterwards;
+    bedside's HTTP client ignores proxy variables anyway (aiohttp without ``trust_env``).
+    """
     import ray
 
     pin_loopback()
-    ray.init(
-        _node_ip_address="127.0.0.1",
-        include_dashboard=False,
-        num_cpus=num_cpus,
-        namespace=namespace,
-        runtime_env=runtime_env,
-        log_to_driver=False,
-    )
+    saved = {name: os.environ.get(name) for name in ("http_proxy", "HTTP_PROXY", "no_proxy", "NO_PROXY")}
+    os.environ.update({"http_proxy": _NOWHERE_PROXY, "HTTP_PROXY": _NOWHERE_PROXY, "no_proxy": "", "NO_PROXY": ""})
+    try:
+        ray.init(
+            _node_ip_address="127.0.0.1",
+            include_dashboard=False,
+            num_cpus=num_cpus,
+            namespace=namespace,
+            runtime_env=runtime_env,
+            log_to_driver=False,
+        )
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     addresses = {node.get("NodeManagerAddress") for node in ray.nodes()}
     if addresses != {"127.0.0.1"}:
         ray.shutdown()
