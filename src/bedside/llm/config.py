@@ -62,19 +62,44 @@ class ModelConfig(BaseModel):
     price: Price | None = None
     options: dict[str, Any] = Field(default_factory=dict)
     """Provider-specific options (e.g. ``n_ctx`` for the embedded model, ``rules`` for scripted)."""
+    # [scale-out] replicas of one model (bedside.llm.pool)
+    base_urls: tuple[str, ...] | None = None
+    """Several servers of the same model (vLLM replicas): each request goes to the replica with the fewest
+    requests in flight. ``base_url``, when also given, must be one of them. String form: the URLs joined by
+    commas after the ``@``."""
+    replica_max_concurrency: int | None = Field(default=None, ge=1)
+    """Requests in flight to each replica at most (``max_concurrency`` still caps the pool as a whole)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split_base_urls(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        base_url, base_urls = data.get("base_url"), data.get("base_urls")
+        if isinstance(base_url, str) and "," in base_url and base_urls is None:
+            data = {**data, "base_urls": [u.strip() for u in base_url.split(",") if u.strip()], "base_url": None}
+        elif base_urls is not None and base_url is not None:
+            if base_url not in base_urls:
+                raise ValueError(f"base_url {base_url!r} is not one of base_urls {list(base_urls)}")
+            data = {**data, "base_url": None}
+        return data
 
     @model_validator(mode="after")
     def _check(self) -> ModelConfig:
         if self.structured_mode not in {"auto", "json_schema", "instructions"}:
             raise ValueError("structured_mode must be one of auto, json_schema, instructions")
-        if self.base_url is not None and not re.match(r"^https?://", self.base_url):
-            raise ValueError(f"base_url must start with http:// or https://, got {self.base_url!r}")
+        for url in (self.base_url, *(self.base_urls or ())):
+            if url is not None and not re.match(r"^https?://", url):
+                raise ValueError(f"base_url must start with http:// or https://, got {url!r}")
+        if self.base_urls is not None and not self.base_urls:
+            raise ValueError("base_urls must list at least one URL")
         return self
 
     @property
     def name(self) -> str:
         """The string form of this model, without secrets (there are none to leave out)."""
-        suffix = f"@{self.base_url}" if self.base_url else ""
+        urls = ",".join(self.base_urls) if self.base_urls else self.base_url
+        suffix = f"@{urls}" if urls else ""
         return f"{self.provider}/{self.model}{suffix}"
 
 

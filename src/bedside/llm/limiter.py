@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from collections.abc import Callable
 from types import TracebackType
 
 
@@ -82,3 +83,19 @@ class AdaptiveLimiter:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.release()
+
+
+# [scale-out] Where endpoint limiters come from. ``None``: this process's own (bedside.llm.model keeps one per
+# endpoint). A Ray worker installs a factory whose limiters are cluster-wide (bedside.llm.shared_limiter).
+LimiterFactory = Callable[[tuple[str, str], int], AdaptiveLimiter]
+_factory: LimiterFactory | None = None
+
+
+def install_limiter_factory(factory: LimiterFactory | None) -> None:
+    """Have every endpoint limiter asked for from now on made by ``factory`` (``None``: back to local ones)."""
+    global _factory
+    _factory = factory
+
+
+def limiter_factory() -> LimiterFactory | None:
+    return _factory

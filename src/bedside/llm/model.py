@@ -41,7 +41,7 @@ from bedside.llm.errors import (
     RetriesExhaustedError,
     StructuredOutputError,
 )
-from bedside.llm.limiter import AdaptiveLimiter
+from bedside.llm.limiter import AdaptiveLimiter, limiter_factory
 from bedside.llm.providers import Provider, create_provider
 from bedside.llm.retry import RetryPolicy
 from bedside.llm.scope import current_scope
@@ -87,6 +87,9 @@ def _check_not_empty(
 def endpoint_limiter(provider: Provider, maximum: int) -> AdaptiveLimiter:
     """The limiter shared by every model of this process that talks to the same endpoint."""
     key = (provider.name, provider.base_url or provider.model)
+    factory = limiter_factory()  # [scale-out] cluster-wide limiters on Ray (bedside.llm.shared_limiter)
+    if factory is not None:
+        return factory(key, maximum)
     limiter = _limiters.get(key)
     if limiter is None:
         limiter = _limiters[key] = AdaptiveLimiter(maximum)
@@ -400,7 +403,8 @@ def get_model(
 ) -> Model:
     """Build a model from its name or config block.
 
-    ``cache``: a :class:`ResponseCache`, a path to its SQLite file, or ``None`` for no caching.
+    ``cache``: a :class:`ResponseCache`, a path to its SQLite file, a ``postgresql://`` URL, or ``None`` for no
+    caching.
     ``usage``: the ledger to account into (share one across the models of a run); a new one by default.
     ``overrides``: :class:`ModelConfig` fields (``api_key_env=...``, ``max_concurrency=...``, ...).
     """
@@ -408,7 +412,9 @@ def get_model(
     provider = create_provider(config)
     limiter = endpoint_limiter(provider, config.max_concurrency or provider.default_concurrency)
     if cache is not None and not isinstance(cache, ResponseCache):
-        cache = ResponseCache(cache)
+        from bedside.llm.cache_postgres import open_cache  # [scale-out] a path or a postgresql:// URL
+
+        cache = open_cache(cache)
     endpoint = _Endpoint(
         config=config,
         provider=provider,

@@ -161,9 +161,12 @@ def _existing_store(location: str) -> Store:
     return Store(location)
 
 
-def _existing_cache(cache: str | Path | bool | None) -> Path | None:
+def _existing_cache(cache: str | Path | bool | None) -> Path | str | None:
     from bedside.llm.cache import default_cache_path
+    from bedside.llm.cache_postgres import is_postgres_url
 
+    if isinstance(cache, str) and is_postgres_url(cache):  # [scale-out] a cache on a server: it exists
+        return cache
     path = default_cache_path() if cache is True else (None if cache is False or cache is None else Path(cache))
     return path if path is not None and path.exists() else None
 
@@ -192,7 +195,9 @@ async def dry_run(
         if own_store:
             store.close()
     cache_path = _existing_cache(cache)
-    result = DryRun(plan, str(cache_path) if cache_path else None, estimates=estimates)
+    from bedside.llm.cache_postgres import redacted_url
+
+    result = DryRun(plan, redacted_url(str(cache_path)) if cache_path else None, estimates=estimates)
     if not plan.generate:
         return result
     if cache_path is None:

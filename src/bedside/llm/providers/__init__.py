@@ -48,6 +48,10 @@ def provider_names() -> list[str]:
 
 
 def create_provider(config: ModelConfig) -> Provider:
+    if config.base_urls:  # [scale-out] replicas of one model, balanced (bedside.llm.pool)
+        from bedside.llm.pool import create_pool
+
+        return create_pool(config)
     target = _REGISTRY.get(config.provider)
     if target is None:
         raise ModelConfigError(

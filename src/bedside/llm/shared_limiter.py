@@ -1,0 +1,328 @@
+"""Endpoint limits that hold across a Ray cluster: one actor per endpoint owns the limiter.
+
+In one process, every model talking to an endpoint shares one :class:`~bedside.llm.limiter.AdaptiveLimiter`
+(the cap, and the AIMD back-off after 429s). With several Ray workers, each would have its own and the endpoint
+would see workers × cap. So on Ray the limiters live in one named actor per run (:class:`_Limits`: one
+limiter per endpoint, detached, named from the run's token; one actor rather than one per endpoint, since each
+is a process), and each worker's models hold a :class:`RemoteLimiter` per endpoint, a stand-in with the same
+interface:
+
+* ``acquire`` waits for a slot granted by the actor (the actor queues waiters in order, as the local limiter
+  does); a worker asks for the slots of all its waiting callers in one message and returns slots in batches
+  (every 2 ms) with the successes seen since, so the actor sees a few messages per batch, not two per request;
+* ``on_rate_limited`` goes to the actor at once: the limit halves for every worker (once per second at most,
+  so one burst counts once), and grows back by one after ``limit`` successes across the cluster;
+* the actor counts slots per *owner* (a worker's stable name plus its life); a worker that is restarted
+  returns what its earlier lives held, after their requests' timeout (``timeout_s``: until then they may still
+  be running at the endpoint), so a killed worker neither leaks its share of the cap nor lets the endpoint
+  see more than the cap;
+* a caller cancelled while waiting for a grant returns the slot as soon as it is granted.
+
+The hook is :func:`bedside.llm.limiter.install_limiter_factory`: :func:`install` sets it in a worker, and every
+endpoint limiter the model layer asks for from then on (pools' replicas included) is a :class:`RemoteLimiter`.
+Ray is imported only here, and only when this is used (the ``ray`` extra).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import uuid
+from typing import Any
+
+from bedside.llm.limiter import AdaptiveLimiter, install_limiter_factory
+
+NAME_PREFIX = "bedside-limiter"
+
+
+class _LimiterState:
+    """The actor's body (kept a plain class so it can be tested without Ray)."""
+
+    def __init__(self, maximum: int, cooldown_s: float = 1.0) -> None:
+        self.limiter = AdaptiveLimiter(maximum, cooldown_s=cooldown_s)
+        self.held: dict[str, int] = {}
+        self.requests = 0
+        self.rate_limited = 0
+        self.lowest_limit = maximum
+
+    async def acquire(self, owner: str, wanted: int = 1) -> tuple[int, int]:
+        """Wait for one slot, then take as many more of the ``wanted`` as are free now (nobody else waiting);
+        returns (slots granted, current limit)."""
+        await self.limiter.acquire()
+        granted = 1
+        limiter = self.limiter
+        while granted < wanted and limiter.in_flight < limiter.limit and not limiter._waiters:
+            limiter._take()
+            granted += 1
+        self.held[owner] = self.held.get(owner, 0) + granted
+        self.requests += granted
+        return granted, limiter.limit
+
+    def release(self, owner: str, count: int = 1, successes: int = 0) -> int:
+        """Give back ``count`` slots after ``successes`` successful requests; returns the current limit."""
+        for _ in range(successes):
+            self.limiter.on_success()
+        count = min(count, self.held.get(owner, 0))
+        if count:
+            self.held[owner] -= count
+            for _ in range(count):
+                self.limiter.release()
+        return self.limiter.limit
+
+    def on_rate_limited(self) -> int:
+        self.rate_limited += 1
+        self.limiter.on_rate_limited()
+        self.lowest_limit = min(self.lowest_limit, self.limiter.limit)
+        return self.limiter.limit
+
+    def tighten(self, maximum: int) -> None:
+        if maximum < self.limiter.maximum:
+            self.limiter.maximum = maximum
+            self.limiter.limit = min(self.limiter.limit, maximum)
+            self.lowest_limit = min(self.lowest_limit, self.limiter.limit)
+
+    async def reset_owners(self, prefix: str, keep: str, grace_s: float = 0.0) -> int:
+        """Give back the slots of every owner named ``prefix...`` but ``keep`` (the earlier lives of a worker that
+        died and was restarted), after ``grace_s``; how many there were.
+
+        The grace is the requests' own timeout: a dead worker's requests may still be running at the endpoint
+        (a server does not always notice a client gone), and handing their slots on at once would let the
+        endpoint see more than its cap."""
+        leaked = 0
+        for owner in [o for o in self.held if o.startswith(prefix) and o != keep]:
+            leaked += self.held.pop(owner)
+        if leaked:
+            if grace_s > 0:
+                await asyncio.sleep(grace_s)
+            for _ in range(leaked):
+                self.limiter.release()
+        return leaked
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            "maximum": self.limiter.maximum,
+            "limit": self.limiter.limit,
+            "in_flight": self.limiter.in_flight,
+            "max_in_flight": self.limiter.max_in_flight,
+            "requests": self.requests,
+            "rate_limited": self.rate_limited,
+            "lowest_limit": self.lowest_limit,
+            "held": dict(self.held),
+        }
+
+
+class _Limits:
+    """The actor's body: every endpoint limiter of one run, by endpoint id. One actor (one process) serves
+    them all: an actor per endpoint would cost a process per endpoint, which on a small cluster competes with
+    the workers for CPU, while one actor's load is a few messages per batch of requests."""
+
+    def __init__(self) -> None:
+        self.endpoints: dict[str, _LimiterState] = {}
+
+    def _state(self, endpoint: str, maximum: int) -> _LimiterState:
+        state = self.endpoints.get(endpoint)
+        if state is None:
+            state = self.endpoints[endpoint] = _LimiterState(maximum)
+        else:
+            state.tighten(maximum)  # the strictest configured limit wins, cluster-wide too
+        return state
+
+    def ensure(self, endpoint: str, maximum: int) -> int:
+        return self._state(endpoint, maximum).limiter.limit
+
+    async def acquire(self, endpoint: str, owner: str, wanted: int, maximum: int) -> tuple[int, int]:
+        return await self._state(endpoint, maximum).acquire(owner, wanted)
+
+    def release(self, endpoint: str, owner: str, count: int = 1, successes: int = 0) -> int:
+        return self.endpoints[endpoint].release(owner, count, successes)
+
+    def on_rate_limited(self, endpoint: str) -> int:
+        return self.endpoints[endpoint].on_rate_limited()
+
+    async def reset_owners(self, prefix: str, keep: str, grace_s: float = 0.0) -> int:
+        results = await asyncio.gather(
+            *(state.reset_owners(prefix, keep, grace_s) for state in self.endpoints.values())
+        )
+        return sum(results)
+
+    def stats(self, endpoint: str | None = None) -> dict[str, Any]:
+        if endpoint is not None:
+            return self.endpoints[endpoint].stats()
+        return {name: state.stats() for name, state in self.endpoints.items()}
+
+
+_actor_class: Any = None
+
+
+def actor_class() -> Any:
+    """The Ray actor class (built on first use, so importing this module does not import Ray)."""
+    global _actor_class
+    if _actor_class is None:
+        import ray
+
+        class EndpointLimits(_Limits):
+            pass
+
+        _actor_class = ray.remote(num_cpus=0, max_concurrency=100_000)(EndpointLimits)
+    return _actor_class
+
+
+def endpoint_id(key: tuple[str, str]) -> str:
+    return hashlib.sha256("\0".join(key).encode()).hexdigest()[:16] + " " + " ".join(key)[:80]
+
+
+def limits_actor(token: str) -> Any:
+    """The run's limits actor: created by the first caller (detached, so it outlives a killed worker; the run's
+    driver kills it at the end), found by the others."""
+    return actor_class().options(name=f"{NAME_PREFIX}-{token}", get_if_exists=True, lifetime="detached").remote()
+
+
+class RemoteLimiter(AdaptiveLimiter):
+    """This process's handle on an endpoint's cluster-wide limiter (see the module docstring).
+
+    Slots are asked for in batches: one request to the actor at a time, for as many slots as this process has
+    callers waiting; the actor grants at least one (waiting for it in its queue) and as many more as are free.
+    Slots given back are gathered for ``RELEASE_S`` and returned in one message with the successes seen since.
+    So the cap is exact (a slot is counted at the actor from its grant until its return), at a handful of actor
+    calls per batch instead of two per request.
+
+    ``limit`` is the actor's limit as of its last answer; ``in_flight`` and ``max_in_flight`` count this
+    process's requests only (the actor's ``stats`` has the cluster's)."""
+
+    RELEASE_S = 0.002
+
+    def __init__(self, actor: Any, endpoint: str, maximum: int, owner: str) -> None:
+        super().__init__(maximum)
+        self.actor = actor
+        self.endpoint = endpoint
+        self.owner = owner
+        self._successes_pending = 0
+        self._to_release = 0
+        self._release_scheduled = False
+        self._queue: list[asyncio.Future[None]] = []
+        self._asking: asyncio.Future[None] | None = None
+        self.actor_calls = 0
+        """Messages sent to the actor (benchmarks)."""
+
+    async def acquire(self) -> None:
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append(waiter)
+        if self._asking is None or self._asking.done():
+            self._asking = asyncio.ensure_future(self._ask())
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self.release()  # granted just as we were cancelled: give it back
+            elif waiter in self._queue:
+                self._queue.remove(waiter)
+            raise
+
+    async def _ask(self) -> None:
+        """Ask the actor for slots while callers wait, one request at a time, and hand them out in order."""
+        while self._queue:
+            self.actor_calls += 1
+            try:
+                granted, self.limit = await self.actor.acquire.remote(
+                    self.endpoint, self.owner, len(self._queue), self.maximum
+                )
+            except Exception as exc:  # the actor is gone: every waiter fails with it
+                for waiter in self._queue:
+                    if not waiter.done():
+                        waiter.set_exception(exc)
+                self._queue.clear()
+                return
+            while granted and self._queue:
+                waiter = self._queue.pop(0)
+                if waiter.done():
+                    continue  # cancelled while we asked
+                granted -= 1
+                self._take()
+                waiter.set_result(None)
+            if granted:
+                self._give_back(granted)
+
+    def release(self) -> None:
+        self.in_flight -= 1
+        self._give_back(1)
+
+    def _give_back(self, count: int) -> None:
+        self._to_release += count
+        if not self._release_scheduled:
+            self._release_scheduled = True
+            asyncio.get_running_loop().call_later(self.RELEASE_S, self._send_release)
+
+    def _send_release(self) -> None:
+        self._release_scheduled = False
+        count, self._to_release = self._to_release, 0
+        successes, self._successes_pending = self._successes_pending, 0
+        if count or successes:
+            self.actor_calls += 1
+            self.actor.release.remote(self.endpoint, self.owner, count, successes)
+
+    def on_success(self) -> None:
+        self._successes_pending += 1
+
+    def on_rate_limited(self) -> None:
+        self._successes = 0
+        self.actor_calls += 1
+        self.actor.on_rate_limited.remote(self.endpoint)
+
+    def stats(self) -> dict[str, Any]:
+        import ray
+
+        result: dict[str, Any] = ray.get(self.actor.stats.remote(self.endpoint))
+        return result
+
+
+class RemoteLimiterFactory:
+    """Makes (once per endpoint, per process) the :class:`RemoteLimiter` the model layer asks for."""
+
+    def __init__(self, token: str, owner: str, grace_s: float = 0.0) -> None:
+        self.token = token
+        self.owner = owner
+        self.life = f"{owner}/{os.getpid()}/{uuid.uuid4().hex[:8]}"
+        """This process's owner name at the actors: the worker's stable name plus this life's own part."""
+        self.grace_s = grace_s
+        self.actor: Any = None
+        self.limiters: dict[tuple[str, str], RemoteLimiter] = {}
+
+    def __call__(self, key: tuple[str, str], maximum: int) -> AdaptiveLimiter:
+        if self.actor is None:
+            self.actor = limits_actor(self.token)
+            # a restarted worker returns what its earlier lives held, once their requests have timed out
+            self.actor.reset_owners.remote(f"{self.owner}/", self.life, self.grace_s)
+        limiter = self.limiters.get(key)
+        if limiter is None:
+            limiter = self.limiters[key] = RemoteLimiter(self.actor, endpoint_id(key), maximum, self.life)
+        if maximum < limiter.maximum:  # the strictest configured limit wins, cluster-wide too
+            limiter.maximum = maximum
+            limiter.limit = min(limiter.limit, maximum)
+        self.actor.ensure.remote(limiter.endpoint, maximum)
+        return limiter
+
+
+def install(token: str, owner: str, grace_s: float = 0.0) -> RemoteLimiterFactory:
+    """Make every endpoint limiter of this process cluster-wide (a Ray worker calls this before its models).
+    ``grace_s``: how long the slots a dead earlier life of this worker held stay taken (its requests' timeout)."""
+    factory = RemoteLimiterFactory(token, owner, grace_s)
+    install_limiter_factory(factory)
+    return factory
+
+
+def kill_limiters(token: str) -> int:
+    """Kill the run's limiter actors (the driver, at the end); how many there were."""
+    import ray
+
+    killed = 0
+    for entry in ray.util.list_named_actors(all_namespaces=True):
+        name = entry["name"] if isinstance(entry, dict) else entry
+        namespace = entry.get("namespace") if isinstance(entry, dict) else None
+        if name == f"{NAME_PREFIX}-{token}":
+            try:
+                ray.kill(ray.get_actor(name, namespace=namespace))
+                killed += 1
+            except ValueError:  # gone already
+                continue
+    return killed

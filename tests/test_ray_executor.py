@@ -1,0 +1,251 @@
+"""The Ray executor on a local 2-worker cluster on 127.0.0.1: identical results to the local executor, resume,
+a worker killed mid-run, and endpoint caps that hold across workers (the scripted servers count what they saw)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bedside.llm.shared_limiter import _LimiterState
+from bedside.runs import DatasetConfig, RunConfig, execute
+from bedside.runs.store import ResultRow, Store
+from bedside.testing import ScriptedServer
+
+ray = pytest.importorskip("ray")
+
+from bedside.runs.ray_executor import RayExecutorError, execute_ray, init_local_ray, worker_name  # noqa: E402
+
+TESTS = Path(__file__).resolve().parent
+SRC = TESTS.parent / "src"
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    """Ray on 127.0.0.1 only: node IP pinned, no dashboard, two CPUs (two workers)."""
+    init_local_ray(
+        num_cpus=2, namespace="bedside-tests", runtime_env={"env_vars": {"PYTHONPATH": f"{SRC}{os.pathsep}{TESTS}"}}
+    )
+    try:
+        nodes = ray.nodes()
+        assert {n["NodeManagerAddress"] for n in nodes} == {"127.0.0.1"}
+        yield
+    finally:
+        ray.shutdown()
+
+
+def _config(tmp: Path, name: str, spec: str, *, samples: int, options: dict[str, Any], concurrency: int) -> RunConfig:
+    return RunConfig(
+        name=name,
+        task="runs_ray_task:TASK",
+        datasets={"d": DatasetConfig(options={"samples": samples})},
+        systems={"plain": {"type": "echo"}, "prefixed": {"type": "echo", "options": {"prefix": "> "}}},  # type: ignore[dict-item]
+        models={"system": [spec]},
+        model_options={"system": options},
+        concurrency=concurrency,
+        store=str(tmp / "store.sqlite"),
+    )
+
+
+def _by_sample(rows: list[ResultRow]) -> dict[tuple[str, str, int], tuple[str, Any, Any, str]]:
+    return {(r.cell, r.sample_id, r.epoch): (r.status, r.output, r.scores, r.key) for r in rows}
+
+
+def test_ray_matches_local_resumes_and_caps_hold_across_workers(local_ray: None, tmp_path: Path) -> None:
+    with ScriptedServer(latency_ms=20) as a, ScriptedServer(latency_ms=20) as b:
+        spec = f"openai-compatible/scripted@{a.base_url},{b.base_url}"
+        options = {"max_concurrency": 6, "replica_max_concurrency": 3}
+        (tmp_path / "local").mkdir()
+        (tmp_path / "ray").mkdir()
+        local = _config(tmp_path / "local", "same", spec, samples=40, options=options, concurrency=16)
+        on_ray = _config(tmp_path / "ray", "same", spec, samples=40, options=options, concurrency=16)
+        assert local.run_id == on_ray.run_id
+
+        summary = asyncio.run(execute(local, cache=tmp_path / "local" / "cache.sqlite"))
+        assert (summary.ran, summary.errors) == (80, 0)
+        a.reset()
+        b.reset()
+        ray_summary = asyncio.run(execute_ray(on_ray, cache=tmp_path / "ray" / "cache.sqlite", workers=2))
+        assert (ray_summary.ran, ray_summary.errors) == (80, 0)
+        assert all(c.done == c.total == 40 for c in ray_summary.cells.values())
+        stats_a, stats_b = a.stats(), b.stats()
+        # every sample sent once, both replicas used, and each replica's cap held across the two workers
+        assert stats_a["requests"] + stats_b["requests"] == 80
+        assert min(stats_a["requests"], stats_b["requests"]) > 0
+        assert stats_a["max_in_flight"] <= 3
+        assert stats_b["max_in_flight"] <= 3
+        assert ray_summary.usage.snapshot()["system"].requests == 80
+
+        local_rows = _by_sample(Store(local.store).results(local.run_id))
+        ray_rows = _by_sample(Store(on_ray.store).results(on_ray.run_id))
+        assert len(ray_rows) == 80
+        assert ray_rows == local_rows
+
+        again = asyncio.run(execute_ray(on_ray, cache=tmp_path / "ray" / "cache.sqlite", workers=2))
+        assert again.ran == 0
+        assert all(c.done == c.skipped == 40 for c in again.cells.values())
+        assert a.stats()["requests"] + b.stats()["requests"] == 80  # resume sent nothing
+
+
+def test_one_endpoint_cap_holds_across_workers(local_ray: None, tmp_path: Path) -> None:
+    with ScriptedServer(latency_ms=30) as server:
+        config = _config(
+            tmp_path, "cap", server.model_name(), samples=30, options={"max_concurrency": 4}, concurrency=20
+        )
+        summary = asyncio.run(execute_ray(config, cache=False, workers=2))
+        assert (summary.ran, summary.errors) == (60, 0)
+        assert server.stats()["requests"] == 60
+        assert server.stats()["max_in_flight"] == 4  # 10 samples in flight per worker, 4 requests at most in all
+
+
+def test_a_worker_killed_mid_run_still_finishes_exactly(local_ray: None, tmp_path: Path) -> None:
+    samples = 150
+    with ScriptedServer(latency_ms=40) as server:
+        config = _config(
+            tmp_path,
+            "kill",
+            server.model_name(),
+            samples=samples,
+            options={"max_concurrency": 6, "timeout_s": 1.0},
+            concurrency=12,
+        )
+        store = Store(config.store)
+        outcome: dict[str, Any] = {}
+
+        def drive() -> None:
+            try:
+                outcome["summary"] = asyncio.run(execute_ray(config, cache=tmp_path / "cache.sqlite", workers=2))
+            except BaseException as exc:  # surfaced below
+                outcome["error"] = exc
+
+        thread = threading.Thread(target=drive)
+        thread.start()
+        deadline = time.monotonic() + 60
+        while len(store.results(config.run_id)) < 40 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stored_at_kill = len(store.results(config.run_id))
+        assert 0 < stored_at_kill < 2 * samples, "the run finished before the kill"
+        worker = ray.get_actor(worker_name(config.run_id, 0))
+        pid = ray.get(worker.pid.remote())
+        os.kill(pid, signal.SIGKILL)
+        thread.join(timeout=120)
+        assert not thread.is_alive()
+        assert "error" not in outcome, outcome.get("error")
+        summary = outcome["summary"]
+        rows = store.results(config.run_id)
+        assert len(rows) == 2 * samples
+        assert summary.errors == 0
+        assert all(c.done == samples for c in summary.cells.values())
+        for row in rows:  # exact: each sample's own answer
+            prefix = "> " if row.cell.endswith("/prefixed/" + config.models["system"][0]) else ""
+            assert row.output is not None
+            assert row.output["text"] == f"{prefix}request {int(row.sample_id[1:])} of d"
+        # finished samples were not sent again: at most those in flight or not yet stored at the kill
+        assert server.stats()["requests"] <= 2 * samples + 6 + 12
+        assert server.stats()["max_in_flight"] <= 6
+
+
+def test_sqlite_in_memory_is_refused(local_ray: None, tmp_path: Path) -> None:
+    config = _config(tmp_path, "mem", "scripted/echo", samples=2, options={}, concurrency=2)
+    config = config.model_copy(update={"store": ":memory:"})
+    with pytest.raises(RayExecutorError, match="in-memory"):
+        asyncio.run(execute_ray(config, cache=False, workers=2))
+
+
+def test_limiter_state_counts_owners_and_backs_off() -> None:
+    async def run() -> None:
+        state = _LimiterState(4)
+        assert await state.acquire("w0/1", wanted=3) == (3, 4)  # a batch: as many as are free
+        assert await state.acquire("w1", wanted=5) == (1, 4)
+        assert state.stats()["in_flight"] == 4
+        waiting = asyncio.ensure_future(state.acquire("w1", wanted=2))
+        await asyncio.sleep(0)
+        assert not waiting.done()
+        assert await state.reset_owners("w0/", keep="w0/1") == 0  # no earlier life: nothing to give back
+        assert await state.reset_owners("w0/", keep="w0/2", grace_s=0.05) == 3  # the restarted w0 gives back
+        assert await waiting == (2, 4)
+        assert state.on_rate_limited() == 2  # halved for every worker
+        assert state.release("w1", count=2, successes=1) == 2
+        assert state.stats()["held"] == {"w1": 1}
+
+    asyncio.run(run())
+
+
+POSTGRES_URL = os.environ.get("BEDSIDE_TEST_POSTGRES_URL")
+
+
+def test_cli_runs_on_ray_with_the_store_and_cache_on_postgres(local_ray: None, tmp_path: Path) -> None:
+    """`bedside run --executor ray`: on PostgreSQL (store and cache) when the test server is there, as a
+    multi-node run would be; on SQLite files (this one-machine cluster) otherwise."""
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+    from bedside.llm.cache_postgres import PostgresResponseCache
+
+    suffix = uuid.uuid4().hex[:10]
+    if POSTGRES_URL:
+        store = POSTGRES_URL
+        cache = f"{POSTGRES_URL}{'&' if '?' in POSTGRES_URL else '?'}table=bedside_test_cache_{suffix}"
+    else:
+        store, cache = str(tmp_path / "store.sqlite"), str(tmp_path / "cache.sqlite")
+    with ScriptedServer(latency_ms=10) as server:
+        config = tmp_path / "run.yaml"
+        config.write_text(
+            f"name: cli-ray-{suffix}\ntask: runs_ray_task:TASK\ndatasets:\n  d:\n    options: {{samples: 12}}\n"
+            f"systems:\n  plain: {{type: echo}}\nmodels:\n  system: {server.model_name()}\n"
+            f"model_options:\n  system: {{max_concurrency: 3}}\nconcurrency: 8\nstore: {store}\n"
+        )
+        try:
+            args = ["run", str(config), "--executor", "ray", "--workers", "2", "--cache", cache, "--json"]
+            result = CliRunner().invoke(app, args)
+            assert result.exit_code == 0, result.output
+            data = json.loads(result.stdout)
+            assert (data["ran"], data["errors"]) == (12, 0)
+            assert server.stats()["requests"] == 12
+            assert server.stats()["max_in_flight"] <= 3
+            again = CliRunner().invoke(app, args)
+            assert again.exit_code == 0, again.output
+            assert json.loads(again.stdout)["ran"] == 0
+            assert server.stats()["requests"] == 12
+        finally:
+            if POSTGRES_URL:
+                PostgresResponseCache(cache).drop()
+
+
+def test_a_429_backs_off_every_worker_through_one_limiter(local_ray: None, tmp_path: Path) -> None:
+    """The limiter is the cluster's: a 429 one worker sees halves the limit all workers draw from, and the actor
+    counts every worker's requests."""
+    from bedside.runs.ray_executor import ShardResult
+
+    with ScriptedServer(latency_ms=20, faults="first=429+429,retry-after=0") as server:
+        options = {"max_concurrency": 8}
+        config = _config(tmp_path, "backoff", server.model_name(), samples=30, options=options, concurrency=16)
+        shards: list[ShardResult] = []
+        summary = asyncio.run(execute_ray(config, cache=False, workers=2, on_shards=shards.extend))
+        assert (summary.ran, summary.errors) == (60, 0)
+        assert server.stats()["requests"] == 62  # the two 429s were retried
+        assert server.stats()["max_in_flight"] <= 8
+    assert len(shards) == 2
+    last = max(shards, key=lambda s: s.finished).limits
+    (endpoint,) = last.values()
+    assert endpoint["rate_limited"] >= 1
+    assert endpoint["lowest_limit"] <= 4  # halved (once per second at most: the burst of two counts once)
+    assert endpoint["requests"] == 62  # both workers' requests, retries included, went through one limiter
+    assert endpoint["max_in_flight"] <= 8
+
+
+def test_sqlite_is_refused_for_a_remote_cluster_before_connecting(tmp_path: Path) -> None:
+    config = _config(tmp_path, "remote", "scripted/echo", samples=2, options={}, concurrency=2)
+    with pytest.raises(RayExecutorError, match="cannot share"):
+        # refused before any connection is tried (the address is never contacted)
+        asyncio.run(execute_ray(config, cache=False, address="ray://10.255.255.1:10001", workers=2))
+    assert not (tmp_path / "store.sqlite").exists()
