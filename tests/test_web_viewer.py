@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -12,22 +13,35 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("argon2")
 
-from fastapi.testclient import TestClient  # noqa: E402
-from web_support import CELLS, add_accounts, cell_id, fill_run, login  # noqa: E402
+from fastapi.testclient import TestClient
 
-from bedside.runs.store import Store  # noqa: E402
-from bedside.web import browse  # noqa: E402
-from bedside.web.app import create_app  # noqa: E402
+from bedside.runs.store import Store
+from bedside.web import browse
+from bedside.web.app import create_app
+from web_support import CELLS, POSTGRES_URL, add_accounts, cell_id, fill_run, login, postgres_store
+
+BACKENDS = [
+    "sqlite",
+    pytest.param(
+        "postgres",
+        marks=pytest.mark.skipif(not POSTGRES_URL, reason="set BEDSIDE_TEST_POSTGRES_URL to run on PostgreSQL"),
+    ),
+]
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    opened = Store(str(tmp_path / "store.sqlite"))
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    made = postgres_store() if request.param == "postgres" else None
+    opened = next(made) if made is not None else Store(str(tmp_path / "store.sqlite"))
     fill_run(opened, "alpha-111", 400)
     fill_run(opened, "beta-222", 200)
     add_accounts(opened)
     yield opened
-    opened.close()
+    if made is not None:
+        with pytest.raises(StopIteration):
+            next(made)
+    else:
+        opened.close()
 
 
 @pytest.fixture
@@ -40,9 +54,11 @@ def admin(store: Store) -> TestClient:
 def test_runs_list_shows_counts_and_cost(admin: TestClient) -> None:
     page = admin.get("/")
     assert page.status_code == 200
-    assert "alpha-111" in page.text and "beta-222" in page.text
+    assert "alpha-111" in page.text
+    assert "beta-222" in page.text
     summary = browse._summarise(admin.app.state.store, {"id": "alpha-111", "status": "finished"})  # type: ignore[attr-defined]
-    assert summary.samples == 400 and len(summary.cells) == 4
+    assert summary.samples == 400
+    assert len(summary.cells) == 4
     assert summary.errors == sum(1 for c in range(4) for i in range(100) if (i + c) % 97 == 0)
     assert f"{summary.cost:.4f}" in page.text
     assert summary.strata == {"urgency": ["high", "low"]}
@@ -51,8 +67,10 @@ def test_runs_list_shows_counts_and_cost(admin: TestClient) -> None:
 def test_dashboard_has_report_tables_with_intervals(admin: TestClient) -> None:
     page = admin.get("/runs/alpha-111")
     assert page.status_code == 200
-    assert "Results by cell" in page.text and "Usage by role" in page.text
-    assert "n=" in page.text and "[" in page.text  # intervals with n
+    assert "Results by cell" in page.text
+    assert "Usage by role" in page.text
+    assert "n=" in page.text
+    assert "[" in page.text
     assert admin.get("/runs/nope").status_code == 404
 
 
@@ -75,7 +93,8 @@ def test_sample_browser_pages_by_key_through_every_sample(admin: TestClient) -> 
 
         nxt = re.search(r'<a rel="next" href="([^"]+)"', page.text)
         url = "/runs/alpha-111/samples" + nxt.group(1).replace("&amp;", "&") if nxt else ""
-    assert len(seen) == 400 and pages == 8
+    assert len(seen) == 400
+    assert pages == 8
     # back one page from the third
     store = admin.app.state.store  # type: ignore[attr-defined]
     summary = browse._summarise(store, {"id": "alpha-111", "status": "finished"})
@@ -90,7 +109,7 @@ def test_sample_filters(admin: TestClient) -> None:
     store = admin.app.state.store  # type: ignore[attr-defined]
     summary = browse._summarise(store, {"id": "alpha-111", "status": "finished"})
 
-    def every(flt: browse.SampleFilter) -> list[dict[str, object]]:
+    def every(flt: browse.SampleFilter) -> list[dict[str, Any]]:
         rows, page = [], browse.sample_page(store, summary, flt, size=37)
         rows += page.rows
         while page.after:
@@ -101,17 +120,19 @@ def test_sample_filters(admin: TestClient) -> None:
     assert {r["system"] for r in every(browse.SampleFilter(system="rag"))} == {"rag"}
     assert len(every(browse.SampleFilter(system="rag", model="scripted/a"))) == 100
     errors = every(browse.SampleFilter(errors_only=True))
-    assert errors and all(r["status"] == "error" for r in errors) and len(errors) == summary.errors
+    assert errors
+    assert all(r["status"] == "error" for r in errors)
+    assert len(errors) == summary.errors
     ranged = every(browse.SampleFilter(metric="bleu", low=10, high=20))
-    assert ranged and all(10 <= r["scores"]["bleu"] <= 20 for r in ranged)  # type: ignore[index]
+    assert ranged
+    assert all(10 <= r["scores"]["bleu"] <= 20 for r in ranged)
     high = every(browse.SampleFilter(stratum="urgency=high"))
-    assert high and all(r["strata"]["urgency"] == "high" for r in high)  # type: ignore[index]
+    assert high
+    assert all(r["strata"]["urgency"] == "high" for r in high)
     assert every(browse.SampleFilter(dataset="nope")) == []
     page = admin.get("/runs/alpha-111/samples?system=rag&metric=bleu&low=10&high=20&errors=")
-    assert (
-        page.status_code == 200
-        and "zero_shot" not in page.text.split("<table")[1].split("</table>")[0].split("</tr>", 1)[1]
-    )
+    assert page.status_code == 200
+    assert "zero_shot" not in page.text.split("<table")[1].split("</table>")[0].split("</tr>", 1)[1]
     assert admin.get("/runs/alpha-111/samples?low=abc").status_code == 400
     assert admin.get("/runs/alpha-111/samples?after=%5B1").status_code == 400
 
@@ -170,8 +191,10 @@ def test_transcript_and_task_sections_render_escaped(store: Store, admin: TestCl
     )
     page = admin.get("/runs/conv-333/sample?cell=c&sample=s1&epoch=0")
     assert page.status_code == 200
-    assert "Hello &lt;b&gt;there&lt;/b&gt;" in page.text and "<b>there</b>" not in page.text
-    assert "trace (exchange 1)" in page.text and "advance" in page.text
+    assert "Hello &lt;b&gt;there&lt;/b&gt;" in page.text
+    assert "<b>there</b>" not in page.text
+    assert "trace (exchange 1)" in page.text
+    assert "advance" in page.text
 
 
 def test_highlight_parts() -> None:
@@ -189,7 +212,9 @@ def test_two_runs_side_by_side(admin: TestClient) -> None:
     assert "not in this run" in later.text  # beta has 50 samples per cell, alpha 100
     pair = f"{cell_id(*CELLS[3])}|{cell_id(*CELLS[3])}"
     page = admin.get(f"/compare?a=alpha-111&b=beta-222&pair={quote(pair)}&after={quote(json.dumps(['s000010', 0]))}")
-    assert page.status_code == 200 and "Draft reply 11 from rag" in page.text and "Draft reply 5 from" not in page.text
+    assert page.status_code == 200
+    assert "Draft reply 11 from rag" in page.text
+    assert "Draft reply 5 from" not in page.text
 
 
 def test_summary_cache_follows_new_samples(store: Store, admin: TestClient) -> None:

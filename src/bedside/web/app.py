@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -152,7 +152,8 @@ def create_app(store: Store | str, settings: WebSettings | None = None) -> FastA
     settings = settings or WebSettings()
     store = store if isinstance(store, Store) else Store(store)
     create_web_tables(store.engine)
-    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    # The gate runs before any parameter is validated, so an anonymous request learns nothing from a 422.
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None, dependencies=[Depends(_gate)])
     app.state.store = store
     app.state.settings = settings
     app.state.summaries = browse.Summaries(store)
@@ -193,8 +194,16 @@ def _num(value: Any, digits: int = 3) -> str:
 # ---- sessions and guards ---------------------------------------------------------------------------------
 
 
+def _gate(request: Request) -> None:
+    if request.url.path != "/login":
+        request.state.session = session_of(request)
+
+
 def session_of(request: Request) -> Session:
     """The request's session, or :class:`LoginRequired`."""
+    known = getattr(request.state, "session", None)
+    if known is not None:
+        return known  # type: ignore[no-any-return]
     settings: WebSettings = request.app.state.settings
     found = load_session(request.app.state.store.engine, request.cookies.get(SESSION_COOKIE), settings.idle_s)
     if found is None:

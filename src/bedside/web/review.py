@@ -722,6 +722,7 @@ def meta_evaluation(engine: Engine, review_id: str) -> dict[str, Any]:
         if not groups:
             result["inter"].append(Estimate(f"{kind}: agreement", None, None, None, 0, "needs items with two labels"))
             continue
+
         def alpha(sample: list[Any]) -> float:
             units = [votes for g in sample for _, votes in g]
             codes: dict[Any, int] = {}
