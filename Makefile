@@ -53,6 +53,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/sim_calls.py
 	$(BIN)/python bench/sensemaking_calls.py
 	$(BIN)/python bench/instruct.py
+	$(BIN)/python bench/viewer.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache src/*.egg-info
