@@ -143,3 +143,95 @@ def postgres_store() -> Iterator[Store]:
         with admin.connect() as db:
             db.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+# One small item of each review task type (JSONL objects), with the judge's answer where the type has one.
+REVIEW_ITEMS: dict[str, list[dict[str, Any]]] = {
+    "rank": [
+        {
+            "id": f"r{i}",
+            "context": f"Instruction {i}: summarise the last visit.",
+            "outputs": [
+                {"id": "system-alpha", "text": f"Alpha answer {i}."},
+                {"id": "system-beta", "text": f"Beta answer {i}."},
+                {"id": "system-gamma", "text": f"Gamma answer {i}."},
+            ],
+            "judge": {"scores": [3.0, 2.0, 1.0]},
+        }
+        for i in range(3)
+    ],
+    "pairwise": [
+        {
+            "id": f"p{i}",
+            "context": f"Discharge case {i}.",
+            "outputs": [
+                {"id": "model-one", "text": f"First text {i}."},
+                {"id": "model-two", "text": f"Second text {i}."},
+            ],
+            "judge": "A",
+        }
+        for i in range(3)
+    ],
+    "agree": [
+        {
+            "id": f"a{i}",
+            "context": f"Vignette {i}.",
+            "output": f"Sensemaker reply {i}.",
+            "metric": "severity",
+            "score": 3,
+            "reasoning": f"The reply explains severity {i}.",
+            "key": {"system": "secret-system"},
+        }
+        for i in range(3)
+    ],
+    "gold": [
+        {"id": f"g{i}", "message": f"Portal message {i}: can I take ibuprofen?", "themes": ["medication", "follow-up"]}
+        for i in range(2)
+    ],
+    "match": [
+        {
+            "id": f"m{i}",
+            "sentence": "Keep taking omeprazole daily.",
+            "draft": f"Continue omeprazole every day. Call us if pain returns {i}.",
+            "judge": "Continue omeprazole every day.",
+        }
+        for i in range(3)
+    ],
+    "evidence": [
+        {
+            "id": f"e{i}",
+            "question": f"Why was my dose changed {i}?",
+            "sentences": [{"id": "1", "text": "Dose raised to 20 mg."}, {"id": "2", "text": "Patient ate lunch."}],
+            "judge": {"1": "essential", "2": "not-relevant"},
+        }
+        for i in range(3)
+    ],
+}
+
+
+def items_jsonl(task_type: str) -> bytes:
+    import json
+
+    return "".join(json.dumps(i) + "\n" for i in REVIEW_ITEMS[task_type]).encode()
+
+
+def create_review(client: Any, task_type: str, annotators: list[str], *, overlap: int = 2, per: int = 10) -> str:
+    token = csrf_of(client.get("/reviews/new").text)
+    response = client.post(
+        "/reviews",
+        data={
+            "csrf": token,
+            "name": f"{task_type} review",
+            "task_type": task_type,
+            "annotators": annotators,
+            "per_annotator": str(per),
+            "overlap": str(overlap),
+            "blind": "on",
+            "seed": "7",
+            "instructions": "Label carefully.",
+        },
+        files={"items": ("items.jsonl", items_jsonl(task_type))},
+        follow_redirects=False,
+    )
+    assert response.status_code == 303, response.text[:500]
+    return str(response.headers["location"]).rsplit("/", 1)[1]

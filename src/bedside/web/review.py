@@ -659,6 +659,16 @@ def _bootstrap(
     groups: list[Any], statistic: Any, *, seed: int = 0, resamples: int = 400
 ) -> tuple[float | None, float | None, float | None]:
     """Statistic on all groups (items) and a percentile 95% interval from resampling the groups."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn warns on resamples with one category; those give NaN, dropped
+        return _bootstrap_quiet(groups, statistic, seed=seed, resamples=resamples)
+
+
+def _bootstrap_quiet(
+    groups: list[Any], statistic: Any, *, seed: int, resamples: int
+) -> tuple[float | None, float | None, float | None]:
     try:
         value = statistic(groups)
     except (ValueError, ZeroDivisionError):
