@@ -19,14 +19,15 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("argon2")
 pytest.importorskip("uvicorn")
-playwright_api = pytest.importorskip(
-    "playwright.sync_api", reason="the browser test needs playwright (pip install playwright)"
-)
 
 from bedside.runs.store import Store
 from bedside.web import review as rv
 from bedside.web.app import create_app
 from web_support import PASSWORD, add_accounts, fill_run, items_jsonl
+
+playwright_api = pytest.importorskip(
+    "playwright.sync_api", reason="the browser test needs playwright (pip install playwright)"
+)
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
