@@ -117,7 +117,7 @@ def test_citeqa_views_and_evidence_items(tmp_path: Path) -> None:
     run_id = store.runs()[0]["id"]
     items = rv.items_from_run(store, run_id, rv.ReviewSpec("e", "evidence", ["ann1"], per_annotator=100))
     assert len(items) == 2
-    item_id, payload, key = items[0]
+    _, payload, key = items[0]
     assert key["judge"]["1"] == "essential"
     assert all(v == "not-relevant" for k, v in key["judge"].items() if k != "1")
     assert payload["sentences"][0]["id"] == "1"
