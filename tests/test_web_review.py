@@ -295,6 +295,12 @@ def test_exports_are_read_by_bedside_commands(store: Store, tmp_path: Path) -> N
     (tmp_path / "agree.jsonl").write_text(agree.text)
     assert len(read_labels(tmp_path / "agree.jsonl")) == 3
     assert admin.get(f"/reviews/{ids['agree']}/export?format=citeqa").status_code == 400
+    pq = pytest.importorskip("pyarrow.parquet")
+    import io
+
+    table = pq.read_table(io.BytesIO(admin.get(f"/reviews/{ids['agree']}/export?format=parquet").content))
+    assert table.num_rows == 3
+    assert json.loads(table.column("label")[0].as_py())["agree"] is True
 
 
 def test_import_labels_collected_elsewhere(store: Store, tmp_path: Path) -> None:
@@ -339,6 +345,11 @@ def test_import_labels_collected_elsewhere(store: Store, tmp_path: Path) -> None
     assert len(rv.all_labels(store.engine, other)) == 3
     done = runner.invoke(app, ["review", "import", "rv-nope", str(out), "--store", url])
     assert done.exit_code == 1
+    if __import__("importlib.util").util.find_spec("pyarrow") is not None:
+        parquet = tmp_path / "labels.parquet"
+        done = runner.invoke(app, ["review", "export", review_id, str(parquet), "--format", "parquet", "--store", url])
+        assert done.exit_code == 0, done.output
+        assert (parquet.stat().st_mode & 0o777) == 0o600
 
 
 def test_reviews_from_a_run(store: Store) -> None:

@@ -257,3 +257,50 @@ def test_serve_binds_localhost_by_default() -> None:
     from bedside.cli.web import serve
 
     assert pyinspect.signature(serve).parameters["host"].default == "127.0.0.1"
+
+
+def test_the_real_server_logs_no_query_strings(tmp_path: Path) -> None:
+    """`bedside serve` in its own process: binds 127.0.0.1, and its log holds route templates only."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    import httpx
+
+    path = tmp_path / "store.sqlite"
+    opened = Store(str(path))
+    fill_run(opened, "alpha-111", 8)
+    add_accounts(opened)
+    opened.close()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = tmp_path / "server.log"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    with log.open("w") as sink:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "bedside.cli", "serve", "--store", str(path), "--port", str(port)],
+            stdout=sink,
+            stderr=sink,
+            env=env,
+        )
+        try:
+            client = httpx.Client(base_url=f"http://127.0.0.1:{port}")
+            for _ in range(200):
+                try:
+                    page = client.get("/login")
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.05)
+            client.post("/login", data={"name": "admin", "password": PASSWORD, "csrf": csrf_of(page.text)})
+            assert client.get("/runs/alpha-111/samples?system=SECRET-QUERY").status_code == 200
+            client.post("/login", data={"name": "SECRET-NAME", "password": "SECRET-PASSWORD", "csrf": "x"})
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+    text = log.read_text()
+    assert f"http://127.0.0.1:{port}/" in text
+    assert "admin GET /runs/{run_id}/samples 200" in text
+    for secret in ("SECRET-QUERY", "SECRET-NAME", "SECRET-PASSWORD", "alpha-111/samples"):
+        assert secret not in text, secret

@@ -907,22 +907,40 @@ def export_labels(engine: Engine, review_id: str, fmt: str) -> tuple[str, str]:
     return text, f"{review_id}-{fmt}.jsonl"
 
 
-def export_parquet(engine: Engine, review_id: str, path: Path) -> None:
-    """The generic labels as Parquet (label as a JSON string), written 0600."""
+def _parquet_table(engine: Engine, review_id: str) -> Any:
     try:
         import pyarrow as pa
-        import pyarrow.parquet as pq
     except ImportError:
         raise ReviewError("Parquet export needs pyarrow (pip install 'bedside[export]')") from None
     text, _ = export_labels(engine, review_id, "labels")
-    rows = [json.loads(line) for line in text.splitlines()]
-    columns: dict[str, list[Any]] = defaultdict(list)
-    for row in rows:
-        for name in ("review", "task_type", "item", "annotator", "label", "submitted", "updated_at"):
+    names = ("review", "task_type", "item", "annotator", "label", "submitted", "updated_at")
+    columns: dict[str, list[Any]] = {name: [] for name in names}
+    for line in text.splitlines():
+        row = json.loads(line)
+        for name in names:
             value = row[name]
             columns[name].append(json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else value)
+    return pa.table(columns)
+
+
+def export_parquet(engine: Engine, review_id: str, path: Path) -> None:
+    """The generic labels as Parquet (the label as a JSON string), written 0600."""
+    import pyarrow.parquet as pq
+
+    table = _parquet_table(engine, review_id)
     with open_private_binary(path) as handle:
-        pq.write_table(pa.table(dict(columns)), handle)
+        pq.write_table(table, handle)
+
+
+def parquet_bytes(engine: Engine, review_id: str) -> bytes:
+    import io
+
+    import pyarrow.parquet as pq
+
+    table = _parquet_table(engine, review_id)
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    return buffer.getvalue()
 
 
 def _need(task_type: str, wanted: str, fmt: str) -> None:

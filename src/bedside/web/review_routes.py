@@ -138,7 +138,7 @@ def review_routes(app: FastAPI) -> None:
             progress=rv.progress(engine, review_id),
             position=position,
             title=rv.TASK_TITLES[info["task_type"]],
-            formats=[f for f in rv.EXPORT_FORMATS if _format_fits(f, info["task_type"])],
+            formats=[f for f in (*rv.EXPORT_FORMATS, "parquet") if _format_fits(f, info["task_type"])],
             error=None,
         )
 
@@ -224,6 +224,17 @@ def review_routes(app: FastAPI) -> None:
         _review_or_404(request, review_id)
         fmt = request.query_params.get("format", "labels")
         engine = request.app.state.store.engine
+        if fmt == "parquet":
+            try:
+                data = rv.parquet_bytes(engine, review_id)
+            except rv.ReviewError as exc:
+                raise HTTPException(status_code=400, detail=str(exc)) from None
+            audit(engine, session.user.name, "labels-exported", review_id, format=fmt)
+            return Response(
+                data,
+                media_type="application/vnd.apache.parquet",
+                headers={"content-disposition": f'attachment; filename="{review_id}-labels.parquet"'},
+            )
         try:
             text, name = rv.export_labels(engine, review_id, fmt)
         except rv.ReviewError as exc:
@@ -254,7 +265,7 @@ def review_routes(app: FastAPI) -> None:
                 progress=rv.progress(engine, review_id),
                 position=None,
                 title=rv.TASK_TITLES[info["task_type"]],
-                formats=[f for f in rv.EXPORT_FORMATS if _format_fits(f, info["task_type"])],
+                formats=[f for f in (*rv.EXPORT_FORMATS, "parquet") if _format_fits(f, info["task_type"])],
                 error=str(exc),
             )
             response.status_code = 400
