@@ -899,7 +899,6 @@ def export_labels(engine: Engine, review_id: str, fmt: str) -> tuple[str, str]:
             }
             for item_id, sentences in votes.items()
         ]
-        audit(engine, None, "export-built", review_id, format=fmt)
         return json.dumps(key_out, indent=1, ensure_ascii=False) + "\n", f"{review_id}-key.json"
     else:
         raise ReviewError(f"format must be one of {', '.join(EXPORT_FORMATS)}")
