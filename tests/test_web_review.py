@@ -387,9 +387,9 @@ def test_reviews_from_a_run(store: Store) -> None:
     assert agree_item["payload"]["reasoning"] == "clear"
     refused = admin.post(
         "/reviews",
-        data={"csrf": token, "name": "g", "task_type": "gold", "annotators": ["ann1"], "run": "alpha-111"},
+        data={"csrf": token, "name": "e", "task_type": "evidence", "annotators": ["ann1"], "run": "alpha-111"},
     )
-    assert refused.status_code == 400
+    assert refused.status_code == 400  # a drafting run's hook builds match and gold items, not evidence
     assert "upload a JSONL" in refused.text
 
 
