@@ -157,6 +157,7 @@ def create_app(store: Store | str, settings: WebSettings | None = None) -> FastA
     app.state.store = store
     app.state.settings = settings
     app.state.summaries = browse.Summaries(store)
+    app.state.meta_cache = {}  # review id -> (labels version, meta-evaluation)
     app.state.throttle = LoginThrottle(settings.max_login_failures, settings.login_window_s)
     templates = Jinja2Templates(directory=str(_resource_dir("templates")))
     templates.env.filters["pretty"] = lambda v: json.dumps(v, indent=2, ensure_ascii=False, default=str)

@@ -603,6 +603,14 @@ def all_labels(engine: Engine, review_id: str) -> list[dict[str, Any]]:
         ]
 
 
+def labels_version(engine: Engine, review_id: str) -> tuple[int, float]:
+    """(number of labels, last change): what the meta-evaluation depends on besides the items."""
+    lab = labels_table.c
+    with engine.connect() as db:
+        count, last = db.execute(select(func.count(), func.max(lab.updated_at)).where(lab.review_id == review_id)).one()
+    return int(count), float(last or 0.0)
+
+
 def all_items(engine: Engine, review_id: str) -> dict[str, dict[str, Any]]:
     with engine.connect() as db:
         return {
@@ -655,46 +663,103 @@ class Estimate:
     note: str = ""
 
 
-def _bootstrap(
-    groups: list[Any], statistic: Any, *, seed: int = 0, resamples: int = 400
-) -> tuple[float | None, float | None, float | None]:
-    """Statistic on all groups (items) and a percentile 95% interval from resampling the groups."""
+BOOTSTRAP_RESAMPLES = 1000
+
+
+def _resampled_totals(parts: Any, seed: int, resamples: int = BOOTSTRAP_RESAMPLES) -> Any:
+    """Bootstrap over items: for each resample, the sum of the items' count arrays (``parts[i]``), drawn with
+    replacement. Done as (resample weights) @ (items' counts), in chunks, so a review of thousands of items takes
+    milliseconds rather than re-running a statistic's library call per resample."""
+    import numpy as np
+
+    n = parts.shape[0]
+    flat = parts.reshape(n, -1)
+    rng = np.random.default_rng(seed)
+    out = []
+    for start in range(0, resamples, 100):
+        size = min(100, resamples - start)
+        draws = rng.integers(0, n, size=(size, n))
+        offsets = (np.arange(size) * n)[:, None]
+        weights = np.bincount((draws + offsets).ravel(), minlength=size * n).reshape(size, n).astype(float)
+        out.append(weights @ flat)
+    return np.concatenate(out).reshape(resamples, *parts.shape[1:])
+
+
+def _interval(draws: Any) -> tuple[float | None, float | None]:
+    import numpy as np
+
+    finite = draws[np.isfinite(draws)]
+    if finite.size < len(draws) // 2:
+        return None, None
+    low, high = np.percentile(finite, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _alpha_nominal(coincidences: Any) -> Any:
+    """Krippendorff's α (nominal) from coincidence matrices (..., C, C): 1 − (n − 1)·D_o / Σ_{c≠k} n_c n_k."""
+    import numpy as np
+
+    n_c = coincidences.sum(axis=-1)
+    n = n_c.sum(axis=-1)
+    observed = n - np.trace(coincidences, axis1=-2, axis2=-1)
+    expected = n**2 - (n_c**2).sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1.0 - (n - 1.0) * observed / expected
+
+
+def _kappa(confusion: Any) -> Any:
+    """Cohen's κ from confusion matrices (..., C, C)."""
+    import numpy as np
+
+    total = confusion.sum(axis=(-2, -1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        observed = np.trace(confusion, axis1=-2, axis2=-1) / total
+        expected = (confusion.sum(axis=-1) * confusion.sum(axis=-2)).sum(axis=-1) / total**2
+        return (observed - expected) / (1.0 - expected)
+
+
+def _ratio(parts: Any) -> Any:
+    import numpy as np
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return parts[..., 0] / parts[..., 1]
+
+
+def _estimate(name: str, value: float | None, parts: Any, statistic: Any, n: int, *, seed: int = 0) -> Estimate:
+    """An estimate with its bootstrap 95% interval over items (none with fewer than three items)."""
+    import math as _math
+
+    if value is None or (isinstance(value, float) and _math.isnan(value)):
+        return Estimate(name, None, None, None, n)
+    if parts.shape[0] < 3:
+        return Estimate(name, float(value), None, None, n)
+    low, high = _interval(statistic(_resampled_totals(parts, seed)))
+    return Estimate(name, float(value), low, high, n)
+
+
+def _quiet(compute: Any) -> float | None:
+    """A bedside.stats value, None where it is undefined (scikit-learn's warnings on one category silenced)."""
     import warnings
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # scikit-learn warns on resamples with one category; those give NaN, dropped
-        return _bootstrap_quiet(groups, statistic, seed=seed, resamples=resamples)
-
-
-def _bootstrap_quiet(
-    groups: list[Any], statistic: Any, *, seed: int, resamples: int
-) -> tuple[float | None, float | None, float | None]:
-    try:
-        value = statistic(groups)
-    except (ValueError, ZeroDivisionError):
-        return None, None, None
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None, None, None
-    if len(groups) < 3:
-        return float(value), None, None
-    rng = random.Random(seed)
-    draws = []
-    for _ in range(resamples):
-        sample = [groups[rng.randrange(len(groups))] for _ in groups]
+        warnings.simplefilter("ignore")
         try:
-            v = statistic(sample)
+            value = float(compute())
         except (ValueError, ZeroDivisionError):
-            continue
-        if v is not None and not (isinstance(v, float) and math.isnan(v)):
-            draws.append(float(v))
-    if len(draws) < resamples // 2:
-        return float(value), None, None
-    draws.sort()
-    return float(value), draws[int(0.025 * (len(draws) - 1))], draws[int(0.975 * (len(draws) - 1))]
+            return None
+    return None if math.isnan(value) else value
 
 
 def meta_evaluation(engine: Engine, review_id: str) -> dict[str, Any]:
-    """Inter-annotator agreement and judge–human agreement from the labels stored so far, with n and CIs."""
+    """Inter-annotator agreement and judge–human agreement from the labels stored so far, with n and CIs.
+
+    Point estimates are bedside.stats' (Krippendorff's α, percent agreement, Cohen's κ, mean Kendall τ-b); their
+    intervals are percentile bootstraps over items (1,000 resamples, seed 0), computed from each item's counts
+    (coincidences, confusion matrices, agreeing pairs) so the page stays fast while labels arrive; a test checks
+    that the count formulas give bedside.stats' values.
+    """
+    import numpy as np
+
     from bedside.stats import cohen_kappa, krippendorff_alpha, mean_kendall_tau, percent_agreement
 
     info = review(engine, review_id)
@@ -723,92 +788,117 @@ def meta_evaluation(engine: Engine, review_id: str) -> dict[str, Any]:
 
     unit_kinds = sorted({u.split("/")[0] for units in by_item.values() for u in units})
     for kind in unit_kinds:
-        shared = [
-            [(u, votes) for u, votes in units.items() if u.split("/")[0] == kind and len(votes) >= 2]
+        groups = [
+            [votes for u, votes in units.items() if u.split("/")[0] == kind and len(votes) >= 2]
             for units in by_item.values()
         ]
-        groups = [g for g in shared if g]
-        n_units = sum(len(g) for g in groups)
-        if not groups:
+        groups = [g for g in groups if g]
+        units_all = [votes for g in groups for votes in g]
+        if not units_all:
             result["inter"].append(Estimate(f"{kind}: agreement", None, None, None, 0, "needs items with two labels"))
             continue
-
-        def alpha(sample: list[Any]) -> float:
-            units = [votes for g in sample for _, votes in g]
-            codes: dict[Any, int] = {}
-            rows = [[codes.setdefault(v[a], len(codes)) if a in v else None for v in units] for a in annotators]
-            return krippendorff_alpha(rows, level="nominal")
-
-        def pct(sample: list[Any]) -> float:
-            units = [votes for g in sample for _, votes in g]
-            return percent_agreement([[v.get(a) for v in units] for a in annotators])
-
-        def kappa(sample: list[Any]) -> float:
-            units = [votes for g in sample for _, votes in g]
-            pairs = [(v[annotators[0]], v[annotators[1]]) for v in units if annotators[0] in v and annotators[1] in v]
-            return cohen_kappa([str(x) for x, _ in pairs], [str(y) for _, y in pairs])
-
-        for name, stat in (("Krippendorff's α", alpha), ("percent agreement", pct)):
-            value, low, high = _bootstrap(groups, stat)
-            result["inter"].append(Estimate(f"{kind}: {name}", value, low, high, n_units))
+        codes = {c: i for i, c in enumerate(sorted({str(v) for votes in units_all for v in votes.values()}))}
+        size = len(codes)
+        coincidence = np.zeros((len(groups), size, size))
+        pairs = np.zeros((len(groups), 2))
+        for g, group in enumerate(groups):
+            for votes in group:
+                counts = np.bincount([codes[str(v)] for v in votes.values()], minlength=size).astype(float)
+                m = counts.sum()
+                coincidence[g] += (np.outer(counts, counts) - np.diag(counts)) / (m - 1)
+                pairs[g] += [(counts * (counts - 1) / 2).sum(), m * (m - 1) / 2]
+        rows = [[codes[str(v[a])] if a in v else None for v in units_all] for a in annotators]
+        n_units = len(units_all)
+        alpha = _quiet(lambda: krippendorff_alpha(rows, level="nominal"))  # noqa: B023 - called at once
+        result["inter"].append(_estimate(f"{kind}: Krippendorff's α", alpha, coincidence, _alpha_nominal, n_units))
+        agreement = _quiet(lambda: percent_agreement([[v.get(a) for v in units_all] for a in annotators]))  # noqa: B023
+        result["inter"].append(_estimate(f"{kind}: percent agreement", agreement, pairs, _ratio, n_units))
         if len(annotators) == 2:
-            value, low, high = _bootstrap(groups, kappa)
-            result["inter"].append(Estimate(f"{kind}: Cohen's κ", value, low, high, n_units))
+            first, second = annotators
+            confusion = np.zeros((len(groups), size, size))
+            both = []
+            for g, group in enumerate(groups):
+                for votes in group:
+                    if first in votes and second in votes:
+                        confusion[g, codes[str(votes[first])], codes[str(votes[second])]] += 1
+                        both.append((str(votes[first]), str(votes[second])))
+            kappa = _quiet(lambda: cohen_kappa([x for x, _ in both], [y for _, y in both]))  # noqa: B023
+            result["inter"].append(_estimate(f"{kind}: Cohen's κ", kappa, confusion, _kappa, len(both)))
 
     # judge - human
     if task_type == "agree":
-        votes_each = [[bool(lab["value"]["agree"])] for lab in labels]
-        value, low, high = _bootstrap(votes_each, lambda s: sum(x[0] for x in s) / len(s))
+        per_item: dict[str, list[bool]] = defaultdict(list)
+        for lab in labels:
+            per_item[lab["item_id"]].append(bool(lab["value"]["agree"]))
+        counts = np.array([[sum(v), len(v)] for v in per_item.values()], dtype=float)
+        rate = float(counts[:, 0].sum() / counts[:, 1].sum()) if len(counts) else None
         result["judge"].append(
-            Estimate("agreement rate (labels agreeing with the judge)", value, low, high, len(votes_each))
+            _estimate("agreement rate (labels agreeing with the judge)", rate, counts, _ratio, len(labels))
         )
-        majority = []
-        for item_id in {lab["item_id"] for lab in labels}:
-            votes = [lab["value"]["agree"] for lab in labels if lab["item_id"] == item_id]
-            if sum(votes) * 2 != len(votes):
-                majority.append([sum(votes) * 2 > len(votes)])
-        value, low, high = _bootstrap(majority, lambda s: sum(x[0] for x in s) / len(s))
+        majority = np.array(
+            [[float(sum(v) * 2 > len(v)), 1.0] for v in per_item.values() if sum(v) * 2 != len(v)], dtype=float
+        ).reshape(-1, 2)
+        rate = float(majority[:, 0].mean()) if len(majority) else None
         result["judge"].append(
-            Estimate("agreement rate (item majority, ties left out)", value, low, high, len(majority))
+            _estimate("agreement rate (item majority, ties left out)", rate, majority, _ratio, len(majority))
         )
     elif task_type == "rank":
-        per_item: list[tuple[str, dict[str, float], dict[str, float]]] = []
+        human: dict[str, dict[str, float]] = {}
+        machine: dict[str, dict[str, float]] = {}
         for lab in labels:
             judge = (items[lab["item_id"]]["key"] or {}).get("judge") or {}
             scores = judge.get("scores") if isinstance(judge, dict) else None
             if not scores:
                 continue
-            human = {str(i): -float(o["rank"]) for i, o in enumerate(lab["value"]["outputs"])}
-            machine = {str(i): float(s) for i, s in enumerate(scores) if s is not None}
-            per_item.append((f"{lab['item_id']}|{lab['annotator']}", human, machine))
-
-        def tau(sample: list[Any]) -> float | None:
-            found = mean_kendall_tau({k: h for k, h, _ in sample}, {k: m for k, _, m in sample})
-            return found.mean
-
-        if per_item:
-            value, low, high = _bootstrap(per_item, tau)
+            key = f"{lab['item_id']}|{lab['annotator']}"
+            human[key] = {str(i): -float(o["rank"]) for i, o in enumerate(lab["value"]["outputs"])}
+            machine[key] = {str(i): float(s) for i, s in enumerate(scores) if s is not None}
+        if human:
+            found = _quiet_tau(lambda: mean_kendall_tau(human, machine))
+            taus = np.array(
+                [[t, 1.0] for t in (found.per_item.values() if found else []) if t is not None], dtype=float
+            ).reshape(-1, 2)
+            value = found.mean if found else None
             result["judge"].append(
-                Estimate("Kendall τ-b, human rank vs judge score (mean over labels)", value, low, high, len(per_item))
+                _estimate("Kendall τ-b, human rank vs judge score (mean over labels)", value, taus, _ratio, len(taus))
             )
     else:
-        pairs: list[tuple[str, Any, Any]] = []
+        matched: dict[str, list[tuple[str, str, str]]] = defaultdict(list)  # item -> (kind, human, judge)
         for lab in labels:
             judged = _judge_units(task_type, items[lab["item_id"]])
             for unit, category in _units(task_type, items[lab["item_id"]], lab["value"]).items():
                 if unit in judged:
-                    pairs.append((unit.split("/")[0], category, judged[unit]))
-        for kind in sorted({k for k, _, _ in pairs}):
-            chosen = [[(h, j)] for k, h, j in pairs if k == kind]
-            value, low, high = _bootstrap(chosen, lambda s: sum(h == j for ((h, j),) in s) / len(s))
-            result["judge"].append(Estimate(f"{kind}: agreement rate with the judge", value, low, high, len(chosen)))
-            value, low, high = _bootstrap(
-                chosen, lambda s: cohen_kappa([str(h) for ((h, _),) in s], [str(j) for ((_, j),) in s])
+                    matched[lab["item_id"]].append((unit.split("/")[0], str(category), str(judged[unit])))
+        for kind in sorted({k for found in matched.values() for k, _, _ in found}):
+            chosen = {item: [(h, j) for k, h, j in found if k == kind] for item, found in matched.items()}
+            chosen = {item: pairs_ for item, pairs_ in chosen.items() if pairs_}
+            flat = [pair for pairs_ in chosen.values() for pair in pairs_]
+            codes = {c: i for i, c in enumerate(sorted({x for pair in flat for x in pair}))}
+            confusion = np.zeros((len(chosen), len(codes), len(codes)))
+            for g, pairs_ in enumerate(chosen.values()):
+                for h, j in pairs_:
+                    confusion[g, codes[h], codes[j]] += 1
+            agree_counts = np.stack([np.trace(confusion, axis1=1, axis2=2), confusion.sum(axis=(1, 2))], axis=1)
+            rate = sum(h == j for h, j in flat) / len(flat)
+            result["judge"].append(
+                _estimate(f"{kind}: agreement rate with the judge", rate, agree_counts, _ratio, len(flat))
             )
-            result["judge"].append(Estimate(f"{kind}: Cohen's κ with the judge", value, low, high, len(chosen)))
+            kappa = _quiet(lambda: cohen_kappa([h for h, _ in flat], [j for _, j in flat]))  # noqa: B023
+            result["judge"].append(_estimate(f"{kind}: Cohen's κ with the judge", kappa, confusion, _kappa, len(flat)))
     if not result["judge"]:
         result["judge_note"] = "no judgement to compare with (items without a judge)"
     return result
+
+
+def _quiet_tau(compute: Any) -> Any:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return compute()
+        except ValueError:
+            return None
 
 
 # ---- export and import ---------------------------------------------------------------------------------------

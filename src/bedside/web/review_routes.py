@@ -215,7 +215,16 @@ def review_routes(app: FastAPI) -> None:
     async def meta(request: Request, review_id: str) -> Response:
         session = admin_session(request)
         info = _review_or_404(request, review_id)
-        result = rv.meta_evaluation(request.app.state.store.engine, review_id)
+        engine = request.app.state.store.engine
+        # The page refreshes itself every few seconds: recompute only when labels changed.
+        cache: dict[str, tuple[Any, dict[str, Any]]] = request.app.state.meta_cache
+        version = rv.labels_version(engine, review_id)
+        cached = cache.get(review_id)
+        if cached is not None and cached[0] == version:
+            result = cached[1]
+        else:
+            result = rv.meta_evaluation(engine, review_id)
+            cache[review_id] = (version, result)
         return render(request, "meta.html", session, review=info, meta=result, updated=time.strftime("%H:%M:%S"))
 
     @app.get("/reviews/{review_id}/export")
