@@ -168,7 +168,7 @@ def load_session(engine: Engine, token: str | None, idle_s: float) -> Session | 
     if row["disabled"] or now - row["last_seen"] > idle_s:
         end_session(engine, token)
         return None
-    if now - row["last_seen"] > _TOUCH_S:
+    if now - row["last_seen"] > min(_TOUCH_S, idle_s / 4):
         with engine.begin() as db:
             db.execute(update(sessions_table).where(sessions_table.c.token_hash == digest).values(last_seen=now))
     return Session(User(row["user"], row["role"]), row["csrf"], digest)
