@@ -19,6 +19,7 @@ import argparse
 import os
 import random
 import re
+import shutil
 import socket
 import statistics
 import subprocess
@@ -132,6 +133,8 @@ def main() -> int:
     finally:
         server.terminate()
         server.wait(timeout=10)
+        if args.store is None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
