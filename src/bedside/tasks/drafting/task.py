@@ -258,5 +258,17 @@ class DraftingTask:
 
         return drafting_tables(rows)
 
+    def web_sections(self, row: Any) -> list[dict[str, Any]]:
+        """Views of one stored sample for the web viewer (see :mod:`bedside.tasks.drafting.web`)."""
+        from bedside.tasks.drafting.web import web_sections
+
+        return web_sections(row)
+
+    def review_items(self, task_type: str, rows: Sequence[Any]) -> list[dict[str, Any]] | None:
+        """Review items built from a run's rows (see :mod:`bedside.tasks.drafting.web`); None for other types."""
+        from bedside.tasks.drafting.web import review_items
+
+        return review_items(task_type, rows)
+
 
 TASK = DraftingTask()

@@ -1,0 +1,141 @@
+"""Viewer latency on a run of 100,000 stored samples (goal: p95 < 150 ms for each page).
+
+Fills a fresh SQLite store with one run of 100,000 samples (4 cells of 25,000, errors, strata, two scores, usage),
+starts `bedside serve` on 127.0.0.1 in its own process, logs in, warms each page once (the first runs list
+builds the run's summary: one pass over the rows, timed and printed separately), then requests each page 200
+times and prints the median and p95:
+
+- the runs list (``/``);
+- a filtered sample-browser page (system + score range), walking successive pages by their keyset links and
+  starting over at the end;
+- one sample page, a different sample each time.
+
+Run: ``python bench/viewer.py`` (``--samples N`` for another size, ``--store PATH`` to keep the store).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from bedside.runs.store import Store
+from web_support import PASSWORD, add_accounts, fill_run
+
+GOAL_P95_MS = 150.0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _measure(client: object, urls: list[str]) -> list[float]:
+    timings = []
+    for url in urls:
+        started = time.perf_counter()
+        response = client.get(url)  # type: ignore[attr-defined]
+        timings.append((time.perf_counter() - started) * 1000)
+        if response.status_code != 200:
+            raise SystemExit(f"{url}: HTTP {response.status_code}")
+    return timings
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=100_000)
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--store", type=Path, default=None)
+    args = parser.parse_args()
+    import httpx
+
+    folder = Path(tempfile.mkdtemp(prefix="bedside-viewer-"))
+    path = args.store or folder / "store.sqlite"
+    run_id = "bench-viewer"
+    store = Store(str(path))
+    if not any(r["id"] == run_id for r in store.runs()):
+        started = time.perf_counter()
+        fill_run(store, run_id, args.samples)
+        add_accounts(store)
+        print(f"stored {args.samples:,} samples in {time.perf_counter() - started:.1f} s")
+    store.close()
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "bedside.cli", "serve", "--store", str(path), "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        client = httpx.Client(base_url=base, timeout=60)
+        for _ in range(300):
+            try:
+                login_page = client.get("/login")
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        else:
+            raise SystemExit("the server did not start")
+        token = re.search(r'name="csrf" value="([^"]+)"', login_page.text)
+        assert token is not None
+        done = client.post("/login", data={"name": "admin", "password": PASSWORD, "csrf": token.group(1)})
+        assert done.status_code == 303, done.status_code
+        started = time.perf_counter()
+        client.get("/")
+        print(f"first runs list (builds the run summary): {(time.perf_counter() - started) * 1000:.0f} ms")
+
+        filtered = f"/runs/{run_id}/samples?system=rag&metric=bleu&low=10&high=60"
+        pages = [filtered]
+        while len(pages) < args.requests:
+            html = client.get(pages[-1]).text
+            found = re.search(r'<a rel="next" href="([^"]+)"', html)
+            if not found:
+                break
+            pages.append(f"/runs/{run_id}/samples" + found.group(1).replace("&amp;", "&"))
+        rng = random.Random(0)
+        per_cell = args.samples // 4
+        samples = [
+            f"/runs/{run_id}/sample?cell=demo%7C{rng.choice(['rag', 'zero_shot'])}%7Cscripted%2F{rng.choice('ab')}"
+            f"&sample=s{rng.randrange(per_cell):06d}&epoch=0"
+            for _ in range(args.requests)
+        ]
+        suites = {
+            "runs list": ["/"] * args.requests,
+            "filtered sample page": [pages[i % len(pages)] for i in range(args.requests)],
+            "one sample page": samples,
+        }
+        for urls in suites.values():  # warm each page kind once
+            _measure(client, urls[:3])
+        worst = 0.0
+        print(f"{args.requests} requests each on 127.0.0.1, {args.samples:,} samples (goal p95 < {GOAL_P95_MS:.0f} ms)")
+        for name, urls in suites.items():
+            timings = sorted(_measure(client, urls))
+            median = statistics.median(timings)
+            p95 = timings[int(0.95 * (len(timings) - 1))]
+            worst = max(worst, p95)
+            print(f"  {name:22s} median {median:6.1f} ms   p95 {p95:6.1f} ms")
+        print("goal met" if worst < GOAL_P95_MS else "goal NOT met")
+        return 0 if worst < GOAL_P95_MS else 1
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        if args.store is None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,199 @@
+"""`bedside serve` (the run viewer and review app), `bedside users ...` and `bedside review ...` (extra `web`)."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bedside.cli.app import DEFAULT_STORE, JsonOption, StoreOption, app
+from bedside.console import err, out, show_table
+
+
+def _need_web() -> None:
+    try:
+        import argon2  # noqa: F401
+        import fastapi  # noqa: F401
+    except ImportError:
+        err.print("[red]error:[/] the web app needs the `web` extra: pip install 'bedside[web]'")
+        raise typer.Exit(1) from None
+
+
+@app.command()
+def serve(
+    store: StoreOption = DEFAULT_STORE,
+    host: Annotated[str, typer.Option(help="Address to bind; only this machine by default.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port.")] = 8400,
+    idle_minutes: Annotated[float, typer.Option(help="Sessions end after this long unused.")] = 30.0,
+    max_upload_mb: Annotated[float, typer.Option(help="Largest accepted request body (uploads).")] = 10.0,
+) -> None:
+    """Serve the run viewer and the review app over the store (log in with an account from `bedside users add`)."""
+    _need_web()
+    import uvicorn
+
+    from bedside.runs.store import Store
+    from bedside.web.app import WebSettings, create_app
+    from bedside.web.security import list_users
+
+    opened = Store(store)
+    if not list_users(opened.engine):
+        err.print("[yellow]no accounts yet:[/] add one with `bedside users add NAME --role admin`")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        err.print(f"[yellow]warning:[/] serving on {host}: reachable from other machines; put TLS in front of it")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
+    web_log = logging.getLogger("bedside.web")
+    web_log.addHandler(handler)
+    web_log.setLevel(logging.INFO)
+    web_log.propagate = False
+    settings = WebSettings(idle_s=idle_minutes * 60, max_upload_bytes=int(max_upload_mb * 1024 * 1024))
+    err.print(f"bedside web on http://{host}:{port}/ (store {opened.url.split('@')[-1]})")
+    # uvicorn's own access log writes paths with their query strings: off; bedside.web logs route templates.
+    uvicorn.run(create_app(opened, settings), host=host, port=port, access_log=False, log_level="warning")
+
+
+users_app = typer.Typer(help="Accounts of the web app (roles: admin, annotator).", no_args_is_help=True)
+app.add_typer(users_app, name="users")
+
+
+@users_app.command("add")
+def users_add(
+    name: Annotated[str, typer.Argument(help="User name (letters, digits, - _ .).")],
+    role: Annotated[str, typer.Option(help="admin or annotator.")] = "annotator",
+    store: StoreOption = DEFAULT_STORE,
+    password_stdin: Annotated[
+        bool, typer.Option("--password-stdin", help="Read the password from standard input, not a prompt.")
+    ] = False,
+) -> None:
+    """Add an account; the password is asked for (or read from stdin), never taken as an argument."""
+    _need_web()
+    from bedside.runs.store import Store
+    from bedside.web.db import audit, create_web_tables
+    from bedside.web.security import AccountError, add_user
+
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass("password: ")
+        if getpass.getpass("again: ") != password:
+            err.print("[red]error:[/] the passwords differ")
+            raise typer.Exit(1)
+    opened = Store(store)
+    create_web_tables(opened.engine)
+    try:
+        add_user(opened.engine, name, password, role)
+    except AccountError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+    audit(opened.engine, os.environ.get("USER", "cli"), "user-added", name, role=role)
+    out.print(f"added {name} ({role})")
+
+
+@users_app.command("list")
+def users_list(store: StoreOption = DEFAULT_STORE, as_json: JsonOption = False) -> None:
+    """The accounts, their roles and whether they are disabled."""
+    _need_web()
+    from rich.table import Table
+
+    from bedside.runs.store import Store
+    from bedside.web.db import create_web_tables
+    from bedside.web.security import list_users
+
+    opened = Store(store)
+    create_web_tables(opened.engine)
+    users = list_users(opened.engine)
+    if as_json:
+        typer.echo(json.dumps([{k: u[k] for k in ("name", "role", "disabled")} for u in users], indent=2))
+        return
+    table = Table(title="Accounts")
+    for column in ("name", "role", "disabled"):
+        table.add_column(column)
+    for user in users:
+        table.add_row(user["name"], user["role"], "yes" if user["disabled"] else "no")
+    show_table(table)
+
+
+@users_app.command("disable")
+def users_disable(name: str, store: StoreOption = DEFAULT_STORE) -> None:
+    """Disable an account and end its sessions (its labels and audit entries stay)."""
+    _need_web()
+    from bedside.runs.store import Store
+    from bedside.web.db import audit, create_web_tables
+    from bedside.web.security import AccountError, disable_user
+
+    opened = Store(store)
+    create_web_tables(opened.engine)
+    try:
+        disable_user(opened.engine, name)
+    except AccountError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+    audit(opened.engine, os.environ.get("USER", "cli"), "user-disabled", name)
+    out.print(f"disabled {name}")
+
+
+review_app = typer.Typer(help="Reviews of the web app: import labels collected elsewhere, export labels.")
+app.add_typer(review_app, name="review")
+
+
+@review_app.command("import")
+def review_import(
+    review: Annotated[str, typer.Argument(help="Review id.")],
+    labels: Annotated[Path, typer.Argument(help="JSONL: {item, annotator, label} per line (the export's format).")],
+    store: StoreOption = DEFAULT_STORE,
+) -> None:
+    """Add labels collected elsewhere (REDCap, a spreadsheet, ...) to a review, as submitted labels."""
+    _need_web()
+    from bedside.runs.store import Store
+    from bedside.web.db import create_web_tables
+    from bedside.web.review import ReviewError, import_labels
+
+    opened = Store(store)
+    create_web_tables(opened.engine)
+    try:
+        count = import_labels(opened.engine, review, labels.read_text(encoding="utf-8"), user="cli")
+    except (ReviewError, OSError) as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+    out.print(f"imported {count} labels into {review}")
+
+
+@review_app.command("export")
+def review_export(
+    review: Annotated[str, typer.Argument(help="Review id.")],
+    output: Annotated[Path, typer.Argument(help="File to write (0600).")],
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="labels (generic JSONL, what `review import` reads), drafting (match annotations), instruct "
+            "(response labels), citeqa (relevance key JSON), sensemaking (agree labels), parquet.",
+        ),
+    ] = "labels",
+    store: StoreOption = DEFAULT_STORE,
+) -> None:
+    """Write a review's labels in the format a bedside command reads."""
+    _need_web()
+    from bedside.private_files import write_private_text
+    from bedside.runs.store import Store
+    from bedside.web.db import create_web_tables
+    from bedside.web.review import ReviewError, export_labels, export_parquet
+
+    opened = Store(store)
+    create_web_tables(opened.engine)
+    try:
+        if fmt == "parquet":
+            export_parquet(opened.engine, review, output)
+        else:
+            text, _ = export_labels(opened.engine, review, fmt)
+            write_private_text(output, text)
+    except ReviewError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+    out.print(f"wrote {output}")

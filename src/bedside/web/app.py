@@ -1,0 +1,442 @@
+"""The FastAPI application: the run viewer (admins) and the review app (admins and annotators).
+
+Every route but ``/login`` and ``/static/*`` (the app's own CSS and JS, no data) needs a session; viewer pages,
+exports, review set-up and the meta-evaluation need the admin role; annotators reach only their own
+assignments. Every POST checks the session's CSRF token. Responses carry a strict Content-Security-Policy
+(``'self'`` only, data: images for the report's plots), no-store caching, and no framing. The access log writes
+the user, method, route template (never the concrete path or its query string), status and time; request
+bodies are never logged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import secrets
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from bedside.runs.report import over_models, plots
+from bedside.runs.store import RunNotFoundError, Store
+from bedside.web import browse
+from bedside.web.db import audit, create_web_tables
+from bedside.web.security import (
+    LoginThrottle,
+    Session,
+    end_session,
+    load_session,
+    new_session,
+    same_token,
+    verify_login,
+)
+
+log = logging.getLogger("bedside.web")
+
+SESSION_COOKIE = "bedside_session"
+LOGIN_CSRF_COOKIE = "bedside_login_csrf"
+CSP = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+
+
+@dataclass
+class WebSettings:
+    idle_s: float = 1800.0
+    max_upload_bytes: int = 10 * 1024 * 1024
+    secure_cookies: bool | None = None  # None: Secure when the request came over https
+    max_login_failures: int = 5
+    login_window_s: float = 900.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class LoginRequired(Exception):
+    pass
+
+
+class Forbidden(Exception):
+    pass
+
+
+class _Guard:
+    """ASGI middleware: upload size limit, security headers, and an access log without paths or bodies."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length")
+        status = {"code": 500}
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await _plain(send, 413, b"request body too large")
+            _access(scope, 413, started)
+            return
+        seen = {"bytes": 0}
+
+        async def limited_receive() -> Message:
+            message = await receive()
+            if message["type"] == "http.request":
+                seen["bytes"] += len(message.get("body", b""))
+                if seen["bytes"] > self.max_bytes:
+                    raise _TooLarge()
+            return message
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+                extra = [
+                    (b"content-security-policy", CSP.encode()),
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"x-frame-options", b"DENY"),
+                    (b"referrer-policy", b"no-referrer"),
+                    (b"cache-control", b"no-store"),
+                ]
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, send_with_headers)
+        except _TooLarge:
+            await _plain(send, 413, b"request body too large")
+            status["code"] = 413
+        finally:
+            _access(scope, status["code"], started)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _plain(send: Send, status: int, body: bytes) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain"), (b"content-security-policy", CSP.encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _access(scope: Scope, status: int, started: float) -> None:
+    route = scope.get("route")
+    template = getattr(route, "path", None) or ("/static/*" if scope.get("path", "").startswith("/static/") else "?")
+    user = (scope.get("state") or {}).get("user_name", "-")
+    log.info(
+        "%s %s %s %d %.1fms", user, scope.get("method", "?"), template, status, (time.perf_counter() - started) * 1000
+    )
+
+
+def _resource_dir(name: str) -> Path:
+    return Path(str(resources.files("bedside.web") / name))
+
+
+def create_app(store: Store | str, settings: WebSettings | None = None) -> FastAPI:
+    """The app over ``store`` (a :class:`Store` or a location); creates the web tables when missing."""
+    settings = settings or WebSettings()
+    store = store if isinstance(store, Store) else Store(store)
+    create_web_tables(store.engine)
+    # The gate runs before any parameter is validated, so an anonymous request learns nothing from a 422.
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None, dependencies=[Depends(_gate)])
+    app.state.store = store
+    app.state.settings = settings
+    app.state.summaries = browse.Summaries(store)
+    app.state.meta_cache = {}  # review id -> (labels version, meta-evaluation)
+    app.state.throttle = LoginThrottle(settings.max_login_failures, settings.login_window_s)
+    templates = Jinja2Templates(directory=str(_resource_dir("templates")))
+    templates.env.filters["pretty"] = lambda v: json.dumps(v, indent=2, ensure_ascii=False, default=str)
+    templates.env.filters["num"] = _num
+    templates.env.globals["highlight_parts"] = browse.highlight_parts
+    app.state.templates = templates
+    app.mount("/static", StaticFiles(directory=str(_resource_dir("static"))), name="static")
+    app.add_middleware(_Guard, max_bytes=settings.max_upload_bytes)
+
+    @app.exception_handler(LoginRequired)
+    async def _login_required(request: Request, exc: LoginRequired) -> Response:
+        if request.method == "GET":
+            return RedirectResponse("/login", status_code=303)
+        return Response("login required", status_code=401, media_type="text/plain")
+
+    @app.exception_handler(Forbidden)
+    async def _forbidden(request: Request, exc: Forbidden) -> Response:
+        return Response("forbidden", status_code=403, media_type="text/plain")
+
+    _viewer_routes(app)
+    from bedside.web.review_routes import review_routes
+
+    review_routes(app)
+    return app
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return "–" if math.isnan(value) else f"{value:.{digits}f}"
+    return str(value)
+
+
+# ---- sessions and guards ---------------------------------------------------------------------------------
+
+
+def _gate(request: Request) -> None:
+    if request.url.path != "/login":
+        request.state.session = session_of(request)
+
+
+def session_of(request: Request) -> Session:
+    """The request's session, or :class:`LoginRequired`."""
+    known = getattr(request.state, "session", None)
+    if known is not None:
+        return known  # type: ignore[no-any-return]
+    settings: WebSettings = request.app.state.settings
+    found = load_session(request.app.state.store.engine, request.cookies.get(SESSION_COOKIE), settings.idle_s)
+    if found is None:
+        raise LoginRequired()
+    request.scope.setdefault("state", {})["user_name"] = found.user.name
+    return found
+
+
+def admin_session(request: Request) -> Session:
+    session = session_of(request)
+    if not session.user.admin:
+        raise Forbidden()
+    return session
+
+
+async def checked_post(request: Request, *, admin: bool = False) -> tuple[Session, Any]:
+    """The session and the form of a POST whose CSRF token matches (form field ``csrf`` or ``X-CSRF-Token``)."""
+    session = admin_session(request) if admin else session_of(request)
+    form = await request.form()
+    given = request.headers.get("x-csrf-token") or form.get("csrf")
+    if not same_token(given if isinstance(given, str) else None, session.csrf):
+        raise HTTPException(status_code=403, detail="CSRF token missing or invalid")
+    return session, form
+
+
+def render(request: Request, name: str, session: Session | None, **context: Any) -> HTMLResponse:
+    templates: Jinja2Templates = request.app.state.templates
+    response: HTMLResponse = templates.TemplateResponse(
+        request, name, {"session": session, "user": session.user if session else None, **context}
+    )
+    return response
+
+
+def _secure(request: Request) -> bool:
+    setting = request.app.state.settings.secure_cookies
+    return request.url.scheme == "https" if setting is None else bool(setting)
+
+
+def _key(value: str | None) -> tuple[str, str, int] | None:
+    if not value:
+        return None
+    try:
+        cell, sample, epoch = json.loads(value)
+        return str(cell), str(sample), int(epoch)
+    except (ValueError, TypeError):
+        raise HTTPException(status_code=400, detail="bad page key") from None
+
+
+def _float(value: str | None) -> float | None:
+    if value is None or value.strip() == "":
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise HTTPException(status_code=400, detail="not a number") from None
+
+
+def _run_or_404(request: Request, run_id: str) -> dict[str, Any]:
+    store: Store = request.app.state.store
+    try:
+        run = store.run(run_id)
+    except RunNotFoundError:
+        raise HTTPException(status_code=404, detail="no such run") from None
+    listed = {r["id"]: r for r in store.runs()}
+    return listed[run["id"]]
+
+
+# ---- routes ---------------------------------------------------------------------------------------------
+
+
+def _viewer_routes(app: FastAPI) -> None:
+    @app.get("/login", response_class=HTMLResponse)
+    async def login_page(request: Request) -> Response:
+        token = secrets.token_urlsafe(24)
+        response = render(request, "login.html", None, login_csrf=token, error=None)
+        response.set_cookie(
+            LOGIN_CSRF_COOKIE, token, httponly=True, samesite="strict", secure=_secure(request), max_age=3600
+        )
+        return response
+
+    @app.post("/login")
+    async def login(request: Request) -> Response:
+        form = await request.form()
+        name, password = str(form.get("name") or ""), str(form.get("password") or "")
+        given = form.get("csrf")
+        cookie = request.cookies.get(LOGIN_CSRF_COOKIE)
+        if not cookie or not same_token(given if isinstance(given, str) else None, cookie):
+            raise HTTPException(status_code=403, detail="CSRF token missing or invalid")
+        address = request.client.host if request.client else "?"
+        throttle: LoginThrottle = request.app.state.throttle
+        store: Store = request.app.state.store
+        if throttle.blocked(name, address):
+            audit(store.engine, name, "login-throttled")
+            refused = render(request, "login.html", None, login_csrf=cookie, error="Too many attempts; wait and retry.")
+            refused.status_code = 429
+            return refused
+        user = verify_login(store.engine, name, password)
+        if user is None:
+            throttle.failed(name, address)
+            audit(store.engine, name, "login-failed")
+            response = render(request, "login.html", None, login_csrf=cookie, error="Wrong name or password.")
+            response.status_code = 401
+            return response
+        throttle.succeeded(name)
+        token = new_session(store.engine, user)
+        audit(store.engine, user.name, "login")
+        done = RedirectResponse("/" if user.admin else "/reviews", status_code=303)
+        done.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="strict", secure=_secure(request))
+        done.delete_cookie(LOGIN_CSRF_COOKIE)
+        return done
+
+    @app.post("/logout")
+    async def logout(request: Request) -> Response:
+        session, _ = await checked_post(request)
+        token = request.cookies.get(SESSION_COOKIE)
+        if token:
+            end_session(request.app.state.store.engine, token)
+        audit(request.app.state.store.engine, session.user.name, "logout")
+        response = RedirectResponse("/login", status_code=303)
+        response.delete_cookie(SESSION_COOKIE)
+        return response
+
+    @app.get("/", response_class=HTMLResponse)
+    async def runs_list(request: Request) -> Response:
+        session = session_of(request)
+        if not session.user.admin:
+            return RedirectResponse("/reviews", status_code=303)
+        summaries: browse.Summaries = request.app.state.summaries
+        return render(request, "runs.html", session, runs=summaries.runs())
+
+    @app.get("/runs/{run_id}", response_class=HTMLResponse)
+    async def run_dashboard(request: Request, run_id: str) -> Response:
+        session = admin_session(request)
+        run = _run_or_404(request, run_id)
+        summaries: browse.Summaries = request.app.state.summaries
+        summary = summaries.summary(run)
+        report = summaries.report(run)
+        return render(
+            request,
+            "run.html",
+            session,
+            run=run,
+            summary=summary,
+            report=report,
+            spread=over_models(report),
+            images=plots(report),
+        )
+
+    @app.get("/runs/{run_id}/samples", response_class=HTMLResponse)
+    async def samples(request: Request, run_id: str) -> Response:
+        session = admin_session(request)
+        run = _run_or_404(request, run_id)
+        summary = request.app.state.summaries.summary(run)
+        q = request.query_params
+        flt = browse.SampleFilter(
+            dataset=q.get("dataset", ""),
+            system=q.get("system", ""),
+            model=q.get("model", ""),
+            stratum=q.get("stratum", ""),
+            metric=q.get("metric", ""),
+            low=_float(q.get("low")),
+            high=_float(q.get("high")),
+            errors_only=q.get("errors") == "1",
+        )
+        page = browse.sample_page(
+            request.app.state.store, summary, flt, after=_key(q.get("after")), before=_key(q.get("before"))
+        )
+        shown = [m for m in ([flt.metric] if flt.metric else []) + summary.metrics if m][:6]
+        shown = list(dict.fromkeys(shown))
+        base = {k: v for k, v in q.items() if k not in ("after", "before") and v}
+        return render(
+            request,
+            "samples.html",
+            session,
+            run=run,
+            summary=summary,
+            flt=flt,
+            page=page,
+            metrics=shown,
+            base=base,
+            key_json=lambda k: json.dumps(list(k)),
+        )
+
+    @app.get("/runs/{run_id}/sample", response_class=HTMLResponse)
+    async def sample(request: Request, run_id: str, cell: str, sample: str, epoch: int = 0) -> Response:
+        session = admin_session(request)
+        run = _run_or_404(request, run_id)
+        row = browse.one_sample(request.app.state.store, run["id"], cell, sample, epoch)
+        if row is None:
+            raise HTTPException(status_code=404, detail="no such sample")
+        sections, note = browse.task_sections(run["task"], row)
+        return render(request, "sample.html", session, run=run, row=row, sections=sections, note=note)
+
+    @app.get("/compare", response_class=HTMLResponse)
+    async def compare_page(request: Request) -> Response:
+        session = admin_session(request)
+        q = request.query_params
+        store: Store = request.app.state.store
+        summaries: browse.Summaries = request.app.state.summaries
+        runs = store.runs()
+        if not q.get("a") or not q.get("b"):
+            return render(request, "compare.html", session, runs=runs, a=None, b=None)
+        run_a, run_b = _run_or_404(request, q["a"]), _run_or_404(request, q["b"])
+        sa, sb = summaries.summary(run_a), summaries.summary(run_b)
+        pairs = browse.matched_cells(sa, sb)
+        chosen = q.get("pair", "")
+        pair = next((p for p in pairs if f"{p[0]}|{p[1]}" == chosen), pairs[0] if pairs else None)
+        rows: list[Any] = []
+        after = None
+        if pair is not None:
+            start = None
+            if q.get("after"):
+                try:
+                    sid, ep = json.loads(q["after"])
+                    start = (str(sid), int(ep))
+                except (ValueError, TypeError):
+                    raise HTTPException(status_code=400, detail="bad page key") from None
+            rows, after = browse.paired_rows(store, run_a["id"], pair[0], run_b["id"], pair[1], after=start)
+        metrics = sorted(set(sa.metrics) & set(sb.metrics))[:4]
+        return render(
+            request,
+            "compare.html",
+            session,
+            runs=runs,
+            a=run_a,
+            b=run_b,
+            pairs=pairs,
+            pair=pair,
+            rows=rows,
+            after=json.dumps(list(after)) if after else None,
+            metrics=metrics,
+        )
+
+
+__all__ = ["WebSettings", "admin_session", "checked_post", "create_app", "render", "session_of"]

@@ -1,0 +1,327 @@
+"""Read-only queries behind the viewer, written to stay fast on runs of 100,000 samples.
+
+- Run summaries (cells, samples, errors, cost) take one pass over a run's rows; they are kept in memory and
+  recomputed when the run's sample count, error count or status changes (at most every ``SUMMARY_TTL_S``
+  while a run is being written).
+- The sample browser pages by key (cell, sample id, epoch), never by offset: a page is an index range scan
+  from the last key shown. System, model and dataset filters become a set of cells (a cell is one dataset ×
+  system × model), so they stay on the primary key; "errors only" walks ``ix_results_run_status_key``; a score
+  range probes ``scores`` by primary key per row; a stratum filter reads the strata JSON of the rows scanned.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import and_, exists, select, tuple_
+
+from bedside.runs.report import RunReport, build_report
+from bedside.runs.store import ResultRow, Store, _row, results_table, scores_table
+
+PAGE_SIZE = 50
+SUMMARY_TTL_S = 10.0
+
+
+@dataclass
+class CellSummary:
+    cell: str
+    dataset: str
+    system: str
+    model: str
+    samples: int = 0
+    errors: int = 0
+
+
+@dataclass
+class RunSummary:
+    run: dict[str, Any]
+    cells: list[CellSummary]
+    samples: int
+    errors: int
+    cost: float
+    metrics: list[str]
+    strata: dict[str, list[str]]
+    made_at: float = field(default_factory=time.time)
+
+    def cells_where(self, dataset: str = "", system: str = "", model: str = "") -> list[str]:
+        return [
+            c.cell
+            for c in self.cells
+            if (not dataset or c.dataset == dataset)
+            and (not system or c.system == system)
+            and (not model or c.model == model)
+        ]
+
+
+class Summaries:
+    """Run summaries and reports, cached per run and rebuilt when the run changes."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._lock = threading.Lock()
+        self._summaries: dict[str, tuple[tuple[Any, ...], RunSummary]] = {}
+        self._reports: dict[str, tuple[tuple[Any, ...], RunReport]] = {}
+
+    def runs(self) -> list[tuple[dict[str, Any], RunSummary]]:
+        listed = self.store.runs()
+        return [(run, self.summary(run)) for run in reversed(listed)]
+
+    def _version(self, run: dict[str, Any]) -> tuple[Any, ...]:
+        return (run["samples"], run["errors"], run["status"], run["updated_at"])
+
+    def summary(self, run: dict[str, Any]) -> RunSummary:
+        if "samples" not in run:
+            run = next(r for r in self.store.runs() if r["id"] == run["id"])
+        version = self._version(run)
+        with self._lock:
+            cached = self._summaries.get(run["id"])
+        if cached and (cached[0] == version or time.time() - cached[1].made_at < SUMMARY_TTL_S):
+            return cached[1]
+        made = _summarise(self.store, run)
+        with self._lock:
+            self._summaries[run["id"]] = (version, made)
+        return made
+
+    def report(self, run: dict[str, Any]) -> RunReport:
+        summary = self.summary(run)
+        version = (summary.samples, summary.errors, summary.run["status"])
+        with self._lock:
+            cached = self._reports.get(run["id"])
+        if cached and cached[0] == version:
+            return cached[1]
+        made = build_report(self.store, run["id"])
+        with self._lock:
+            self._reports[run["id"]] = (version, made)
+        return made
+
+
+def _summarise(store: Store, run: dict[str, Any]) -> RunSummary:
+    r = results_table.c
+    cells: dict[str, CellSummary] = {}
+    cost = 0.0
+    metrics: set[str] = set()
+    strata: dict[str, set[str]] = defaultdict(set)
+    with store.engine.connect() as db:
+        query = select(r.cell, r.dataset, r.system, r.model, r.status, r.usage, r.scores, r.strata).where(
+            r.run_id == run["id"]
+        )
+        for row in db.execute(query.execution_options(yield_per=2000)):
+            cell = cells.get(row.cell)
+            if cell is None:
+                cell = cells[row.cell] = CellSummary(row.cell, row.dataset, row.system, row.model)
+            cell.samples += 1
+            cell.errors += row.status == "error"
+            for counts in (row.usage or {}).values():
+                cost += float((counts or {}).get("cost", 0.0) or 0.0)
+            metrics.update(row.scores or {})
+            for key, value in (row.strata or {}).items():
+                if len(strata[key]) < 200:
+                    strata[key].add(str(value))
+    ordered = sorted(cells.values(), key=lambda c: c.cell)
+    return RunSummary(
+        run=run,
+        cells=ordered,
+        samples=sum(c.samples for c in ordered),
+        errors=sum(c.errors for c in ordered),
+        cost=cost,
+        metrics=sorted(metrics),
+        strata={k: sorted(v) for k, v in sorted(strata.items())},
+    )
+
+
+@dataclass(frozen=True)
+class SampleFilter:
+    dataset: str = ""
+    system: str = ""
+    model: str = ""
+    stratum: str = ""  # "key=value"
+    metric: str = ""
+    low: float | None = None
+    high: float | None = None
+    errors_only: bool = False
+
+    def active(self) -> bool:
+        return any(
+            (self.dataset, self.system, self.model, self.stratum, self.metric, self.low is not None, self.errors_only)
+        )
+
+
+@dataclass
+class SamplePage:
+    rows: list[dict[str, Any]]
+    after: tuple[str, str, int] | None  # key of the last row shown, when there may be more
+    before: tuple[str, str, int] | None  # key of the first row shown, when there are earlier rows
+
+
+def sample_page(
+    store: Store,
+    summary: RunSummary,
+    flt: SampleFilter,
+    *,
+    after: tuple[str, str, int] | None = None,
+    before: tuple[str, str, int] | None = None,
+    size: int = PAGE_SIZE,
+) -> SamplePage:
+    r = results_table.c
+    key = tuple_(r.cell, r.sample_id, r.epoch)
+    conditions: list[Any] = [r.run_id == summary.run["id"]]
+    if flt.dataset or flt.system or flt.model:
+        cells = summary.cells_where(flt.dataset, flt.system, flt.model)
+        if not cells:
+            return SamplePage([], None, None)
+        if len(cells) < len(summary.cells):
+            conditions.append(r.cell.in_(cells))
+    if flt.errors_only:
+        conditions.append(r.status == "error")
+    if flt.stratum and "=" in flt.stratum:
+        name, _, value = flt.stratum.partition("=")
+        conditions.append(r.strata[name].as_string() == value)
+    if flt.metric and (flt.low is not None or flt.high is not None):
+        s = scores_table.c
+        probe = [
+            s.run_id == r.run_id,
+            s.cell == r.cell,
+            s.sample_id == r.sample_id,
+            s.epoch == r.epoch,
+            s.metric == flt.metric,
+        ]
+        if flt.low is not None:
+            probe.append(s.value >= flt.low)
+        if flt.high is not None:
+            probe.append(s.value <= flt.high)
+        conditions.append(exists().where(and_(*probe)))
+    columns = [r.cell, r.sample_id, r.epoch, r.dataset, r.system, r.model, r.status, r.error, r.scores, r.strata]
+    backwards = before is not None and after is None
+    if backwards:
+        assert before is not None
+        conditions.append(key < tuple_(*before))
+        order = [r.cell.desc(), r.sample_id.desc(), r.epoch.desc()]
+    else:
+        if after is not None:
+            conditions.append(key > tuple_(*after))
+        order = [r.cell.asc(), r.sample_id.asc(), r.epoch.asc()]
+    query = select(*columns).where(and_(*conditions)).order_by(*order).limit(size + 1)
+    with store.engine.connect() as db:
+        found = [dict(row) for row in db.execute(query).mappings()]
+    more = len(found) > size
+    found = found[:size]
+    if backwards:
+        found.reverse()
+    rows_key = [(f["cell"], f["sample_id"], f["epoch"]) for f in found]
+    if backwards:
+        return SamplePage(found, rows_key[-1] if found else None, rows_key[0] if (found and more) else None)
+    earlier = after is not None and bool(found)
+    return SamplePage(found, rows_key[-1] if (found and more) else None, rows_key[0] if earlier else None)
+
+
+def one_sample(store: Store, run_id: str, cell: str, sample_id: str, epoch: int) -> ResultRow | None:
+    r = results_table.c
+    with store.engine.connect() as db:
+        found = (
+            db.execute(
+                select(results_table).where(
+                    (r.run_id == run_id) & (r.cell == cell) & (r.sample_id == sample_id) & (r.epoch == epoch)
+                )
+            )
+            .mappings()
+            .first()
+        )
+    return _row(found) if found is not None else None
+
+
+def matched_cells(a: RunSummary, b: RunSummary) -> list[tuple[str, str]]:
+    """Cells of two runs to compare: the same cell ids, or else one cell per (dataset, system) in each."""
+    ids_b = {c.cell for c in b.cells}
+    shared = [(c.cell, c.cell) for c in a.cells if c.cell in ids_b]
+    if shared:
+        return shared
+    groups_a: dict[tuple[str, str], list[str]] = defaultdict(list)
+    groups_b: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for c in a.cells:
+        groups_a[(c.dataset, c.system)].append(c.cell)
+    for c in b.cells:
+        groups_b[(c.dataset, c.system)].append(c.cell)
+    return [
+        (found[0], groups_b[group][0])
+        for group, found in sorted(groups_a.items())
+        if len(found) == 1 and len(groups_b.get(group, [])) == 1
+    ]
+
+
+def paired_rows(
+    store: Store,
+    run_a: str,
+    cell_a: str,
+    run_b: str,
+    cell_b: str,
+    *,
+    after: tuple[str, int] | None = None,
+    size: int = PAGE_SIZE,
+) -> tuple[list[tuple[dict[str, Any], dict[str, Any] | None]], tuple[str, int] | None]:
+    """A page of run A's samples in ``cell_a`` with run B's same sample (and epoch) in ``cell_b``, by key."""
+    r = results_table.c
+    columns = [r.sample_id, r.epoch, r.status, r.error, r.scores, r.output]
+    conditions = [r.run_id == run_a, r.cell == cell_a]
+    if after is not None:
+        conditions.append(tuple_(r.sample_id, r.epoch) > tuple_(*after))
+    with store.engine.connect() as db:
+        found = [
+            dict(x)
+            for x in db.execute(
+                select(*columns).where(and_(*conditions)).order_by(r.sample_id, r.epoch).limit(size + 1)
+            ).mappings()
+        ]
+        more = len(found) > size
+        found = found[:size]
+        ids = [f["sample_id"] for f in found]
+        others = {
+            (x["sample_id"], x["epoch"]): dict(x)
+            for x in db.execute(
+                select(*columns).where((r.run_id == run_b) & (r.cell == cell_b) & r.sample_id.in_(ids))
+            ).mappings()
+        }
+    pairs = [(f, others.get((f["sample_id"], f["epoch"]))) for f in found]
+    return pairs, ((found[-1]["sample_id"], found[-1]["epoch"]) if found and more else None)
+
+
+def task_sections(task_name: str, row: ResultRow) -> tuple[list[dict[str, Any]], str | None]:
+    """The task's own views of one sample, from an optional ``web_sections(row)`` on the task object.
+
+    Each section is data, never HTML: ``{"kind": "highlight", "title", "text", "spans": [{"start", "end",
+    "label"}]}``, ``{"kind": "table", "title", "columns", "rows"}`` or ``{"kind": "text", "title", "text"}``;
+    the viewer renders and escapes them. A task that cannot be loaded, or whose hook fails, is noted, not fatal.
+    """
+    from bedside.runs.task import resolve_task
+
+    try:
+        task = resolve_task(task_name)
+    except (ValueError, ImportError) as exc:
+        return [], f"task views left out: {exc}"
+    hook = getattr(task, "web_sections", None)
+    if hook is None:
+        return [], None
+    try:
+        return [dict(s) for s in hook(row)], None
+    except Exception as exc:  # a task's view must not take the sample page down
+        return [], f"task views failed: {type(exc).__name__}"
+
+
+def highlight_parts(text: str, spans: list[dict[str, Any]]) -> list[tuple[str, str | None]]:
+    """Text cut at the spans' edges: (piece, label or None); overlapping spans keep the first."""
+    parts: list[tuple[str, str | None]] = []
+    at = 0
+    for span in sorted(spans, key=lambda s: (int(s.get("start", 0)), -int(s.get("end", 0)))):
+        start, end = max(int(span.get("start", 0)), at), min(int(span.get("end", 0)), len(text))
+        if end <= start:
+            continue
+        if start > at:
+            parts.append((text[at:start], None))
+        parts.append((text[start:end], str(span.get("label", ""))))
+        at = end
+    if at < len(text):
+        parts.append((text[at:], None))
+    return parts

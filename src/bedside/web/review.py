@@ -1,0 +1,1127 @@
+"""Reviews: items, blinded per-annotator assignments, labels, meta-evaluation, export and import.
+
+Six task types (the seed papers' human evaluations):
+
+========== ============================================= =====================================================
+type       annotators see                                a label
+========== ============================================= =====================================================
+rank       the context and N outputs (letters, shuffled)  per output: C1, C2, C3 flags and a rank (ties allowed)
+pairwise   the context and two outputs (shuffled)         A, B or tie, plus evidence snippets
+agree      an output, a judge's metric, score, reasoning  agree or disagree, and a comment
+gold       a message and theme boxes                     a reply written in the boxes
+match      a reference sentence and a draft               the draft span that matches it, or NO MATCH
+evidence   a question and numbered note sentences         essential / supplementary / not-relevant per sentence
+========== ============================================= =====================================================
+
+Items come from a JSONL file (one object per line; fields per type in :data:`ITEM_FIELDS`; an optional ``judge``
+holds the automatic judgement to compare with, an optional ``key`` anything else the admin needs) or from a
+stored run: ``rank``, ``pairwise`` and ``agree`` are built from any run's outputs and scores; a task may build
+any type itself with an optional ``review_items(task_type, rows)`` on its task object.
+
+Blinding: what is stored for annotators (``payload``) never holds a system, model or cell; those stay in the
+item's ``key``, which only admin pages and exports read. Outputs are shown under letters in an order shuffled
+per annotator and item with a seed, and each annotator's item order is shuffled with a seed of their own.
+Labels are stored against the outputs' canonical positions, so the shuffle is presentation only.
+
+Assignment: each item goes to ``overlap`` annotators (those with the fewest items so far, in a seeded order),
+and no annotator gets more than ``per_annotator`` items.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, func, insert, select, update
+
+from bedside.private_files import open_private_binary
+from bedside.web.db import assignments_table, audit, items_table, labels_table, reviews_table, users_table
+
+TASK_TYPES = ("rank", "pairwise", "agree", "gold", "match", "evidence")
+TASK_TITLES = {
+    "rank": "Correctness (C1–C3) and rank",
+    "pairwise": "Pairwise preference",
+    "agree": "Agree with the judge",
+    "gold": "Gold reply in theme boxes",
+    "match": "EditJudge match",
+    "evidence": "Evidence relevance",
+}
+ITEM_FIELDS: dict[str, tuple[str, ...]] = {
+    "rank": ("context", "outputs"),
+    "pairwise": ("context", "outputs"),
+    "agree": ("context", "output", "metric", "score", "reasoning"),
+    "gold": ("message", "themes"),
+    "match": ("sentence", "draft"),
+    "evidence": ("question", "sentences"),
+}
+RELEVANCE = ("essential", "supplementary", "not-relevant")
+CRITERIA = ("c1", "c2", "c3")
+NO_MATCH = "NO MATCH"
+MAX_ITEMS = 20000
+
+
+class ReviewError(ValueError):
+    """A review cannot be made, labelled, exported or imported as asked."""
+
+
+@dataclass
+class ReviewSpec:
+    name: str
+    task_type: str
+    annotators: list[str]
+    per_annotator: int
+    overlap: int = 1
+    blind: bool = True
+    seed: int = 0
+    instructions: str = ""
+    judge_metric: str = ""  # from a run: the score the judge gave (agree) or to rank/prefer by (rank, pairwise)
+
+
+# ---- items ------------------------------------------------------------------------------------------------
+
+
+def _check_item(task_type: str, data: dict[str, Any], where: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """(id, payload, key) from one item object; raises ReviewError naming ``where``."""
+    if not isinstance(data, dict):
+        raise ReviewError(f"{where}: expected a JSON object")
+    item_id = str(data.get("id") or "").strip()
+    if not item_id or len(item_id) > 200:
+        raise ReviewError(f"{where}: an item needs an id (at most 200 characters)")
+    missing = [f for f in ITEM_FIELDS[task_type] if f not in data]
+    if missing:
+        raise ReviewError(f"{where}: a {task_type} item needs {', '.join(missing)}")
+    payload: dict[str, Any] = {}
+    key: dict[str, Any] = dict(data.get("key") or {})
+    if "judge" in data:
+        key["judge"] = data["judge"]
+    if task_type in ("rank", "pairwise"):
+        outputs = data["outputs"]
+        if not isinstance(outputs, list) or len(outputs) < 2 or (task_type == "pairwise" and len(outputs) != 2):
+            raise ReviewError(
+                f"{where}: {task_type} needs {'two' if task_type == 'pairwise' else 'two or more'} outputs"
+            )
+        texts, names = [], []
+        for i, output in enumerate(outputs):
+            if isinstance(output, str):
+                texts.append(output)
+                names.append(f"output-{i + 1}")
+            elif isinstance(output, dict) and isinstance(output.get("text"), str):
+                texts.append(output["text"])
+                names.append(str(output.get("id") or f"output-{i + 1}"))
+            else:
+                raise ReviewError(f"{where}: outputs[{i}] must be a string or an object with text")
+        payload = {"context": str(data["context"]), "outputs": texts}
+        key["outputs"] = names
+    elif task_type == "agree":
+        payload = {k: data[k] for k in ITEM_FIELDS["agree"]}
+        payload["output"], payload["context"] = str(payload["output"]), str(payload["context"])
+        payload["reasoning"] = str(payload["reasoning"] or "")
+    elif task_type == "gold":
+        themes = data["themes"]
+        if not isinstance(themes, list) or not themes or not all(isinstance(t, str) and t for t in themes):
+            raise ReviewError(f"{where}: themes must be a list of theme names")
+        payload = {"message": str(data["message"]), "context": str(data.get("context") or ""), "themes": themes}
+    elif task_type == "match":
+        payload = {"sentence": str(data["sentence"]), "draft": str(data["draft"])}
+        spans = data.get("spans")
+        payload["spans"] = (
+            [str(s) for s in spans] if isinstance(spans, list) and spans else _sentences(payload["draft"])
+        )
+    elif task_type == "evidence":
+        sentences = data["sentences"]
+        if not isinstance(sentences, list) or not sentences:
+            raise ReviewError(f"{where}: sentences must be a list of {{id, text}}")
+        cleaned = []
+        for i, s in enumerate(sentences):
+            if not isinstance(s, dict) or "id" not in s or not isinstance(s.get("text"), str):
+                raise ReviewError(f"{where}: sentences[{i}] needs id and text")
+            cleaned.append({"id": str(s["id"]), "text": s["text"]})
+        payload = {"question": str(data["question"]), "context": str(data.get("context") or ""), "sentences": cleaned}
+    return item_id, payload, key
+
+
+def _sentences(text: str) -> list[str]:
+    from bedside.text.sentences import split_sentences
+
+    return [s.text for s in split_sentences(text)] or [text]
+
+
+def items_from_jsonl(task_type: str, text: str) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    if task_type not in TASK_TYPES:
+        raise ReviewError(f"task type must be one of {', '.join(TASK_TYPES)}")
+    items = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ReviewError(f"line {number}: not JSON ({exc.msg})") from None
+        items.append(_check_item(task_type, data, f"line {number}"))
+        if len(items) > MAX_ITEMS:
+            raise ReviewError(f"more than {MAX_ITEMS} items")
+    _unique(items)
+    return items
+
+
+def _unique(items: Sequence[tuple[str, Any, Any]]) -> None:
+    repeated = [i for i, n in Counter(i for i, _, _ in items).items() if n > 1]
+    if repeated:
+        raise ReviewError(f"item ids repeat: {', '.join(sorted(repeated)[:5])}")
+    if not items:
+        raise ReviewError("no items")
+
+
+def _inputs_text(sample: dict[str, Any]) -> str:
+    """A sample's inputs as plain text for reviewers: each input under its name, strings as they are."""
+    parts = []
+    for name, value in (sample.get("inputs") or {}).items():
+        shown = value if isinstance(value, str) else json.dumps(value, indent=1, ensure_ascii=False)
+        parts.append(f"{name}:\n{shown}")
+    return "\n\n".join(parts)
+
+
+def items_from_run(store: Any, run_id: str, spec: ReviewSpec) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """Items built from a stored run's outputs (see the module docstring)."""
+    from bedside.runs.task import resolve_task
+
+    run = store.run(run_id)
+    rows = [r for r in store.results(run["id"]) if r.status == "ok" and r.output]
+    try:
+        task = resolve_task(run["task"])
+    except (ValueError, ImportError):
+        task = None
+    hook = getattr(task, "review_items", None)
+    if hook is not None:
+        made = hook(spec.task_type, rows)
+        if made is not None:
+            items = [_check_item(spec.task_type, dict(d), f"{run['task']} item {i}") for i, d in enumerate(made)]
+            for _, _, key in items:
+                key.setdefault("run", run["id"])
+            _unique(items)
+            return items
+    metric = spec.judge_metric
+    if spec.task_type in ("rank", "pairwise"):
+        groups: dict[tuple[str, str, int], list[Any]] = defaultdict(list)
+        for r in rows:
+            groups[(r.dataset, r.sample_id, r.epoch)].append(r)
+        items = []
+        for (dataset, sample_id, epoch), group in sorted(groups.items()):
+            group.sort(key=lambda r: r.cell)
+            if spec.task_type == "pairwise":
+                group = group[:2]
+            if len(group) < 2:
+                continue
+            data: dict[str, Any] = {
+                "id": f"{dataset}/{sample_id}" + (f"/{epoch}" if epoch else ""),
+                "context": _inputs_text(group[0].sample),
+                "outputs": [{"id": r.cell, "text": r.output["text"]} for r in group],
+                "key": {"run": run["id"], "cells": [r.cell for r in group], "sample": sample_id, "epoch": epoch},
+            }
+            if metric:
+                scores = [r.scores.get(metric) for r in group]
+                if spec.task_type == "rank":
+                    data["judge"] = {"scores": scores, "metric": metric}
+                elif None not in scores:
+                    a, b = float(scores[0] or 0.0), float(scores[1] or 0.0)
+                    data["judge"] = "A" if a > b else "B" if b > a else "tie"
+            items.append(_check_item(spec.task_type, data, f"sample {sample_id}"))
+        _unique(items)
+        return items
+    if spec.task_type == "agree":
+        if not metric:
+            raise ReviewError("an agree review from a run needs the judge's metric")
+        items = []
+        for r in rows:
+            score = r.scores.get(metric)
+            if score is None:
+                continue
+            judged = ((r.output.get("extra") or {}).get("judgements") or {}).get(metric) or {}
+            reasoning = ""
+            if isinstance(judged, dict):
+                reasoning = str(
+                    judged.get("reasoning") or judged.get("justification") or judged.get("explanation") or ""
+                )
+            data = {
+                "id": f"{r.cell}/{r.sample_id}/{r.epoch}/{metric}",
+                "context": _inputs_text(r.sample),
+                "output": r.output["text"],
+                "metric": metric,
+                "score": score,
+                "reasoning": reasoning,
+                "key": {"run": run["id"], "cell": r.cell, "sample": r.sample_id, "epoch": r.epoch},
+            }
+            items.append(_check_item("agree", data, f"sample {r.sample_id}"))
+        # Item ids hold the cell: give annotators an opaque id instead.
+        blinded = [(_opaque(i), p, {**k, "item": i}) for i, p, k in items]
+        _unique(blinded)
+        return blinded
+    raise ReviewError(
+        f"{spec.task_type} items cannot be built from a {run['task']} run's outputs: upload a JSONL of items"
+    )
+
+
+def _opaque(value: str) -> str:
+    return "item-" + hashlib.sha256(value.encode()).hexdigest()[:12]
+
+
+# ---- creating a review ---------------------------------------------------------------------------------------
+
+
+def create_review(
+    engine: Engine,
+    spec: ReviewSpec,
+    items: list[tuple[str, dict[str, Any], dict[str, Any]]],
+    *,
+    source: str,
+    created_by: str,
+) -> str:
+    if spec.task_type not in TASK_TYPES:
+        raise ReviewError(f"task type must be one of {', '.join(TASK_TYPES)}")
+    annotators = list(dict.fromkeys(a.strip() for a in spec.annotators if a.strip()))
+    if not annotators:
+        raise ReviewError("name at least one annotator")
+    with engine.connect() as db:
+        known = {r.name for r in db.execute(select(users_table.c.name).where(users_table.c.disabled.is_(False)))}
+    unknown = [a for a in annotators if a not in known]
+    if unknown:
+        raise ReviewError(f"no active account for {', '.join(unknown)} (bedside users add)")
+    if not 1 <= spec.overlap <= len(annotators):
+        raise ReviewError(f"overlap must be between 1 and the number of annotators ({len(annotators)})")
+    if spec.per_annotator < 1:
+        raise ReviewError("items per annotator must be at least 1")
+    plan = assign(
+        [i for i, _, _ in items], annotators, overlap=spec.overlap, per_annotator=spec.per_annotator, seed=spec.seed
+    )
+    if not any(plan.values()):
+        raise ReviewError("no item could be assigned")
+    review_id = "rv-" + hashlib.sha256(f"{spec.name}|{time.time_ns()}".encode()).hexdigest()[:10]
+    config = {
+        "annotators": annotators,
+        "per_annotator": spec.per_annotator,
+        "overlap": spec.overlap,
+        "blind": spec.blind,
+        "seed": spec.seed,
+        "judge_metric": spec.judge_metric,
+    }
+    with engine.begin() as db:
+        db.execute(
+            insert(reviews_table).values(
+                id=review_id,
+                name=spec.name or review_id,
+                task_type=spec.task_type,
+                instructions=spec.instructions,
+                config=config,
+                source=source,
+                created_by=created_by,
+                created_at=time.time(),
+            )
+        )
+        db.execute(
+            insert(items_table),
+            [
+                {"review_id": review_id, "item_id": i, "position": n, "payload": p, "key": k}
+                for n, (i, p, k) in enumerate(items)
+            ],
+        )
+        rows = []
+        for annotator, assigned in plan.items():
+            order = list(assigned)
+            if spec.blind:
+                random.Random(f"{spec.seed}|order|{annotator}").shuffle(order)
+            rows += [
+                {"review_id": review_id, "annotator": annotator, "item_id": i, "position": n, "submitted": False}
+                for n, i in enumerate(order)
+            ]
+        db.execute(insert(assignments_table), rows)
+    audit(engine, created_by, "review-created", review_id, items=len(items), assignments=len(rows), source=source)
+    return review_id
+
+
+def assign(
+    items: Sequence[str], annotators: Sequence[str], *, overlap: int, per_annotator: int, seed: int
+) -> dict[str, list[str]]:
+    """Each item to ``overlap`` annotators with room left (fewest items first, seeded ties), ≤ per_annotator each.
+
+    Items that cannot get ``overlap`` annotators are left out whole, so every assigned item can be agreed on.
+    """
+    rng = random.Random(f"{seed}|assign")
+    order = list(items)
+    rng.shuffle(order)
+    plan: dict[str, list[str]] = {a: [] for a in annotators}
+    tie = {a: rng.random() for a in annotators}
+    for item in order:
+        room = [a for a in annotators if len(plan[a]) < per_annotator]
+        if len(room) < overlap:
+            break
+        for annotator in sorted(room, key=lambda a: (len(plan[a]), tie[a]))[:overlap]:
+            plan[annotator].append(item)
+    return plan
+
+
+# ---- reading a review -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Progress:
+    annotator: str
+    assigned: int
+    labelled: int
+    submitted: bool
+
+
+def review(engine: Engine, review_id: str) -> dict[str, Any] | None:
+    with engine.connect() as db:
+        found = db.execute(select(reviews_table).where(reviews_table.c.id == review_id)).mappings().first()
+    return dict(found) if found else None
+
+
+def reviews_for(engine: Engine, user: str | None) -> list[dict[str, Any]]:
+    """Every review (user None: an admin's list) or the reviews ``user`` has assignments in, with progress."""
+    with engine.connect() as db:
+        listed = [
+            dict(r) for r in db.execute(select(reviews_table).order_by(reviews_table.c.created_at.desc())).mappings()
+        ]
+        if user is not None:
+            mine = {
+                r.review_id
+                for r in db.execute(
+                    select(assignments_table.c.review_id).where(assignments_table.c.annotator == user).distinct()
+                )
+            }
+            listed = [r for r in listed if r["id"] in mine]
+    for r in listed:
+        r["progress"] = progress(engine, r["id"], only=user)
+    return listed
+
+
+def progress(engine: Engine, review_id: str, only: str | None = None) -> list[Progress]:
+    a, lab = assignments_table.c, labels_table.c
+    query = (
+        select(
+            a.annotator,
+            func.count().label("assigned"),
+            func.count(lab.item_id).label("labelled"),
+            func.min(case_int(a.submitted)).label("submitted"),
+        )
+        .select_from(
+            assignments_table.outerjoin(
+                labels_table,
+                (lab.review_id == a.review_id) & (lab.item_id == a.item_id) & (lab.annotator == a.annotator),
+            )
+        )
+        .where(a.review_id == review_id)
+        .group_by(a.annotator)
+        .order_by(a.annotator)
+    )
+    if only is not None:
+        query = query.where(a.annotator == only)
+    with engine.connect() as db:
+        return [Progress(r.annotator, r.assigned, r.labelled, bool(r.submitted)) for r in db.execute(query)]
+
+
+def case_int(column: Any) -> Any:
+    from sqlalchemy import case
+
+    return case((column.is_(True), 1), else_=0)
+
+
+@dataclass
+class Assignment:
+    review: dict[str, Any]
+    position: int
+    count: int
+    item_id: str
+    payload: dict[str, Any]
+    label: dict[str, Any] | None
+    submitted: bool
+    order: list[int] = field(default_factory=list)  # shown position -> canonical output index
+
+
+def assignment(engine: Engine, review_id: str, annotator: str, position: int) -> Assignment | None:
+    """``annotator``'s own ``position``-th item (None when they have none there): the only way items reach them."""
+    a = assignments_table.c
+    with engine.connect() as db:
+        found = db.execute(
+            select(a.item_id, a.submitted).where(
+                (a.review_id == review_id) & (a.annotator == annotator) & (a.position == position)
+            )
+        ).first()
+        if found is None:
+            return None
+        count = db.execute(
+            select(func.count()).where((a.review_id == review_id) & (a.annotator == annotator))
+        ).scalar_one()
+        item = db.execute(
+            select(items_table.c.payload).where(
+                (items_table.c.review_id == review_id) & (items_table.c.item_id == found.item_id)
+            )
+        ).scalar_one()
+        label = db.execute(
+            select(labels_table.c.value).where(
+                (labels_table.c.review_id == review_id)
+                & (labels_table.c.item_id == found.item_id)
+                & (labels_table.c.annotator == annotator)
+            )
+        ).scalar_one_or_none()
+    info = review(engine, review_id)
+    assert info is not None
+    shown = Assignment(info, position, int(count), found.item_id, item, label, bool(found.submitted))
+    outputs = item.get("outputs") or []
+    shown.order = list(range(len(outputs)))
+    if info["config"].get("blind", True) and outputs:
+        random.Random(f"{info['config'].get('seed', 0)}|outputs|{annotator}|{found.item_id}").shuffle(shown.order)
+    return shown
+
+
+def next_position(engine: Engine, review_id: str, annotator: str) -> int | None:
+    """Where ``annotator`` left off: their first item without a label (None when none is assigned)."""
+    a, lab = assignments_table.c, labels_table.c
+    with engine.connect() as db:
+        first_open = db.execute(
+            select(func.min(a.position))
+            .select_from(
+                assignments_table.outerjoin(
+                    labels_table,
+                    (lab.review_id == a.review_id) & (lab.item_id == a.item_id) & (lab.annotator == a.annotator),
+                )
+            )
+            .where((a.review_id == review_id) & (a.annotator == annotator) & lab.item_id.is_(None))
+        ).scalar_one_or_none()
+        if first_open is not None:
+            return int(first_open)
+        any_at = db.execute(
+            select(func.min(a.position)).where((a.review_id == review_id) & (a.annotator == annotator))
+        ).scalar_one_or_none()
+    return None if any_at is None else int(any_at)
+
+
+# ---- labels ------------------------------------------------------------------------------------------------
+
+
+def parse_label(task_type: str, payload: dict[str, Any], order: list[int], form: Any) -> dict[str, Any]:
+    """A label from a submitted form (field names use the letters shown; stored by canonical index)."""
+
+    def get(name: str) -> str:
+        value = form.get(name)
+        return value.strip() if isinstance(value, str) else ""
+
+    letters = [chr(ord("A") + i) for i in range(len(order))]
+    if task_type == "rank":
+        outputs = []
+        for shown, canonical in enumerate(order):
+            letter = letters[shown]
+            rank = get(f"rank_{letter}")
+            if not rank.isdigit() or not 1 <= int(rank) <= len(order):
+                raise ReviewError(f"give output {letter} a rank from 1 to {len(order)}")
+            flags = {c: get(f"{c}_{letter}") == "on" for c in CRITERIA}
+            outputs.append((canonical, {"rank": int(rank), **flags, "correct": not any(flags.values())}))
+        return {"outputs": [v for _, v in sorted(outputs)]}
+    if task_type == "pairwise":
+        choice = get("preference")
+        if choice not in ("A", "B", "tie"):
+            raise ReviewError("choose A, B or tie")
+        preference = "tie" if choice == "tie" else order[letters.index(choice)]
+        evidence = [line.strip() for line in get("evidence").splitlines() if line.strip()][:20]
+        return {"preference": preference, "evidence": evidence}
+    if task_type == "agree":
+        choice = get("agree")
+        if choice not in ("yes", "no"):
+            raise ReviewError("choose agree or disagree")
+        return {"agree": choice == "yes", "comment": get("comment")[:4000]}
+    if task_type == "gold":
+        boxes = {theme: get(f"box_{i}")[:8000] for i, theme in enumerate(payload["themes"])}
+        if not any(boxes.values()):
+            raise ReviewError("write the reply in at least one box")
+        return {"boxes": boxes}
+    if task_type == "match":
+        choice = get("span")
+        if choice == "__custom__":
+            choice = get("custom_span")
+        if not choice:
+            raise ReviewError("choose the matching span or NO MATCH")
+        if choice != NO_MATCH and choice not in payload["draft"]:
+            raise ReviewError("the span must be text of the draft")
+        return {"span": None if choice == NO_MATCH else choice}
+    if task_type == "evidence":
+        labels = {}
+        for s in payload["sentences"]:
+            value = get(f"rel_{s['id']}")
+            if value not in RELEVANCE:
+                raise ReviewError(f"label sentence {s['id']}")
+            labels[s["id"]] = value
+        return {"relevance": labels}
+    raise ReviewError(f"unknown task type {task_type}")
+
+
+def save_label(engine: Engine, review_id: str, item_id: str, annotator: str, value: dict[str, Any]) -> None:
+    lab = labels_table.c
+    now = time.time()
+    with engine.begin() as db:
+        done = db.execute(
+            update(labels_table)
+            .where((lab.review_id == review_id) & (lab.item_id == item_id) & (lab.annotator == annotator))
+            .values(value=value, updated_at=now, source="web")
+        )
+        if not done.rowcount:
+            db.execute(
+                insert(labels_table).values(
+                    review_id=review_id, item_id=item_id, annotator=annotator, value=value, updated_at=now, source="web"
+                )
+            )
+    audit(engine, annotator, "label-saved", f"{review_id}/{item_id}")
+
+
+def submit(engine: Engine, review_id: str, annotator: str) -> int:
+    a = assignments_table.c
+    with engine.begin() as db:
+        done = db.execute(
+            update(assignments_table)
+            .where((a.review_id == review_id) & (a.annotator == annotator))
+            .values(submitted=True)
+        )
+    audit(engine, annotator, "review-submitted", review_id, items=done.rowcount)
+    return int(done.rowcount)
+
+
+def all_labels(engine: Engine, review_id: str) -> list[dict[str, Any]]:
+    lab = labels_table.c
+    with engine.connect() as db:
+        return [
+            dict(r)
+            for r in db.execute(
+                select(labels_table).where(lab.review_id == review_id).order_by(lab.item_id, lab.annotator)
+            ).mappings()
+        ]
+
+
+def labels_version(engine: Engine, review_id: str) -> tuple[int, float]:
+    """(number of labels, last change): what the meta-evaluation depends on besides the items."""
+    lab = labels_table.c
+    with engine.connect() as db:
+        count, last = db.execute(select(func.count(), func.max(lab.updated_at)).where(lab.review_id == review_id)).one()
+    return int(count), float(last or 0.0)
+
+
+def all_items(engine: Engine, review_id: str) -> dict[str, dict[str, Any]]:
+    with engine.connect() as db:
+        return {
+            r["item_id"]: dict(r)
+            for r in db.execute(
+                select(items_table).where(items_table.c.review_id == review_id).order_by(items_table.c.position)
+            ).mappings()
+        }
+
+
+# ---- meta-evaluation ---------------------------------------------------------------------------------------
+
+
+def _units(task_type: str, item: dict[str, Any], value: dict[str, Any]) -> dict[str, Any]:
+    """A label as categorical units (unit id -> category) for agreement."""
+    if task_type == "rank":
+        return {f"correct/{i}": o["correct"] for i, o in enumerate(value["outputs"])}
+    if task_type == "pairwise":
+        return {"preference": str(value["preference"])}
+    if task_type == "agree":
+        return {"agree": bool(value["agree"])}
+    if task_type == "match":
+        return {"match": value["span"] is not None, "span": value["span"] or NO_MATCH}
+    if task_type == "evidence":
+        return {f"rel/{k}": v for k, v in value["relevance"].items()}
+    return {}
+
+
+def _judge_units(task_type: str, item: dict[str, Any]) -> dict[str, Any]:
+    judge = (item.get("key") or {}).get("judge")
+    if judge is None:
+        return {}
+    if task_type == "pairwise" and judge in ("A", "B", "tie"):
+        return {"preference": "tie" if judge == "tie" else str("AB".index(judge))}
+    if task_type == "match":
+        span = judge if isinstance(judge, str) and judge != NO_MATCH else None
+        return {"match": span is not None, "span": span or NO_MATCH}
+    if task_type == "evidence" and isinstance(judge, dict):
+        return {f"rel/{k}": v for k, v in judge.items() if v in RELEVANCE}
+    return {}
+
+
+@dataclass
+class Estimate:
+    name: str
+    value: float | None
+    low: float | None
+    high: float | None
+    n: int
+    note: str = ""
+
+
+BOOTSTRAP_RESAMPLES = 1000
+
+
+def _resampled_totals(parts: Any, seed: int, resamples: int = BOOTSTRAP_RESAMPLES) -> Any:
+    """Bootstrap over items: for each resample, the sum of the items' count arrays (``parts[i]``), drawn with
+    replacement. Done as (resample weights) @ (items' counts), in chunks, so a review of thousands of items takes
+    milliseconds rather than re-running a statistic's library call per resample."""
+    import numpy as np
+
+    n = parts.shape[0]
+    flat = parts.reshape(n, -1)
+    rng = np.random.default_rng(seed)
+    out = []
+    for start in range(0, resamples, 100):
+        size = min(100, resamples - start)
+        draws = rng.integers(0, n, size=(size, n))
+        offsets = (np.arange(size) * n)[:, None]
+        weights = np.bincount((draws + offsets).ravel(), minlength=size * n).reshape(size, n).astype(float)
+        out.append(weights @ flat)
+    return np.concatenate(out).reshape(resamples, *parts.shape[1:])
+
+
+def _interval(draws: Any) -> tuple[float | None, float | None]:
+    import numpy as np
+
+    finite = draws[np.isfinite(draws)]
+    if finite.size < len(draws) // 2:
+        return None, None
+    low, high = np.percentile(finite, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _alpha_nominal(coincidences: Any) -> Any:
+    """Krippendorff's α (nominal) from coincidence matrices (..., C, C): 1 − (n − 1)·D_o / Σ_{c≠k} n_c n_k."""
+    import numpy as np
+
+    n_c = coincidences.sum(axis=-1)
+    n = n_c.sum(axis=-1)
+    observed = n - np.trace(coincidences, axis1=-2, axis2=-1)
+    expected = n**2 - (n_c**2).sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1.0 - (n - 1.0) * observed / expected
+
+
+def _kappa(confusion: Any) -> Any:
+    """Cohen's κ from confusion matrices (..., C, C)."""
+    import numpy as np
+
+    total = confusion.sum(axis=(-2, -1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        observed = np.trace(confusion, axis1=-2, axis2=-1) / total
+        expected = (confusion.sum(axis=-1) * confusion.sum(axis=-2)).sum(axis=-1) / total**2
+        return (observed - expected) / (1.0 - expected)
+
+
+def _ratio(parts: Any) -> Any:
+    import numpy as np
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return parts[..., 0] / parts[..., 1]
+
+
+def _estimate(name: str, value: float | None, parts: Any, statistic: Any, n: int, *, seed: int = 0) -> Estimate:
+    """An estimate with its bootstrap 95% interval over items (none with fewer than three items)."""
+    import math as _math
+
+    if value is None or (isinstance(value, float) and _math.isnan(value)):
+        return Estimate(name, None, None, None, n)
+    if parts.shape[0] < 3:
+        return Estimate(name, float(value), None, None, n)
+    low, high = _interval(statistic(_resampled_totals(parts, seed)))
+    return Estimate(name, float(value), low, high, n)
+
+
+def _quiet(compute: Any) -> float | None:
+    """A bedside.stats value, None where it is undefined (scikit-learn's warnings on one category silenced)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            value = float(compute())
+        except (ValueError, ZeroDivisionError):
+            return None
+    return None if math.isnan(value) else value
+
+
+def meta_evaluation(engine: Engine, review_id: str) -> dict[str, Any]:
+    """Inter-annotator agreement and judge–human agreement from the labels stored so far, with n and CIs.
+
+    Point estimates are bedside.stats' (Krippendorff's α, percent agreement, Cohen's κ, mean Kendall τ-b); their
+    intervals are percentile bootstraps over items (1,000 resamples, seed 0), computed from each item's counts
+    (coincidences, confusion matrices, agreeing pairs) so the page stays fast while labels arrive; a test checks
+    that the count formulas give bedside.stats' values.
+    """
+    import numpy as np
+
+    from bedside.stats import cohen_kappa, krippendorff_alpha, mean_kendall_tau, percent_agreement
+
+    info = review(engine, review_id)
+    if info is None:
+        raise ReviewError(f"no review {review_id}")
+    task_type = info["task_type"]
+    items = all_items(engine, review_id)
+    labels = all_labels(engine, review_id)
+    annotators = sorted({lab["annotator"] for lab in labels})
+    # per item: unit -> annotator -> category
+    by_item: dict[str, dict[str, dict[str, Any]]] = defaultdict(lambda: defaultdict(dict))
+    for lab in labels:
+        for unit, category in _units(task_type, items[lab["item_id"]], lab["value"]).items():
+            by_item[lab["item_id"]][unit][lab["annotator"]] = category
+    result: dict[str, Any] = {
+        "task_type": task_type,
+        "labels": len(labels),
+        "items_labelled": len({lab["item_id"] for lab in labels}),
+        "annotators": annotators,
+        "inter": [],
+        "judge": [],
+    }
+    if task_type == "gold":
+        result["note"] = "gold replies are free text: no agreement statistic; export them for the drafting task"
+        return result
+
+    unit_kinds = sorted({u.split("/")[0] for units in by_item.values() for u in units})
+    for kind in unit_kinds:
+        groups = [
+            [votes for u, votes in units.items() if u.split("/")[0] == kind and len(votes) >= 2]
+            for units in by_item.values()
+        ]
+        groups = [g for g in groups if g]
+        units_all = [votes for g in groups for votes in g]
+        if not units_all:
+            result["inter"].append(Estimate(f"{kind}: agreement", None, None, None, 0, "needs items with two labels"))
+            continue
+        codes = {c: i for i, c in enumerate(sorted({str(v) for votes in units_all for v in votes.values()}))}
+        size = len(codes)
+        coincidence = np.zeros((len(groups), size, size))
+        pairs = np.zeros((len(groups), 2))
+        for g, group in enumerate(groups):
+            for votes in group:
+                counts = np.bincount([codes[str(v)] for v in votes.values()], minlength=size).astype(float)
+                m = counts.sum()
+                coincidence[g] += (np.outer(counts, counts) - np.diag(counts)) / (m - 1)
+                pairs[g] += [(counts * (counts - 1) / 2).sum(), m * (m - 1) / 2]
+        rows = [[codes[str(v[a])] if a in v else None for v in units_all] for a in annotators]
+        n_units = len(units_all)
+        alpha = _quiet(lambda: krippendorff_alpha(rows, level="nominal"))  # noqa: B023 - called at once
+        result["inter"].append(_estimate(f"{kind}: Krippendorff's α", alpha, coincidence, _alpha_nominal, n_units))
+        agreement = _quiet(lambda: percent_agreement([[v.get(a) for v in units_all] for a in annotators]))  # noqa: B023
+        result["inter"].append(_estimate(f"{kind}: percent agreement", agreement, pairs, _ratio, n_units))
+        if len(annotators) == 2:
+            first, second = annotators
+            confusion = np.zeros((len(groups), size, size))
+            both = []
+            for g, group in enumerate(groups):
+                for votes in group:
+                    if first in votes and second in votes:
+                        confusion[g, codes[str(votes[first])], codes[str(votes[second])]] += 1
+                        both.append((str(votes[first]), str(votes[second])))
+            kappa = _quiet(lambda: cohen_kappa([x for x, _ in both], [y for _, y in both]))  # noqa: B023
+            result["inter"].append(_estimate(f"{kind}: Cohen's κ", kappa, confusion, _kappa, len(both)))
+
+    # judge - human
+    if task_type == "agree":
+        per_item: dict[str, list[bool]] = defaultdict(list)
+        for lab in labels:
+            per_item[lab["item_id"]].append(bool(lab["value"]["agree"]))
+        counts = np.array([[sum(v), len(v)] for v in per_item.values()], dtype=float)
+        rate = float(counts[:, 0].sum() / counts[:, 1].sum()) if len(counts) else None
+        result["judge"].append(
+            _estimate("agreement rate (labels agreeing with the judge)", rate, counts, _ratio, len(labels))
+        )
+        majority = np.array(
+            [[float(sum(v) * 2 > len(v)), 1.0] for v in per_item.values() if sum(v) * 2 != len(v)], dtype=float
+        ).reshape(-1, 2)
+        rate = float(majority[:, 0].mean()) if len(majority) else None
+        result["judge"].append(
+            _estimate("agreement rate (item majority, ties left out)", rate, majority, _ratio, len(majority))
+        )
+    elif task_type == "rank":
+        human: dict[str, dict[str, float]] = {}
+        machine: dict[str, dict[str, float]] = {}
+        for lab in labels:
+            judge = (items[lab["item_id"]]["key"] or {}).get("judge") or {}
+            scores = judge.get("scores") if isinstance(judge, dict) else None
+            if not scores:
+                continue
+            key = f"{lab['item_id']}|{lab['annotator']}"
+            human[key] = {str(i): -float(o["rank"]) for i, o in enumerate(lab["value"]["outputs"])}
+            machine[key] = {str(i): float(s) for i, s in enumerate(scores) if s is not None}
+        if human:
+            found = _quiet_tau(lambda: mean_kendall_tau(human, machine))
+            taus = np.array(
+                [[t, 1.0] for t in (found.per_item.values() if found else []) if t is not None], dtype=float
+            ).reshape(-1, 2)
+            value = found.mean if found else None
+            result["judge"].append(
+                _estimate("Kendall τ-b, human rank vs judge score (mean over labels)", value, taus, _ratio, len(taus))
+            )
+    else:
+        matched: dict[str, list[tuple[str, str, str]]] = defaultdict(list)  # item -> (kind, human, judge)
+        for lab in labels:
+            judged = _judge_units(task_type, items[lab["item_id"]])
+            for unit, category in _units(task_type, items[lab["item_id"]], lab["value"]).items():
+                if unit in judged:
+                    matched[lab["item_id"]].append((unit.split("/")[0], str(category), str(judged[unit])))
+        for kind in sorted({k for found in matched.values() for k, _, _ in found}):
+            chosen = {item: [(h, j) for k, h, j in found if k == kind] for item, found in matched.items()}
+            chosen = {item: pairs_ for item, pairs_ in chosen.items() if pairs_}
+            flat = [pair for pairs_ in chosen.values() for pair in pairs_]
+            codes = {c: i for i, c in enumerate(sorted({x for pair in flat for x in pair}))}
+            confusion = np.zeros((len(chosen), len(codes), len(codes)))
+            for g, pairs_ in enumerate(chosen.values()):
+                for h, j in pairs_:
+                    confusion[g, codes[h], codes[j]] += 1
+            agree_counts = np.stack([np.trace(confusion, axis1=1, axis2=2), confusion.sum(axis=(1, 2))], axis=1)
+            rate = sum(h == j for h, j in flat) / len(flat)
+            result["judge"].append(
+                _estimate(f"{kind}: agreement rate with the judge", rate, agree_counts, _ratio, len(flat))
+            )
+            kappa = _quiet(lambda: cohen_kappa([h for h, _ in flat], [j for _, j in flat]))  # noqa: B023
+            result["judge"].append(_estimate(f"{kind}: Cohen's κ with the judge", kappa, confusion, _kappa, len(flat)))
+    if not result["judge"]:
+        result["judge_note"] = "no judgement to compare with (items without a judge)"
+    return result
+
+
+def _quiet_tau(compute: Any) -> Any:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return compute()
+        except ValueError:
+            return None
+
+
+# ---- export and import ---------------------------------------------------------------------------------------
+
+EXPORT_FORMATS = ("labels", "drafting", "instruct", "citeqa", "sensemaking")
+
+
+def export_labels(engine: Engine, review_id: str, fmt: str) -> tuple[str, str]:
+    """(text, file name) of a review's labels in ``fmt`` (see :data:`EXPORT_FORMATS`)."""
+    info = review(engine, review_id)
+    if info is None:
+        raise ReviewError(f"no review {review_id}")
+    task_type = info["task_type"]
+    items = all_items(engine, review_id)
+    labels = all_labels(engine, review_id)
+    submitted = _submitted(engine, review_id)
+    lines: list[dict[str, Any]] = []
+    if fmt == "labels":
+        for lab in labels:
+            lines.append(
+                {
+                    "review": review_id,
+                    "task_type": task_type,
+                    "item": lab["item_id"],
+                    "annotator": lab["annotator"],
+                    "label": lab["value"],
+                    "submitted": (lab["item_id"], lab["annotator"]) in submitted,
+                    "updated_at": lab["updated_at"],
+                }
+            )
+    elif fmt == "drafting":
+        _need(task_type, "match", fmt)
+        for lab in labels:
+            p = items[lab["item_id"]]["payload"]
+            lines.append(
+                {
+                    "id": f"{lab['item_id']}@{lab['annotator']}",
+                    "sentence": p["sentence"],
+                    "draft": p["draft"],
+                    "gold": lab["value"]["span"],
+                }
+            )
+    elif fmt == "instruct":
+        _need(task_type, "rank", fmt)
+        for lab in labels:
+            item = items[lab["item_id"]]
+            names = (item["key"] or {}).get("outputs") or []
+            for i, o in enumerate(lab["value"]["outputs"]):
+                lines.append(
+                    {
+                        "instruction_id": lab["item_id"],
+                        "model": names[i] if i < len(names) else f"output-{i + 1}",
+                        "response": item["payload"]["outputs"][i],
+                        "evaluator": lab["annotator"],
+                        "correct": o["correct"],
+                        "rank": o["rank"],
+                        "criteria": {c.upper(): o[c] for c in CRITERIA},
+                    }
+                )
+    elif fmt == "sensemaking":
+        _need(task_type, "agree", fmt)
+        for lab in labels:
+            key = items[lab["item_id"]]["key"] or {}
+            lines.append(
+                {
+                    "item": key.get("item", lab["item_id"]),
+                    "metric": items[lab["item_id"]]["payload"]["metric"],
+                    "annotator": lab["annotator"],
+                    "agree": lab["value"]["agree"],
+                }
+            )
+    elif fmt == "citeqa":
+        _need(task_type, "evidence", fmt)
+        votes: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        for lab in labels:
+            for sid, rel in lab["value"]["relevance"].items():
+                votes[lab["item_id"]][sid].append(rel)
+        key_out = [
+            {
+                "case_id": item_id,
+                "answers": [
+                    {
+                        "sentence_id": sid,
+                        "relevance": max(RELEVANCE, key=lambda r: (found.count(r), -RELEVANCE.index(r))),
+                    }
+                    for sid, found in sentences.items()
+                ],
+            }
+            for item_id, sentences in votes.items()
+        ]
+        return json.dumps(key_out, indent=1, ensure_ascii=False) + "\n", f"{review_id}-key.json"
+    else:
+        raise ReviewError(f"format must be one of {', '.join(EXPORT_FORMATS)}")
+    text = "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in lines)
+    return text, f"{review_id}-{fmt}.jsonl"
+
+
+def _parquet_table(engine: Engine, review_id: str) -> Any:
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise ReviewError("Parquet export needs pyarrow (pip install 'bedside[export]')") from None
+    text, _ = export_labels(engine, review_id, "labels")
+    names = ("review", "task_type", "item", "annotator", "label", "submitted", "updated_at")
+    columns: dict[str, list[Any]] = {name: [] for name in names}
+    for line in text.splitlines():
+        row = json.loads(line)
+        for name in names:
+            value = row[name]
+            columns[name].append(json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else value)
+    return pa.table(columns)
+
+
+def export_parquet(engine: Engine, review_id: str, path: Path) -> None:
+    """The generic labels as Parquet (the label as a JSON string), written 0600."""
+    import pyarrow.parquet as pq
+
+    table = _parquet_table(engine, review_id)
+    with open_private_binary(path) as handle:
+        pq.write_table(table, handle)
+
+
+def parquet_bytes(engine: Engine, review_id: str) -> bytes:
+    import io
+
+    import pyarrow.parquet as pq
+
+    table = _parquet_table(engine, review_id)
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    return buffer.getvalue()
+
+
+def _need(task_type: str, wanted: str, fmt: str) -> None:
+    if task_type != wanted:
+        raise ReviewError(f"the {fmt} format is for {wanted} reviews; this one is {task_type}")
+
+
+def _submitted(engine: Engine, review_id: str) -> set[tuple[str, str]]:
+    a = assignments_table.c
+    with engine.connect() as db:
+        return {
+            (r.item_id, r.annotator)
+            for r in db.execute(
+                select(a.item_id, a.annotator).where((a.review_id == review_id) & a.submitted.is_(True))
+            )
+        }
+
+
+def import_labels(engine: Engine, review_id: str, text: str, *, user: str) -> int:
+    """Labels from the generic JSONL (``{item, annotator, label}`` per line), checked like web labels.
+
+    An imported label replaces that annotator's label for the item; annotators need not have accounts (labels
+    collected elsewhere), and their labels count in the meta-evaluation like any other.
+    """
+    info = review(engine, review_id)
+    if info is None:
+        raise ReviewError(f"no review {review_id}")
+    items = all_items(engine, review_id)
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ReviewError(f"line {number}: not JSON ({exc.msg})") from None
+        if not isinstance(data, dict) or not {"item", "annotator", "label"} <= set(data):
+            raise ReviewError(f"line {number}: needs item, annotator and label")
+        item = items.get(str(data["item"]))
+        if item is None:
+            raise ReviewError(f"line {number}: no item {data['item']!r} in {review_id}")
+        value = data["label"]
+        try:
+            _units(info["task_type"], item, value)
+            _validate(info["task_type"], item["payload"], value)
+        except (KeyError, TypeError, AttributeError, IndexError) as exc:
+            raise ReviewError(f"line {number}: not a {info['task_type']} label ({exc!r})") from None
+        rows.append((str(data["item"]), str(data["annotator"]), value))
+    lab = labels_table.c
+    now = time.time()
+    with engine.begin() as db:
+        for item_id, annotator, value in rows:
+            done = db.execute(
+                update(labels_table)
+                .where((lab.review_id == review_id) & (lab.item_id == item_id) & (lab.annotator == annotator))
+                .values(value=value, updated_at=now, source="import")
+            )
+            if not done.rowcount:
+                db.execute(
+                    insert(labels_table).values(
+                        review_id=review_id,
+                        item_id=item_id,
+                        annotator=annotator,
+                        value=value,
+                        updated_at=now,
+                        source="import",
+                    )
+                )
+    audit(engine, user, "labels-imported", review_id, labels=len(rows))
+    return len(rows)
+
+
+def _validate(task_type: str, payload: dict[str, Any], value: dict[str, Any]) -> None:
+    if task_type == "rank":
+        if len(value["outputs"]) != len(payload["outputs"]):
+            raise IndexError("one entry per output")
+        for o in value["outputs"]:
+            if not isinstance(o["rank"], int | float) or not isinstance(o["correct"], bool):
+                raise TypeError("rank and correct")
+            for c in CRITERIA:
+                o.setdefault(c, False)
+    elif task_type == "pairwise":
+        if value["preference"] not in (0, 1, "tie"):
+            raise TypeError("preference is 0, 1 or tie")
+    elif task_type == "agree":
+        if not isinstance(value["agree"], bool):
+            raise TypeError("agree is true or false")
+    elif task_type == "gold":
+        if not isinstance(value["boxes"], dict):
+            raise TypeError("boxes")
+    elif task_type == "match":
+        if value["span"] is not None and value["span"] not in payload["draft"]:
+            raise TypeError("span not in the draft")
+    elif task_type == "evidence" and any(v not in RELEVANCE for v in value["relevance"].values()):
+        raise TypeError("relevance labels")

@@ -1,0 +1,306 @@
+"""Routes of the review app. Annotators reach items only as "my n-th assignment in review R"
+(``/reviews/R/items/n``), so there is no URL naming another annotator's item; admins set reviews up, watch
+progress and the meta-evaluation, export and import labels."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy import select
+
+from bedside.runs.store import RunNotFoundError, Store
+from bedside.web import review as rv
+from bedside.web.app import admin_session, checked_post, render, session_of
+from bedside.web.db import audit, audit_table, users_table
+
+
+def _review_or_404(request: Request, review_id: str) -> dict[str, Any]:
+    found = rv.review(request.app.state.store.engine, review_id)
+    if found is None:
+        raise HTTPException(status_code=404, detail="no such review")
+    return found
+
+
+def _int(value: Any, default: int, name: str) -> int:
+    if value in (None, ""):
+        return default
+    try:
+        return int(str(value))
+    except ValueError:
+        raise rv.ReviewError(f"{name} must be a whole number") from None
+
+
+async def _upload_text(upload: Any) -> str:
+    if upload is None or isinstance(upload, str) or not getattr(upload, "filename", ""):
+        return ""
+    data = await upload.read()
+    try:
+        return str(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise rv.ReviewError("the file is not UTF-8 text") from None
+
+
+def review_routes(app: FastAPI) -> None:
+    @app.get("/reviews", response_class=HTMLResponse)
+    async def reviews(request: Request) -> Response:
+        session = session_of(request)
+        engine = request.app.state.store.engine
+        listed = rv.reviews_for(engine, None if session.user.admin else session.user.name)
+        mine = rv.reviews_for(engine, session.user.name) if session.user.admin else listed
+        return render(request, "reviews.html", session, reviews=listed, mine=mine, titles=rv.TASK_TITLES)
+
+    @app.get("/reviews/new", response_class=HTMLResponse)
+    async def new_review(request: Request) -> Response:
+        session = admin_session(request)
+        return _new_form(request, session, error=None, values={})
+
+    def _new_form(request: Request, session: Any, error: str | None, values: dict[str, Any]) -> Response:
+        store: Store = request.app.state.store
+        with store.engine.connect() as db:
+            users = [
+                dict(r)
+                for r in db.execute(
+                    select(users_table.c.name, users_table.c.role)
+                    .where(users_table.c.disabled.is_(False))
+                    .order_by(users_table.c.name)
+                ).mappings()
+            ]
+        response = render(
+            request,
+            "review_new.html",
+            session,
+            runs=store.runs(),
+            users=users,
+            types=rv.TASK_TYPES,
+            titles=rv.TASK_TITLES,
+            error=error,
+            values=values,
+        )
+        if error:
+            response.status_code = 400
+        return response
+
+    @app.post("/reviews")
+    async def create(request: Request) -> Response:
+        session, form = await checked_post(request, admin=True)
+        store: Store = request.app.state.store
+        values = {k: form.get(k) for k in form if k != "items"}
+        try:
+            spec = rv.ReviewSpec(
+                name=str(form.get("name") or "").strip()[:200],
+                task_type=str(form.get("task_type") or ""),
+                annotators=[str(a) for a in form.getlist("annotators")],
+                per_annotator=_int(form.get("per_annotator"), 50, "items per annotator"),
+                overlap=_int(form.get("overlap"), 1, "overlap"),
+                blind=form.get("blind") == "on",
+                seed=_int(form.get("seed"), 0, "seed"),
+                instructions=str(form.get("instructions") or "")[:20000],
+                judge_metric=str(form.get("judge_metric") or "").strip(),
+            )
+            if spec.task_type not in rv.TASK_TYPES:
+                raise rv.ReviewError("choose a task type")
+            text = await _upload_text(form.get("items"))
+            run_id = str(form.get("run") or "")
+            if text:
+                items = rv.items_from_jsonl(spec.task_type, text)
+                source = "jsonl"
+            elif run_id:
+                try:
+                    items = rv.items_from_run(store, run_id, spec)
+                except RunNotFoundError:
+                    raise rv.ReviewError("no such run") from None
+                source = f"run:{run_id}"
+            else:
+                raise rv.ReviewError("choose a run or upload a JSONL of items")
+            review_id = rv.create_review(store.engine, spec, items, source=source, created_by=session.user.name)
+        except rv.ReviewError as exc:
+            return _new_form(request, session, error=str(exc), values=values)
+        return RedirectResponse(f"/reviews/{review_id}", status_code=303)
+
+    @app.get("/reviews/{review_id}", response_class=HTMLResponse)
+    async def review_home(request: Request, review_id: str) -> Response:
+        session = session_of(request)
+        engine = request.app.state.store.engine
+        info = _review_or_404(request, review_id)
+        position = rv.next_position(engine, review_id, session.user.name)
+        if not session.user.admin:
+            if position is None:
+                raise HTTPException(status_code=404, detail="no such review")
+            return RedirectResponse(f"/reviews/{review_id}/items/{position}", status_code=303)
+        return render(
+            request,
+            "review.html",
+            session,
+            review=info,
+            progress=rv.progress(engine, review_id),
+            position=position,
+            title=rv.TASK_TITLES[info["task_type"]],
+            formats=[f for f in (*rv.EXPORT_FORMATS, "parquet") if _format_fits(f, info["task_type"])],
+            error=None,
+        )
+
+    @app.get("/reviews/{review_id}/items/{position}", response_class=HTMLResponse)
+    async def item(request: Request, review_id: str, position: int) -> Response:
+        session = session_of(request)
+        return _item_page(request, session, review_id, position, error=None)
+
+    def _item_page(request: Request, session: Any, review_id: str, position: int, error: str | None) -> Response:
+        engine = request.app.state.store.engine
+        shown = rv.assignment(engine, review_id, session.user.name, position)
+        if shown is None:
+            raise HTTPException(status_code=404, detail="no such item")
+        mine = rv.progress(engine, review_id, only=session.user.name)
+        response = render(
+            request,
+            "item.html",
+            session,
+            a=shown,
+            kind=shown.review["task_type"],
+            title=rv.TASK_TITLES[shown.review["task_type"]],
+            letters=[chr(ord("A") + i) for i in range(len(shown.order))],
+            progress=mine[0] if mine else None,
+            relevance=rv.RELEVANCE,
+            no_match=rv.NO_MATCH,
+            error=error,
+            saved=request.query_params.get("saved") == "1",
+        )
+        if error:
+            response.status_code = 400
+        return response
+
+    @app.post("/reviews/{review_id}/items/{position}")
+    async def save(request: Request, review_id: str, position: int) -> Response:
+        session, form = await checked_post(request)
+        engine = request.app.state.store.engine
+        shown = rv.assignment(engine, review_id, session.user.name, position)
+        if shown is None:
+            raise HTTPException(status_code=404, detail="no such item")
+        if shown.submitted:
+            raise HTTPException(status_code=409, detail="this review is submitted: labels can no longer change")
+        try:
+            value = rv.parse_label(shown.review["task_type"], shown.payload, shown.order, form)
+        except rv.ReviewError as exc:
+            return _item_page(request, session, review_id, position, error=str(exc))
+        rv.save_label(engine, review_id, shown.item_id, session.user.name, value)
+        if position + 1 < shown.count:
+            return RedirectResponse(f"/reviews/{review_id}/items/{position + 1}", status_code=303)
+        return RedirectResponse(f"/reviews/{review_id}/done", status_code=303)
+
+    @app.get("/reviews/{review_id}/done", response_class=HTMLResponse)
+    async def done(request: Request, review_id: str) -> Response:
+        session = session_of(request)
+        engine = request.app.state.store.engine
+        mine = rv.progress(engine, review_id, only=session.user.name)
+        if not mine:
+            raise HTTPException(status_code=404, detail="no such review")
+        info = _review_or_404(request, review_id)
+        return render(request, "done.html", session, review=info, progress=mine[0])
+
+    @app.post("/reviews/{review_id}/submit")
+    async def submit(request: Request, review_id: str) -> Response:
+        session, _ = await checked_post(request)
+        engine = request.app.state.store.engine
+        mine = rv.progress(engine, review_id, only=session.user.name)
+        if not mine:
+            raise HTTPException(status_code=404, detail="no such review")
+        if mine[0].labelled < mine[0].assigned:
+            raise HTTPException(status_code=409, detail="label every item before submitting")
+        rv.submit(engine, review_id, session.user.name)
+        return RedirectResponse(f"/reviews/{review_id}/done", status_code=303)
+
+    @app.get("/reviews/{review_id}/meta", response_class=HTMLResponse)
+    async def meta(request: Request, review_id: str) -> Response:
+        session = admin_session(request)
+        info = _review_or_404(request, review_id)
+        engine = request.app.state.store.engine
+        # The page refreshes itself every few seconds: recompute only when labels changed.
+        cache: dict[str, tuple[Any, dict[str, Any]]] = request.app.state.meta_cache
+        version = rv.labels_version(engine, review_id)
+        cached = cache.get(review_id)
+        if cached is not None and cached[0] == version:
+            result = cached[1]
+        else:
+            result = rv.meta_evaluation(engine, review_id)
+            cache[review_id] = (version, result)
+        return render(request, "meta.html", session, review=info, meta=result, updated=time.strftime("%H:%M:%S"))
+
+    @app.get("/reviews/{review_id}/export")
+    async def export(request: Request, review_id: str) -> Response:
+        session = admin_session(request)
+        _review_or_404(request, review_id)
+        fmt = request.query_params.get("format", "labels")
+        engine = request.app.state.store.engine
+        if fmt == "parquet":
+            try:
+                data = rv.parquet_bytes(engine, review_id)
+            except rv.ReviewError as exc:
+                raise HTTPException(status_code=400, detail=str(exc)) from None
+            audit(engine, session.user.name, "labels-exported", review_id, format=fmt)
+            return Response(
+                data,
+                media_type="application/vnd.apache.parquet",
+                headers={"content-disposition": f'attachment; filename="{review_id}-labels.parquet"'},
+            )
+        try:
+            text, name = rv.export_labels(engine, review_id, fmt)
+        except rv.ReviewError as exc:
+            raise HTTPException(status_code=400, detail=str(exc)) from None
+        audit(engine, session.user.name, "labels-exported", review_id, format=fmt)
+        return Response(
+            text,
+            media_type="application/json" if name.endswith(".json") else "application/x-ndjson",
+            headers={"content-disposition": f'attachment; filename="{name}"'},
+        )
+
+    @app.post("/reviews/{review_id}/import")
+    async def import_(request: Request, review_id: str) -> Response:
+        session, form = await checked_post(request, admin=True)
+        info = _review_or_404(request, review_id)
+        engine = request.app.state.store.engine
+        try:
+            text = await _upload_text(form.get("labels"))
+            if not text:
+                raise rv.ReviewError("choose a labels JSONL file")
+            rv.import_labels(engine, review_id, text, user=session.user.name)
+        except rv.ReviewError as exc:
+            response = render(
+                request,
+                "review.html",
+                session,
+                review=info,
+                progress=rv.progress(engine, review_id),
+                position=None,
+                title=rv.TASK_TITLES[info["task_type"]],
+                formats=[f for f in (*rv.EXPORT_FORMATS, "parquet") if _format_fits(f, info["task_type"])],
+                error=str(exc),
+            )
+            response.status_code = 400
+            return response
+        return RedirectResponse(f"/reviews/{review_id}/meta", status_code=303)
+
+    @app.get("/audit", response_class=HTMLResponse)
+    async def audit_page(request: Request) -> Response:
+        session = admin_session(request)
+        with request.app.state.store.engine.connect() as db:
+            entries = [
+                dict(r) for r in db.execute(select(audit_table).order_by(audit_table.c.id.desc()).limit(500)).mappings()
+            ]
+        for entry in entries:
+            entry["when"] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(entry["at"]))
+        return render(request, "audit.html", session, entries=entries)
+
+
+def _format_fits(fmt: str, task_type: str) -> bool:
+    return (
+        fmt == "labels"
+        or {
+            "drafting": "match",
+            "instruct": "rank",
+            "citeqa": "evidence",
+            "sensemaking": "agree",
+        }.get(fmt)
+        == task_type
+    )

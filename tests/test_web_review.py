@@ -1,0 +1,496 @@
+"""The review app: creation, blinding, assignments, labelling with resume and edit-until-submit, cross-annotator
+isolation on every route, meta-evaluation, exports read by bedside's own readers, import. SQLite, and PostgreSQL
+when BEDSIDE_TEST_POSTGRES_URL is set."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("argon2")
+
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from bedside.runs.store import Store
+from bedside.web import review as rv
+from bedside.web.app import create_app
+from web_support import (
+    PASSWORD,
+    POSTGRES_URL,
+    REVIEW_ITEMS,
+    add_accounts,
+    create_review,
+    csrf_of,
+    fill_run,
+    login,
+    postgres_store,
+)
+
+BACKENDS = [
+    "sqlite",
+    pytest.param(
+        "postgres",
+        marks=pytest.mark.skipif(not POSTGRES_URL, reason="set BEDSIDE_TEST_POSTGRES_URL to run on PostgreSQL"),
+    ),
+]
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    made = postgres_store() if request.param == "postgres" else None
+    opened = next(made) if made is not None else Store(str(tmp_path / "store.sqlite"))
+    fill_run(opened, "alpha-111", 24, cells=[("d", "sys-x", "model-x"), ("d", "sys-y", "model-y")])
+    add_accounts(opened)
+    yield opened
+    if made is not None:
+        with pytest.raises(StopIteration):
+            next(made)
+    else:
+        opened.close()
+
+
+def _client(store: Store, name: str) -> TestClient:
+    client = TestClient(create_app(store))
+    assert login(client, name).status_code == 303
+    return client
+
+
+def _letters_to_canonical(task_type: str, html: str) -> dict[str, int]:
+    """From an item page: shown letter -> canonical output index (read from the output texts)."""
+    found = {}
+    for letter, body in re.findall(
+        r'data-row="([A-Z])"><h2>Output \1</h2>\s*<div class="text clip">([^<]*)</div>', html
+    ):
+        for item in REVIEW_ITEMS[task_type]:
+            texts = [o["text"] for o in item["outputs"]]
+            if body in texts:
+                found[letter] = texts.index(body)
+    return found
+
+
+def answer(task_type: str, html: str, *, variant: int = 0) -> dict[str, Any]:
+    """Form fields labelling the item shown in ``html`` (variant 1 gives a different answer)."""
+    data: dict[str, Any] = {"csrf": csrf_of(html)}
+    if task_type == "rank":
+        for letter, canonical in _letters_to_canonical(task_type, html).items():
+            data[f"rank_{letter}"] = str(canonical + 1 if not variant else 3 - canonical)
+            if canonical == 2:
+                data[f"c2_{letter}"] = "on"
+    elif task_type == "pairwise":
+        mapping = _letters_to_canonical(task_type, html)
+        data["preference"] = next(k for k, v in mapping.items() if v == variant)
+        data["evidence"] = "First text"
+    elif task_type == "agree":
+        data["agree"] = "yes" if not variant else "no"
+        data["comment"] = "fine"
+    elif task_type == "gold":
+        data["box_0"] = "Yes, ibuprofen is fine with food."
+        data["box_1"] = "" if not variant else "Call us in a week."
+    elif task_type == "match":
+        data["span"] = "Continue omeprazole every day." if not variant else "NO MATCH"
+    elif task_type == "evidence":
+        data["rel_1"] = "essential"
+        data["rel_2"] = "not-relevant" if not variant else "supplementary"
+    return data
+
+
+def label_all(client: TestClient, review_id: str, task_type: str, *, variant: int = 0) -> int:
+    page = client.get(f"/reviews/{review_id}")
+    count = 0
+    while "/items/" in str(page.url):
+        response = client.post(
+            str(page.url), data=answer(task_type, page.text, variant=variant), follow_redirects=False
+        )
+        assert response.status_code == 303, response.text[:800]
+        count += 1
+        page = client.get(response.headers["location"])
+    return count
+
+
+@pytest.mark.parametrize("task_type", rv.TASK_TYPES)
+def test_each_task_type_end_to_end(store: Store, task_type: str) -> None:
+    admin = _client(store, "admin")
+    review_id = create_review(admin, task_type, ["ann1", "ann2"], overlap=2)
+    one, two = _client(store, "ann1"), _client(store, "ann2")
+    n = len(REVIEW_ITEMS[task_type])
+    assert label_all(one, review_id, task_type) == n
+    assert label_all(two, review_id, task_type, variant=1 if task_type != "gold" else 0) == n
+    meta = admin.get(f"/reviews/{review_id}/meta")
+    assert meta.status_code == 200
+    assert f"{2 * n} labels on {n} items" in meta.text
+    result = rv.meta_evaluation(store.engine, review_id)
+    assert result["labels"] == 2 * n
+    if task_type != "gold":
+        assert result["inter"], result
+        assert result["judge"], result
+    labels = rv.all_labels(store.engine, review_id)
+    if task_type == "rank":
+        first = next(lab for lab in labels if lab["annotator"] == "ann1")["value"]
+        assert [o["rank"] for o in first["outputs"]] == [1, 2, 3]  # canonical order whatever the letters shown
+        assert [o["correct"] for o in first["outputs"]] == [True, True, False]
+        tau = next(e for e in result["judge"] if "τ" in e.name)
+        assert tau.n == 2 * n
+        assert tau.value == pytest.approx(0.0)  # ann1 agrees fully (1.0), ann2 reversed (-1.0)
+    if task_type == "pairwise":
+        assert {lab["value"]["preference"] for lab in labels} == {0, 1}
+        rate = next(e for e in result["judge"] if e.name.startswith("preference: agreement"))
+        assert rate.value == pytest.approx(0.5)
+    if task_type == "agree":
+        rate = next(e for e in result["judge"] if "labels agreeing" in e.name)
+        assert rate.value == pytest.approx(0.5)
+        assert rate.n == 2 * n
+    if task_type == "evidence":
+        kappa = next(e for e in result["inter"] if e.name == "rel: Cohen's κ")
+        assert kappa.n == 2 * n
+
+
+def test_blinding_hides_identities_and_shuffles_per_annotator(store: Store) -> None:
+    admin = _client(store, "admin")
+    review_id = create_review(admin, "rank", ["ann1", "ann2"], overlap=2)
+    orders = {}
+    for name in ("ann1", "ann2"):
+        client = _client(store, name)
+        pages = [client.get(f"/reviews/{review_id}/items/{i}").text for i in range(3)]
+        for html in pages:
+            for secret in ("system-alpha", "system-beta", "system-gamma", "judge", "3.0"):
+                assert secret not in html, (name, secret)
+        orders[name] = [tuple(_letters_to_canonical("rank", html).values()) for html in pages]
+        orders[name + "-items"] = [re.findall(r"Instruction (\d)", html)[0] for html in pages]
+    assert orders["ann1"] != orders["ann2"] or orders["ann1-items"] != orders["ann2-items"]
+    # seeded: the same annotator sees the same order again
+    again = _client(store, "ann1")
+    assert [
+        tuple(_letters_to_canonical("rank", again.get(f"/reviews/{review_id}/items/{i}").text).values())
+        for i in range(3)
+    ] == orders["ann1"]
+    agree_id = create_review(admin, "agree", ["ann1"], overlap=1)
+    html = _client(store, "ann1").get(f"/reviews/{agree_id}/items/0").text
+    assert "secret-system" not in html
+    assert "severity = 3" in html  # what the judge said is the point of this task
+
+
+def test_assignment_overlap_and_limits() -> None:
+    plan = rv.assign([f"i{n}" for n in range(10)], ["a", "b", "c"], overlap=2, per_annotator=5, seed=1)
+    counts = {k: len(v) for k, v in plan.items()}
+    assert all(c <= 5 for c in counts.values())
+    per_item: dict[str, int] = {}
+    for items in plan.values():
+        for item in items:
+            per_item[item] = per_item.get(item, 0) + 1
+    assert set(per_item.values()) == {2}
+    assert len(per_item) == 7  # 15 slots / 2 per item
+    assert plan == rv.assign([f"i{n}" for n in range(10)], ["a", "b", "c"], overlap=2, per_annotator=5, seed=1)
+
+
+def test_annotators_reach_only_their_own_assignments(store: Store) -> None:
+    admin = _client(store, "admin")
+    only_one = create_review(admin, "match", ["ann1"], overlap=1)
+    shared = create_review(admin, "evidence", ["ann1", "ann2"], overlap=1, per=2)
+    one, two = _client(store, "ann1"), _client(store, "ann2")
+    token = csrf_of(two.get("/reviews").text)
+    # every review route, as an annotator without an assignment in the review
+    for path in (
+        f"/reviews/{only_one}",
+        f"/reviews/{only_one}/items/0",
+        f"/reviews/{only_one}/items/1",
+        f"/reviews/{only_one}/done",
+    ):
+        assert two.get(path, follow_redirects=False).status_code == 404, path
+    for path in (f"/reviews/{only_one}/items/0", f"/reviews/{only_one}/submit"):
+        assert two.post(path, data={"csrf": token, "span": "NO MATCH"}, follow_redirects=False).status_code == 404, path
+    for path in (f"/reviews/{only_one}/meta", f"/reviews/{only_one}/export", "/reviews/new"):
+        assert two.get(path, follow_redirects=False).status_code == 403, path
+    assert two.post(f"/reviews/{only_one}/import", data={"csrf": token}, follow_redirects=False).status_code == 403
+    assert two.post("/reviews", data={"csrf": token}, follow_redirects=False).status_code == 403
+    assert only_one not in two.get("/reviews").text
+    # in a shared review, positions are each annotator's own: ann2 cannot name ann1's items
+    mine = {i: rv.assignment(store.engine, shared, "ann1", i) for i in range(2)}
+    theirs = {i: rv.assignment(store.engine, shared, "ann2", i) for i in range(2)}
+    assert {a.item_id for a in mine.values() if a}.isdisjoint({a.item_id for a in theirs.values() if a})
+    assert two.get(f"/reviews/{shared}/items/2", follow_redirects=False).status_code == 404
+    page = two.get(f"/reviews/{shared}/items/0")
+    assert theirs[0] is not None
+    assert mine[0] is not None
+    assert (
+        two.post(f"/reviews/{shared}/items/0", data=answer("evidence", page.text), follow_redirects=False).status_code
+        == 303
+    )
+    labels = rv.all_labels(store.engine, shared)
+    assert [(lab["item_id"], lab["annotator"]) for lab in labels] == [(theirs[0].item_id, "ann2")]
+    # ann1's pages show none of ann2's labels
+    assert "checked" not in one.get(f"/reviews/{shared}/items/0").text.split("<table")[1]
+
+
+def test_resume_edit_and_submit(store: Store) -> None:
+    admin = _client(store, "admin")
+    review_id = create_review(admin, "agree", ["ann1"], overlap=1)
+    one = _client(store, "ann1")
+    first = one.get(f"/reviews/{review_id}")
+    assert str(first.url).endswith("/items/0")
+    one.post(str(first.url), data=answer("agree", first.text))
+    assert str(one.get(f"/reviews/{review_id}").url).endswith("/items/1")  # resumes where it was left
+    # edit the first label
+    page = one.get(f"/reviews/{review_id}/items/0")
+    assert 'value="yes" checked' in page.text
+    one.post(f"/reviews/{review_id}/items/0", data=answer("agree", page.text, variant=1))
+    assert rv.all_labels(store.engine, review_id)[0]["value"]["agree"] is False
+    # submitting needs every item labelled, then locks
+    token = csrf_of(page.text)
+    assert one.post(f"/reviews/{review_id}/submit", data={"csrf": token}, follow_redirects=False).status_code == 409
+    label_all(one, review_id, "agree")
+    done = one.get(f"/reviews/{review_id}/done")
+    assert "Submit my labels" in done.text
+    assert one.post(f"/reviews/{review_id}/submit", data={"csrf": token}, follow_redirects=False).status_code == 303
+    locked = one.post(f"/reviews/{review_id}/items/0", data=answer("agree", page.text), follow_redirects=False)
+    assert locked.status_code == 409
+    assert "Submitted" in one.get(f"/reviews/{review_id}/done").text
+
+
+def test_invalid_labels_are_refused_with_the_reason(store: Store) -> None:
+    admin = _client(store, "admin")
+    review_id = create_review(admin, "match", ["ann1"], overlap=1)
+    one = _client(store, "ann1")
+    page = one.get(f"/reviews/{review_id}/items/0")
+    bad = one.post(
+        f"/reviews/{review_id}/items/0",
+        data={"csrf": csrf_of(page.text), "span": "__custom__", "custom_span": "not in it"},
+    )
+    assert bad.status_code == 400
+    assert "must be text of the draft" in bad.text
+    assert rv.all_labels(store.engine, review_id) == []
+
+
+def test_exports_are_read_by_bedside_commands(store: Store, tmp_path: Path) -> None:
+    from bedside.tasks.citeqa.readers import read_key
+    from bedside.tasks.drafting.validation import read_annotations
+    from bedside.tasks.instruct.labels import ResponseLabel
+    from bedside.tasks.sensemaking.validation import read_labels
+
+    admin = _client(store, "admin")
+    ids = {t: create_review(admin, t, ["ann1"], overlap=1) for t in ("match", "rank", "evidence", "agree")}
+    one = _client(store, "ann1")
+    for t, review_id in ids.items():
+        label_all(one, review_id, t)
+    drafting = admin.get(f"/reviews/{ids['match']}/export?format=drafting")
+    (tmp_path / "m.jsonl").write_text(drafting.text)
+    annotations = read_annotations(tmp_path / "m.jsonl")
+    assert len(annotations) == 3
+    assert annotations[0].gold == "Continue omeprazole every day."
+    instruct = admin.get(f"/reviews/{ids['rank']}/export?format=instruct")
+    parsed = [ResponseLabel.model_validate(json.loads(line)) for line in instruct.text.splitlines()]
+    assert {p.model for p in parsed} == {"system-alpha", "system-beta", "system-gamma"}
+    assert all(not p.correct for p in parsed if p.model == "system-gamma")
+    key = admin.get(f"/reviews/{ids['evidence']}/export?format=citeqa")
+    assert key.headers["content-disposition"].endswith('-key.json"')
+    (tmp_path / "key.json").write_text(key.text)
+    assert read_key(tmp_path / "key.json")["e0"] == {"1": "essential", "2": "not-relevant"}
+    agree = admin.get(f"/reviews/{ids['agree']}/export?format=sensemaking")
+    (tmp_path / "agree.jsonl").write_text(agree.text)
+    assert len(read_labels(tmp_path / "agree.jsonl")) == 3
+    assert admin.get(f"/reviews/{ids['agree']}/export?format=citeqa").status_code == 400
+    pq = pytest.importorskip("pyarrow.parquet")
+    import io
+
+    table = pq.read_table(io.BytesIO(admin.get(f"/reviews/{ids['agree']}/export?format=parquet").content))
+    assert table.num_rows == 3
+    assert json.loads(table.column("label")[0].as_py())["agree"] is True
+
+
+def test_import_labels_collected_elsewhere(store: Store, tmp_path: Path) -> None:
+    admin = _client(store, "admin")
+    review_id = create_review(admin, "pairwise", ["ann1"], overlap=1)
+    lines = [
+        json.dumps({"item": f"p{i}", "annotator": "redcap-1", "label": {"preference": 0, "evidence": []}})
+        for i in range(3)
+    ]
+    page = admin.get(f"/reviews/{review_id}")
+    response = admin.post(
+        f"/reviews/{review_id}/import",
+        data={"csrf": csrf_of(page.text)},
+        files={"labels": ("l.jsonl", "\n".join(lines).encode())},
+        follow_redirects=False,
+    )
+    assert response.status_code == 303
+    result = rv.meta_evaluation(store.engine, review_id)
+    assert result["labels"] == 3
+    assert next(e for e in result["judge"] if "agreement rate" in e.name).value == pytest.approx(1.0)
+    bad = admin.post(
+        f"/reviews/{review_id}/import",
+        data={"csrf": csrf_of(page.text)},
+        files={"labels": ("l.jsonl", b'{"item": "nope", "annotator": "x", "label": {}}\n')},
+    )
+    assert bad.status_code == 400
+    assert "no item" in bad.text
+    # the CLI: export, then import the same file under another review
+    from bedside.cli import app
+
+    runner = CliRunner()
+    url = store.url
+    out = tmp_path / "labels.jsonl"
+    done = runner.invoke(app, ["review", "export", review_id, str(out), "--store", url])
+    assert done.exit_code == 0, done.output
+    assert (out.stat().st_mode & 0o777) == 0o600
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["annotator"] for r in rows} == {"redcap-1"}
+    other = create_review(admin, "pairwise", ["ann2"], overlap=1)
+    done = runner.invoke(app, ["review", "import", other, str(out), "--store", url])
+    assert done.exit_code == 0, done.output
+    assert len(rv.all_labels(store.engine, other)) == 3
+    done = runner.invoke(app, ["review", "import", "rv-nope", str(out), "--store", url])
+    assert done.exit_code == 1
+    if __import__("importlib.util").util.find_spec("pyarrow") is not None:
+        parquet = tmp_path / "labels.parquet"
+        done = runner.invoke(app, ["review", "export", review_id, str(parquet), "--format", "parquet", "--store", url])
+        assert done.exit_code == 0, done.output
+        assert (parquet.stat().st_mode & 0o777) == 0o600
+
+
+def test_reviews_from_a_run(store: Store) -> None:
+    admin = _client(store, "admin")
+    token = csrf_of(admin.get("/reviews/new").text)
+    made = {}
+    for task_type in ("rank", "pairwise", "agree"):
+        response = admin.post(
+            "/reviews",
+            data={
+                "csrf": token,
+                "name": task_type,
+                "task_type": task_type,
+                "annotators": ["ann1"],
+                "run": "alpha-111",
+                "judge_metric": "judge",
+                "per_annotator": "100",
+                "overlap": "1",
+                "blind": "on",
+            },
+            follow_redirects=False,
+        )
+        assert response.status_code == 303, response.text[:600]
+        made[task_type] = response.headers["location"].rsplit("/", 1)[1]
+    items = rv.all_items(store.engine, made["rank"])
+    assert len(items) == 11  # 12 samples; s000000 is an error in one cell, so it has one output only
+    one = _client(store, "ann1")
+    for task_type, review_id in made.items():
+        html = one.get(f"/reviews/{review_id}/items/0").text
+        # the stored outputs of this fixture say "from sys-x" in their text; identities must not appear elsewhere
+        html = re.sub(r'<div class="text clip">[^<]*</div>', "", html)
+        for secret in ("sys-x", "sys-y", "model-x", "model-y", "d|sys"):
+            assert secret not in html, (task_type, secret)
+    agree_item = next(iter(rv.all_items(store.engine, made["agree"]).values()))
+    assert agree_item["payload"]["reasoning"] == "clear"
+    refused = admin.post(
+        "/reviews",
+        data={"csrf": token, "name": "e", "task_type": "evidence", "annotators": ["ann1"], "run": "alpha-111"},
+    )
+    assert refused.status_code == 400  # a drafting run's hook builds match and gold items, not evidence
+    assert "upload a JSONL" in refused.text
+
+
+def test_review_creation_errors(store: Store) -> None:
+    admin = _client(store, "admin")
+    token = csrf_of(admin.get("/reviews/new").text)
+
+    def post(task_type: str, body: bytes, **extra: Any) -> Any:
+        return admin.post(
+            "/reviews",
+            data={"csrf": token, "name": "x", "task_type": task_type, "annotators": ["ann1"], **extra},
+            files={"items": ("i.jsonl", body)},
+        )
+
+    assert "needs sentence, draft" in post("match", b'{"id": "1"}\n').text
+    assert "not JSON" in post("match", b"{oops\n").text
+    assert "repeat" in post("agree", b"".join([json.dumps(REVIEW_ITEMS["agree"][0]).encode() + b"\n"] * 2)).text
+    assert "overlap must be" in post("agree", json.dumps(REVIEW_ITEMS["agree"][0]).encode(), overlap="3").text
+    assert (
+        "no active account"
+        in admin.post(
+            "/reviews",
+            data={"csrf": token, "name": "x", "task_type": "agree", "annotators": ["ghost"]},
+            files={"items": ("i.jsonl", json.dumps(REVIEW_ITEMS["agree"][0]).encode())},
+        ).text
+    )
+
+
+def test_audit_records_who_labelled_what(store: Store) -> None:
+    admin = _client(store, "admin")
+    review_id = create_review(admin, "agree", ["ann1"], overlap=1)
+    label_all(_client(store, "ann1"), review_id, "agree")
+    page = admin.get("/audit").text
+    assert "label-saved" in page
+    assert f"{review_id}/a0" in page
+    assert "Sensemaker reply" not in page  # ids, never item text
+
+
+def test_users_cli(store: Store) -> None:
+    from bedside.cli import app
+
+    runner = CliRunner()
+    done = runner.invoke(
+        app,
+        ["users", "add", "clin1", "--role", "annotator", "--password-stdin", "--store", store.url],
+        input=PASSWORD + "\n",
+    )
+    assert done.exit_code == 0, done.output
+    done = runner.invoke(
+        app, ["users", "add", "clin1", "--password-stdin", "--store", store.url], input=PASSWORD + "\n"
+    )
+    assert done.exit_code == 1
+    listed = runner.invoke(app, ["users", "list", "--json", "--store", store.url])
+    assert {"name": "clin1", "role": "annotator", "disabled": False} in json.loads(listed.output)
+    assert runner.invoke(app, ["users", "disable", "clin1", "--store", store.url]).exit_code == 0
+    listed = runner.invoke(app, ["users", "list", "--json", "--store", store.url])
+    assert {"name": "clin1", "role": "annotator", "disabled": True} in json.loads(listed.output)
+    assert runner.invoke(app, ["users", "disable", "ghost", "--store", store.url]).exit_code == 1
+
+
+def test_bootstrap_count_formulas_equal_bedside_stats() -> None:
+    """The meta-evaluation's intervals resample per-item counts; on the full data those formulas must give
+    exactly bedside.stats' α, κ and percent agreement."""
+    import random
+
+    import numpy as np
+
+    from bedside.stats import cohen_kappa, krippendorff_alpha, percent_agreement
+
+    rng = random.Random(4)
+    raters = 3
+    units = [[rng.choice([0, 1, 2, None]) for _ in range(raters)] for _ in range(300)]
+    units = [u for u in units if sum(v is not None for v in u) >= 2]
+    coincidence = np.zeros((3, 3))
+    pairs = np.zeros(2)
+    for u in units:
+        counts = np.bincount([v for v in u if v is not None], minlength=3).astype(float)
+        m = counts.sum()
+        coincidence += (np.outer(counts, counts) - np.diag(counts)) / (m - 1)
+        pairs += [(counts * (counts - 1) / 2).sum(), m * (m - 1) / 2]
+    rows = [[u[r] for u in units] for r in range(raters)]
+    assert float(rv._alpha_nominal(coincidence)) == pytest.approx(krippendorff_alpha(rows, level="nominal"))
+    assert float(rv._ratio(pairs)) == pytest.approx(percent_agreement(rows))
+    a = [rng.choice("xyz") for _ in range(200)]
+    b = [x if rng.random() < 0.6 else rng.choice("xyz") for x in a]
+    confusion = np.zeros((3, 3))
+    for x, y in zip(a, b, strict=True):
+        confusion["xyz".index(x), "xyz".index(y)] += 1
+    assert float(rv._kappa(confusion)) == pytest.approx(cohen_kappa(a, b))
+    # resampled totals: each resample draws as many items as there are, so totals sum to n × per-item totals
+    parts = np.ones((10, 2))
+    totals = rv._resampled_totals(parts, seed=0, resamples=250)
+    assert totals.shape == (250, 2)
+    assert np.all(totals.sum(axis=1) == 20)
+
+
+def test_meta_evaluation_page_is_cached_until_labels_change(store: Store) -> None:
+    admin = _client(store, "admin")
+    review_id = create_review(admin, "agree", ["ann1", "ann2"], overlap=2)
+    one = _client(store, "ann1")
+    first = admin.get(f"/reviews/{review_id}/meta").text
+    assert "0 labels" in first
+    label_all(one, review_id, "agree")
+    assert "3 labels on 3 items" in admin.get(f"/reviews/{review_id}/meta").text
