@@ -192,7 +192,10 @@ REVIEW_ITEMS: dict[str, list[dict[str, Any]]] = {
         {
             "id": f"m{i}",
             "sentence": "Keep taking omeprazole daily.",
-            "draft": f"Continue omeprazole every day. Call us if pain returns {i}.",
+            "draft": "Continue omeprazole every day. "
+            + ("Call us if the pain comes back.", "Book a visit if it is no better in two weeks.", "We will call you.")[
+                i
+            ],
             "judge": "Continue omeprazole every day.",
         }
         for i in range(3)
@@ -200,7 +203,7 @@ REVIEW_ITEMS: dict[str, list[dict[str, Any]]] = {
     "evidence": [
         {
             "id": f"e{i}",
-            "question": f"Why was my dose changed {i}?",
+            "question": ("Why was my dose changed?", "Why did my dose go up?", "Is the new dose safe?")[i],
             "sentences": [{"id": "1", "text": "Dose raised to 20 mg."}, {"id": "2", "text": "Patient ate lunch."}],
             "judge": {"1": "essential", "2": "not-relevant"},
         }
