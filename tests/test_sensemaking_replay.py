@@ -215,6 +215,8 @@ def test_validate_efficient_replays_a_reference_run_and_compares_both_paths(tmp_
         )
     assert text.exit_code == 0, text.output
     assert "Folded call vs the reference's separate calls" in text.output
+    assert "state 2:" in text.output  # progress, one line per replayed state
+    assert "state 3:" not in text.output  # --limit 2
     assert "fold_mining: false" in text.output
     assert "Full runs by path" in text.output
 

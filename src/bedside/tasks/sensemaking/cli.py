@@ -125,7 +125,7 @@ def validate_efficient_command(
     from bedside.llm import GenerationSettings, ModelError, get_model
     from bedside.runs import Store
     from bedside.runs.task import SampleContext
-    from bedside.tasks.sensemaking.replay import compare_paths, validate_replay
+    from bedside.tasks.sensemaking.replay import RecordedState, compare_paths, validate_replay
 
     opened = Store(store)
     try:
@@ -138,6 +138,14 @@ def validate_efficient_command(
     finally:
         opened.close()
     settings = GenerationSettings(max_tokens=max_tokens, temperature=0.0, seed=0)
+    count = 0
+
+    def progress(state: RecordedState, error: str | None) -> None:
+        nonlocal count
+        count += 1
+        if not as_json:
+            outcome = "no valid answer" if error else "replayed"
+            err.print(f"state {count}: {state.sample_id} exchange {state.exchange} ({state.stage}) {outcome}")
 
     async def run() -> object:
         async with get_model(model, role="system", cache=_cache_path(cache, no_cache), api_key_env=api_key_env) as llm:
@@ -147,8 +155,11 @@ def validate_efficient_command(
                 model=llm.name,
                 limit=limit,
                 concurrency=concurrency,
+                on_done=progress,
             )
 
+    if not as_json:
+        err.print(f"replaying the recorded states of run {found['id']} through the folded call on {model} ...")
     try:
         result = asyncio.run(run())
     except (ModelError, ValueError) as exc:

@@ -186,10 +186,14 @@ def align(
 
 
 async def replay(
-    states: Sequence[RecordedState], context_for: Callable[[RecordedState], SampleContext], *, concurrency: int = 4
+    states: Sequence[RecordedState],
+    context_for: Callable[[RecordedState], SampleContext],
+    *,
+    concurrency: int = 4,
+    on_done: Callable[[RecordedState, str | None], None] | None = None,
 ) -> tuple[list[Replayed], dict[str, str]]:
     """Each state through the efficient path's folded call; a state whose answer stays invalid is a failure
-    with its cause, left out of every figure."""
+    with its cause, left out of every figure. ``on_done(state, error)`` follows each state (progress)."""
     gate = asyncio.Semaphore(concurrency)
     done: dict[int, Replayed] = {}
     failed: dict[str, str] = {}
@@ -208,10 +212,14 @@ async def replay(
                     move=True if state.forced else None,
                 )
             except ModelError as exc:
-                failed[f"{state.sample_id}#{state.exchange}"] = f"{type(exc).__name__}: {exc}"
+                failed[f"{state.sample_id}#{state.exchange}"] = cause = f"{type(exc).__name__}: {exc}"
+                if on_done:
+                    on_done(state, cause)
                 return
         facts = [(f.fact.strip(), f.status) for f in value.new_facts] if mine else None
         done[index] = Replayed(state, facts, None if state.forced else value.stage)
+        if on_done:
+            on_done(state, None)
 
     await asyncio.gather(*(one(i, s) for i, s in enumerate(states)))
     return [done[i] for i in sorted(done)], failed
@@ -293,13 +301,14 @@ async def validate_replay(
     limit: int | None = None,
     concurrency: int = 4,
     similarity: Similarity = embedding_similarity,
+    on_done: Callable[[RecordedState, str | None], None] | None = None,
 ) -> ReplayValidation:
     """Replay a reference-path run's recorded states through the folded call and compare (module docs)."""
     states = recorded_states(rows)
     if not states:
         raise ValueError("the run has no finished reference-path conversation to replay (task option path: reference)")
     states = states[:limit] if limit else states
-    replayed, failed = await replay(states, context_for, concurrency=concurrency)
+    replayed, failed = await replay(states, context_for, concurrency=concurrency, on_done=on_done)
     return ReplayValidation(
         model=model,
         states=len(states),
