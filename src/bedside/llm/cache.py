@@ -59,15 +59,36 @@ def cache_request(
         "provider": provider,
         "base_url": base_url,
         "model": model,
-        "messages": [m.model_dump() for m in messages],
-        "settings": settings.model_dump(mode="json"),
+        "messages": [{"role": m.role, "content": m.content} for m in messages],  # = m.model_dump(), cheaper
+        "settings": settings_json(settings),
         "response_schema": response_schema,
         "epoch": epoch,
     }
 
 
 def cache_key(request: dict[str, Any]) -> str:
-    return hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest()
+    return key_of(canonical_json(request))
+
+
+def key_of(request_json: str) -> str:
+    """The cache key of a request already in canonical JSON (``cache_key`` without encoding it again)."""
+    return hashlib.sha256(request_json.encode("utf-8")).hexdigest()
+
+
+_settings_seen: dict[int, tuple[GenerationSettings, dict[str, Any]]] = {}
+
+
+def settings_json(settings: GenerationSettings) -> dict[str, Any]:
+    """``settings.model_dump(mode="json")``, computed once per settings object (they are frozen, and a run
+    passes the same few objects with every call). Callers must not mutate the result."""
+    seen = _settings_seen.get(id(settings))
+    if seen is not None and seen[0] is settings:
+        return seen[1]
+    dumped = settings.model_dump(mode="json")
+    if len(_settings_seen) >= 256:
+        _settings_seen.clear()
+    _settings_seen[id(settings)] = (settings, dumped)  # holding the object keeps its id from being reused
+    return dumped
 
 
 def default_cache_path() -> Path:
@@ -124,8 +145,11 @@ class ResponseCache:
             return None
         return ProviderResponse.model_validate_json(row[0])
 
-    def put(self, key: str, request: dict[str, Any], response: ProviderResponse) -> None:
-        row = (key, canonical_json(request), response.model_dump_json(), time.time())
+    def put(
+        self, key: str, request: dict[str, Any], response: ProviderResponse, *, request_json: str | None = None
+    ) -> None:
+        """Keep ``response`` under ``key``; ``request_json``, when given, is ``canonical_json(request)``."""
+        row = (key, request_json or canonical_json(request), response.model_dump_json(), time.time())
         with self._lock:
             self._pending[key] = row
             full = len(self._pending) >= self._BATCH

@@ -32,7 +32,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from bedside.llm.cache import ResponseCache, cache_key, cache_request, canonical_json
+from bedside.llm.cache import ResponseCache, cache_request, canonical_json, key_of
 from bedside.llm.config import ModelConfig, parse_model_spec
 from bedside.llm.errors import (
     CacheMissError,
@@ -168,7 +168,8 @@ class Model:
             response_schema=response_schema,
             epoch=str(epoch),
         )
-        key = cache_key(request)
+        request_json = canonical_json(request)  # encoded once: for the key and for the cache row
+        key = key_of(request_json)
         started = time.perf_counter()
         scope = current_scope()
         fresh = scope is not None and scope.take_bypass(key)
@@ -217,7 +218,7 @@ class Model:
             # Cached (if it has text) under the larger request's own key: the store says what was really asked.
             return await self.generate(messages, bigger, epoch=epoch, response_schema=response_schema)
         if ep.cache is not None:
-            ep.cache.put(key, request, response)
+            ep.cache.put(key, request, response, request_json=request_json)
         price = ep.config.price
         ep.usage.record_answer(
             self.role,

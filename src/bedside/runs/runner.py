@@ -50,6 +50,10 @@ from bedside.runs.scorers import check_scorers, score_sample
 from bedside.runs.store import HEARTBEAT_S, ResultRow, RunLock, Store
 from bedside.runs.task import Output, Sample, SampleContext, Task, resolve_task
 
+GC_YOUNG_THRESHOLD = 20_000
+"""Allocations between collections of the cyclic collector's youngest generation while samples run (Python's
+default is 700)."""
+
 
 @dataclass(frozen=True)
 class Cell:
@@ -437,18 +441,25 @@ class _Running:
         self.models, self.cell_models = build_models(self.plan, cache, self.summary)
 
     async def _generate_all(self) -> None:
-        gate = asyncio.Semaphore(self.plan.config.concurrency)
+        # ``concurrency`` workers pull the samples in order from one iterator: a sample starts as soon as one
+        # finishes, as with one task per sample behind a semaphore, without a task and a semaphore wait each.
+        pending = iter(self.plan.generate)
 
-        async def one(item: Item) -> None:
-            async with gate:
+        async def worker() -> None:
+            for item in pending:
                 await self._generate(item)
 
         # Everything alive now (imports, datasets, the plan) lives for the whole run: frozen, the cyclic
         # collector stops re-scanning it at every full collection. Those pauses stalled the loop for tens of
         # milliseconds with 100 requests in flight and were most of the spread between identical runs
-        # (bench/run_throughput.py).
+        # (bench/run_throughput.py). The youngest generation is also collected less often: with hundreds of
+        # samples in flight, most objects a collection finds are still in use and were promoted to older
+        # generations, whose collections then cost more (bench/run_throughput.py, CPU per sample).
         gc.freeze()
-        tasks = [asyncio.ensure_future(one(item)) for item in self.plan.generate]
+        threshold = gc.get_threshold()
+        gc.set_threshold(max(threshold[0], GC_YOUNG_THRESHOLD), *threshold[1:])
+        workers = min(self.plan.config.concurrency, len(self.plan.generate))
+        tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
         beating = asyncio.ensure_future(self._heartbeat())
         try:
             await asyncio.gather(*tasks)
@@ -460,6 +471,7 @@ class _Running:
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
         finally:
+            gc.set_threshold(*threshold)
             gc.unfreeze()
             beating.cancel()
 

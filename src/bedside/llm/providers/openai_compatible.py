@@ -40,6 +40,7 @@ class OpenAICompatibleProvider:
         self._connections = config.max_concurrency or self.default_concurrency
         self._session: aiohttp.ClientSession | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
+        self._fields: tuple[GenerationSettings, dict[str, object]] | None = None
         read_api_key(self._api_key_env)  # fail at build time, not on the first request, when unset
 
     def _client(self) -> aiohttp.ClientSession:
@@ -66,10 +67,13 @@ class OpenAICompatibleProvider:
         settings: GenerationSettings,
         response_schema: dict[str, Any] | None,
     ) -> ProviderResponse:
+        fields = self._fields
+        if fields is None or fields[0] is not settings:  # a run sends the same settings object every time
+            fields = self._fields = (settings, settings.request_fields())
         payload: dict[str, Any] = {
             "model": self.model,
-            "messages": [m.model_dump() for m in messages],
-            **settings.request_fields(),
+            "messages": [{"role": m.role, "content": m.content} for m in messages],  # = m.model_dump()
+            **fields[1],
         }
         if response_schema is not None:
             payload["response_format"] = {
@@ -77,7 +81,10 @@ class OpenAICompatibleProvider:
                 "json_schema": {"name": "response", "schema": response_schema},
             }
         try:
-            async with self._client().post(self._url, json=payload) as response:
+            # The same bytes aiohttp's json= would send (json.dumps, UTF-8; Content-Type is a session header),
+            # without its payload-class detour.
+            body = json.dumps(payload).encode("utf-8")
+            async with self._client().post(self._url, data=body) as response:
                 raw = await response.read()
                 status = response.status
                 retry_after = parse_retry_after(response.headers.get("Retry-After"))
@@ -97,14 +104,14 @@ class OpenAICompatibleProvider:
                 retry_after=retry_after,
             )
         try:
-            body = json.loads(raw)
+            answer = json.loads(raw)
         except (UnicodeDecodeError, json.JSONDecodeError):
             raise ModelRequestError(
                 f"malformed response from {self._url}: body is not JSON: {snippet(raw)}",
                 status=status,
                 retryable=True,
             ) from None
-        return parse_chat_completion(body)
+        return parse_chat_completion(answer)
 
     async def aclose(self) -> None:
         if self._session is not None and not self._session.closed:
