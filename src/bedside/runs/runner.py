@@ -443,10 +443,10 @@ class _Running:
     async def _generate_all(self) -> None:
         # ``concurrency`` workers pull the samples in order from one iterator: a sample starts as soon as one
         # finishes, as with one task per sample behind a semaphore, without a task and a semaphore wait each.
-        pending = iter(self.plan.generate)
+        to_run = iter(self.plan.generate)
 
         async def worker() -> None:
-            for item in pending:
+            for item in to_run:
                 await self._generate(item)
 
         # Everything alive now (imports, datasets, the plan) lives for the whole run: frozen, the cyclic

@@ -26,7 +26,7 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -417,7 +417,8 @@ class _SqliteWriter:
     def __init__(self, engine: Engine) -> None:
         dialect = engine.dialect
         processors = {c.name: c.type._cached_bind_processor(dialect) for c in results_table.columns}
-        self._stamp = processors.pop("finished_at") or (lambda now: now)
+        stamp = processors.pop("finished_at")
+        self._stamp: Callable[[datetime], Any] = stamp if stamp is not None else (lambda now: now)
         # The timestamp is the same for a whole batch: converted once by write().
         self._results = [(c.name, processors.get(c.name)) for c in results_table.columns]
         self._score_value = scores_table.c.value.type._cached_bind_processor(dialect)
