@@ -416,7 +416,7 @@ class _SqliteWriter:
 
     def __init__(self, engine: Engine) -> None:
         dialect = engine.dialect
-        processors = {c.name: c.type._cached_bind_processor(dialect) for c in results_table.columns}
+        processors = {c.name: _json_processor(c, dialect) for c in results_table.columns}
         stamp = processors.pop("finished_at")
         self._stamp: Callable[[datetime], Any] = stamp if stamp is not None else (lambda now: now)
         # The timestamp is the same for a whole batch: converted once by write().
@@ -448,6 +448,36 @@ class _SqliteWriter:
             db.exec_driver_sql(self._insert_results, results)
             if scores:
                 db.exec_driver_sql(self._insert_scores, scores)
+
+
+_MAKE_ENCODER = getattr(json.encoder, "c_make_encoder", None)
+_ENCODE = (
+    _MAKE_ENCODER(
+        None, json.JSONEncoder().default, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, True
+    )
+    if _MAKE_ENCODER is not None
+    else None
+)
+
+
+def _json_text(value: Any) -> str:
+    """``json.dumps(value)`` (default arguments) without building a new encoder for every value (its cost for
+    the small documents of a result row), the circular-reference check left out: a row's values are trees."""
+    return "".join(_ENCODE(value, 0))  # type: ignore[misc]
+
+
+def _json_processor(column: Column[Any], dialect: Any) -> Any:
+    """The column's bind processor; for a JSON column on an engine with the default serializer, an equivalent
+    one through :func:`_json_text` (``None`` stored as JSON ``null``, as SQLAlchemy does)."""
+    process = column.type._cached_bind_processor(dialect)
+    plain = (
+        isinstance(column.type, JSON)
+        and not column.type.none_as_null
+        and getattr(dialect, "_json_serializer", None) is None
+        and _ENCODE is not None
+        and String()._cached_bind_processor(dialect) is None
+    )
+    return _json_text if plain else process
 
 
 def _insert_sql(table: Table) -> str:
