@@ -40,8 +40,21 @@ CREATE TABLE IF NOT EXISTS completions (
 """
 
 
+_MAKE_ENCODER = getattr(json.encoder, "c_make_encoder", None)
+_CANONICAL = (
+    _MAKE_ENCODER(None, json.JSONEncoder().default, json.encoder.encode_basestring, None, ":", ",", True, False, True)
+    if _MAKE_ENCODER is not None and json.encoder.encode_basestring is not json.encoder.py_encode_basestring
+    else None
+)
+
+
 def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Sorted keys, no spaces, UTF-8 as is: ``json.dumps(value, sort_keys=True, separators=(",", ":"),
+    ensure_ascii=False)``, through one C encoder made once (``json.dumps`` with arguments builds two encoder
+    objects per call, a third of the cost of a small request's key)."""
+    if _CANONICAL is None or isinstance(value, str):
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "".join(_CANONICAL(value, 0))
 
 
 def cache_request(
