@@ -20,6 +20,7 @@ fully stored or absent, whatever kills the process.
 from __future__ import annotations
 
 import json
+import operator
 import os
 import platform
 import socket
@@ -420,7 +421,10 @@ class _SqliteWriter:
         stamp = processors.pop("finished_at")
         self._stamp: Callable[[datetime], Any] = stamp if stamp is not None else (lambda now: now)
         # The timestamp is the same for a whole batch: converted once by write().
-        self._results = [(c.name, processors.get(c.name)) for c in results_table.columns]
+        names = [c.name for c in results_table.columns]
+        self._fields = operator.itemgetter(*(name for name in names if name != "finished_at"))
+        self._finished_at = names.index("finished_at")
+        self._processed = [(i, processors[name]) for i, name in enumerate(names) if processors.get(name) is not None]
         self._score_value = scores_table.c.value.type._cached_bind_processor(dialect)
         self._insert_results = _insert_sql(results_table)
         self._insert_scores = _insert_sql(scores_table)
@@ -428,14 +432,17 @@ class _SqliteWriter:
         self._delete_results = f"DELETE FROM results WHERE {where}"
         self._delete_scores = f"DELETE FROM scores WHERE {where}"
 
-    @staticmethod
-    def _values(columns: list[tuple[str, Any]], row: dict[str, Any]) -> tuple[Any, ...]:
-        return tuple(row[name] if process is None else process(row[name]) for name, process in columns)
+    def _values(self, row: ResultRow, finished_at: Any) -> tuple[Any, ...]:
+        values = list(self._fields(row.__dict__))
+        values.insert(self._finished_at, finished_at)
+        for i, process in self._processed:
+            values[i] = process(values[i])
+        return tuple(values)
 
     def write(self, engine: Engine, rows: Sequence[ResultRow], now: datetime) -> None:
         keys = [(r.run_id, r.cell, r.sample_id, r.epoch) for r in rows]
         finished_at = self._stamp(now)  # one timestamp per batch, converted once
-        results = [self._values(self._results, {**r.__dict__, "finished_at": finished_at}) for r in rows]
+        results = [self._values(r, finished_at) for r in rows]
         score_process = self._score_value
         scores = [
             (r.run_id, r.cell, r.sample_id, r.epoch, m, v if score_process is None else score_process(v))
