@@ -51,7 +51,8 @@ class OpenAICompatibleProvider:
             if key:
                 bearer = self._api_key_header.lower() == "authorization"
                 headers[self._api_key_header] = f"Bearer {key}" if bearer else key
-            connector = aiohttp.TCPConnector(limit=self._connections, limit_per_host=self._connections)
+            # One host per provider: the total limit is the per-host limit (tracking both cost per request).
+            connector = aiohttp.TCPConnector(limit=self._connections)
             self._session = aiohttp.ClientSession(
                 headers=headers,
                 connector=connector,
@@ -87,7 +88,7 @@ class OpenAICompatibleProvider:
             async with self._client().post(self._url, data=body) as response:
                 raw = await response.read()
                 status = response.status
-                retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                retry_after = parse_retry_after(response.headers.get("Retry-After")) if status != 200 else None
         except TimeoutError:
             raise ModelRequestError(
                 f"no answer from {self._url} within {self._timeout.total:g} s", retryable=True
