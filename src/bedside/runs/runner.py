@@ -51,7 +51,7 @@ from bedside.runs.scorers import check_scorers, score_sample
 from bedside.runs.store import HEARTBEAT_S, ResultRow, RunLock, Store
 from bedside.runs.task import Output, Sample, SampleContext, Task, resolve_task
 
-GC_YOUNG_THRESHOLD = 20_000
+GC_YOUNG_THRESHOLD = 100_000
 """Allocations between collections of the cyclic collector's youngest generation while samples run (Python's
 default is 700)."""
 
