@@ -168,6 +168,7 @@ class _Writer:
         self._entries: dict[Future[list[ResultRow]], list[ResultRow | _Scoring]] = {}
         self.failed: list[ResultRow | _Scoring] = []
         """Finished samples a failed write could not keep."""
+        self._broken = False
 
     def _storage_error(self, exc: BaseException) -> StorageError:
         cause = getattr(exc, "orig", None) or exc
@@ -183,7 +184,7 @@ class _Writer:
 
     def add(self, entry: ResultRow | _Scoring) -> None:
         self.pending.append(entry)
-        if any(write.done() and write.exception() is not None for write in self._writes):
+        if self._broken:
             self.flush()  # raises: a failed write stops the run, so nothing more is paid for that cannot be kept
         if not self._scheduled:
             self._scheduled = True
@@ -192,6 +193,8 @@ class _Writer:
     def behind(self) -> Future[list[ResultRow]] | None:
         """The oldest unfinished batch when more than ``max_behind`` are queued (scorers slower than the samples
         arrive): the caller waits for it, so finished but unstored samples stay a few batches' worth."""
+        if len(self._writes) <= self.max_behind:
+            return None
         unfinished = [write for write in self._writes if not write.done()]
         return unfinished[0] if len(unfinished) > self.max_behind else None
 
@@ -210,6 +213,11 @@ class _Writer:
             write = self._thread.submit(self._write, entries)
             self._entries[write] = entries
             self._writes.append(write)
+            write.add_done_callback(self._check)
+
+    def _check(self, write: Future[list[ResultRow]]) -> None:
+        if write.exception() is not None:
+            self._broken = True  # seen by the next add(): a plain flag, set from the writer's thread
 
     def _collect(self) -> None:
         """Count the samples of every batch written so far (a failed batch stays for :meth:`flush` to report)."""
@@ -227,6 +235,7 @@ class _Writer:
         """Write everything pending and wait for it; raises a :class:`StorageError` if a write failed."""
         self._submit()
         writes, self._writes = self._writes, []
+        self._broken = False  # whatever failed among these is reported below
         failure: BaseException | None = None
         for write in writes:
             entries = self._entries.pop(write)
