@@ -108,21 +108,42 @@ class Progress:
 
 
 def sample_key(
-    config: RunConfig, cell: Cell, system: SystemConfig, sample: Sample, epoch: int, settings: dict[str, Any]
+    config: RunConfig,
+    cell: Cell,
+    system: SystemConfig,
+    sample: Sample,
+    epoch: int,
+    settings: dict[str, Any],
+    *,
+    sample_data: dict[str, Any] | None = None,
+    system_data: dict[str, Any] | None = None,
 ) -> str:
+    """The hash of everything that produces a sample's result. ``sample_data`` and ``system_data``, when given,
+    are ``sample.model_dump()`` and ``system.model_dump()`` already made (a plan reuses them across cells and
+    epochs)."""
     models = {role: specs[0] for role, specs in config.models.items() if role != "system"}
     models["system"] = cell.model
     data = {
         "task": config.task,
         "dataset": cell.dataset,
-        "sample": sample.model_dump(),
-        "system": {"name": cell.system, **system.model_dump()},
+        "sample": sample_data if sample_data is not None else sample.model_dump(),
+        "system": {"name": cell.system, **(system_data if system_data is not None else system.model_dump())},
         "models": models,
         "settings": settings,
         "epoch": epoch,
         "seed": config.seed,
     }
-    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+    text = "".join(_KEY_ENCODE(data, 0)) if _KEY_ENCODE is not None else json.dumps(data, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+_MAKE_ENCODER = getattr(json.encoder, "c_make_encoder", None)
+# json.dumps(data, sort_keys=True, default=str) through one C encoder made once (dumps builds two per call).
+_KEY_ENCODE = (
+    _MAKE_ENCODER(None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", True, False, True)
+    if _MAKE_ENCODER is not None
+    else None
+)
 
 
 @dataclass
@@ -344,16 +365,17 @@ def plan_run(
     plan = Plan(config, task, scorers, cells, settings, summary)
     existing = {(r.cell, r.sample_id, r.epoch): r for r in store.results(config.run_id)}
     todo: list[Item] = []
+    dumped = {name: [sample.model_dump() for sample in samples] for name, samples in datasets.items()}
     for cell in cells:
         counts = summary.cells[cell.id]
-        for sample in datasets[cell.dataset]:
+        system = config.systems[cell.system]
+        system_data = system.model_dump()
+        for sample, sample_data in zip(datasets[cell.dataset], dumped[cell.dataset], strict=True):
             for epoch in range(config.repeats):
-                item = Item(
-                    cell,
-                    sample,
-                    epoch,
-                    sample_key(config, cell, config.systems[cell.system], sample, epoch, settings_data),
+                key = sample_key(
+                    config, cell, system, sample, epoch, settings_data, sample_data=sample_data, system_data=system_data
                 )
+                item = Item(cell, sample, epoch, key)
                 row = existing.get((cell.id, sample.id, epoch))
                 if row is None or row.key != item.key:
                     todo.append(item)
