@@ -57,6 +57,7 @@ logger = logging.getLogger("bedside.llm")
 logger.addFilter(RedactingFilter())
 
 _limiters: dict[tuple[str, str], AdaptiveLimiter] = {}
+_DEFAULT_SETTINGS = GenerationSettings()  # frozen: one object, so what is derived from it is computed once
 
 STRUCTURED_INSTRUCTIONS = "llm/structured_instructions.j2"
 STRUCTURED_REPAIR = "llm/structured_repair.j2"
@@ -158,7 +159,7 @@ class Model:
         """One completion. ``epoch`` tags a repeated sample: each tag is its own cached draw."""
         ep = self._endpoint
         messages = as_messages(prompt, system)
-        settings = settings or GenerationSettings()
+        settings = settings or _DEFAULT_SETTINGS
         request = cache_request(
             provider=ep.provider.name,
             base_url=ep.provider.base_url,
