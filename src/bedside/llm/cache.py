@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import logging
 import os
 import sqlite3
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bedside.errors import StorageError
+from bedside.fastjson import dumper
 from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
 from bedside.private_files import create_private_file
 
@@ -40,21 +40,13 @@ CREATE TABLE IF NOT EXISTS completions (
 """
 
 
-_MAKE_ENCODER = getattr(json.encoder, "c_make_encoder", None)
-_CANONICAL = (
-    _MAKE_ENCODER(None, json.JSONEncoder().default, json.encoder.encode_basestring, None, ":", ",", True, False, True)
-    if _MAKE_ENCODER is not None and json.encoder.encode_basestring is not json.encoder.py_encode_basestring
-    else None
-)
+_CANONICAL = dumper(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def canonical_json(value: Any) -> str:
     """Sorted keys, no spaces, UTF-8 as is: ``json.dumps(value, sort_keys=True, separators=(",", ":"),
-    ensure_ascii=False)``, through one C encoder made once (``json.dumps`` with arguments builds two encoder
-    objects per call, a third of the cost of a small request's key)."""
-    if _CANONICAL is None or isinstance(value, str):
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "".join(_CANONICAL(value, 0))
+    ensure_ascii=False)``, without building encoders per call (:mod:`bedside.fastjson`)."""
+    return _CANONICAL(value)
 
 
 def cache_request(

@@ -30,7 +30,6 @@ import asyncio
 import contextlib
 import gc
 import hashlib
-import json
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -41,6 +40,7 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from bedside.errors import StorageError
+from bedside.fastjson import dumper
 from bedside.llm import GenerationSettings, Model, UsageLedger, get_model
 from bedside.llm.cache import default_cache_path
 from bedside.llm.errors import StructuredOutputError
@@ -133,17 +133,10 @@ def sample_key(
         "epoch": epoch,
         "seed": config.seed,
     }
-    text = "".join(_KEY_ENCODE(data, 0)) if _KEY_ENCODE is not None else json.dumps(data, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(_KEY_JSON(data).encode()).hexdigest()
 
 
-_MAKE_ENCODER = getattr(json.encoder, "c_make_encoder", None)
-# json.dumps(data, sort_keys=True, default=str) through one C encoder made once (dumps builds two per call).
-_KEY_ENCODE = (
-    _MAKE_ENCODER(None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", True, False, True)
-    if _MAKE_ENCODER is not None
-    else None
-)
+_KEY_JSON = dumper(sort_keys=True, default=str)  # json.dumps(data, sort_keys=True, default=str), cheaper
 
 
 @dataclass

@@ -61,6 +61,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from bedside import __version__
 from bedside.errors import StorageError
+from bedside.fastjson import dumper
 from bedside.private_files import create_private_file
 
 LOCK_STALE_S = 120.0
@@ -457,20 +458,8 @@ class _SqliteWriter:
                 db.exec_driver_sql(self._insert_scores, scores)
 
 
-_MAKE_ENCODER = getattr(json.encoder, "c_make_encoder", None)
-_ENCODE = (
-    _MAKE_ENCODER(
-        None, json.JSONEncoder().default, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, True
-    )
-    if _MAKE_ENCODER is not None
-    else None
-)
-
-
-def _json_text(value: Any) -> str:
-    """``json.dumps(value)`` (default arguments) without building a new encoder for every value (its cost for
-    the small documents of a result row), the circular-reference check left out: a row's values are trees."""
-    return "".join(_ENCODE(value, 0))  # type: ignore[misc]
+_json_text = dumper()
+"""``json.dumps(value)``: what SQLAlchemy's JSON type stores, without building encoders per value."""
 
 
 def _json_processor(column: Column[Any], dialect: Any) -> Any:
@@ -481,7 +470,6 @@ def _json_processor(column: Column[Any], dialect: Any) -> Any:
         isinstance(column.type, JSON)
         and not column.type.none_as_null
         and getattr(dialect, "_json_serializer", None) is None
-        and _ENCODE is not None
         and String()._cached_bind_processor(dialect) is None
     )
     return _json_text if plain else process

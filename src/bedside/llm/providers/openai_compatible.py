@@ -13,11 +13,14 @@ from typing import Any
 
 import aiohttp
 
+from bedside.fastjson import dumper
 from bedside.llm.config import ModelConfig
 from bedside.llm.errors import ModelConfigError, ModelRequestError
 from bedside.llm.providers.openai_http import RETRYABLE_STATUS, parse_chat_completion, parse_retry_after, snippet
 from bedside.llm.secrets import read_api_key, redact
 from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
+
+_dumps = dumper()  # json.dumps(payload): what aiohttp's json= sends
 
 
 class OpenAICompatibleProvider:
@@ -84,7 +87,7 @@ class OpenAICompatibleProvider:
         try:
             # The same bytes aiohttp's json= would send (json.dumps, UTF-8; Content-Type is a session header),
             # without its payload-class detour.
-            body = json.dumps(payload).encode("utf-8")
+            body = _dumps(payload).encode("utf-8")
             async with self._client().post(self._url, data=body) as response:
                 raw = await response.read()
                 status = response.status
