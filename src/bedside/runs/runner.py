@@ -164,7 +164,7 @@ class _Writer:
     """
 
     interval_s = 0.05
-    max_behind = 2
+    max_behind = 4
 
     def __init__(
         self,
