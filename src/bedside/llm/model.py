@@ -197,7 +197,8 @@ class Model:
         bigger: GenerationSettings | None = None
         try:
             response = await self._request_with_retries(messages, settings, response_schema)
-            _check_not_empty(response, self.name, self.role, self._spent)
+            if not response.texts or not all(text.strip() for text in response.texts):
+                _check_not_empty(response, self.name, self.role, self._spent)  # raises
         except asyncio.CancelledError:
             future.cancel()
             raise
