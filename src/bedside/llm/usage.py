@@ -61,6 +61,10 @@ class _Counts:
         return RoleUsage(**{name: getattr(self, name) for name in self.__slots__})
 
 
+if set(_Counts.__slots__) != set(RoleUsage.model_fields):  # a field added to one must be added to the other
+    raise ImportError("bedside.llm.usage: _Counts and RoleUsage name different counts")
+
+
 class UsageLedger:
     """Thread-safe totals by role; one ledger is usually shared by every model of a run."""
 
