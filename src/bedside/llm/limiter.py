@@ -28,15 +28,9 @@ class AdaptiveLimiter:
         self._successes = 0
         self._waiters: deque[asyncio.Future[None]] = deque()
 
-    def try_acquire(self) -> bool:
-        """Take a slot if one is free and nobody is waiting for one; the caller must :meth:`release` it."""
+    async def acquire(self) -> None:
         if self.in_flight < self.limit and not self._waiters:
             self._take()
-            return True
-        return False
-
-    async def acquire(self) -> None:
-        if self.try_acquire():
             return
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)

@@ -262,21 +262,16 @@ class Model:
         ep = self._endpoint
         policy = ep.retry
         retry = 0
-        limiter = ep.limiter
         while True:
-            if not limiter.try_acquire():  # a free slot is taken without a coroutine (`async with` made two)
-                await limiter.acquire()
-            try:
+            async with ep.limiter:
                 ep.usage.record_request(self.role)
                 try:
                     response = await ep.provider.generate(messages, settings, response_schema)
                 except ModelRequestError as exc:
                     failure = exc
                 else:
-                    limiter.on_success()
+                    ep.limiter.on_success()
                     return response
-            finally:
-                limiter.release()
             if failure.status == 429:
                 ep.limiter.on_rate_limited()
             if not failure.retryable:
