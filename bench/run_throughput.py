@@ -4,8 +4,8 @@ Runs a single-call task (one model call per sample, a cheap scorer) over N sampl
 in its own process, at a fixed latency and concurrency, through everything a real run uses: config, runner,
 shared model wrapper (cache on), per-sample accounting, the SQLite store with per-turn batched commits. Prints:
 
-* wall time against the ideal ``N x latency / concurrency`` and their ratio (goal <= 1.2);
-* client CPU milliseconds per sample;
+* wall time against the ideal ``N x latency / concurrency`` and their ratio;
+* client CPU milliseconds per sample (the whole process: event loop, store writer and scoring thread);
 * the warm re-run of the same config: wall time and model requests the server saw (goal 0).
 
 The drive is repeated ``--repeat`` times (fresh store and cache each time) and judged on the median, because
@@ -13,7 +13,12 @@ this shared machine's single runs spread by several percent. A short warm-up dri
 not judged: it pays the process's one-time costs (importing the HTTP client, ~0.09 s, is 4% of a 2 s drive),
 which do not grow with the run and so are not what the throughput goal is about.
 
-Usage: ``python bench/run_throughput.py [--samples 2000] [--latency-ms 100] [--concurrency 100] [--repeat 3]``
+Cases (``--case``): ``default`` 2,000 samples at 100 ms and concurrency 100 (wall/ideal goal <= 1.2); ``cpu``
+2,000 at 1 ms (the server answers at once, so the client's CPU per sample is all that counts; goal <= 0.25 ms);
+``20k`` 20,000 at 50 ms and concurrency 200 (wall/ideal goal <= 1.5); ``all`` runs the three and prints a table.
+
+Usage: ``python bench/run_throughput.py [--case default|cpu|20k|all] [--samples 2000] [--latency-ms 100]
+[--concurrency 100] [--repeat 3]``
 """
 
 from __future__ import annotations
@@ -66,27 +71,27 @@ def stats(base_url: str) -> dict[str, Any]:
         return result
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--samples", type=int, default=2000)
-    parser.add_argument("--latency-ms", type=float, default=100.0)
-    parser.add_argument("--concurrency", type=int, default=100)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+CASES = {
+    # name: (samples, latency ms, concurrency, wall/ideal goal or None where the ideal is too small to judge)
+    "default": (2000, 100.0, 100, 1.2),
+    "cpu": (2000, 1.0, 100, None),
+    "20k": (20000, 50.0, 200, 1.5),
+}
+CPU_GOAL_MS = 0.25
 
-    ideal = args.samples * args.latency_ms / 1000 / args.concurrency
-    print(
-        f"samples             {args.samples} single-call, {args.latency_ms:g} ms latency, "
-        f"concurrency {args.concurrency}"
-    )
+
+def drive(samples: int, latency_ms: float, concurrency: int, repeat: int) -> dict[str, float]:
+    """Runs the case ``repeat`` times after a warm-up; prints each run and returns the medians."""
+    ideal = samples * latency_ms / 1000 / concurrency
+    print(f"samples             {samples} single-call, {latency_ms:g} ms latency, concurrency {concurrency}")
     print(f"latency-bound ideal {ideal:.3f} s")
-    process, base_url = start_server(args.latency_ms)
-    ratios, warm_walls, warm_calls = [], [], []
+    process, base_url = start_server(latency_ms)
+    ratios, cpus, warm_walls, warm_calls = [], [], [], []
     try:
-        for run in range(args.repeat + 1):
+        for run in range(repeat + 1):
             warmup = run == 0
-            samples = max(args.samples // 10, 1) if warmup else args.samples
-            task = SingleCallTask(samples)
+            n = max(samples // 10, 1) if warmup else samples
+            task = SingleCallTask(n)
             with tempfile.TemporaryDirectory() as tmp:
                 config = RunConfig(
                     name="bench",
@@ -94,8 +99,8 @@ def main() -> None:
                     datasets={"n": DatasetConfig()},
                     systems={"echo": {"type": "echo"}},  # type: ignore[dict-item]
                     models={"system": [f"openai-compatible/bench@{base_url}"]},
-                    model_options={"system": {"max_concurrency": args.concurrency}},
-                    concurrency=args.concurrency,
+                    model_options={"system": {"max_concurrency": concurrency}},
+                    concurrency=concurrency,
                     store=str(Path(tmp) / "store.sqlite"),
                 )
                 cache = Path(tmp) / "cache.sqlite"
@@ -105,33 +110,69 @@ def main() -> None:
                 wall = time.perf_counter() - wall_start
                 cpu = time.process_time() - cpu_start
                 sent = stats(base_url)["requests"] - before
-                if summary.ran != samples or summary.errors:
-                    raise SystemExit(f"expected {samples} samples, ran {summary.ran}, {summary.errors} errors")
+                if summary.ran != n or summary.errors:
+                    raise SystemExit(f"expected {n} samples, ran {summary.ran}, {summary.errors} errors")
                 warm_start = time.perf_counter()
                 asyncio.run(execute(config, task=task, cache=cache))
                 warm = time.perf_counter() - warm_start
                 warm_sent = stats(base_url)["requests"] - before - sent
-            run_ideal = samples * args.latency_ms / 1000 / args.concurrency
+            run_ideal = n * latency_ms / 1000 / concurrency
             line = (
-                f"wall {wall:.3f} s  ratio {wall / run_ideal:.3f}  client CPU/sample {cpu / samples * 1000:.3f} ms  "
+                f"wall {wall:.3f} s  wall/ideal {wall / run_ideal:.3f}  CPU/sample {cpu / n * 1000:.3f} ms  "
                 f"requests {sent}  warm re-run {warm:.3f} s with {warm_sent} model requests"
             )
             if warmup:
-                print(f"warm-up ({samples} samples, not judged): {line}")
+                print(f"warm-up ({n} samples, not judged): {line}")
                 continue
             ratios.append(wall / ideal)
+            cpus.append(cpu / n * 1000)
             warm_walls.append(warm)
             warm_calls.append(warm_sent)
-            print(f"run {run}: {line}")
+            print(f"run {run}: {line}", flush=True)
     finally:
         process.terminate()
         process.wait(timeout=10)
-    print(
-        f"ratio median        {statistics.median(ratios):.3f}  (goal <= 1.2; runs {min(ratios):.3f}-{max(ratios):.3f})"
-    )
-    print(
-        f"warm re-run         median {statistics.median(warm_walls):.3f} s, model requests {max(warm_calls)} (goal 0)"
-    )
+    return {
+        "ratio": statistics.median(ratios),
+        "ratio_min": min(ratios),
+        "ratio_max": max(ratios),
+        "cpu_ms": statistics.median(cpus),
+        "warm_s": statistics.median(warm_walls),
+        "warm_calls": max(warm_calls),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--case", choices=[*CASES, "all"], help="a preset (overrides the three below)")
+    parser.add_argument("--samples", type=int, default=2000)
+    parser.add_argument("--latency-ms", type=float, default=100.0)
+    parser.add_argument("--concurrency", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    cases: dict[str, tuple[int, float, int, float | None]]
+    if args.case is None:
+        cases = {"custom": (args.samples, args.latency_ms, args.concurrency, 1.2)}
+    else:
+        cases = CASES if args.case == "all" else {args.case: CASES[args.case]}
+    results = {}
+    for name, (samples, latency_ms, concurrency, goal) in cases.items():
+        found = results[name] = drive(samples, latency_ms, concurrency, args.repeat)
+        judged = f"goal <= {goal:g}" if goal is not None else "not judged: the ideal is too short"
+        spread = f"runs {found['ratio_min']:.3f}-{found['ratio_max']:.3f}"
+        print(f"wall/ideal median  {found['ratio']:.3f}  ({judged}; {spread})")
+        print(f"CPU/sample median  {found['cpu_ms']:.3f} ms  (goal <= {CPU_GOAL_MS:g} ms)")
+        print(f"warm re-run        median {found['warm_s']:.3f} s, model requests {found['warm_calls']} (goal 0)")
+        print()
+    if len(results) > 1:
+        print("case      samples  latency  concurrency  wall/ideal  CPU ms/sample")
+        for name, found in results.items():
+            samples, latency_ms, concurrency, _ = cases[name]
+            print(
+                f"{name:9} {samples:7d}  {latency_ms:5g} ms  {concurrency:11d}  {found['ratio']:10.3f}  "
+                f"{found['cpu_ms']:13.3f}"
+            )
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import logging
 import os
 import sqlite3
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bedside.errors import StorageError
+from bedside.fastjson import dumper
 from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
 from bedside.private_files import create_private_file
 
@@ -40,8 +40,13 @@ CREATE TABLE IF NOT EXISTS completions (
 """
 
 
+_CANONICAL = dumper(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Sorted keys, no spaces, UTF-8 as is: ``json.dumps(value, sort_keys=True, separators=(",", ":"),
+    ensure_ascii=False)``, without building encoders per call (:mod:`bedside.fastjson`)."""
+    return _CANONICAL(value)
 
 
 def cache_request(
@@ -59,15 +64,36 @@ def cache_request(
         "provider": provider,
         "base_url": base_url,
         "model": model,
-        "messages": [m.model_dump() for m in messages],
-        "settings": settings.model_dump(mode="json"),
+        "messages": [{"role": m.role, "content": m.content} for m in messages],  # = m.model_dump(), cheaper
+        "settings": settings_json(settings),
         "response_schema": response_schema,
         "epoch": epoch,
     }
 
 
 def cache_key(request: dict[str, Any]) -> str:
-    return hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest()
+    return key_of(canonical_json(request))
+
+
+def key_of(request_json: str) -> str:
+    """The cache key of a request already in canonical JSON (``cache_key`` without encoding it again)."""
+    return hashlib.sha256(request_json.encode("utf-8")).hexdigest()
+
+
+_settings_seen: dict[int, tuple[GenerationSettings, dict[str, Any]]] = {}
+
+
+def settings_json(settings: GenerationSettings) -> dict[str, Any]:
+    """``settings.model_dump(mode="json")``, computed once per settings object (they are frozen, and a run
+    passes the same few objects with every call). Callers must not mutate the result."""
+    seen = _settings_seen.get(id(settings))
+    if seen is not None and seen[0] is settings:
+        return seen[1]
+    dumped = settings.model_dump(mode="json")
+    if len(_settings_seen) >= 256:
+        _settings_seen.clear()
+    _settings_seen[id(settings)] = (settings, dumped)  # holding the object keeps its id from being reused
+    return dumped
 
 
 def default_cache_path() -> Path:
@@ -124,8 +150,11 @@ class ResponseCache:
             return None
         return ProviderResponse.model_validate_json(row[0])
 
-    def put(self, key: str, request: dict[str, Any], response: ProviderResponse) -> None:
-        row = (key, canonical_json(request), response.model_dump_json(), time.time())
+    def put(
+        self, key: str, request: dict[str, Any], response: ProviderResponse, *, request_json: str | None = None
+    ) -> None:
+        """Keep ``response`` under ``key``; ``request_json``, when given, is ``canonical_json(request)``."""
+        row = (key, request_json or canonical_json(request), response.model_dump_json(), time.time())
         with self._lock:
             self._pending[key] = row
             full = len(self._pending) >= self._BATCH

@@ -32,7 +32,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from bedside.llm.cache import ResponseCache, cache_key, cache_request, canonical_json
+from bedside.llm.cache import ResponseCache, cache_request, canonical_json, key_of
 from bedside.llm.config import ModelConfig, parse_model_spec
 from bedside.llm.errors import (
     CacheMissError,
@@ -57,6 +57,7 @@ logger = logging.getLogger("bedside.llm")
 logger.addFilter(RedactingFilter())
 
 _limiters: dict[tuple[str, str], AdaptiveLimiter] = {}
+_DEFAULT_SETTINGS = GenerationSettings()  # frozen: one object, so what is derived from it is computed once
 
 STRUCTURED_INSTRUCTIONS = "llm/structured_instructions.j2"
 STRUCTURED_REPAIR = "llm/structured_repair.j2"
@@ -161,7 +162,7 @@ class Model:
         """One completion. ``epoch`` tags a repeated sample: each tag is its own cached draw."""
         ep = self._endpoint
         messages = as_messages(prompt, system)
-        settings = settings or GenerationSettings()
+        settings = settings or _DEFAULT_SETTINGS
         request = cache_request(
             provider=ep.provider.name,
             base_url=ep.provider.base_url,
@@ -171,7 +172,8 @@ class Model:
             response_schema=response_schema,
             epoch=str(epoch),
         )
-        key = cache_key(request)
+        request_json = canonical_json(request)  # encoded once: for the key and for the cache row
+        key = key_of(request_json)
         started = time.perf_counter()
         scope = current_scope()
         fresh = scope is not None and scope.take_bypass(key)
@@ -198,7 +200,8 @@ class Model:
         bigger: GenerationSettings | None = None
         try:
             response = await self._request_with_retries(messages, settings, response_schema)
-            _check_not_empty(response, self.name, self.role, self._spent)
+            if not response.texts or not all(text.strip() for text in response.texts):
+                _check_not_empty(response, self.name, self.role, self._spent)  # raises
         except asyncio.CancelledError:
             future.cancel()
             raise
@@ -220,7 +223,7 @@ class Model:
             # Cached (if it has text) under the larger request's own key: the store says what was really asked.
             return await self.generate(messages, bigger, epoch=epoch, response_schema=response_schema)
         if ep.cache is not None:
-            ep.cache.put(key, request, response)
+            ep.cache.put(key, request, response, request_json=request_json)
         price = ep.config.price
         ep.usage.record_answer(
             self.role,

@@ -19,9 +19,8 @@ Two things need it:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 
 
@@ -59,12 +58,23 @@ def current_scope() -> CallScope | None:
     return _current.get()
 
 
-@contextmanager
-def call_scope(bypass: Iterable[str] = (), *, cache_only: bool = False) -> Iterator[CallScope]:
-    """Open a scope for the calls made inside the ``with`` block (and the tasks it starts)."""
-    scope = CallScope(bypass=set(bypass), cache_only=cache_only)
-    token = _current.set(scope)
-    try:
-        yield scope
-    finally:
-        _current.reset(token)
+class call_scope:  # used as a function: ``with call_scope(...) as scope``
+    """Open a scope for the calls made inside the ``with`` block (and the tasks it starts).
+
+    A class rather than a ``@contextmanager`` generator: the runner opens one per sample, and the generator
+    machinery cost more than the scope itself."""
+
+    __slots__ = ("_scope", "_token")
+
+    def __init__(self, bypass: Iterable[str] = (), *, cache_only: bool = False) -> None:
+        self._scope = CallScope(bypass=set(bypass), cache_only=cache_only)
+        self._token: Token[CallScope | None] | None = None
+
+    def __enter__(self) -> CallScope:
+        self._token = _current.set(self._scope)
+        return self._scope
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _current.reset(self._token)
+            self._token = None

@@ -35,17 +35,50 @@ class RoleUsage(BaseModel):
     errors: int = 0
 
 
+class _Counts:
+    """The running totals behind a :class:`RoleUsage`: plain attributes, since a pydantic model's attribute
+    assignment cost ~2 us each and every call updates several."""
+
+    __slots__ = (
+        "cache_hits",
+        "calls",
+        "completion_tokens",
+        "cost",
+        "errors",
+        "priced",
+        "prompt_tokens",
+        "requests",
+        "truncated",
+    )
+
+    def __init__(self) -> None:
+        self.calls = self.cache_hits = self.requests = self.prompt_tokens = self.completion_tokens = 0
+        self.cost = 0.0
+        self.priced = False
+        self.truncated = self.errors = 0
+
+    def usage(self) -> RoleUsage:
+        return RoleUsage(**{name: getattr(self, name) for name in self.__slots__})
+
+
+if set(_Counts.__slots__) != set(RoleUsage.model_fields):  # a field added to one must be added to the other
+    raise ImportError("bedside.llm.usage: _Counts and RoleUsage name different counts")
+
+
 class UsageLedger:
     """Thread-safe totals by role; one ledger is usually shared by every model of a run."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._by_role: dict[Role, RoleUsage] = {}
+        self._by_role: dict[Role, _Counts] = {}
 
-    def _entry(self, role: Role) -> RoleUsage:
-        if role not in ROLES:
-            raise ValueError(f"unknown role {role!r}; expected one of {', '.join(ROLES)}")
-        return self._by_role.setdefault(role, RoleUsage())
+    def _entry(self, role: Role) -> _Counts:
+        entry = self._by_role.get(role)
+        if entry is None:
+            if role not in ROLES:
+                raise ValueError(f"unknown role {role!r}; expected one of {', '.join(ROLES)}")
+            entry = self._by_role[role] = _Counts()
+        return entry
 
     def record_request(self, role: Role) -> None:
         with self._lock:
@@ -84,10 +117,10 @@ class UsageLedger:
     def snapshot(self) -> dict[Role, RoleUsage]:
         """A copy of the totals, roles in their fixed order."""
         with self._lock:
-            return {role: self._by_role[role].model_copy() for role in ROLES if role in self._by_role}
+            return {role: self._by_role[role].usage() for role in ROLES if role in self._by_role}
 
 
-def _add_tokens(entry: RoleUsage, prompt_tokens: int, completion_tokens: int, cost: float | None) -> None:
+def _add_tokens(entry: _Counts, prompt_tokens: int, completion_tokens: int, cost: float | None) -> None:
     entry.prompt_tokens += prompt_tokens
     entry.completion_tokens += completion_tokens
     if cost is not None:

@@ -30,8 +30,8 @@ import asyncio
 import contextlib
 import gc
 import hashlib
-import json
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +40,7 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from bedside.errors import StorageError
+from bedside.fastjson import dumper
 from bedside.llm import GenerationSettings, Model, UsageLedger, get_model
 from bedside.llm.cache import default_cache_path
 from bedside.llm.errors import StructuredOutputError
@@ -49,6 +50,10 @@ from bedside.runs.config import RunConfig, SystemConfig
 from bedside.runs.scorers import check_scorers, score_sample
 from bedside.runs.store import HEARTBEAT_S, ResultRow, RunLock, Store
 from bedside.runs.task import Output, Sample, SampleContext, Task, resolve_task
+
+GC_YOUNG_THRESHOLD = 100_000
+"""Allocations between collections of the cyclic collector's youngest generation while samples run (Python's
+default is 700)."""
 
 
 @dataclass(frozen=True)
@@ -103,43 +108,81 @@ class Progress:
 
 
 def sample_key(
-    config: RunConfig, cell: Cell, system: SystemConfig, sample: Sample, epoch: int, settings: dict[str, Any]
+    config: RunConfig,
+    cell: Cell,
+    system: SystemConfig,
+    sample: Sample,
+    epoch: int,
+    settings: dict[str, Any],
+    *,
+    sample_data: dict[str, Any] | None = None,
+    system_data: dict[str, Any] | None = None,
 ) -> str:
+    """The hash of everything that produces a sample's result. ``sample_data`` and ``system_data``, when given,
+    are ``sample.model_dump()`` and ``system.model_dump()`` already made (a plan reuses them across cells and
+    epochs)."""
     models = {role: specs[0] for role, specs in config.models.items() if role != "system"}
     models["system"] = cell.model
     data = {
         "task": config.task,
         "dataset": cell.dataset,
-        "sample": sample.model_dump(),
-        "system": {"name": cell.system, **system.model_dump()},
+        "sample": sample_data if sample_data is not None else sample.model_dump(),
+        "system": {"name": cell.system, **(system_data if system_data is not None else system.model_dump())},
         "models": models,
         "settings": settings,
         "epoch": epoch,
         "seed": config.seed,
     }
-    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+    return hashlib.sha256(_KEY_JSON(data).encode()).hexdigest()
+
+
+_KEY_JSON = dumper(sort_keys=True, default=str)  # json.dumps(data, sort_keys=True, default=str), cheaper
+
+
+@dataclass
+class _Scoring:
+    """A sample whose system returned, waiting to be scored and turned into its row on the writer's thread."""
+
+    item: Item
+    output: Output
+    usage: dict[str, Any]
+    culprits: list[str]
+    """The cache keys a retry must ask again for, should a scorer fail (the sample's call scope is closed)."""
+    truncated: bool
 
 
 class _Writer:
-    """Collects finished rows and writes them, one transaction at most every ``interval_s``, on its own thread.
+    """Collects finished samples, scores them and writes their rows, one transaction at most every
+    ``interval_s``, on its own thread.
 
     Each sample's rows land in one transaction or not at all; a kill loses at most the last interval's finished
     samples, which a resume runs again. The writes run on one worker thread (so they stay in order) instead of
     the event loop: SQLAlchemy's parameter handling and SQLite's commit cost ~75 us per sample, which on the
-    loop delayed every response arriving meanwhile.
+    loop delayed every response arriving meanwhile. Scoring runs there too, just before the write (``to_row``):
+    a slow scorer (BLEU, an embedding model) no longer holds up the responses arriving on the loop. A sample is
+    counted as done (``on_stored``, on the loop) once its batch is written.
     """
 
     interval_s = 0.05
+    max_behind = 4
 
-    def __init__(self, store: Store) -> None:
+    def __init__(
+        self,
+        store: Store,
+        to_row: Callable[[_Scoring], ResultRow] | None = None,
+        on_stored: Callable[[list[ResultRow | _Scoring], list[ResultRow]], None] | None = None,
+    ) -> None:
         self.store = store
-        self.pending: list[ResultRow] = []
+        self.to_row = to_row
+        self.on_stored = on_stored
+        self.pending: list[ResultRow | _Scoring] = []
         self._scheduled = False
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bedside-store")
-        self._writes: list[Future[None]] = []
-        self._rows: dict[Future[None], list[ResultRow]] = {}
-        self.failed: list[ResultRow] = []
-        """Finished rows a failed write could not keep."""
+        self._writes: list[Future[list[ResultRow]]] = []
+        self._entries: dict[Future[list[ResultRow]], list[ResultRow | _Scoring]] = {}
+        self.failed: list[ResultRow | _Scoring] = []
+        """Finished samples a failed write could not keep."""
+        self._broken = False
 
     def _storage_error(self, exc: BaseException) -> StorageError:
         cause = getattr(exc, "orig", None) or exc
@@ -153,38 +196,71 @@ class _Writer:
         """Run a store call on the writer's thread, after the writes queued before it."""
         return self._thread.submit(call, *args)
 
-    def add(self, row: ResultRow) -> None:
-        self.pending.append(row)
-        if any(write.done() and write.exception() is not None for write in self._writes):
+    def add(self, entry: ResultRow | _Scoring) -> None:
+        self.pending.append(entry)
+        if self._broken:
             self.flush()  # raises: a failed write stops the run, so nothing more is paid for that cannot be kept
         if not self._scheduled:
             self._scheduled = True
             asyncio.get_running_loop().call_later(self.interval_s, self._submit)
 
+    def behind(self) -> Future[list[ResultRow]] | None:
+        """The oldest unfinished batch when more than ``max_behind`` are queued (scorers slower than the samples
+        arrive): the caller waits for it, so finished but unstored samples stay a few batches' worth."""
+        if len(self._writes) <= self.max_behind:
+            return None
+        unfinished = [write for write in self._writes if not write.done()]
+        return unfinished[0] if len(unfinished) > self.max_behind else None
+
+    def _write(self, entries: list[ResultRow | _Scoring]) -> list[ResultRow]:
+        """On the writer's thread: score what needs it, then store every row in one transaction."""
+        to_row = self.to_row
+        rows = [entry if isinstance(entry, ResultRow) else to_row(entry) for entry in entries]  # type: ignore[misc]
+        self.store.write(rows)
+        return rows
+
     def _submit(self) -> None:
         self._scheduled = False
-        rows, self.pending = self.pending, []
-        if rows:
-            kept = [f for f in self._writes if not f.done() or f.exception() is not None]
-            for done in set(self._writes) - set(kept):
-                del self._rows[done]
-            self._writes = kept
-            write = self._thread.submit(self.store.write, rows)
-            self._rows[write] = rows
+        self._collect()
+        entries, self.pending = self.pending, []
+        if entries:
+            write = self._thread.submit(self._write, entries)
+            self._entries[write] = entries
             self._writes.append(write)
+            write.add_done_callback(self._check)
+
+    def _check(self, write: Future[list[ResultRow]]) -> None:
+        if write.exception() is not None:
+            self._broken = True  # seen by the next add(): a plain flag, set from the writer's thread
+
+    def _collect(self) -> None:
+        """Count the samples of every batch written so far (a failed batch stays for :meth:`flush` to report)."""
+        kept = []
+        for write in self._writes:
+            if not write.done() or write.exception() is not None:
+                kept.append(write)
+                continue
+            entries = self._entries.pop(write)
+            if self.on_stored is not None:
+                self.on_stored(entries, write.result())
+        self._writes = kept
 
     def flush(self) -> None:
         """Write everything pending and wait for it; raises a :class:`StorageError` if a write failed."""
         self._submit()
         writes, self._writes = self._writes, []
+        self._broken = False  # whatever failed among these is reported below
         failure: BaseException | None = None
         for write in writes:
-            rows = self._rows.pop(write)
+            entries = self._entries.pop(write)
             try:
-                write.result()
+                rows = write.result()
             except (SQLAlchemyError, OSError) as exc:
-                self.failed.extend(rows)
+                self.failed.extend(entries)
                 failure = failure or exc
+            else:
+                if self.on_stored is not None:
+                    self.on_stored(entries, rows)
         if failure is not None:
             raise self._storage_error(failure) from None
 
@@ -282,16 +358,17 @@ def plan_run(
     plan = Plan(config, task, scorers, cells, settings, summary)
     existing = {(r.cell, r.sample_id, r.epoch): r for r in store.results(config.run_id)}
     todo: list[Item] = []
+    dumped = {name: [sample.model_dump() for sample in samples] for name, samples in datasets.items()}
     for cell in cells:
         counts = summary.cells[cell.id]
-        for sample in datasets[cell.dataset]:
+        system = config.systems[cell.system]
+        system_data = system.model_dump()
+        for sample, sample_data in zip(datasets[cell.dataset], dumped[cell.dataset], strict=True):
             for epoch in range(config.repeats):
-                item = Item(
-                    cell,
-                    sample,
-                    epoch,
-                    sample_key(config, cell, config.systems[cell.system], sample, epoch, settings_data),
+                key = sample_key(
+                    config, cell, system, sample, epoch, settings_data, sample_data=sample_data, system_data=system_data
                 )
+                item = Item(cell, sample, epoch, key)
                 row = existing.get((cell.id, sample.id, epoch))
                 if row is None or row.key != item.key:
                     todo.append(item)
@@ -398,7 +475,7 @@ class _Running:
         self.store = store
         self.lock = lock
         self.progress = progress
-        self.writer = _Writer(store)
+        self.writer = _Writer(store, self._scored_row, self._stored)
         self.models: dict[tuple[str, str], Model] = {}
         self.cell_models: dict[str, dict[Role, Model]] = {}
         self.status = "finished"
@@ -437,18 +514,25 @@ class _Running:
         self.models, self.cell_models = build_models(self.plan, cache, self.summary)
 
     async def _generate_all(self) -> None:
-        gate = asyncio.Semaphore(self.plan.config.concurrency)
+        # ``concurrency`` workers pull the samples in order from one iterator: a sample starts as soon as one
+        # finishes, as with one task per sample behind a semaphore, without a task and a semaphore wait each.
+        to_run = iter(self.plan.generate)
 
-        async def one(item: Item) -> None:
-            async with gate:
+        async def worker() -> None:
+            for item in to_run:
                 await self._generate(item)
 
         # Everything alive now (imports, datasets, the plan) lives for the whole run: frozen, the cyclic
         # collector stops re-scanning it at every full collection. Those pauses stalled the loop for tens of
         # milliseconds with 100 requests in flight and were most of the spread between identical runs
-        # (bench/run_throughput.py).
+        # (bench/run_throughput.py). The youngest generation is also collected less often: with hundreds of
+        # samples in flight, most objects a collection finds are still in use and were promoted to older
+        # generations, whose collections then cost more (bench/run_throughput.py, CPU per sample).
         gc.freeze()
-        tasks = [asyncio.ensure_future(one(item)) for item in self.plan.generate]
+        threshold = gc.get_threshold()
+        gc.set_threshold(max(threshold[0], GC_YOUNG_THRESHOLD), *threshold[1:])
+        workers = min(self.plan.config.concurrency, len(self.plan.generate))
+        tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
         beating = asyncio.ensure_future(self._heartbeat())
         try:
             await asyncio.gather(*tasks)
@@ -460,6 +544,7 @@ class _Running:
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
         finally:
+            gc.set_threshold(*threshold)
             gc.unfreeze()
             beating.cancel()
 
@@ -478,30 +563,72 @@ class _Running:
                 output = await plan.task.systems[system.type](item.sample, system.options, context)
                 if not output.prompts:
                     output = output.model_copy(update={"prompts": context.prompts})
-                scores = score_sample(plan.task, plan.scorers, item.sample, output)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                rejected = exc.rejected if isinstance(exc, StructuredOutputError) else ()
-                failure = {
-                    "type": type(exc).__name__,
-                    "retry_bypass": list(dict.fromkeys([*rejected, *calls.culprits()])),
-                }
-                usage = {role: vars(c) for role, c in context.usage.items()}
-                self._finish(
-                    item,
-                    status="error",
-                    error=f"{type(exc).__name__}: {exc}",
-                    output=None,
-                    scores={},
-                    usage=usage,
-                    failure=failure,
-                )
+                self._finish_error(item, exc, calls.culprits(), context)
                 return
-        self.summary.truncated += any(c.truncated for c in context.usage.values())
+            culprits = calls.culprits()
         usage = {role: vars(c) for role, c in context.usage.items()}
-        self._finish(item, status="ok", error=None, output=output.model_dump(mode="json"), scores=scores, usage=usage)
-        self.summary.ran += 1
+        truncated = any(c.truncated for c in context.usage.values())
+        # Scored on the writer's thread (``_scored_row``), counted once stored (``_stored``).
+        self.writer.add(_Scoring(item, output, usage, culprits, truncated))
+        if (behind := self.writer.behind()) is not None:
+            await asyncio.wait([asyncio.wrap_future(behind)])  # its failure is reported by the next add or flush
+
+    def _finish_error(self, item: Item, exc: Exception, culprits: list[str], context: SampleContext) -> None:
+        """Store what a sample raised (its system, or a scorer) as the sample's error."""
+        rejected = exc.rejected if isinstance(exc, StructuredOutputError) else ()
+        failure = {
+            "type": type(exc).__name__,
+            "retry_bypass": list(dict.fromkeys([*rejected, *culprits])),
+        }
+        self.writer.add(
+            self._row(
+                item,
+                status="error",
+                error=f"{type(exc).__name__}: {exc}",
+                output=None,
+                scores={},
+                usage={role: vars(c) for role, c in context.usage.items()},
+                failure=failure,
+            )
+        )
+
+    def _scored_row(self, done: _Scoring) -> ResultRow:
+        """On the writer's thread: a returned sample's scores and row; a scorer that raises makes the sample an
+        error, exactly as if its system had raised."""
+        plan = self.plan
+        try:
+            scores = score_sample(plan.task, plan.scorers, done.item.sample, done.output)
+        except Exception as exc:
+            failure = {"type": type(exc).__name__, "retry_bypass": list(dict.fromkeys(done.culprits))}
+            return self._row(
+                done.item,
+                status="error",
+                error=f"{type(exc).__name__}: {exc}",
+                output=None,
+                scores={},
+                usage=done.usage,
+                failure=failure,
+            )
+        output = done.output.model_dump(mode="json")
+        return self._row(done.item, status="ok", error=None, output=output, scores=scores, usage=done.usage)
+
+    def _stored(self, entries: list[ResultRow | _Scoring], rows: list[ResultRow]) -> None:
+        """On the loop: count a written batch's samples, and show progress."""
+        summary = self.summary
+        cells = summary.cells
+        for entry, row in zip(entries, rows, strict=True):
+            counts = cells[row.cell]
+            counts.done += 1
+            if row.status == "error":
+                counts.errors += 1
+            elif isinstance(entry, _Scoring):
+                summary.ran += 1
+                summary.truncated += entry.truncated
+        if self.progress:
+            self.progress.update(summary)
 
     def _from_stored(self, item: Item, stored: ResultRow) -> None:
         """Finish a sample from a stored successful output: no model call; scorers it lacks are computed."""
@@ -509,33 +636,28 @@ class _Running:
         scores = stored.scores
         if not set(plan.scorers) <= set(scores):
             scores = score_sample(plan.task, plan.scorers, item.sample, Output.model_validate(stored.output))
-        self._finish(
-            item,
-            status="ok",
-            error=None,
-            output=stored.output,
-            scores={name: scores.get(name) for name in plan.scorers},
-            usage=stored.usage,
-        )
-
-    def _finish(self, item: Item, **values: Any) -> None:
         self.writer.add(
-            ResultRow(
-                run_id=self.summary.run_id,
-                cell=item.cell.id,
-                sample_id=item.sample.id,
-                epoch=item.epoch,
-                dataset=item.cell.dataset,
-                system=item.cell.system,
-                model=item.cell.model,
-                key=item.key,
-                strata=item.sample.strata,
-                sample=item.sample.model_dump(mode="json"),
-                **values,
+            self._row(
+                item,
+                status="ok",
+                error=None,
+                output=stored.output,
+                scores={name: scores.get(name) for name in plan.scorers},
+                usage=stored.usage,
             )
         )
-        counts = self.summary.cells[item.cell.id]
-        counts.done += 1
-        counts.errors += values["status"] == "error"
-        if self.progress:
-            self.progress.update(self.summary)
+
+    def _row(self, item: Item, **values: Any) -> ResultRow:
+        return ResultRow(
+            run_id=self.summary.run_id,
+            cell=item.cell.id,
+            sample_id=item.sample.id,
+            epoch=item.epoch,
+            dataset=item.cell.dataset,
+            system=item.cell.system,
+            model=item.cell.model,
+            key=item.key,
+            strata=item.sample.strata,
+            sample=item.sample.model_dump(mode="json"),
+            **values,
+        )

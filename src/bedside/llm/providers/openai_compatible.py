@@ -13,11 +13,14 @@ from typing import Any
 
 import aiohttp
 
+from bedside.fastjson import dumper
 from bedside.llm.config import ModelConfig
 from bedside.llm.errors import ModelConfigError, ModelRequestError
 from bedside.llm.providers.openai_http import RETRYABLE_STATUS, parse_chat_completion, parse_retry_after, snippet
 from bedside.llm.secrets import read_api_key, redact
 from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
+
+_dumps = dumper()  # json.dumps(payload): what aiohttp's json= sends
 
 
 class OpenAICompatibleProvider:
@@ -40,6 +43,7 @@ class OpenAICompatibleProvider:
         self._connections = config.max_concurrency or self.default_concurrency
         self._session: aiohttp.ClientSession | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
+        self._fields: tuple[GenerationSettings, dict[str, object]] | None = None
         read_api_key(self._api_key_env)  # fail at build time, not on the first request, when unset
 
     def _client(self) -> aiohttp.ClientSession:
@@ -50,7 +54,8 @@ class OpenAICompatibleProvider:
             if key:
                 bearer = self._api_key_header.lower() == "authorization"
                 headers[self._api_key_header] = f"Bearer {key}" if bearer else key
-            connector = aiohttp.TCPConnector(limit=self._connections, limit_per_host=self._connections)
+            # One host per provider: the total limit is the per-host limit (tracking both cost per request).
+            connector = aiohttp.TCPConnector(limit=self._connections)
             self._session = aiohttp.ClientSession(
                 headers=headers,
                 connector=connector,
@@ -66,10 +71,13 @@ class OpenAICompatibleProvider:
         settings: GenerationSettings,
         response_schema: dict[str, Any] | None,
     ) -> ProviderResponse:
+        fields = self._fields
+        if fields is None or fields[0] is not settings:  # a run sends the same settings object every time
+            fields = self._fields = (settings, settings.request_fields())
         payload: dict[str, Any] = {
             "model": self.model,
-            "messages": [m.model_dump() for m in messages],
-            **settings.request_fields(),
+            "messages": [{"role": m.role, "content": m.content} for m in messages],  # = m.model_dump()
+            **fields[1],
         }
         if response_schema is not None:
             payload["response_format"] = {
@@ -77,10 +85,13 @@ class OpenAICompatibleProvider:
                 "json_schema": {"name": "response", "schema": response_schema},
             }
         try:
-            async with self._client().post(self._url, json=payload) as response:
+            # The same bytes aiohttp's json= would send (json.dumps, UTF-8; Content-Type is a session header),
+            # without its payload-class detour.
+            body = _dumps(payload).encode("utf-8")
+            async with self._client().post(self._url, data=body) as response:
                 raw = await response.read()
                 status = response.status
-                retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                retry_after = parse_retry_after(response.headers.get("Retry-After")) if status != 200 else None
         except TimeoutError:
             raise ModelRequestError(
                 f"no answer from {self._url} within {self._timeout.total:g} s", retryable=True
@@ -97,14 +108,14 @@ class OpenAICompatibleProvider:
                 retry_after=retry_after,
             )
         try:
-            body = json.loads(raw)
+            answer = json.loads(raw)
         except (UnicodeDecodeError, json.JSONDecodeError):
             raise ModelRequestError(
                 f"malformed response from {self._url}: body is not JSON: {snippet(raw)}",
                 status=status,
                 retryable=True,
             ) from None
-        return parse_chat_completion(body)
+        return parse_chat_completion(answer)
 
     async def aclose(self) -> None:
         if self._session is not None and not self._session.closed:

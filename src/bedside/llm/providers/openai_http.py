@@ -29,7 +29,8 @@ def parse_chat_completion(body: Any) -> ProviderResponse:
     texts: list[str] = []
     null_content = False
     finish_reason = None
-    for choice in sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0):
+    ordered = choices if len(choices) == 1 else sorted(choices, key=_index)
+    for choice in ordered:
         message = choice.get("message") if isinstance(choice, dict) else None
         if not isinstance(message, dict):
             raise ModelRequestError("malformed response: a choice has no 'message'", retryable=True)
@@ -50,6 +51,10 @@ def parse_chat_completion(body: Any) -> ProviderResponse:
         model=model if isinstance(model, str) else None,
         null_content=null_content,
     )
+
+
+def _index(choice: Any) -> Any:
+    return choice.get("index", 0) if isinstance(choice, dict) else 0
 
 
 def parse_retry_after(value: str | None) -> float | None:
