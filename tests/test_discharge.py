@@ -704,3 +704,13 @@ def test_the_reference_codes_checklist_schema_is_scored_in_bedsides_shape() -> N
         pytest.raises(ValueError, match="checklist_schema must be bedside or reference"),
     ):
         simulate(server, {"schedule": "paper", "checklist_schema": "repo"})
+
+
+def test_the_papers_table_shapes_spell_out_every_abbreviated_column() -> None:
+    from bedside.tasks.discharge.tables import table_one, table_two
+
+    for table in (table_one({}), table_two({})):
+        codes = [c for c in table.columns if c.replace("&", "").isalpha() and c.isupper()]  # AHRQ % is explained
+        assert codes
+        for code in codes:
+            assert f"{code} = " in table.note, (table.title, code)

@@ -66,14 +66,18 @@ class TerminalProgress(Progress):
 
     def start(self, summary: RunSummary) -> None:
         self._started = self._logged = time.monotonic()
+        below: dict[int, list[str]] = {}
         for model, cap in summary.endpoint_caps.items():
             if cap < summary.concurrency:
-                self.console.print(
-                    f"note: {model} takes at most {cap} requests at once (its max_concurrency), "
-                    f"below the run's concurrency of {summary.concurrency}",
-                    highlight=False,
-                    markup=False,
-                )
+                below.setdefault(cap, []).append(model)
+        for cap, models in below.items():  # one line per cap, however many roles share it
+            self.console.print(
+                f"note: {', '.join(models)} {'takes' if len(models) == 1 else 'take'} at most {cap} "
+                f"request{'s' if cap != 1 else ''} at once (max_concurrency), below the run's concurrency of "
+                f"{summary.concurrency}",
+                highlight=False,
+                markup=False,
+            )
         if not self.console.is_terminal:
             self._log_line(summary)
             return

@@ -41,6 +41,16 @@ DIMENSION_SCORERS = {
     "L&A": "summary_a_avg",
     "F&C": "summary_b_avg",
 }
+
+
+def _legend(codes: Mapping[str, str]) -> str:
+    return "; ".join(f"{code} = {name.replace('_', ' ')}" for code, name in codes.items())
+
+
+TABLE_ONE_LEGEND = "Columns: L&D = language and delivery; HCC = human-centred communication; " + _legend(
+    {**COVERAGE_CRITERIA, **STRATEGY_CRITERIA}
+)
+TABLE_TWO_LEGEND = "Columns: " + _legend({**SUMMARY_A_CRITERIA, **SUMMARY_B_CRITERIA})
 _SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
 
 
@@ -82,7 +92,7 @@ def table_one(cells: Mapping[str, list[Any]]) -> ReportTable:
         out,
         "Means over every sample of the cell (all profile conditions pooled). Coverage in the paper's column order "
         "(return indicators, medications, diagnosis, post-discharge treatment, tests & treatments, follow-up). "
-        "AHRQ % is bedside's ahrq_acc (defined in the docs; the paper gives no definition).",
+        "AHRQ % is bedside's ahrq_acc (defined in the docs; the paper gives no definition). " + TABLE_ONE_LEGEND + ".",
     )
 
 
@@ -102,7 +112,7 @@ def table_two(cells: Mapping[str, list[Any]]) -> ReportTable:
         out,
         "concept F1 is concept_f1[mesh], the offline stand-in for the paper's UMLS-F; BLEURT needs the bleurt "
         "extra, the `bleurt` scorer and a local checkpoint in $BEDSIDE_BLEURT_CHECKPOINT (none ships with bedside): "
-        "without them it is absent, never zero.",
+        "without them it is absent, never zero. " + TABLE_TWO_LEGEND + ".",
     )
 
 
