@@ -708,9 +708,18 @@ def test_the_reference_codes_checklist_schema_is_scored_in_bedsides_shape() -> N
 
 def test_the_papers_table_shapes_spell_out_every_abbreviated_column() -> None:
     from bedside.tasks.discharge.tables import table_one, table_two
+    from bedside.tasks.discharge.task import (
+        COVERAGE_CRITERIA,
+        STRATEGY_CRITERIA,
+        SUMMARY_A_CRITERIA,
+        SUMMARY_B_CRITERIA,
+    )
 
-    for table in (table_one({}), table_two({})):
-        codes = [c for c in table.columns if c.replace("&", "").isalpha() and c.isupper()]  # AHRQ % is explained
-        assert codes
+    one, two = table_one({}), table_two({})
+    for table, codes in (
+        (one, ["L&D", "HCC", *COVERAGE_CRITERIA, *STRATEGY_CRITERIA]),
+        (two, [*SUMMARY_A_CRITERIA, *SUMMARY_B_CRITERIA]),
+    ):
         for code in codes:
+            assert code in table.columns
             assert f"{code} = " in table.note, (table.title, code)
