@@ -251,8 +251,8 @@ def test_a_separate_fixing_model_reformats_a_rejected_reply(tmp_path: Path) -> N
     assert '"citations": ["9"]' in fix_prompt  # the rejected reply, shown to the fixing model
 
 
-def test_a_fixing_model_that_fails_too_leaves_an_error_counting_every_attempt(tmp_path: Path) -> None:
-    rules = [(r"could not be used", WRONG_ID), *FIX_RULES[1:]]
+def run_with_fixer(tmp_path: Path, rules: list[tuple[str, Any]]) -> tuple[int, Any]:
+    """One case through the two-stage system with the re-format on a separate ``helper`` model."""
     with ScriptedServer(rules) as server:
         config = load_config(
             write_config(
@@ -264,10 +264,15 @@ def test_a_fixing_model_that_fails_too_leaves_an_error_counting_every_attempt(tm
             )
         )
         summary = asyncio.run(execute(config, cache=False))
-    assert summary.errors == 1
     store = Store(config.store)
     (row,) = store.results(config.run_id)
     store.close()
+    return summary.errors, row
+
+
+def test_a_fixing_model_that_fails_too_leaves_an_error_counting_every_attempt(tmp_path: Path) -> None:
+    errors, row = run_with_fixer(tmp_path, [(r"could not be used", WRONG_ID), *FIX_RULES[1:]])
+    assert errors == 1
     assert row.status == "error"
     assert "StructuredOutputError" in (row.error or "")
     assert "(helper)" in (row.error or "")
@@ -278,22 +283,8 @@ def test_a_fixing_model_that_fails_too_leaves_an_error_counting_every_attempt(tm
 
 
 def test_an_answer_the_fixing_model_leaves_too_long_is_cut_and_kept(tmp_path: Path) -> None:
-    rules = [(r"could not be used|shorten it", TOO_LONG), *FIX_RULES[1:]]
-    with ScriptedServer(rules) as server:
-        config = load_config(
-            write_config(
-                tmp_path,
-                server,
-                datasets={"synthetic": {"limit": 1}},
-                systems={"two": {"type": "two_stage", "options": {"fix_role": "helper"}}},
-                models={"system": [server.model_name("m")], "helper": server.model_name("fixer")},
-            )
-        )
-        summary = asyncio.run(execute(config, cache=False))
-    assert summary.errors == 0
-    store = Store(config.store)
-    (row,) = store.results(config.run_id)
-    store.close()
+    errors, row = run_with_fixer(tmp_path, [(r"could not be used|shorten it", TOO_LONG), *FIX_RULES[1:]])
+    assert errors == 0
     assert row.output is not None
     assert row.output["text"] == " ".join(["cut"] * 75) + " |1|"
     assert row.output["trace"][1] == {"stage": "answer", "attempts": 3, "fixed_by": "helper", "uncited": ["3", "4"]}

@@ -145,28 +145,18 @@ def test_citeqa_scorers_read_the_citation_field_not_the_text() -> None:
     assert TASK.score("strict_recall", sample, Output(text="A stent was placed. |1,3,4|")) == 1.0
 
 
+def answer_command(cases: Path, out: Path, *extra: str) -> Any:
+    """``bedside citeqa answer`` with the one-stage system on a scripted model that obeys injected text."""
+    with ScriptedServer(citeqa_model) as server:
+        model = server.model_name("m")
+        args = ["citeqa", "answer", "--cases", str(cases), "--system", "one_stage", "-m", model, "-o", str(out)]
+        return CliRunner().invoke(app, [*args, "--no-cache", "--metrics", "none", *extra])
+
+
 def test_citeqa_answer_command_flags_citation_syntax_and_writes_only_field_citations(tmp_path: Path) -> None:
     cases = write_cases(tmp_path / "cases.jsonl", syn01(TEXT_INJECTION))
     out = tmp_path / "answers.json"
-    with ScriptedServer(citeqa_model) as server:
-        result = CliRunner().invoke(
-            app,
-            [
-                "citeqa",
-                "answer",
-                "--cases",
-                str(cases),
-                "--system",
-                "one_stage",
-                "-m",
-                server.model_name("m"),
-                "-o",
-                str(out),
-                "--no-cache",
-                "--metrics",
-                "none",
-            ],
-        )
+    result = answer_command(cases, out)
     assert result.exit_code == 0, result.output
     assert "flagged syn-01: citation syntax in statement text" in " ".join(result.output.split())
     written = read_submission(out)
@@ -176,26 +166,7 @@ def test_citeqa_answer_command_flags_citation_syntax_and_writes_only_field_citat
     assert scores.factuality["strict"]["micro"].recall == pytest.approx(1 / 3)
 
     # The same run for scripts: the flag and the scores come back as JSON.
-    with ScriptedServer(citeqa_model) as server:
-        as_json = CliRunner().invoke(
-            app,
-            [
-                "citeqa",
-                "answer",
-                "--cases",
-                str(cases),
-                "--system",
-                "one_stage",
-                "-m",
-                server.model_name("m"),
-                "-o",
-                str(out),
-                "--no-cache",
-                "--metrics",
-                "none",
-                "--json",
-            ],
-        )
+    as_json = answer_command(cases, out, "--json")
     assert as_json.exit_code == 0, as_json.output
     result = json.loads(as_json.stdout)
     assert result["answered"] == 1
