@@ -405,7 +405,8 @@ def test_review_creation_errors(store: Store) -> None:
         )
 
     assert "needs sentence, draft" in post("match", b'{"id": "1"}\n').text
-    assert "not JSON" in post("match", b"{oops\n").text
+    assert "line 1: not valid JSON" in post("match", b"{oops\n").text
+    assert "nested too deeply" in post("match", b"[" * 5000 + b"\n").text  # read as every bedside reader reads JSON
     assert "repeat" in post("agree", b"".join([json.dumps(REVIEW_ITEMS["agree"][0]).encode() + b"\n"] * 2)).text
     assert "overlap must be" in post("agree", json.dumps(REVIEW_ITEMS["agree"][0]).encode(), overlap="3").text
     assert (

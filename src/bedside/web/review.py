@@ -35,13 +35,14 @@ import math
 import random
 import time
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, func, insert, select, update
 
+from bedside.inputs import InputError, json_object
 from bedside.private_files import open_private_binary
 from bedside.web.db import assignments_table, audit, items_table, labels_table, reviews_table, users_table
 
@@ -154,17 +155,22 @@ def _sentences(text: str) -> list[str]:
     return [s.text for s in split_sentences(text)] or [text]
 
 
+def _json_lines(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each non-blank line of uploaded JSON Lines as an object, read as every bedside reader reads JSON (deep
+    nesting, huge integers and non-objects are clear errors); a bad line is a :class:`ReviewError` naming it."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                yield number, json_object(line, line=number)
+            except InputError as exc:
+                raise ReviewError(str(exc)) from None
+
+
 def items_from_jsonl(task_type: str, text: str) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     if task_type not in TASK_TYPES:
         raise ReviewError(f"task type must be one of {', '.join(TASK_TYPES)}")
     items = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ReviewError(f"line {number}: not JSON ({exc.msg})") from None
+    for number, data in _json_lines(text):
         items.append(_check_item(task_type, data, f"line {number}"))
         if len(items) > MAX_ITEMS:
             raise ReviewError(f"more than {MAX_ITEMS} items")
@@ -1059,14 +1065,8 @@ def import_labels(engine: Engine, review_id: str, text: str, *, user: str) -> in
         raise ReviewError(f"no review {review_id}")
     items = all_items(engine, review_id)
     rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ReviewError(f"line {number}: not JSON ({exc.msg})") from None
-        if not isinstance(data, dict) or not {"item", "annotator", "label"} <= set(data):
+    for number, data in _json_lines(text):
+        if not {"item", "annotator", "label"} <= set(data):
             raise ReviewError(f"line {number}: needs item, annotator and label")
         item = items.get(str(data["item"]))
         if item is None:
