@@ -189,7 +189,8 @@ def _demo_discharge(
 def _demo_sensemaking(
     model: str, *, conversations: int, cache: str | Path | bool, store: str, api_key_env: str | None
 ) -> None:
-    """A short MedAgent run: the first synthetic vignette with N personas, efficient path, 4 sensemaker messages."""
+    """A short MedAgent run: the first synthetic vignette with N personas, 4 sensemaker messages, on the reference
+    path (on the embedded model the efficient path's folded call missed both replay-validation bars)."""
     run = {
         "name": "demo-sensemaking",
         "task": "sensemaking",
@@ -198,7 +199,7 @@ def _demo_sensemaking(
             "medagent": {
                 "type": "medagent",
                 "options": {
-                    "path": "efficient",
+                    "path": "reference",
                     "max_sensemaker_messages": 4,
                     "judges": ["flow", "hard", "soft"],
                     "fidelity_checker": "embedding",  # the embedded model checks at chance (ARCHITECTURE.md, sim)
