@@ -15,25 +15,12 @@ from typer.testing import CliRunner
 
 from bedside.cli import app
 from bedside.metrics import sentence_bleu
-from bedside.tasks.citeqa import Case, NoteSentence, SubmissionError, parse_answer, read_cases, score_answers
+from bedside.tasks.citeqa import SubmissionError, parse_answer, read_cases, score_answers
 from bedside.tasks.citeqa.scoring import CaseScore, relevance_reference
 from bedside.tasks.citeqa.submission import load_submission, official_words
+from test_citeqa_scoring import CASE_A  # the same five-sentence hip-surgery case
 
 EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "external"
-
-CASE_A = Case(
-    id="A",
-    narrative="My mother had a fall and they operated on her hip. Why did she need surgery so fast?",
-    clinician_question="Why was urgent hip surgery performed?",
-    sentences=[
-        NoteSentence(id="1", text="Imaging showed a displaced femoral neck fracture."),
-        NoteSentence(id="2", text="Orthopaedics recommended urgent hemiarthroplasty to allow early mobilisation."),
-        NoteSentence(id="3", text="Delay beyond 48 hours is associated with higher complication rates."),
-        NoteSentence(id="4", text="She tolerated a regular diet."),
-        NoteSentence(id="5", text="Her daughter visited daily."),
-    ],
-    relevance={"1": "essential", "2": "essential", "3": "supplementary", "4": "not-relevant", "5": "not-relevant"},
-)
 
 
 def both(answer: str, metrics: tuple[str, ...] = ()) -> tuple[CaseScore, CaseScore, list[str]]:

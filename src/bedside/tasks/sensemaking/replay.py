@@ -42,7 +42,7 @@ from bedside.sim.fidelity import EMBEDDING_THRESHOLD
 from bedside.stats.agreement import cohen_kappa
 from bedside.stats.bootstrap import bootstrap_ci
 from bedside.tasks.sensemaking.sensemaker import folded_answer
-from bedside.tasks.sensemaking.stages import NO_FACT_MINING, PROVIDING, sim_stages
+from bedside.tasks.sensemaking.stages import NO_FACT_MINING, PROVIDING, info
 from bedside.text.sentences import split_sentences
 
 ALIGN_COSINE = 0.6
@@ -72,10 +72,7 @@ class RecordedState:
 
     @property
     def forced(self) -> bool:
-        if self.stage == PROVIDING:
-            return True
-        cap = {s.id: s.cap for s in sim_stages()}[self.stage]
-        return cap is not None and self.in_stage >= cap
+        return self.stage == PROVIDING or self.in_stage >= info(self.stage).cap
 
 
 def recorded_states(rows: Sequence[ResultRow]) -> list[RecordedState]:
