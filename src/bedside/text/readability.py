@@ -19,6 +19,12 @@ SMOG = 1.0430 × √(polysyllables × 30 / sentences) + 3.1291 — McLaughlin's 
 30 sentences so shorter texts can be graded; with fewer than 30 sentences the grade is an extrapolation
 (``TextCounts.sentences`` says how many there were). FKGL = 0.39 × words/sentence + 11.8 × syllables/word − 15.59.
 Text with no sentence or no word has no grade: :class:`ReadabilityError`, never a silent zero.
+
+:func:`textstat_smog` is a cross-check, not a second definition: the same formula as the ``textstat`` package
+computes it (extra ``readability``, pinned to 0.7.x because later releases fetch data at run time), with its own
+sentence count and pyphen's hyphenation for syllables. Papers that report SMOG without naming a library most likely
+used textstat, so comparing the two on the same texts says how far bedside's absolute grades can sit from a
+paper's; differences between systems are what both should agree on.
 """
 
 from __future__ import annotations
@@ -35,6 +41,13 @@ _WORD = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
 
 class ReadabilityError(ValueError):
     """The text has nothing to grade (no sentence or no word)."""
+
+
+class ReadabilityUnavailableError(RuntimeError):
+    """The optional textstat package is not installed."""
+
+
+TEXTSTAT_HINT = "pip install 'bedside[readability]' (textstat<=0.7.8; later releases download data at run time)"
 
 
 @dataclass(frozen=True)
@@ -99,3 +112,17 @@ def smog(text: str) -> float:
 def fkgl(text: str) -> float:
     counts = _checked(text)
     return 0.39 * counts.words / counts.sentences + 11.8 * counts.syllables / counts.words - 15.59
+
+
+def textstat_smog(text: str) -> float:
+    """SMOG as textstat 0.7.x grades it, for cross-checking :func:`smog` (see the module docstring).
+
+    textstat does not refuse short texts (two sentences with no polysyllable grade 3.1291), so the same
+    no-words rule as :func:`smog` applies first: an empty text has no grade in either.
+    """
+    try:
+        import textstat
+    except ImportError:
+        raise ReadabilityUnavailableError(f"the textstat SMOG cross-check needs textstat: {TEXTSTAT_HINT}") from None
+    _checked(text)
+    return float(textstat.smog_index(text))

@@ -16,7 +16,7 @@ because they would tell the flow judge the stage structure instead of letting it
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bedside.runs.steps import judge_all
@@ -49,10 +49,12 @@ def diagnosis_message(transcript: Sequence[Turn]) -> str | None:
     return next((t.content for t in transcript if t.role == "clinician" and t.stage == PROVIDING), None)
 
 
-def conversation_smog(transcript: Sequence[Turn]) -> float | None:
+def conversation_smog(transcript: Sequence[Turn], grade: Callable[[str], float] = smog) -> float | None:
+    """One grade per conversation over the sensemaker's messages joined (spec item 47: the paper's t-test only
+    reproduces with per-conversation values); ``grade`` is :func:`smog` or the textstat cross-check."""
     text = " ".join(t.content for t in transcript if t.role == "clinician")
     try:
-        return smog(text)
+        return grade(text)
     except ReadabilityError:
         return None
 

@@ -17,6 +17,8 @@ Cells are the run's system × model combinations; "model A" is the first cell in
   means).
 - **Length bins** (Figure 6): metric means by the number of sensemaker messages, bins 5 | 6-9 | 10-15 | ≥ 16 by
   default (the paper names only "5" and "10-15"), with n per bin.
+- **SMOG cross-check** (a bedside addition): bedside's SMOG beside textstat's on the same conversations (mean
+  difference, Pearson r, Spearman ρ), since the paper names no library and textstat is the likely one.
 - **Simulator fidelity** (a bedside addition): unsupported and contradicted rates in the closed-world stages (1-3)
   and in the later ones, per cell.
 """
@@ -282,6 +284,54 @@ def fidelity_table(cells: Mapping[str, list[Any]]) -> ReportTable | None:
     )
 
 
+def smog_check_table(cells: Mapping[str, list[Any]]) -> ReportTable | None:
+    """bedside's SMOG against textstat's, per cell, over finished conversations that have both grades."""
+    from scipy.stats import pearsonr, spearmanr
+
+    from bedside.text.readability import TEXTSTAT_HINT
+
+    out = []
+    for cell, rows in cells.items():
+        pairs = [
+            (float(r.scores["smog"]), float(r.scores["smog_textstat"]))
+            for r in _finished(rows)
+            if r.scores.get("smog") is not None and r.scores.get("smog_textstat") is not None
+        ]
+        if not pairs:
+            continue
+        ours, theirs = [p[0] for p in pairs], [p[1] for p in pairs]
+        varied = len(pairs) > 2 and not _constant(ours) and not _constant(theirs)
+        pearson = f"{pearsonr(ours, theirs).statistic:.2f}" if varied else "-"
+        spearman = f"{spearmanr(ours, theirs).statistic:.2f}" if varied else "-"
+        out.append(
+            [
+                cell,
+                str(len(pairs)),
+                _f(fmean(ours)),
+                _f(fmean(theirs)),
+                _f(fmean(theirs) - fmean(ours)),
+                pearson,
+                spearman,
+            ]
+        )
+    has_smog = any(r.scores.get("smog") is not None for rows in cells.values() for r in _finished(rows))
+    if not out and not has_smog:
+        return None
+    note = (
+        "One grade per conversation over the sensemaker's messages, both ways. bedside counts syllables by rule "
+        "(drug and disease names keep their syllables); textstat uses pyphen's hyphenation and its own sentence "
+        "count. Correlations need 3 or more conversations with some spread."
+    )
+    if not out:
+        note += f" No textstat grades in this run: {TEXTSTAT_HINT}, then `bedside report` again."
+    return ReportTable(
+        "SMOG cross-check (bedside addition): bedside's grader against textstat's on the same conversations",
+        ["cell", "n", "SMOG bedside", "SMOG textstat", "textstat − bedside", "Pearson r", "Spearman ρ"],
+        out,
+        note,
+    )
+
+
 def report_tables(rows: Sequence[Any], *, bins: Sequence[tuple[int, int | None]] = LENGTH_BINS) -> list[ReportTable]:
     cells = _cells(rows)
     tables: list[ReportTable | None] = []
@@ -290,6 +340,7 @@ def report_tables(rows: Sequence[Any], *, bins: Sequence[tuple[int, int | None]]
         tables += [messages_table(cells), exclusions_table(cells, kept)]
         if any(kept.values()):
             tables += [comparison_table(kept), persona_table(kept), relative_table(kept), length_table(kept, bins)]
+        tables.append(smog_check_table(cells))
         tables.append(fidelity_table(cells))
     tables.append(failures_table(rows))
     return [t for t in tables if t is not None]

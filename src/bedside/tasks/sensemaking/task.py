@@ -45,6 +45,7 @@ from bedside.tasks.sensemaking.prepare import prepare_case
 from bedside.tasks.sensemaking.readers import PSYCH_DIAGNOSIS_IDS, psych_index_ids, read_cases, read_mediq
 from bedside.tasks.sensemaking.sensemaker import Sensemaker, new_memory
 from bedside.tasks.sensemaking.stages import CLOSED_WORLD, EMOTIONS, EXIT, PROVIDING, sim_stages
+from bedside.text.readability import ReadabilityUnavailableError, textstat_smog
 
 SYNTHETIC_CASES = Path(__file__).parent / "data" / "synthetic_vignettes.jsonl"
 MAX_SENSEMAKER_MESSAGES = 30
@@ -60,6 +61,7 @@ SCORERS = (
     *JUDGE_SCORERS,
     "hbm_mean",
     "smog",
+    "smog_textstat",
     "sensemaker_messages",
     "completed",
     "fidelity_unsupported_closed",
@@ -237,6 +239,11 @@ class SensemakingTask:
             return sum(present) / 3 if len(present) == 3 else None
         if scorer == "smog":
             return extra.get("smog")
+        if scorer == "smog_textstat":  # the cross-check: absent (None) without the readability extra
+            try:
+                return conversation_smog(output.transcript or [], textstat_smog)
+            except ReadabilityUnavailableError:
+                return None
         if scorer == "sensemaker_messages":
             return float(extra["sensemaker_messages"])
         if scorer == "completed":
