@@ -685,6 +685,54 @@ def test_bleurt_is_absent_not_zero_without_a_local_checkpoint(monkeypatch: pytes
     assert TASK.score("rougeL", sample, output) == pytest.approx(1.0)  # the other summary metrics still run
 
 
+def test_umls_f1_runs_on_the_users_quickumls_index_and_is_absent_without_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import bedside.metrics
+    from bedside.metrics import Concept, MetricUnavailableError
+    from bedside.runs import Output, Sample
+    from bedside.tasks.discharge import task as discharge_task
+    from bedside.tasks.discharge.task import TASK, UMLS_INDEX_ENV
+
+    summary = {
+        "discharge_medications": "Furosemide 40 mg daily.",
+        "discharge_diagnosis": {"primary": "Heart failure"},
+        "discharge_condition": {},
+        "discharge_instructions": "Weigh yourself daily.",
+        "followup_instructions": "Cardiology in two weeks.",
+    }
+    reference = {**summary, "discharge_medications": "Metoprolol 25 mg twice a day."}
+    sample = Sample(id="s", inputs={"case": {"reference_summary": reference}})
+    output = Output(text="", extra={"summary": summary})
+    discharge_task._umls_extractor.cache_clear()
+    monkeypatch.delenv(UMLS_INDEX_ENV, raising=False)
+    assert TASK.score("concept_f1_umls", sample, output) is None  # no index named: absent
+
+    opened: list[str] = []
+
+    class FakeQuickUMLS:  # stands in for a licensed index: CUIs for three terms
+        name = "umls"
+
+        def __init__(self, index: str) -> None:
+            if not Path(index).is_dir():
+                raise MetricUnavailableError(f"concept_f1[umls] unavailable: QuickUMLS index {index} does not exist")
+            opened.append(index)
+
+        def extract(self, text: str) -> list[Concept]:
+            cuis = {"heart failure": "C0018801", "furosemide": "C0016860", "metoprolol": "C0025859"}
+            return [Concept(f"UMLS:{cui}", term, term) for term, cui in cuis.items() if term in text.lower()]
+
+    monkeypatch.setattr(bedside.metrics, "QuickUMLSExtractor", FakeQuickUMLS)
+    monkeypatch.setenv(UMLS_INDEX_ENV, str(tmp_path / "missing"))
+    assert TASK.score("concept_f1_umls", sample, output) is None  # a missing index: absent, never zero
+    monkeypatch.setenv(UMLS_INDEX_ENV, str(tmp_path))
+    # summary {heart failure, furosemide} vs reference {heart failure, metoprolol}: P = R = 1/2
+    assert TASK.score("concept_f1_umls", sample, output) == pytest.approx(0.5)
+    assert TASK.score("concept_f1_umls", sample, output) == pytest.approx(0.5)
+    assert opened == [str(tmp_path)]  # the index is loaded once
+    discharge_task._umls_extractor.cache_clear()
+
+
 def test_the_reference_codes_checklist_schema_is_scored_in_bedsides_shape() -> None:
     script = Script(signal_at={s: 1 for s in STAGE_IDS})
     with ScriptedServer(rules=script) as server:

@@ -101,6 +101,7 @@ _OTHER_SCORERS = (
     "ahrq_acc",
     "rougeL",
     "concept_f1",
+    "concept_f1_umls",
     "bleurt",
     "drug_coverage",
     "doctor_messages",
@@ -267,6 +268,8 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
 
 
 BLEURT_CHECKPOINT_ENV = "BEDSIDE_BLEURT_CHECKPOINT"
+# The paper's UMLS-F needs a UMLS licence, so bedside ships none: the user's own QuickUMLS index, named here.
+UMLS_INDEX_ENV = "BEDSIDE_UMLS_INDEX"
 """The ``bleurt`` scorer reads a local BLEURT checkpoint (a bleurt-pytorch folder) from this variable; bedside
 ships none and downloads none, so without it the scorer is absent, never zero."""
 
@@ -278,6 +281,23 @@ def _bleurt(summary_json: str, reference_json: str, checkpoint: str) -> float:
     summary = DischargeSummary.model_validate_json(summary_json).render()
     reference = DischargeSummary.model_validate_json(reference_json).render()
     return bleurt_scores([summary], [reference], checkpoint)[0]
+
+
+@lru_cache(maxsize=4)
+def _umls_extractor(index: str) -> Any:
+    from bedside.metrics import QuickUMLSExtractor
+
+    return QuickUMLSExtractor(index)  # loading an index takes seconds: once per index per process
+
+
+def _umls_f1(summary_json: str, reference_json: str, index: str) -> float | None:
+    """concept_f1[umls]: the paper's UMLS-F over the user's QuickUMLS index; None (absent) when the pair has no
+    concept on either side, as ``concept_f1`` does."""
+    from bedside.metrics import concept_f1
+
+    summary = DischargeSummary.model_validate_json(summary_json).render()
+    reference = DischargeSummary.model_validate_json(reference_json).render()
+    return concept_f1(summary, reference, _umls_extractor(index)).f1
 
 
 @lru_cache(maxsize=1024)
@@ -340,10 +360,20 @@ class DischargeTask:
         if scorer == "ahrq_acc":
             ahrq = extra.get("ahrq")
             return None if not ahrq else ahrq["accuracy"]
-        if scorer in ("rougeL", "concept_f1", "bleurt"):
+        if scorer in ("rougeL", "concept_f1", "concept_f1_umls", "bleurt"):
             reference = sample.inputs["case"].get("reference_summary")
             if not extra.get("summary") or not reference:
                 return None
+            if scorer == "concept_f1_umls":
+                from bedside.metrics import MetricUnavailableError
+
+                index = os.environ.get(UMLS_INDEX_ENV)
+                if not index:
+                    return None
+                try:
+                    return _umls_f1(json.dumps(extra["summary"]), json.dumps(reference), index)
+                except MetricUnavailableError:
+                    return None  # no QuickUMLS or no such index: absent, never zero (the table note says why)
             if scorer == "bleurt":
                 from bedside.metrics.learned import learned_unavailable
 
