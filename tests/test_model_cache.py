@@ -62,11 +62,14 @@ def test_settings_and_messages_change_the_key(cache_path: Path) -> None:
             async with get_model(server.model_name(), cache=cache_path) as model:
                 await model.generate("a")
                 await model.generate("a", GenerationSettings(max_tokens=5))
+                await model.generate("a", GenerationSettings(frequency_penalty=0.5))
                 await model.generate("a", system="be brief")
                 await model.generate("b")
 
         asyncio.run(run())
-        assert server.stats()["requests"] == 4
+        assert server.stats()["requests"] == 5
+        penalised = [body for body in server.recent if "frequency_penalty" in body]
+        assert [body["frequency_penalty"] for body in penalised] == [0.5]  # sent only when set
 
 
 def test_identical_concurrent_calls_share_one_request(cache_path: Path) -> None:

@@ -36,6 +36,10 @@ class GenerationSettings(BaseModel):
     temperature: float | None = Field(default=None, ge=0.0)
     max_tokens: int | None = Field(default=None, gt=0)
     top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    # OpenAI's penalties on tokens already written, which vLLM, Ollama and llama.cpp also take: small local models
+    # fall into repetition loops ("I'm glad to have you here" x20) that a frequency penalty breaks.
+    frequency_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
+    presence_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
     stop: tuple[str, ...] | None = None
     seed: int | None = None
     n: int = Field(default=1, ge=1)
