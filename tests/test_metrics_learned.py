@@ -135,3 +135,33 @@ def test_unieval_scores_yes_over_yes_plus_no_per_dimension_on_a_tiny_t5(tmp_path
     probabilities = torch.softmax(logits, dim=-1)
     yes, no = probabilities[3].item(), probabilities[4].item()
     assert first["coherence"] == pytest.approx(yes / (yes + no), abs=1e-6)
+
+
+@pytest.mark.skipif(not HAVE_TORCH, reason="needs torch and transformers")
+def test_unieval_rows_in_the_agreement_command_from_a_local_folder(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+    from bedside.tasks.instruct.task import SYNTHETIC_LABELS
+
+    folder = _tiny_t5(tmp_path / "tiny-t5")
+    labels = tmp_path / "labels.jsonl"  # three instructions' labels keep the test quick
+    lines = SYNTHETIC_LABELS.read_text(encoding="utf-8").splitlines()
+    labels.write_text("\n".join(x for x in lines if any(f'"syn-0{i}"' in x for i in (1, 2, 3))), encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["instruct", "agreement", str(labels), "--metric", "rougeL", "--unieval", str(folder), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["absent"] == []
+    names = [r["name"] for r in data["agreement"]]
+    prefix = "unieval[tiny-t5][src=bm25-events-400]:"
+    assert names == [
+        "rougeL",
+        *(prefix + d for d in ("relevance", "fluency", "coherence", "consistency", "overall")),
+        "inter-rater",
+    ]
+    for row in data["agreement"][1:6]:
+        assert row["n"] + row["undefined"] == 3
