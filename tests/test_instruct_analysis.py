@@ -217,7 +217,7 @@ def test_each_learned_metric_is_absent_with_its_reason_without_its_checkpoint(
     assert len(_agreement_json(*options)["absent"]) == 5
     table = runner.invoke(app, ["instruct", "agreement", "--metric", "rougeL", "--comet", str(tmp_path / "absent")])
     assert table.exit_code == 0, table.output
-    assert "absent (not zero): comet[absent][src=bm25-events-400]: comet unavailable" in " ".join(table.stdout.split())
+    assert "Absent (not zero): comet[absent][src=bm25-events-400]: comet unavailable" in " ".join(table.stdout.split())
 
 
 def test_agreement_rows_from_a_batch_metric_on_the_synthetic_labels() -> None:

@@ -464,7 +464,7 @@ def agreement_command(
         ["metric", "τ", "95% CI", "n", "undefined"],
         [[r.name, _fmt(r.mean, 2), f"{_fmt(r.low, 2)}-{_fmt(r.high, 2)}", str(r.n), str(r.undefined)] for r in rows],
         caption="CI: seeded percentile bootstrap over instructions; undefined: a constant ranking (left out)"
-        + "".join(f"\nabsent (not zero): {escape(reason)}" for reason in absent),
+        + (f". Absent (not zero): {escape('; '.join(absent))}" if absent else ""),
     )
     models = sorted(win_rates["clinicians"])
     _print_table(
