@@ -138,6 +138,23 @@ def test_unieval_scores_yes_over_yes_plus_no_per_dimension_on_a_tiny_t5(tmp_path
 
 
 @pytest.mark.skipif(not HAVE_TORCH, reason="needs torch and transformers")
+def test_unieval_questions_can_be_overridden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bedside.metrics.unieval import UniEval
+
+    evaluator = UniEval(_tiny_t5(tmp_path / "tiny-t5"))
+    (tmp_path / "mine" / "metrics").mkdir(parents=True)
+    (tmp_path / "mine" / "metrics" / "unieval_fluency.j2").write_text("is this daily ? </s> {{ output }}")
+    before = evaluator.score(["lisinopril 10 mg daily."], ["record"], ["reference"])[0]
+    monkeypatch.setenv("BEDSIDE_PROMPTS", str(tmp_path / "mine"))
+    after = evaluator.score(["lisinopril 10 mg daily."], ["record"], ["reference"])[0]
+    assert after["fluency"] == pytest.approx(
+        evaluator.yes_probabilities(["is this daily ? </s> lisinopril 10 mg daily."])[0]
+    )
+    assert after["fluency"] != before["fluency"]
+    assert after["coherence"] == before["coherence"]  # only the overridden question changed
+
+
+@pytest.mark.skipif(not HAVE_TORCH, reason="needs torch and transformers")
 def test_unieval_rows_in_the_agreement_command_from_a_local_folder(tmp_path: Path) -> None:
     import json
 
