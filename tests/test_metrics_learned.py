@@ -182,3 +182,48 @@ def test_unieval_rows_in_the_agreement_command_from_a_local_folder(tmp_path: Pat
     ]
     for row in data["agreement"][1:6]:
         assert row["n"] + row["undefined"] == 3
+
+
+def test_lens_gets_the_bm25_source_as_its_complex_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """lens-metric is not installed here: a stand-in module records what bedside passes to it."""
+    import importlib.machinery
+    import sys
+    import types
+
+    from bedside.tasks.instruct import agreement, primary_labels, read_instructions, read_labels_jsonl
+    from bedside.tasks.instruct.ehr import load_ehr
+    from bedside.tasks.instruct.task import DEMO_RECORDS, SYNTHETIC_INSTRUCTIONS, SYNTHETIC_LABELS
+    from bedside.text.tokens import CharEstimate
+
+    calls: list[dict[str, object]] = []
+
+    class StandIn:
+        def __init__(self, path: str, rescale: bool = False) -> None:
+            calls.append({"path": path, "rescale": rescale})
+
+        def score(
+            self, complex: list[str], simplified: list[str], references: list[list[str]], batch_size: int = 16
+        ) -> list[float]:
+            calls.append({"complex": complex, "simplified": simplified, "references": references})
+            return [float(len(s)) for s in simplified]
+
+    module = types.ModuleType("lens")
+    module.__spec__ = importlib.machinery.ModuleSpec("lens", None)
+    module.LENS = StandIn  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "lens", module)
+    checkpoint = tmp_path / "lens" / "checkpoints" / "epoch=5-step=6102.ckpt"
+    checkpoint.parent.mkdir(parents=True)
+    checkpoint.write_bytes(b"")
+    labels = primary_labels(read_labels_jsonl(SYNTHETIC_LABELS))
+    cases = {i.id: i for i in read_instructions(SYNTHETIC_INSTRUCTIONS)}
+    rows = agreement.learned_agreement(
+        "lens", checkpoint, labels, cases, records=str(DEMO_RECORDS), tokenizer=CharEstimate(4)
+    )
+    assert not isinstance(rows, str), rows
+    assert [r.name for r in rows] == ["lens[lens][complex=bm25-events-400]"]
+    assert calls[0] == {"path": str(checkpoint), "rescale": True}
+    first, case = labels[0], cases[labels[0].instruction_id]
+    assert calls[1]["simplified"][0] == first.response  # type: ignore[index]
+    assert calls[1]["references"][0] == [case.primary_reference.text]  # type: ignore[index,union-attr]
+    source = agreement.source_snippets(load_ehr(case, str(DEMO_RECORDS)), case.question, CharEstimate(4))
+    assert calls[1]["complex"][0] == source  # type: ignore[index]
