@@ -166,13 +166,87 @@ def test_comet_source_is_bm25_snippets_of_the_patients_record_within_400_tokens(
     source = agreement.source_snippets(load_ehr(case, str(DEMO_RECORDS)), case.question, tokenizer, tokens=60)
     assert tokenizer.count(source) <= 60 + source.count("\n")
     assert source.splitlines()[0].lower().count("kidney") == 1  # the matching event comes first
-    result = runner.invoke(
-        app, ["instruct", "agreement", "--metric", "rougeL", "--comet", "/nonexistent.ckpt", "--json"]
-    )
+
+
+def _agreement_json(*options: str) -> dict[str, Any]:
+    result = runner.invoke(app, ["instruct", "agreement", "--metric", "rougeL", *options, "--json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
-    assert [r["name"] for r in data["agreement"]] == ["rougeL", "inter-rater"]  # COMET absent, not zero
-    assert "comet[nonexistent][src=bm25-events-400]" in data["absent"][0]
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+LEARNED_OPTIONS = {
+    "comet": ("--comet", "comet[{}][src=bm25-events-400]"),
+    "bleurt": ("--bleurt", "bleurt[{}]"),
+    "lens": ("--lens", "lens[{}][complex=bm25-events-400]"),
+    "unieval": ("--unieval", "unieval[{}][src=bm25-events-400]"),
+    "bertscore": ("--bertscore-model", "bertscore[{}/L17]"),
+}
+
+
+def test_each_learned_metric_is_absent_with_its_reason_without_its_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from bedside.metrics.learned import PACKAGES
+
+    missing = {module for modules, _ in PACKAGES.values() for module in modules}
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in missing else real(name, *a))
+    for kind, (option, name) in LEARNED_OPTIONS.items():
+        data = _agreement_json(option, "/models/ckpt")
+        assert [r["name"] for r in data["agreement"]] == ["rougeL", "inter-rater"]  # absent, not zero
+        (reason,) = data["absent"]
+        assert reason.startswith(f"{name.format('ckpt')}: {kind} unavailable: the ")
+        assert f"pip install 'bedside[{PACKAGES[kind][1]}]'" in reason
+
+
+def test_each_learned_metric_is_absent_with_its_reason_without_its_checkpoint(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import importlib.util
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object())  # every package "installed"
+    for kind, (option, name) in LEARNED_OPTIONS.items():
+        data = _agreement_json(option, str(tmp_path / "absent"))
+        assert [r["name"] for r in data["agreement"]] == ["rougeL", "inter-rater"]
+        (reason,) = data["absent"]
+        assert reason.startswith(f"{name.format('absent')}: {kind} unavailable: no local checkpoint")
+        assert str(tmp_path / "absent") in reason
+    # all at once: every reason listed, in the table's note too
+    options = [x for option, _ in LEARNED_OPTIONS.values() for x in (option, str(tmp_path / "absent"))]
+    assert len(_agreement_json(*options)["absent"]) == 5
+    table = runner.invoke(app, ["instruct", "agreement", "--metric", "rougeL", "--comet", str(tmp_path / "absent")])
+    assert table.exit_code == 0, table.output
+    assert "Absent (not zero): comet[absent][src=bm25-events-400]: comet unavailable" in " ".join(table.stdout.split())
+
+
+def test_agreement_rows_from_a_batch_metric_on_the_synthetic_labels() -> None:
+    labels, cases = _labels(), _cases()
+    seen: dict[str, list[str]] = {}
+
+    def metric(responses: list[str], references: list[str], sources: list[str]) -> dict[str, list[float]]:
+        seen.update(responses=responses, references=references, sources=sources)
+        # "length" prefers long answers; "own" is the clinicians' ranking itself, in the order given
+        own = agreement.clinician_scores(labels)
+        order = [(x.instruction_id, x.model) for x in labels]
+        return {"length": [float(len(r)) for r in responses], "own": [own[i][m] for i, m in order]}
+
+    rows = agreement.batch_agreement(labels, cases, metric, records=str(DEMO_RECORDS), tokenizer=CharEstimate(4))
+    assert [r.name for r in rows] == ["length", "own"]
+    assert rows[1].mean == pytest.approx(1.0)
+    assert rows[0].n + rows[0].undefined == 32
+    assert rows[0].mean == pytest.approx(
+        agreement.versus_clinicians("x", agreement.metric_scores(labels, cases, lambda t, r: len(t)), labels).mean
+    )
+    first = labels[0]
+    assert seen["references"][0] == cases[first.instruction_id].primary_reference.text  # type: ignore[union-attr]
+    from bedside.tasks.instruct.ehr import load_ehr
+
+    case = cases[first.instruction_id]
+    expected = agreement.source_snippets(load_ehr(case, str(DEMO_RECORDS)), case.question, CharEstimate(4))
+    assert seen["sources"][0] == expected != ""
+    agreement.batch_agreement(labels, cases, metric)  # source-free: no record is read
+    assert set(seen["sources"]) == {""}
 
 
 def test_learned_metrics_are_absent_without_a_checkpoint(tmp_path: Path) -> None:
@@ -180,7 +254,9 @@ def test_learned_metrics_are_absent_without_a_checkpoint(tmp_path: Path) -> None
     assert reason is not None
     assert "comet" in reason
     with pytest.raises(ValueError, match="unknown learned metric"):
-        learned_unavailable("lens", None)
+        learned_unavailable("nope", None)
+    with pytest.raises(ValueError, match="unknown learned metric"):
+        agreement.learned_agreement("nope", tmp_path, [], {}, records=None, tokenizer=CharEstimate(4))
 
 
 def test_llm_judge_labels_validated_against_the_clinicians() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import warnings
 from collections.abc import Sequence
@@ -235,7 +236,7 @@ def write_config(tmp_path: Path, server: ScriptedServer) -> Path:
 
 
 def test_systems_by_context_length_through_a_run(tmp_path: Path) -> None:
-    from bedside.runs.report import build_report
+    from bedside.runs.report import build_report, html_page
 
     with ScriptedServer(RULES) as server:
         config = load_config(write_config(tmp_path, server))
@@ -265,6 +266,32 @@ def test_systems_by_context_length_through_a_run(tmp_path: Path) -> None:
     assert [row[0] for row in table.rows] == ["budgeted", "budgeted", "refine", "rag (extension)"]
     assert [row[2] for row in table.rows] == ["512", "4096", "unbounded", "512"]
     assert requests >= 4 * 4
+    # the HTML report draws correctness by context length and the response-length distribution
+    assert [title for title, _ in report.task_plots] == ["Correctness by context length", "Response lengths"]
+    assert all(base64.b64decode(png).startswith(b"\x89PNG") for _, png in report.task_plots)
+    page = html_page(report)
+    assert "Task plots" in page
+    assert page.count("data:image/png;base64,") >= 2
+    assert "<figcaption>Correctness by context length</figcaption>" in page
+
+
+def test_instruct_plots_are_left_out_without_matplotlib(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    from types import SimpleNamespace
+
+    from bedside.tasks.instruct.plots import report_plots
+
+    row = SimpleNamespace(
+        status="ok",
+        system="budgeted_512",
+        model="m",
+        output={"text": "Lisinopril 10 mg.", "extra": {"system_kind": "budgeted", "context": 512}},
+        scores={"facts_correct": 1.0},
+    )
+    assert [title for title, _ in report_plots([row])] == ["Correctness by context length", "Response lengths"]
+    assert report_plots([]) == []
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    assert report_plots([row]) == []
 
 
 @pytest.mark.embedded

@@ -54,7 +54,7 @@ def metrics_list(
             f"  {escape(info.name)}",
             info.level,
             "[green]yes[/]" if reason is None else "[yellow]no[/]",
-            info.definition,
+            escape(info.definition),
         )
     show_table(table)
     missing = [(info.name, reason) for info, reason in rows if reason]

@@ -80,7 +80,8 @@ CATALOG: tuple[MetricInfo, ...] = (
         "comet[<checkpoint>]",
         "learned",
         "sentence",
-        "COMET with a source (the instruct task gives BM25 record snippets); the comet package, a local checkpoint",
+        "COMET with a source (instruct: BM25 record snippets, src=bm25-events-400); the comet package, a local "
+        "checkpoint (named by its model folder: wmt22-comet-da/checkpoints/model.ckpt is comet[wmt22-comet-da])",
         _needs_all(_needs("comet", "comet"), _user_file("a COMET checkpoint file")),
     ),
     MetricInfo(
@@ -89,6 +90,23 @@ CATALOG: tuple[MetricInfo, ...] = (
         "sentence",
         "BLEURT score of output vs reference; the bleurt-pytorch package, a local checkpoint directory",
         _needs_all(_needs("bleurt_pytorch", "bleurt"), _user_file("a BLEURT checkpoint directory")),
+    ),
+    MetricInfo(
+        "lens[<checkpoint>]",
+        "learned",
+        "sentence",
+        "LENS (0-100, rescaled) of output vs reference with a 'complex' input (instruct: the BM25 snippets, named "
+        "complex=bm25-events-400); the lens-metric package, a local .ckpt",
+        _needs_all(_needs("lens", "lens"), _user_file("a LENS checkpoint file")),
+    ),
+    MetricInfo(
+        "unieval[<checkpoint>]:<dimension>",
+        "learned",
+        "sentence",
+        "UniEval-style P(Yes)/(P(Yes)+P(No)) of a T5 boolean-QA evaluator (0-1): relevance, fluency, coherence, "
+        "consistency, overall = their mean; bedside's own scoring and question templates (metrics/unieval_*.j2) "
+        "over transformers, a local T5 checkpoint directory",
+        _needs_all(_needs("torch", "unieval"), _needs("transformers", "unieval"), _user_file("a T5 evaluator folder")),
     ),
     MetricInfo("sari", "lexical", "sentence", "SARI (0-100): mean of add F1, keep F1, delete precision, 1-4-grams"),
     MetricInfo("corpus_sari", "lexical", "corpus", "mean sentence SARI over the set (0-100)"),

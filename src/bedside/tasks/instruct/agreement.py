@@ -7,6 +7,9 @@ instructions with a seeded bootstrap 95% CI and its n; instructions where τ is 
 left out and counted. The inter-rater row is the same statistic between clinicians: per triple-reviewed
 instruction, the mean τ over evaluator pairs, then the mean over instructions.
 
+Model-based metrics (COMET, BLEURT, LENS, UniEval, BERTScore proper) run from local checkpoints through
+:func:`learned_agreement`; one that cannot run here is reported as absent with its reason, never as zero.
+
 Two metrics are compared with a paired bootstrap over the instructions both define (the sound test: the τ are on
 the same items), and with the independent Fisher z the paper reports, labelled as such.
 """
@@ -18,6 +21,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from pathlib import Path
 
 from bedside.records.timeline import timeline_blocks
 from bedside.retrieval import OkapiBM25Index
@@ -145,11 +149,11 @@ SOURCE_TOKENS = 400
 
 
 def source_snippets(ehr: EHR, question: str, tokenizer: Tokenizer, *, tokens: int = SOURCE_TOKENS) -> str:
-    """The source for source-augmented metrics (COMET): the record's events that best match the instruction by
-    Okapi BM25 (lower-cased), best first, until ``tokens`` tokens (bedside's choice: the paper says BM25Okapi
-    snippets of the patient's own record with the instruction as query, not their unit or size; 400 tokens fit a
-    512-token encoder beside the output); when few events match, the most recent others fill the rest. The choice
-    is in the metric's name: ``src=bm25-events-400``."""
+    """The source for source-augmented metrics (COMET, UniEval; LENS's complex input): the record's events that
+    best match the instruction by Okapi BM25 (lower-cased), best first, until ``tokens`` tokens (bedside's choice:
+    the paper says BM25Okapi snippets of the patient's own record with the instruction as query, not their unit or
+    size; 400 tokens fit a 512-token encoder beside the output); when few events match, the most recent others
+    fill the rest. The choice is in the metric's name: ``src=bm25-events-400`` (``complex=`` for LENS)."""
     blocks = [b.body for b in timeline_blocks(ehr.record)]
     if not blocks:
         return ""
@@ -167,36 +171,119 @@ def source_snippets(ehr: EHR, question: str, tokenizer: Tokenizer, *, tokens: in
     return "\n".join(kept)
 
 
-def comet_agreement(
+BatchMetric = Callable[[list[str], list[str], list[str]], Mapping[str, Sequence[float]]]
+"""(responses, references, sources) -> row name -> one score per response, for metrics that score in batches
+(model-based ones). Sources are the BM25 snippets for source-augmented metrics and empty strings otherwise."""
+
+SOURCE_NAME = f"bm25-events-{SOURCE_TOKENS}"
+SOURCE_AUGMENTED = frozenset({"comet", "lens", "unieval"})
+LEARNED = ("comet", "bleurt", "lens", "unieval", "bertscore")
+
+
+def batch_agreement(
     labels: Sequence[ResponseLabel],
     instructions: Mapping[str, Instruction],
+    metric: BatchMetric,
     *,
-    checkpoint: str,
-    records: str | None,
-    tokenizer: Tokenizer,
+    records: str | None = None,
+    tokenizer: Tokenizer | None = None,
     seed: int = 0,
-) -> Agreement | str:
-    """COMET (source-augmented) against the clinicians, or the reason it is absent (never a score of zero)."""
-    from bedside.metrics.learned import comet_scores, learned_unavailable, metric_name
-
-    name = f"{metric_name('comet', checkpoint)}[src=bm25-events-{SOURCE_TOKENS}]"
-    reason = learned_unavailable("comet", checkpoint)
-    if reason:
-        return f"{name}: {reason}"
+) -> list[Agreement]:
+    """One row per name the metric returns: its scores of every labelled response against the primary reference
+    (and, given a ``tokenizer``, the instruction's :func:`source_snippets` from ``records``), then τ-b against the
+    clinicians as :func:`versus_clinicians`. Responses to instructions without a reference are not scored."""
     usable = [
         x for x in labels if x.instruction_id in instructions and instructions[x.instruction_id].primary_reference
     ]
-    sources = {
-        item: source_snippets(load_ehr(instructions[item], records), instructions[item].question, tokenizer)
-        for item in {x.instruction_id for x in usable}
-    }
-    values = comet_scores(
+    sources = dict.fromkeys({x.instruction_id for x in usable}, "")
+    if tokenizer is not None:
+        for item in sources:
+            case = instructions[item]
+            sources[item] = source_snippets(load_ehr(case, records), case.question, tokenizer)
+    found = metric(
         [x.response for x in usable],
         [instructions[x.instruction_id].primary_reference.text for x in usable],  # type: ignore[union-attr]
         [sources[x.instruction_id] for x in usable],
-        checkpoint,
     )
-    scores: dict[str, dict[str, float]] = defaultdict(dict)
-    for label, value in zip(usable, values, strict=True):
-        scores[label.instruction_id][label.model] = value
-    return versus_clinicians(name, scores, labels, seed=seed)
+    rows = []
+    for name, values in found.items():
+        scores: dict[str, dict[str, float]] = defaultdict(dict)
+        for label, value in zip(usable, values, strict=True):
+            scores[label.instruction_id][label.model] = float(value)
+        rows.append(versus_clinicians(name, dict(scores), labels, seed=seed))
+    return rows
+
+
+def learned_name(kind: str, checkpoint: str | Path, *, layer: int = 17) -> str:
+    """A learned metric's row name: the checkpoint, and for source-augmented metrics what stood for the source.
+    LENS has no source input but a "complex" one (the text that was simplified); bedside gives it the same BM25
+    snippets and names it ``complex=``, so the row says the paper's source-free LENS was not what ran."""
+    from bedside.metrics.learned import metric_name
+
+    if kind == "bertscore":
+        return f"bertscore[{Path(checkpoint).name}/L{layer}]"
+    name = metric_name(kind, checkpoint)
+    if kind == "lens":
+        return f"{name}[complex={SOURCE_NAME}]"
+    return f"{name}[src={SOURCE_NAME}]" if kind in SOURCE_AUGMENTED else name
+
+
+def _learned_metric(kind: str, checkpoint: str, name: str, layer: int) -> BatchMetric:
+    from bedside.metrics import learned
+
+    if kind == "comet":
+        return lambda out, ref, src: {name: learned.comet_scores(out, ref, src, checkpoint)}
+    if kind == "lens":
+        return lambda out, ref, src: {name: learned.lens_scores(out, src, ref, checkpoint)}
+    if kind == "bleurt":
+        return lambda out, ref, src: {name: learned.bleurt_scores(out, ref, checkpoint)}
+    if kind == "bertscore":
+        from bedside.metrics.semantic import BertScorer
+
+        def bertscore(out: list[str], ref: list[str], src: list[str]) -> dict[str, list[float]]:
+            return {name: [x.f1 for x in BertScorer(checkpoint, num_layers=layer).score(out, [[r] for r in ref])]}
+
+        return bertscore
+    from bedside.metrics.unieval import DIMENSIONS, UniEval
+
+    def unieval(out: list[str], ref: list[str], src: list[str]) -> dict[str, list[float]]:
+        rows = UniEval(checkpoint).score(out, src, ref)
+        return {f"{name}:{key}": [row[key] for row in rows] for key in (*DIMENSIONS, "overall")}
+
+    return unieval
+
+
+def learned_agreement(
+    kind: str,
+    checkpoint: str | Path,
+    labels: Sequence[ResponseLabel],
+    instructions: Mapping[str, Instruction],
+    *,
+    records: str | None,
+    tokenizer: Tokenizer,
+    layer: int = 17,
+    seed: int = 0,
+) -> list[Agreement] | str:
+    """A learned metric (one of :data:`LEARNED`, from a local checkpoint) against the clinicians: its rows (UniEval
+    has one per dimension and overall), or ``"<name>: <reason>"`` when it cannot run here (absent, never zero).
+    Source-augmented ones get :func:`source_snippets`; ``layer`` is BERTScore's."""
+    from bedside.metrics.learned import learned_unavailable
+    from bedside.metrics.lexical import MetricUnavailableError
+
+    if kind not in LEARNED:
+        raise ValueError(f"unknown learned metric {kind!r}; known: {', '.join(LEARNED)}")
+    name = learned_name(kind, checkpoint, layer=layer)
+    reason = learned_unavailable(kind, checkpoint)
+    if reason:
+        return f"{name}: {reason}"
+    try:
+        return batch_agreement(
+            labels,
+            instructions,
+            _learned_metric(kind, str(checkpoint), name, layer),
+            records=records,
+            tokenizer=tokenizer if kind in SOURCE_AUGMENTED else None,
+            seed=seed,
+        )
+    except MetricUnavailableError as exc:
+        return f"{name}: {exc}"

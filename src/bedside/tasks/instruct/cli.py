@@ -376,8 +376,27 @@ def agreement_command(
     comet: Annotated[
         Path | None, typer.Option(help="A local COMET checkpoint (needs the comet extra); absent without one.")
     ] = None,
+    bleurt: Annotated[
+        Path | None, typer.Option(help="A local BLEURT checkpoint folder (bleurt extra); absent without one.")
+    ] = None,
+    lens: Annotated[
+        Path | None,
+        typer.Option(help="A local LENS .ckpt (lens extra); its complex input is the BM25 source. Absent without."),
+    ] = None,
+    unieval: Annotated[
+        Path | None,
+        typer.Option(help="A local UniEval T5 folder (unieval extra): 4 dimensions and overall; absent without."),
+    ] = None,
+    bertscore_model: Annotated[
+        Path | None,
+        typer.Option(help="A local model folder for BERTScore proper (bertscore extra); absent without one."),
+    ] = None,
+    bertscore_layer: Annotated[
+        int, typer.Option(help="BERTScore's layer (bert-score's default for roberta-large is 17).")
+    ] = 17,
     records: Annotated[
-        Path | None, typer.Option("--records", "-r", help="Records, for COMET's source [default: demo cohort]")
+        Path | None,
+        typer.Option("--records", "-r", help="Records, for the BM25 source of COMET/LENS/UniEval [default: demo]"),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -408,21 +427,27 @@ def agreement_command(
             rows.append(agreement.versus_clinicians(name, scores, chosen))
             win_rates[name] = agreement.metric_win_rates(scores)
         absent: list[str] = []
-        if comet is not None:
+        learned = {"comet": comet, "bleurt": bleurt, "lens": lens, "unieval": unieval, "bertscore": bertscore_model}
+        if any(learned.values()):
             from bedside.tasks.instruct.task import DEMO_RECORDS
             from bedside.text.tokens import get_tokenizer
 
-            found = agreement.comet_agreement(
-                chosen,
-                cases,
-                checkpoint=str(comet),
-                records=str(records or DEMO_RECORDS),
-                tokenizer=get_tokenizer("chars:4"),
-            )
-            if isinstance(found, str):
-                absent.append(found)
-            else:
-                rows.append(found)
+            for kind, checkpoint in learned.items():
+                if checkpoint is None:
+                    continue
+                found = agreement.learned_agreement(
+                    kind,
+                    checkpoint,
+                    chosen,
+                    cases,
+                    records=str(records or DEMO_RECORDS),
+                    tokenizer=get_tokenizer("chars:4"),
+                    layer=bertscore_layer,
+                )
+                if isinstance(found, str):
+                    absent.append(found)
+                else:
+                    rows.extend(found)
         rows.append(agreement.inter_rater(every))
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
@@ -434,13 +459,12 @@ def agreement_command(
             )
         )
         return
-    for reason in absent:
-        err.print(f"absent: {escape(reason)}", highlight=False)
     _print_table(
         "Metrics vs clinicians: mean per-instruction Kendall τ-b",
         ["metric", "τ", "95% CI", "n", "undefined"],
         [[r.name, _fmt(r.mean, 2), f"{_fmt(r.low, 2)}-{_fmt(r.high, 2)}", str(r.n), str(r.undefined)] for r in rows],
-        caption="CI: seeded percentile bootstrap over instructions; undefined: a constant ranking (left out)",
+        caption="CI: seeded percentile bootstrap over instructions; undefined: a constant ranking (left out)"
+        + (f". Absent (not zero): {escape('; '.join(absent))}" if absent else ""),
     )
     models = sorted(win_rates["clinicians"])
     _print_table(

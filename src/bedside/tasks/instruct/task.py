@@ -152,6 +152,11 @@ class InstructTask:
     def report_tables(self, rows: Sequence[Any]) -> list[ReportTable]:
         return report_tables(rows)
 
+    def report_plots(self, rows: Sequence[Any]) -> list[tuple[str, str]]:
+        from bedside.tasks.instruct.plots import report_plots
+
+        return report_plots(rows)
+
 
 def _mean(values: list[float]) -> str:
     return f"{sum(values) / len(values):.3f}" if values else "-"
