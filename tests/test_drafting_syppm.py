@@ -14,6 +14,7 @@ from bedside.cli import app
 from bedside.runs.config import DatasetConfig
 from bedside.tasks.drafting.cases import read_cases
 from bedside.tasks.drafting.syppm import SECTION_TITLES, SyPPMError, assemble_chart, read_syppm
+from bedside.tasks.drafting.systems import reply_pool
 from bedside.tasks.drafting.task import _load
 
 SHIPPED = (
@@ -166,3 +167,10 @@ def test_dataset_option_and_cli_read_syppm(tmp_path: Path) -> None:
     done = CliRunner().invoke(app, [*args, "--column", "reference=reply"])
     assert done.exit_code == 0, done.output
     assert len(output.read_text(encoding="utf-8").splitlines()) == 9  # one chat per reply
+
+
+def test_rag_pool_reads_syppm_with_its_column_map(tmp_path: Path) -> None:
+    assert len(reply_pool({"pool": str(SHIPPED), "pool_format": "syppm"})) == 9  # every reply, experts included
+    assert len(reply_pool({"pool": str(SHIPPED), "pool_format": "syppm"}, clinician="expert_2")) == 2
+    with pytest.raises(SyPPMError, match="no column 'reply'"):
+        reply_pool({"pool": str(SHIPPED), "pool_format": "syppm", "pool_columns": {"reference": "reply"}})
