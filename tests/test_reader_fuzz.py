@@ -99,6 +99,7 @@ JSONL_READERS: dict[str, Reader] = {
     "records": read_records,
     "citeqa cases": citeqa_cases,
     "drafting messages": drafting_cases,
+    "drafting syppm": lambda path: drafting_cases(path, layout="syppm"),
     "drafting pairs": read_pairs,
     "drafting oncqa": read_oncqa,
     "drafting annotations": read_annotations,
@@ -323,6 +324,7 @@ def test_citeqa_phrase_offsets_that_are_not_numbers(tmp_path: Path) -> None:
 
 CSV_READERS: dict[str, tuple[str, str, Reader]] = {
     "drafting table": ("cases.csv", "id,message,reference", drafting_cases),
+    "drafting syppm": ("syppm.csv", "id,message,chart_summary,response", lambda p: drafting_cases(p, layout="syppm")),
     "instruct sample": ("sample.csv", "instruction_id,question,human_assigned_subcategory_1", read_instructions),
     "instruct gold": (
         "gold.tsv",

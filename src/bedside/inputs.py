@@ -21,7 +21,7 @@ import json
 import re
 import tomllib
 import xml.parsers.expat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -404,3 +404,29 @@ def csv_dicts(
             raise error(f"{len(row)} fields under a header of {len(header)}", path=path, line=number)
         row = row[: len(header)]
         yield number, dict(zip(header, row + [""] * (len(header) - len(row)), strict=True))
+
+
+# Column maps.
+
+
+def require_columns(
+    path: str | Path,
+    header: Iterable[str],
+    columns: Mapping[str, str],
+    what: str,
+    *,
+    error: type[InputError] = InputError,
+    how: str = "Map the fields to your file's columns with a column map.",
+) -> None:
+    """Raise ``error`` unless every column ``columns`` maps a field to is in ``header``.
+
+    For readers of third-party tables read through a column map (bedside field → column name): the message names
+    each missing column with the field it stands for, lists the columns the file does have, and ends with ``how``
+    (where the reader's map is given)."""
+    present = list(header)
+    missing = [f"{column!r} (for {field})" for field, column in columns.items() if column not in present]
+    if missing:
+        raise error(
+            f"{path}: the {what} has no column {', '.join(missing)}; "
+            f"its columns are {', '.join(present) or '(none)'}. {how}"
+        )

@@ -5,6 +5,7 @@ Readers:
 - bedside JSONL (one :class:`PortalMessage` per line, ``references`` a list of clinician replies);
 - flat CSV or JSONL with a column mapping (``columns={"message": "patient_text", ...}``): one row per reply;
   rows sharing an id become one case with several references;
+- the seed paper's SyPPM release (``layout="syppm"``; see :mod:`bedside.tasks.drafting.syppm`);
 - TREC LiveQA 2017 medical test questions (consumer questions with expert reference answers; no chart);
 - OncQA stage 2 (GPT-4 drafts and the oncologists' edited versions): pairs for EditJudge, not drafting cases.
 
@@ -117,17 +118,33 @@ def _check_unique(messages: list[PortalMessage], path: Path) -> None:
         seen.add(message.id)
 
 
+FORMATS = ("auto", "syppm")
+"""Values of ``layout`` (``options.format`` in a run config): ``auto`` tells bedside JSONL, a flat table and
+LiveQA XML apart by the file; ``syppm`` reads the seed paper's SyPPM release (:mod:`.syppm`)."""
+
+
 def read_cases(
-    source: str | Path, columns: Mapping[str, str] | None = None, records: str | Path | None = None
+    source: str | Path,
+    columns: Mapping[str, str] | None = None,
+    records: str | Path | None = None,
+    layout: str | None = None,
 ) -> list[PortalMessage]:
-    """Cases from ``source`` (a file, or ``demo``), charts filled from ``records`` where missing."""
+    """Cases from ``source`` (a file, or ``demo``) read as ``layout`` (one of :data:`FORMATS`; default auto),
+    charts filled from ``records`` where missing."""
+    layout = layout or "auto"
+    if layout not in FORMATS:
+        raise InputError(f"cases format {layout!r}: not one of {', '.join(FORMATS)}")
     if str(source) == "demo":
         path, records = DEMO_DIR / "portal_messages.jsonl", records or DEMO_DIR / "cohort.jsonl"
     else:
         path = Path(source)
         if not path.is_file():
             raise InputError(f"{path}: no such cases file")
-    if path.suffix.lower() == ".xml":
+    if layout == "syppm":
+        from bedside.tasks.drafting.syppm import read_syppm
+
+        cases = read_syppm(path, columns)
+    elif path.suffix.lower() == ".xml":
         cases = read_liveqa(path)
     elif columns or path.suffix.lower() == ".csv":
         cases = read_table(path, columns)

@@ -389,9 +389,40 @@ def themes_command(
 
 
 CasesArgument = Annotated[
-    str, typer.Option("--cases", help="Cases with clinician replies: bedside JSONL, CSV/JSONL table, or 'demo'.")
+    str,
+    typer.Option(
+        "--cases",
+        help="Cases with clinician replies: bedside JSONL, CSV/JSONL table, SyPPM (--cases-format syppm), or 'demo'.",
+    ),
 ]
 RecordsOption = Annotated[Path | None, typer.Option(help="Records to render missing chart summaries from.")]
+CasesFormatOption = Annotated[
+    str,
+    typer.Option(
+        "--cases-format",
+        help="How to read --cases: auto (bedside JSONL, CSV/JSONL table or LiveQA XML, told by the file) or "
+        "syppm (the seed paper's SyPPM release; map its columns with --column).",
+    ),
+]
+ColumnOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--column",
+        help="FIELD=COLUMN: read bedside's FIELD from the file's COLUMN (repeatable; for tables and --cases-format "
+        "syppm, whose default column names are bedside's guess).",
+    ),
+]
+
+
+def column_map(values: list[str] | None) -> dict[str, str] | None:
+    """``--column FIELD=COLUMN`` options as a column map (None when none were given)."""
+    mapping: dict[str, str] = {}
+    for value in values or []:
+        field, sep, column = value.partition("=")
+        if not sep or not field.strip() or not column.strip():
+            raise ValueError(f"--column {value!r}: expected FIELD=COLUMN")
+        mapping[field.strip()] = column.strip()
+    return mapping or None
 
 
 @drafting_app.command("export-sft")
@@ -399,13 +430,16 @@ def export_sft_command(
     cases: CasesArgument,
     output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the TRL chat JSONL.")],
     records: RecordsOption = None,
+    cases_format: CasesFormatOption = "auto",
+    column: ColumnOption = None,
 ) -> None:
     """SFT data: one chat per clinician reply (zero-shot prompt in, the reply as the assistant turn)."""
     from bedside.tasks.drafting.adaptation import sft_records, write_jsonl
     from bedside.tasks.drafting.cases import read_cases
 
     try:
-        count = write_jsonl(output, sft_records(read_cases(cases, records=records)))
+        loaded = read_cases(cases, column_map(column), records, cases_format)
+        count = write_jsonl(output, sft_records(loaded))
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
     out.print(f"wrote {count} chats to {output}", highlight=False)
@@ -454,6 +488,8 @@ def tadpole_command(
     max_tokens: Annotated[int, typer.Option(help="Most tokens per reply.")] = 300,
     concurrency: Annotated[int, typer.Option(help="Cases worked on at once.")] = 4,
     no_cache: NoCacheOption = False,
+    cases_format: CasesFormatOption = "auto",
+    column: ColumnOption = None,
 ) -> None:
     """TADPOLE preference data: base drafts, per-theme enhanced and corrupted versions, four DPO pair sets."""
     from bedside.llm import GenerationSettings, default_cache_path, get_model
@@ -461,7 +497,7 @@ def tadpole_command(
     from bedside.tasks.drafting.cases import read_cases
 
     try:
-        loaded = read_cases(cases, records=records)
+        loaded = read_cases(cases, column_map(column), records, cases_format)
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
     loaded = loaded[:limit] if limit > 0 else loaded

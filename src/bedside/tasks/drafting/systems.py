@@ -11,7 +11,8 @@
 - ``clinician_rag``: RAG over one clinician's past replies only, plus a short profile of how often that
   clinician's replies carry each theme; meant to be evaluated against that clinician's replies.
 
-The training pool is a cases file (``pool`` option: bedside JSONL, or a flat table with ``pool_columns``; charts
+The training pool is a cases file (``pool`` option: bedside JSONL, or a flat table with ``pool_columns``, or
+SyPPM with ``pool_format: syppm``; charts
 from ``chart_summary`` or rendered from ``pool_records``), or ``demo`` for the demo messages. A pool case with the
 same id as the case being drafted is never used, so pointing ``pool`` at the evaluated file itself gives a
 leave-one-out pool.
@@ -161,15 +162,21 @@ def clinician_chat(
 
 
 @cache
-def _pool_cases(pool: str, columns: tuple[tuple[str, str], ...] | None, records: str | None) -> list[PortalMessage]:
-    return read_cases(pool, dict(columns) if columns else None, records)
+def _pool_cases(
+    pool: str, columns: tuple[tuple[str, str], ...] | None, records: str | None, layout: str | None = None
+) -> list[PortalMessage]:
+    return read_cases(pool, dict(columns) if columns else None, records, layout)
 
 
 @cache
 def _reply_pool(
-    pool: str, columns: tuple[tuple[str, str], ...] | None, records: str | None, clinician: str | None
+    pool: str,
+    columns: tuple[tuple[str, str], ...] | None,
+    records: str | None,
+    clinician: str | None,
+    layout: str | None = None,
 ) -> ReplyPool:
-    return ReplyPool(_pool_cases(pool, columns, records), clinician)
+    return ReplyPool(_pool_cases(pool, columns, records, layout), clinician)
 
 
 def reply_pool(options: Mapping[str, Any], clinician: str | None = None) -> ReplyPool:
@@ -179,8 +186,13 @@ def reply_pool(options: Mapping[str, Any], clinician: str | None = None) -> Repl
         raise ValueError("this system needs options.pool: a cases file with clinician replies, or 'demo'")
     columns = options.get("pool_columns")
     records = options.get("pool_records")
+    layout = options.get("pool_format")
     built = _reply_pool(
-        str(pool), tuple(sorted(columns.items())) if columns else None, str(records) if records else None, clinician
+        str(pool),
+        tuple(sorted(columns.items())) if columns else None,
+        str(records) if records else None,
+        clinician,
+        str(layout) if layout else None,
     )
     if not len(built):
         who = f" by clinician {clinician!r}" if clinician else ""

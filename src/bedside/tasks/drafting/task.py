@@ -1,7 +1,9 @@
 """Portal reply drafting as a runnable task (``task: drafting`` in a run config), evaluated with EditJudge.
 
 Datasets (``datasets.<name>``): ``path`` to bedside JSONL, a flat CSV/JSONL table (``options.columns`` maps
-its columns) or LiveQA XML; no ``path`` means the synthetic demo messages. Messages without a chart summary get
+its columns) or LiveQA XML; with ``options.format: syppm``, the seed paper's SyPPM release (CSV or JSONL, its
+columns mapped by ``options.columns`` over bedside's guessed defaults; see :mod:`bedside.tasks.drafting.syppm`);
+no ``path`` means the synthetic demo messages. Messages without a chart summary get
 one rendered from ``options.records`` (the demo cohort for the demo messages) as the chart stood when the
 message was sent. ``options.clinician`` keeps only the cases that clinician answered, with only their reply, to
 evaluate drafting for one clinician.
@@ -64,7 +66,7 @@ def _only_clinician(cases: list[PortalMessage], clinician: str) -> list[PortalMe
 
 def _load(name: str, config: DatasetConfig) -> list[Sample]:
     options = config.options
-    cases = read_cases(config.path or "demo", options.get("columns"), options.get("records"))
+    cases = read_cases(config.path or "demo", options.get("columns"), options.get("records"), options.get("format"))
     if options.get("clinician"):
         cases = _only_clinician(cases, str(options["clinician"]))
     return [

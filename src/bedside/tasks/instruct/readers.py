@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from bedside.inputs import InputError, csv_rows, read_text
+from bedside.inputs import InputError, csv_rows, read_text, require_columns
 from bedside.jsonlines import json_objects
 from bedside.tasks.instruct.cases import Instruction, Reference
 from bedside.tasks.instruct.labels import ResponseLabel
@@ -95,12 +95,7 @@ def _table(path: Path, *, delimiter: str, quoting: Quoting) -> tuple[list[str], 
 
 
 def _require(path: Path, header: list[str], columns: Mapping[str, str], what: str) -> None:
-    missing = [f"{column!r} (for {field})" for field, column in columns.items() if column not in header]
-    if missing:
-        raise InstructDataError(
-            f"{path}: the {what} has no column {', '.join(missing)}; its columns are {', '.join(header)}. "
-            "Map the fields to your file's columns with a column map."
-        )
+    require_columns(path, header, columns, what, error=InstructDataError)
 
 
 def read_instructions_jsonl(path: str | Path) -> list[Instruction]:
