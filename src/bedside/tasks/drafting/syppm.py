@@ -2,7 +2,7 @@
 
 The release holds 100 portal messages, each with a de-identified chart summary in four sections (Demographics,
 Full Active Problem List, Recent Encounters (at most ten), Medications) and a primary care clinician's reply; 40
-of them also carry three expert replies, for inter-clinician agreement (IAA) and inter-clinician performance
+of them also carry three expert replies, for inter-annotator agreement (IAA) and inter-annotator predictability
 (IAP). The release's column names were not available when this reader was written, so every column is read
 through a column map (bedside field → column name). **The defaults in** :data:`SYPPM_COLUMNS`,
 :data:`SYPPM_SECTIONS` **and** :data:`SYPPM_EXPERTS` **are bedside's guess, not confirmed names**: when a file
