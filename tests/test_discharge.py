@@ -664,17 +664,20 @@ def test_bad_labels_name_the_file_and_line(tmp_path: Path) -> None:
         read_labels(path)
 
 
+SHORT_SUMMARY = {
+    "discharge_medications": "Furosemide 40 mg daily.",
+    "discharge_diagnosis": {"primary": "Heart failure"},
+    "discharge_condition": {},
+    "discharge_instructions": "Weigh yourself daily.",
+    "followup_instructions": "Cardiology in two weeks.",
+}
+
+
 def test_bleurt_is_absent_not_zero_without_a_local_checkpoint(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from bedside.runs import Output, Sample
     from bedside.tasks.discharge.task import BLEURT_CHECKPOINT_ENV, TASK
 
-    summary = {
-        "discharge_medications": "Furosemide 40 mg daily.",
-        "discharge_diagnosis": {"primary": "Heart failure"},
-        "discharge_condition": {},
-        "discharge_instructions": "Weigh yourself daily.",
-        "followup_instructions": "Cardiology in two weeks.",
-    }
+    summary = SHORT_SUMMARY
     sample = Sample(id="s", inputs={"case": {"reference_summary": summary}})
     output = Output(text="", extra={"summary": summary})
     assert "bleurt" in TASK.scorers
@@ -694,13 +697,7 @@ def test_umls_f1_runs_on_the_users_quickumls_index_and_is_absent_without_one(
     from bedside.tasks.discharge import task as discharge_task
     from bedside.tasks.discharge.task import TASK, UMLS_INDEX_ENV
 
-    summary = {
-        "discharge_medications": "Furosemide 40 mg daily.",
-        "discharge_diagnosis": {"primary": "Heart failure"},
-        "discharge_condition": {},
-        "discharge_instructions": "Weigh yourself daily.",
-        "followup_instructions": "Cardiology in two weeks.",
-    }
+    summary = SHORT_SUMMARY
     reference = {**summary, "discharge_medications": "Metoprolol 25 mg twice a day."}
     sample = Sample(id="s", inputs={"case": {"reference_summary": reference}})
     output = Output(text="", extra={"summary": summary})
