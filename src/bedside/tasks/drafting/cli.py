@@ -441,6 +441,35 @@ def export_judge_command(
     out.print(f"wrote {count} judge chats to {output}{skipped}; train with: bedside train sft --data {output}")
 
 
+@drafting_app.command("split-annotations")
+def split_annotations_command(
+    output: Annotated[Path, typer.Option("--output", "-o", help="Folder for train.jsonl and heldout.jsonl.")],
+    annotations: Annotated[
+        Path | None,
+        typer.Option(help="JSONL match annotations (id, sentence, draft, gold span or null); default: bedside's."),
+    ] = None,
+    held_out: Annotated[float, typer.Option(help="Share of the drafts to hold out.")] = 0.2,
+    seed: Annotated[int, typer.Option(help="Seed of the draft shuffle.")] = 0,
+) -> None:
+    """Split annotations by draft into train.jsonl (for export-judge) and heldout.jsonl (for calibrate)."""
+    from bedside.tasks.drafting.adaptation import write_jsonl
+    from bedside.tasks.drafting.validation import read_annotations, split_by_draft
+
+    try:
+        train, held = split_by_draft(read_annotations(annotations), held_out, seed)
+        output.mkdir(parents=True, exist_ok=True)
+        for name, part in (("train.jsonl", train), ("heldout.jsonl", held)):
+            write_jsonl(output / name, (a.model_dump() for a in part))
+    except (ValueError, OSError) as exc:
+        raise fail(exc) from None
+    drafts = len({a.draft for a in held})
+    out.print(
+        f"wrote {len(train)} annotations to {output / 'train.jsonl'} and {len(held)} ({drafts} drafts, seed {seed}) "
+        f"to {output / 'heldout.jsonl'}",
+        highlight=False,
+    )
+
+
 @drafting_app.command("tadpole")
 def tadpole_command(
     cases: CasesArgument,
