@@ -207,6 +207,14 @@ def calibrate_command(
             help="Judge prompt templates to try with each model (repeatable) [default: 0-shot and 5-shot].",
         ),
     ] = None,
+    finetuned: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--finetuned",
+            help="A fine-tuned LLM judge (repeatable), asked with the 0-shot template it was trained on (export-judge"
+            "'s default), e.g. transformers/OUTPUT/merged after `bedside train sft --merge`.",
+        ),
+    ] = None,
     guard: GuardOption = "reject",
     no_cache: NoCacheOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
@@ -220,7 +228,7 @@ def calibrate_command(
         loaded = read_annotations(annotations)
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
-    offline = matchers if matchers is not None else ([] if models else ["embedding", "lexical", "trained"])
+    offline = matchers if matchers is not None else ([] if models or finetuned else ["embedding", "lexical", "trained"])
     chosen_templates = templates or [MATCH_TEMPLATE, FEWSHOT_TEMPLATE]
     settings = GenerationSettings(max_tokens=200, temperature=0.0, seed=0)
     legend: list[str] = []
@@ -233,7 +241,11 @@ def calibrate_command(
                 raise ValueError("give LLM judges with -m MODEL, not --matcher llm")
             judges.append((kind, make_matcher(kind, guard=guard)))  # type: ignore[arg-type]
         async with AsyncExitStack() as stack:
-            for number, name in enumerate(models or [], start=1):
+            # A base model is tried with every template; a fine-tuned judge only with the prompt it learned (the
+            # paper's fine-tuned judge is asked 0-shot: a few-shot prompt is not what it was trained on).
+            llm_judges = [(f"llm-{i}", name, chosen_templates) for i, name in enumerate(models or [], start=1)]
+            llm_judges += [(f"ft-{i}", name, [MATCH_TEMPLATE]) for i, name in enumerate(finetuned or [], start=1)]
+            for label, name, judge_templates in llm_judges:
                 llm = await stack.enter_async_context(
                     get_model(name, role="judge", cache=None if no_cache else default_cache_path())
                 )
@@ -241,10 +253,10 @@ def calibrate_command(
                 async def generate(chat: Any, llm: Any = llm) -> Any:
                     return await llm.generate(chat, settings)
 
-                legend.append(f"llm-{number} = {name}")
-                for template in chosen_templates:
+                legend.append(f"{label} = {name}")
+                for template in judge_templates:
                     judge = make_matcher("llm", generate, guard=guard, template=template)  # type: ignore[arg-type]
-                    judges.append((f"llm-{number}", judge))
+                    judges.append((label, judge))
             err.print(f"judging {len(loaded)} annotations with {len(judges)} judges ...")
             return await compare_judges(judges, loaded)
 
