@@ -181,3 +181,54 @@ def test_missing_libraries_are_a_clear_error(monkeypatch: pytest.MonkeyPatch, tm
     monkeypatch.setattr(module, "find_spec", lambda name: None)
     with pytest.raises(ModelConfigError, match="needs torch and transformers"):
         get_model(f"transformers/{tmp_path}")
+
+
+needs_training = pytest.mark.skipif(
+    any(find_spec(name) is None for name in ("torch", "transformers", "tokenizers", "peft", "trl", "datasets")),
+    reason="the judge fine-tuning path needs the train extra (torch, transformers, peft, trl, datasets)",
+)
+
+
+@needs_training
+def test_judge_finetuning_path_end_to_end(tmp_path: Path) -> None:
+    """export-judge -> train sft --merge -> the merged folder as a judge in calibrate, all through the CLI.
+
+    Two LoRA steps on the tiny random model: the judge's answers are noise, so this checks that every step
+    hands the next one what it needs (chats, a merged checkpoint with its chat template, a callable judge),
+    not what the judge decides.
+    """
+    import json
+
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+    from bedside.tasks.drafting.validation import read_annotations
+
+    runner = CliRunner()
+    base = build_tiny_checkpoint(tmp_path / "base")
+    annotations = tmp_path / "annotations.jsonl"
+    annotations.write_text("".join(a.model_dump_json() + "\n" for a in read_annotations()[:4]), encoding="utf-8")
+    chats = tmp_path / "judge.jsonl"
+    exported = runner.invoke(app, ["drafting", "export-judge", "--annotations", str(annotations), "-o", str(chats)])
+    assert exported.exit_code == 0, exported.output
+
+    output = tmp_path / "sft"
+    trained = runner.invoke(
+        app,
+        ["train", "sft", "--data", str(chats), "-o", str(output), "--model", str(base), "--max-steps", "2",
+         "--batch-size", "2", "--no-gradient-checkpointing", "--logging-steps", "1", "--merge"],
+    )  # fmt: skip
+    assert trained.exit_code == 0, trained.output
+    assert "2 steps on 4 examples" in " ".join(trained.output.split())  # the console wraps lines
+    assert (output / "merged" / "config.json").is_file()
+
+    judged = runner.invoke(
+        app,
+        ["drafting", "calibrate", "--annotations", str(annotations), "--finetuned",
+         f"transformers/{output / 'merged'}", "--no-cache", "--json"],
+    )  # fmt: skip
+    assert judged.exit_code == 0, judged.output
+    data = json.loads(judged.stdout)
+    assert data["annotations"] == 4
+    assert [(j["judge"], j["kind"]) for j in data["judges"]] == [("ft-1", "0-shot")]
+    assert 0.0 <= data["judges"][0]["agreement"] <= 1.0
