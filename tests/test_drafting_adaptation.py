@@ -117,3 +117,36 @@ def test_export_judge_writes_sft_chats_the_trainer_reads(tmp_path: Path) -> None
     result = runner.invoke(app, ["drafting", "export-judge", "-o", str(fewer), "--exclude", str(held)])
     assert result.exit_code == 0, result.output
     assert len(read(fewer)) == 309 - sum(a.draft == annotations[0].draft for a in annotations)
+
+
+def test_split_annotations_by_draft_is_seeded_and_disjoint(tmp_path: Path) -> None:
+    from bedside.tasks.drafting.validation import read_annotations, split_by_draft
+
+    annotations = read_annotations()
+    train, held = split_by_draft(annotations, held_out=0.2, seed=0)
+    assert len(train) + len(held) == 309
+    assert not {a.draft for a in train} & {a.draft for a in held}  # no draft on both sides
+    assert len({a.draft for a in held}) == 7  # round(0.2 * 37 drafts)
+    assert split_by_draft(annotations, seed=0) == (train, held)
+    assert split_by_draft(annotations, seed=1) != (train, held)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        split_by_draft(annotations, held_out=1.0)
+
+    result = runner.invoke(app, ["drafting", "split-annotations", "-o", str(tmp_path / "split")])
+    assert result.exit_code == 0, result.output
+    assert [a["id"] for a in read(tmp_path / "split" / "heldout.jsonl")] == [a.id for a in held]
+    assert len(read(tmp_path / "split" / "train.jsonl")) == len(train)
+    # the held-out file reads back as annotations (calibrate) and keeps its drafts out of export-judge
+    result = runner.invoke(
+        app,
+        [
+            "drafting",
+            "export-judge",
+            "-o",
+            str(tmp_path / "judge.jsonl"),
+            "--exclude",
+            str(tmp_path / "split" / "heldout.jsonl"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert len(read(tmp_path / "judge.jsonl")) == len(train)

@@ -114,6 +114,32 @@ def test_calibrate_compares_offline_and_llm_judges(tmp_path: Path) -> None:
     assert result.output.count("1.000") >= 2
 
 
+def test_calibrate_asks_a_finetuned_judge_with_its_training_prompt_only(tmp_path: Path) -> None:
+    """--finetuned: one row per fine-tuned judge, 0-shot only (the prompt export-judge trains on); no offline
+    matchers unless asked for, as with -m."""
+    annotations = tmp_path / "annotations.jsonl"
+    draft = "I'm sorry you feel unwell. Rest today."
+    row = {"id": "a", "sentence": "Sorry you are unwell.", "draft": draft, "gold": "I'm sorry you feel unwell."}
+    annotations.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    with ScriptedServer([(r"Clinician", "I'm sorry you feel unwell.")]) as server:
+        result = runner.invoke(
+            app,
+            ["drafting", "calibrate", "--annotations", str(annotations), "-m", server.model_name("base"),
+             "--finetuned", server.model_name("judge"), "--no-cache", "--json"],
+        )  # fmt: skip
+        requests = server.stats()["requests"]
+    assert result.exit_code == 0, result.output
+    assert requests == 3  # the base model: 0-shot and 5-shot; the fine-tuned judge: 0-shot
+    data = json.loads(result.stdout)
+    assert [(j["judge"], j["kind"]) for j in data["judges"]] == [
+        ("llm-1", "0-shot"),
+        ("llm-1", "5-shot"),
+        ("ft-1", "0-shot"),
+    ]
+    assert data["legend"][1].startswith("ft-1 = ")
+    assert data["judges"][2]["agreement"] == 1.0
+
+
 def test_editjudge_shows_what_the_guard_rejected_or_flagged() -> None:
     args = ["drafting", "editjudge", "--reference", "Continue aspirin daily.", "--draft", "Stop aspirin daily."]
     rejected = runner.invoke(app, [*args, "--matcher", "lexical"])

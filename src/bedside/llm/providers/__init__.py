@@ -40,6 +40,7 @@ _REGISTRY: dict[str, str] = {
     "openai-compatible": "bedside.llm.providers.openai_compatible:OpenAICompatibleProvider",
     "embedded": "bedside.llm.providers.embedded:EmbeddedProvider",
     "scripted": "bedside.llm.providers.scripted:ScriptedProvider",
+    "transformers": "bedside.llm.providers.transformers_local:TransformersProvider",
 }
 
 

@@ -207,6 +207,14 @@ def calibrate_command(
             help="Judge prompt templates to try with each model (repeatable) [default: 0-shot and 5-shot].",
         ),
     ] = None,
+    finetuned: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--finetuned",
+            help="A fine-tuned LLM judge (repeatable), asked with the 0-shot template it was trained on (export-judge"
+            "'s default), e.g. transformers/OUTPUT/merged after `bedside train sft --merge`.",
+        ),
+    ] = None,
     guard: GuardOption = "reject",
     no_cache: NoCacheOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
@@ -220,7 +228,7 @@ def calibrate_command(
         loaded = read_annotations(annotations)
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
-    offline = matchers if matchers is not None else ([] if models else ["embedding", "lexical", "trained"])
+    offline = matchers if matchers is not None else ([] if models or finetuned else ["embedding", "lexical", "trained"])
     chosen_templates = templates or [MATCH_TEMPLATE, FEWSHOT_TEMPLATE]
     settings = GenerationSettings(max_tokens=200, temperature=0.0, seed=0)
     legend: list[str] = []
@@ -233,7 +241,11 @@ def calibrate_command(
                 raise ValueError("give LLM judges with -m MODEL, not --matcher llm")
             judges.append((kind, make_matcher(kind, guard=guard)))  # type: ignore[arg-type]
         async with AsyncExitStack() as stack:
-            for number, name in enumerate(models or [], start=1):
+            # A base model is tried with every template; a fine-tuned judge only with the prompt it learned (the
+            # paper's fine-tuned judge is asked 0-shot: a few-shot prompt is not what it was trained on).
+            llm_judges = [(f"llm-{i}", name, chosen_templates) for i, name in enumerate(models or [], start=1)]
+            llm_judges += [(f"ft-{i}", name, [MATCH_TEMPLATE]) for i, name in enumerate(finetuned or [], start=1)]
+            for label, name, judge_templates in llm_judges:
                 llm = await stack.enter_async_context(
                     get_model(name, role="judge", cache=None if no_cache else default_cache_path())
                 )
@@ -241,10 +253,10 @@ def calibrate_command(
                 async def generate(chat: Any, llm: Any = llm) -> Any:
                     return await llm.generate(chat, settings)
 
-                legend.append(f"llm-{number} = {name}")
-                for template in chosen_templates:
+                legend.append(f"{label} = {name}")
+                for template in judge_templates:
                     judge = make_matcher("llm", generate, guard=guard, template=template)  # type: ignore[arg-type]
-                    judges.append((f"llm-{number}", judge))
+                    judges.append((label, judge))
             err.print(f"judging {len(loaded)} annotations with {len(judges)} judges ...")
             return await compare_judges(judges, loaded)
 
@@ -473,6 +485,35 @@ def export_judge_command(
         raise fail(exc) from None
     skipped = f" ({len(loaded) - len(kept)} left out: their drafts are in --exclude)" if held else ""
     out.print(f"wrote {count} judge chats to {output}{skipped}; train with: bedside train sft --data {output}")
+
+
+@drafting_app.command("split-annotations")
+def split_annotations_command(
+    output: Annotated[Path, typer.Option("--output", "-o", help="Folder for train.jsonl and heldout.jsonl.")],
+    annotations: Annotated[
+        Path | None,
+        typer.Option(help="JSONL match annotations (id, sentence, draft, gold span or null); default: bedside's."),
+    ] = None,
+    held_out: Annotated[float, typer.Option(help="Share of the drafts to hold out.")] = 0.2,
+    seed: Annotated[int, typer.Option(help="Seed of the draft shuffle.")] = 0,
+) -> None:
+    """Split annotations by draft into train.jsonl (for export-judge) and heldout.jsonl (for calibrate)."""
+    from bedside.tasks.drafting.adaptation import write_jsonl
+    from bedside.tasks.drafting.validation import read_annotations, split_by_draft
+
+    try:
+        train, held = split_by_draft(read_annotations(annotations), held_out, seed)
+        output.mkdir(parents=True, exist_ok=True)
+        for name, part in (("train.jsonl", train), ("heldout.jsonl", held)):
+            write_jsonl(output / name, (a.model_dump() for a in part))
+    except (ValueError, OSError) as exc:
+        raise fail(exc) from None
+    drafts = len({a.draft for a in held})
+    out.print(
+        f"wrote {len(train)} annotations to {output / 'train.jsonl'} and {len(held)} ({drafts} drafts, seed {seed}) "
+        f"to {output / 'heldout.jsonl'}",
+        highlight=False,
+    )
 
 
 @drafting_app.command("tadpole")

@@ -19,6 +19,7 @@ negatives that differ from one draft sentence in action, drug, dose, negation, s
 from __future__ import annotations
 
 import itertools
+import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -212,3 +213,23 @@ async def compare_judges(
             template = getattr(inner, "template", "")
             rows.append(JudgeRow(name, str(template), judge_agreement(annotations, await predict(judge, annotations))))
     return rows
+
+
+def split_by_draft(
+    annotations: Sequence[MatchAnnotation], held_out: float = 0.2, seed: int = 0
+) -> tuple[list[MatchAnnotation], list[MatchAnnotation]]:
+    """Train and held-out annotations, split by draft so no draft is on both sides (seeded, reproducible).
+
+    A fine-tuned judge sees each training draft once per annotated sentence; holding out single annotations
+    would leave their drafts in training and flatter the judge. The drafts are shuffled with ``seed`` and the
+    first ``round(held_out * drafts)`` (at least one) are held out; file order is kept on both sides.
+    """
+    if not 0.0 < held_out < 1.0:
+        raise ValueError(f"held_out must be between 0 and 1, got {held_out}")
+    drafts = list(dict.fromkeys(a.draft for a in annotations))
+    if len(drafts) < 2:
+        raise ValueError("splitting by draft needs annotations of at least two drafts")
+    random.Random(seed).shuffle(drafts)
+    count = min(len(drafts) - 1, max(1, round(held_out * len(drafts))))
+    chosen = set(drafts[:count])
+    return [a for a in annotations if a.draft not in chosen], [a for a in annotations if a.draft in chosen]

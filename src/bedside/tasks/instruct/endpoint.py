@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 
 from bedside.llm.config import ModelConfig
 
-LOCAL_PROVIDERS = frozenset({"embedded", "scripted"})
+LOCAL_PROVIDERS = frozenset({"embedded", "scripted", "transformers"})
 _warned: set[str] = set()
 
 
