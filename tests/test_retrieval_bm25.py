@@ -73,3 +73,11 @@ def test_success_and_mrr_at_k_worked_example() -> None:
     assert mrr_at_k(ranked, relevant, k=2) == pytest.approx((1 + 0 + 1 / 2 + 0) / 4)
     with pytest.raises(ValueError, match="2 rankings for 1"):
         success_at_k([["a"], ["b"]], ["a"], k=1)
+
+
+def test_building_an_index_logs_nothing_below_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    caplog.set_level(logging.DEBUG)  # an application logging everything at DEBUG and above
+    BM25Index(["chest pain at rest", "ankle swelling"]).search("chest pain", k=1)
+    assert [r for r in caplog.records if r.name.startswith("bm25s")] == []

@@ -141,6 +141,12 @@ def test_stop_strings_end_and_are_cut(checkpoint: Path) -> None:
     assert finish == "stop"
 
 
+@needs_torch
+def test_penalties_it_cannot_apply_are_refused(checkpoint: Path) -> None:
+    with pytest.raises(ModelConfigError, match="frequency_penalty"):
+        _ask(checkpoint, "Name a fruit.", GenerationSettings(max_tokens=4, frequency_penalty=0.5))
+
+
 def test_cut_at_stop_takes_the_earliest() -> None:
     assert cut_at_stop("abc END x STOP", ["STOP", "END"]) == ("abc ", True)
     assert cut_at_stop("abc", ["x"]) == ("abc", False)

@@ -11,11 +11,16 @@ shorter than k: a zero-score "hit" would count as found by Success@K.
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import bm25s
+
+# bm25s sets its own logger to DEBUG, so "Building index from IDs objects" reached every handler an application
+# installs (one line per index in `bedside run` output): only its warnings are news.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 @dataclass(frozen=True)

@@ -182,6 +182,13 @@ class TransformersProvider:
         response_schema: dict[str, Any] | None,
     ) -> ProviderResponse:
         # response_schema is ignored: supports_json_schema is False, so the model layer asks by instructions.
+        if settings.frequency_penalty or settings.presence_penalty:
+            # transformers has only a multiplicative repetition_penalty, not OpenAI's additive ones: refuse rather
+            # than run with settings the results would be credited to
+            raise ModelConfigError(
+                f"{self.model}: the transformers provider does not apply frequency_penalty or presence_penalty; "
+                "leave them unset for this model"
+            )
         chat = [m.model_dump() for m in messages]
         seed = settings.seed if settings.seed is not None else 0
         texts: list[str] = []
