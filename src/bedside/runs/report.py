@@ -190,12 +190,12 @@ def markdown(report: RunReport) -> str:
         f"bedside {run['bedside_version']} (commit {run['git_commit'] or 'unknown'}), Python {run['python_version']}.",
         "",
         "Means over samples (each sample's epochs averaged first) with seeded percentile bootstrap 95% intervals. "
-        "Errors are never in the means; `truncated` counts samples kept with an answer cut off at max_tokens.",
+        "Errors are never in the means; `hit max_tokens` counts samples kept with an answer cut off at max_tokens.",
         "",
         "## Results by cell",
         "",
     ]
-    header = ["cell", "ok", "errors", "truncated", *report.metrics]
+    header = ["cell", "ok", "errors", "hit max_tokens", *report.metrics]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for cell in report.cells:
         by_metric = {m.metric: _fmt(m) for m in cell.metrics}
