@@ -185,3 +185,12 @@ def test_relative_difference_by_stratum() -> None:
     assert rows["high literacy"].relative == pytest.approx((4.5 - 4.0) / 4.0)
     assert rows["high literacy"].n_b == 2
     assert not math.isnan(rows["low literacy"].mean_a)
+
+
+def test_welch_t_with_one_constant_sample_is_defined_and_quiet() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # scipy's precision-loss warning would fail here
+        result = t_test([10.5, 10.5, 10.5], [9.0, 11.0, 12.5])
+    assert abs(result.statistic - scipy.stats.ttest_1samp([9.0, 11.0, 12.5], 10.5).statistic * -1) < 1e-9
