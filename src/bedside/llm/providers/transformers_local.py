@@ -32,7 +32,8 @@ from typing import Any
 
 from bedside.llm.config import ModelConfig
 from bedside.llm.errors import ModelConfigError, ModelRequestError
-from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse, TokenUsage
+from bedside.llm.providers.local import Draw, seeded_draws
+from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
 
 _INSTALL_HINT = "install the training extra: pip install 'bedside[train]' (torch and transformers)"
 _DTYPES = ("float32", "bfloat16", "float16")
@@ -190,29 +191,17 @@ class TransformersProvider:
                 "leave them unset for this model"
             )
         chat = [m.model_dump() for m in messages]
-        seed = settings.seed if settings.seed is not None else 0
-        texts: list[str] = []
-        prompt_tokens = completion_tokens = 0
-        finish_reason = None
-        for i in range(settings.n):
+
+        async def draw(seed: int) -> Draw:
             try:
-                text, prompt, completion, finish = await asyncio.to_thread(
-                    self._generate_sync, chat, settings, seed + i
-                )
+                text, prompt, completion, finish = await asyncio.to_thread(self._generate_sync, chat, settings, seed)
             except ModelConfigError:
                 raise
             except (RuntimeError, ValueError, IndexError) as exc:
                 raise ModelRequestError(f"transformers model failed: {exc}", retryable=False) from exc
-            texts.append(text)
-            prompt_tokens += prompt
-            completion_tokens += completion
-            finish_reason = finish_reason or finish
-        return ProviderResponse(
-            texts=tuple(texts),
-            usage=TokenUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens),
-            finish_reason=finish_reason,
-            model=self.model,
-        )
+            return Draw((text,), prompt, completion, finish)
+
+        return await seeded_draws(self.model, settings, draw)
 
     async def aclose(self) -> None:
         # Kept loaded for later calls; the memory goes with the provider object.
