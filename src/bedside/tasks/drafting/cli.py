@@ -30,6 +30,10 @@ ModelOption = Annotated[
 ThresholdOption = Annotated[
     float | None, typer.Option(help="Similarity threshold of the embedding/lexical matcher (default: calibrated).")
 ]
+AnnotationsOption = Annotated[
+    Path | None,
+    typer.Option(help="JSONL match annotations (id, sentence, draft, gold span or null); default: bedside's."),
+]
 NoCacheOption = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")]
 GuardOption = Annotated[
     str,
@@ -182,10 +186,7 @@ def editjudge_command(
 
 @drafting_app.command("calibrate")
 def calibrate_command(
-    annotations: Annotated[
-        Path | None,
-        typer.Option(help="JSONL match annotations (id, sentence, draft, gold span or null); default: bedside's."),
-    ] = None,
+    annotations: AnnotationsOption = None,
     matchers: Annotated[
         list[str] | None,
         typer.Option(
@@ -460,10 +461,7 @@ def export_sft_command(
 @drafting_app.command("export-judge")
 def export_judge_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the TRL chat JSONL.")],
-    annotations: Annotated[
-        Path | None,
-        typer.Option(help="JSONL match annotations (id, sentence, draft, gold span or null); default: bedside's."),
-    ] = None,
+    annotations: AnnotationsOption = None,
     template: Annotated[
         str | None, typer.Option(help="The judge prompt to train with [default: drafting/editjudge_match.j2].")
     ] = None,
@@ -490,10 +488,7 @@ def export_judge_command(
 @drafting_app.command("split-annotations")
 def split_annotations_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="Folder for train.jsonl and heldout.jsonl.")],
-    annotations: Annotated[
-        Path | None,
-        typer.Option(help="JSONL match annotations (id, sentence, draft, gold span or null); default: bedside's."),
-    ] = None,
+    annotations: AnnotationsOption = None,
     held_out: Annotated[float, typer.Option(help="Share of the drafts to hold out.")] = 0.2,
     seed: Annotated[int, typer.Option(help="Seed of the draft shuffle.")] = 0,
 ) -> None:
