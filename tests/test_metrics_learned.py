@@ -46,7 +46,7 @@ def test_each_learned_metric_names_its_missing_package_or_checkpoint(
 
     monkeypatch.setattr(importlib.util, "find_spec", without_lens)
     assert learned_unavailable("lens", tmp_path) == (
-        "lens unavailable: the lens package is not installed (pip install 'bedside[lens]')"
+        "lens unavailable: the lens-metric package is not installed (pip install 'bedside[lens]')"
     )
     with pytest.raises(ValueError, match="unknown learned metric"):
         learned_unavailable("nope", None)
@@ -227,3 +227,21 @@ def test_lens_gets_the_bm25_source_as_its_complex_input(tmp_path: Path, monkeypa
     assert calls[1]["references"][0] == [case.primary_reference.text]  # type: ignore[index,union-attr]
     source = agreement.source_snippets(load_ehr(case, str(DEMO_RECORDS)), case.question, CharEstimate(4))
     assert calls[1]["complex"][0] == source  # type: ignore[index]
+
+
+@pytest.mark.skipif(not HAVE_TORCH, reason="needs torch and transformers")
+def test_a_checkpoint_folder_that_does_not_load_is_absent_with_its_reason(tmp_path: Path) -> None:
+    from bedside.tasks.instruct import agreement, primary_labels, read_instructions, read_labels_jsonl
+    from bedside.tasks.instruct.task import DEMO_RECORDS, SYNTHETIC_INSTRUCTIONS, SYNTHETIC_LABELS
+    from bedside.text.tokens import CharEstimate
+
+    broken = tmp_path / "unieval-broken"
+    broken.mkdir()  # exists, so the availability check passes, but holds no model
+    labels = primary_labels(read_labels_jsonl(SYNTHETIC_LABELS))
+    cases = {i.id: i for i in read_instructions(SYNTHETIC_INSTRUCTIONS)}
+    found = agreement.learned_agreement(
+        "unieval", broken, labels, cases, records=str(DEMO_RECORDS), tokenizer=CharEstimate(4)
+    )
+    assert isinstance(found, str)  # the other rows of the table survive; this one is absent, never zero
+    assert found.startswith("unieval[unieval-broken]")
+    assert "could not run the checkpoint" in found

@@ -67,3 +67,16 @@ def test_textstat_cross_check_says_how_to_install_it(monkeypatch: pytest.MonkeyP
     monkeypatch.setitem(sys.modules, "textstat", None)
     with pytest.raises(ReadabilityUnavailableError, match=r"bedside\[readability\]"):
         textstat_smog("Take it every morning.")
+
+
+def test_a_textstat_zero_is_no_grade(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    from bedside.text import textstat_smog
+
+    old = types.ModuleType("textstat")
+    old.smog_index = lambda text: 0.0  # type: ignore[attr-defined]  # what releases before 0.7.8 give < 3 sentences
+    monkeypatch.setitem(sys.modules, "textstat", old)
+    with pytest.raises(ReadabilityError, match="no SMOG grade"):
+        textstat_smog("Take it every morning. Call us.")

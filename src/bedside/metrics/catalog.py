@@ -80,7 +80,7 @@ CATALOG: tuple[MetricInfo, ...] = (
         "comet[<checkpoint>]",
         "learned",
         "sentence",
-        "COMET with a source (instruct: BM25 record snippets, src=bm25-events-400); the comet package, a local "
+        "COMET with a source (instruct: BM25 record snippets, src=bm25-events-400); the unbabel-comet package, a local "
         "checkpoint (named by its model folder: wmt22-comet-da/checkpoints/model.ckpt is comet[wmt22-comet-da])",
         _needs_all(_needs("comet", "comet"), _user_file("a COMET checkpoint file")),
     ),

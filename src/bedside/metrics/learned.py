@@ -27,6 +27,8 @@ PACKAGES: dict[str, tuple[tuple[str, ...], str]] = {
     "bertscore": (("bert_score",), "bertscore"),
 }
 _DIRECTORY = {"bleurt", "unieval", "bertscore"}  # checkpoints that are model directories, not one file
+_DISTRIBUTIONS = {"comet": "unbabel-comet", "lens": "lens-metric", "bleurt_pytorch": "bleurt-pytorch"}
+"""PyPI names where they differ from the module's (what a user would search for or pip-install alone)."""
 
 
 def learned_unavailable(kind: str, checkpoint: str | Path | None) -> str | None:
@@ -36,7 +38,7 @@ def learned_unavailable(kind: str, checkpoint: str | Path | None) -> str | None:
     modules, extra = PACKAGES[kind]
     for module in modules:
         if importlib.util.find_spec(module) is None:
-            package = module.replace("_", "-")
+            package = _DISTRIBUTIONS.get(module, module.replace("_", "-"))
             return f"{kind} unavailable: the {package} package is not installed (pip install 'bedside[{extra}]')"
     what = "checkpoint directory" if kind in _DIRECTORY else "checkpoint"
     if checkpoint is None:

@@ -47,7 +47,7 @@ class ReadabilityUnavailableError(RuntimeError):
     """The optional textstat package is not installed."""
 
 
-TEXTSTAT_HINT = "pip install 'bedside[readability]' (textstat<=0.7.8; later releases download data at run time)"
+TEXTSTAT_HINT = "pip install 'bedside[readability]' (textstat 0.7.8; later releases download data at run time)"
 
 
 @dataclass(frozen=True)
@@ -117,12 +117,16 @@ def fkgl(text: str) -> float:
 def textstat_smog(text: str) -> float:
     """SMOG as textstat 0.7.x grades it, for cross-checking :func:`smog` (see the module docstring).
 
-    textstat does not refuse short texts (two sentences with no polysyllable grade 3.1291), so the same
-    no-words rule as :func:`smog` applies first: an empty text has no grade in either.
+    textstat 0.7.8 does not refuse short texts (two sentences with no polysyllable grade 3.1291), so the same
+    no-words rule as :func:`smog` applies first: an empty text has no grade in either. Earlier releases return 0
+    below 3 sentences; that is read as no grade, never as a grade of 0.
     """
     try:
         import textstat
     except ImportError:
         raise ReadabilityUnavailableError(f"the textstat SMOG cross-check needs textstat: {TEXTSTAT_HINT}") from None
     _checked(text)
-    return float(textstat.smog_index(text))
+    grade = float(textstat.smog_index(text))
+    if grade == 0.0:  # releases before 0.7.8 return 0 below 3 sentences: no grade, not a grade of 0
+        raise ReadabilityError("textstat gives no SMOG grade for this text (fewer than 3 sentences)")
+    return grade

@@ -268,10 +268,11 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
 
 
 BLEURT_CHECKPOINT_ENV = "BEDSIDE_BLEURT_CHECKPOINT"
-# The paper's UMLS-F needs a UMLS licence, so bedside ships none: the user's own QuickUMLS index, named here.
-UMLS_INDEX_ENV = "BEDSIDE_UMLS_INDEX"
 """The ``bleurt`` scorer reads a local BLEURT checkpoint (a bleurt-pytorch folder) from this variable; bedside
 ships none and downloads none, so without it the scorer is absent, never zero."""
+UMLS_INDEX_ENV = "BEDSIDE_UMLS_INDEX"
+"""The ``concept_f1_umls`` scorer (the paper's UMLS-F) reads the user's QuickUMLS index folder from this variable:
+UMLS needs a licence, so bedside ships none, and without it the scorer is absent, never zero."""
 
 
 @lru_cache(maxsize=1024)

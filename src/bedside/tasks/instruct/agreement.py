@@ -287,3 +287,5 @@ def learned_agreement(
         )
     except MetricUnavailableError as exc:
         return f"{name}: {exc}"
+    except (OSError, ValueError, RuntimeError) as exc:  # a checkpoint folder that exists but does not load
+        return f"{name}: could not run the checkpoint: {type(exc).__name__}: {exc}"

@@ -286,8 +286,7 @@ def fidelity_table(cells: Mapping[str, list[Any]]) -> ReportTable | None:
 
 def smog_check_table(cells: Mapping[str, list[Any]]) -> ReportTable | None:
     """bedside's SMOG against textstat's, per cell, over finished conversations that have both grades."""
-    from scipy.stats import pearsonr, spearmanr
-
+    from bedside.stats.agreement import pearson_r, spearman_rho
     from bedside.text.readability import TEXTSTAT_HINT
 
     out = []
@@ -301,8 +300,8 @@ def smog_check_table(cells: Mapping[str, list[Any]]) -> ReportTable | None:
             continue
         ours, theirs = [p[0] for p in pairs], [p[1] for p in pairs]
         varied = len(pairs) > 2 and not _constant(ours) and not _constant(theirs)
-        pearson = f"{pearsonr(ours, theirs).statistic:.2f}" if varied else "-"
-        spearman = f"{spearmanr(ours, theirs).statistic:.2f}" if varied else "-"
+        pearson = f"{pearson_r(ours, theirs).statistic:.2f}" if varied else "-"
+        spearman = f"{spearman_rho(ours, theirs).statistic:.2f}" if varied else "-"
         out.append(
             [
                 cell,
