@@ -78,7 +78,7 @@ def comet_scores(
 
     model = load_from_checkpoint(str(checkpoint))
     data = [{"src": s, "mt": h, "ref": r} for h, r, s in zip(hypotheses, references, sources, strict=True)]
-    return [float(x) for x in model.predict(data, batch_size=8, gpus=0, progress_bar=False).scores]
+    return [float(x) for x in model.predict(data, batch_size=8, gpus=_gpus(), progress_bar=False).scores]
 
 
 def bleurt_scores(hypotheses: Sequence[str], references: Sequence[str], checkpoint: str | Path) -> list[float]:
@@ -103,6 +103,13 @@ def bleurt_scores(hypotheses: Sequence[str], references: Sequence[str], checkpoi
     return scores
 
 
+def _gpus() -> int:
+    """One GPU when torch sees one (COMET and LENS run through PyTorch Lightning, which takes a count), else CPU."""
+    import torch
+
+    return 1 if torch.cuda.is_available() else 0
+
+
 def lens_scores(
     hypotheses: Sequence[str], complex_texts: Sequence[str], references: Sequence[str], checkpoint: str | Path
 ) -> list[float]:
@@ -115,6 +122,6 @@ def lens_scores(
     model = LENS(str(checkpoint), rescale=True)
     parameters = inspect.signature(model.score).parameters
     # Older releases take ``gpus`` (0 = CPU); later ones take ``devices``, left to the package's default.
-    device = {"gpus": 0} if "gpus" in parameters else {}
+    device = {"gpus": _gpus()} if "gpus" in parameters else {}
     scores = model.score(list(complex_texts), list(hypotheses), [[r] for r in references], batch_size=8, **device)
     return [float(x) for x in scores]

@@ -52,7 +52,10 @@ class UniEval:
         self.max_length = max_length
         self._torch: Any = torch
         self._tokenizer: Any = AutoTokenizer.from_pretrained(path, local_files_only=True)
-        self._model: Any = AutoModelForSeq2SeqLM.from_pretrained(path, local_files_only=True).eval()
+        # a GPU when there is one: per-sentence questions make thousands of forward passes on a real evaluation
+        self._device = "cuda" if torch.cuda.is_available() else "cpu"
+        model = AutoModelForSeq2SeqLM.from_pretrained(path, local_files_only=True)
+        self._model: Any = model.to(self._device).eval()
         self._answer_ids = tuple(self._first_token(word) for word in ANSWERS)
         start = self._model.config.decoder_start_token_id
         self._start = self._model.config.pad_token_id if start is None else start
@@ -77,8 +80,9 @@ class UniEval:
                     max_length=self.max_length,
                     return_tensors="pt",
                 )
+                batch = batch.to(self._device)
                 rows = batch["input_ids"].shape[0]
-                decoder = torch.full((rows, 1), self._start, dtype=torch.long)
+                decoder = torch.full((rows, 1), self._start, dtype=torch.long, device=self._device)
                 logits = self._model(
                     input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], decoder_input_ids=decoder
                 ).logits[:, 0, :]
