@@ -297,12 +297,20 @@ def plots(report: RunReport) -> list[tuple[str, str]]:
         axes.set_yticks(range(len(points)), labels, fontsize=7)
         axes.set_xlabel(f"{metric} (mean, 95% CI)")
         axes.invert_yaxis()
-        figure.tight_layout()
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=100)
-        plt.close(figure)
-        images.append((metric, base64.b64encode(buffer.getvalue()).decode("ascii")))
+        images.append((metric, png_base64(figure)))
     return images
+
+
+def png_base64(figure: Any) -> str:
+    """A finished matplotlib figure as a base64 PNG for the HTML report (tight layout, 100 dpi); closes it, so a
+    report with many plots does not hold every figure in memory."""
+    import matplotlib.pyplot as plt
+
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100)
+    plt.close(figure)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 def html_page(report: RunReport) -> str:

@@ -355,8 +355,7 @@ def report_plots(rows: Sequence[Any]) -> list[tuple[str, str]]:
         import matplotlib.pyplot as plt
     except ImportError:
         return []
-    import base64
-    import io
+    from bedside.runs.report import png_base64
 
     gaps = sensitivity_gaps(_by_cell(_ok(rows)))
     plots = []
@@ -381,9 +380,5 @@ def report_plots(rows: Sequence[Any]) -> list[tuple[str, str]]:
         axes.set_xlabel("relative difference (S_level - S_baseline) / S_baseline, 95% CI")
         axes.legend(fontsize=6, loc="best")
         axes.set_title(cell, fontsize=8)
-        figure.tight_layout()
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=100)
-        plt.close(figure)
-        plots.append((f"Profile sensitivity: {cell}", base64.b64encode(buffer.getvalue()).decode("ascii")))
+        plots.append((f"Profile sensitivity: {cell}", png_base64(figure)))
     return plots

@@ -12,12 +12,12 @@ Each plot is (title, base64 PNG). Without matplotlib (the ``report`` extra) ther
 
 from __future__ import annotations
 
-import base64
 import inspect
-import io
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
+
+from bedside.runs.report import png_base64
 
 CORRECTNESS = ("facts_correct", "judge_correct")
 
@@ -31,14 +31,6 @@ def _cell(row: Any) -> tuple[str, str, str]:
 
 def _context_order(context: str) -> tuple[int, int]:
     return (1, 0) if not context.isdigit() else (0, int(context))
-
-
-def _png(figure: Any, plt: Any) -> str:
-    buffer = io.BytesIO()
-    figure.tight_layout()
-    figure.savefig(buffer, format="png", dpi=100)
-    plt.close(figure)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 def report_plots(rows: Sequence[Any]) -> list[tuple[str, str]]:
@@ -72,7 +64,7 @@ def report_plots(rows: Sequence[Any]) -> list[tuple[str, str]]:
             axis.set_xlabel("context (tokens; evenly spaced, not to scale)")
             axis.set_ylabel(f"mean {scorer}")
             axis.legend(fontsize=6, loc="best")
-        plots.append(("Correctness by context length", _png(figure, plt)))
+        plots.append(("Correctness by context length", png_base64(figure)))
     lengths: dict[tuple[str, str, str], list[int]] = defaultdict(list)
     for row in ok:
         lengths[_cell(row)].append(len(str(row.output.get("text") or "").split()))
@@ -88,5 +80,5 @@ def report_plots(rows: Sequence[Any]) -> list[tuple[str, str]]:
     axis.set_yticks(range(1, len(cells) + 1), [f"{k} · {m} · {c}" for k, m, c in cells], fontsize=7)
     axis.invert_yaxis()
     axis.set_xlabel("response length (whitespace words); box 25/50/75%, whiskers min and max")
-    plots.append(("Response lengths", _png(figure, plt)))
+    plots.append(("Response lengths", png_base64(figure)))
     return plots
