@@ -110,7 +110,8 @@ def test_generates_text_and_counts_tokens(checkpoint: Path) -> None:
     assert isinstance(texts[0], str)
     assert prompt_tokens > 10  # system and user turns through the chat template
     assert 0 < completion_tokens <= 6  # max_tokens honoured
-    assert finish in ("stop", "length")
+    # an answer that used the whole budget was cut off; a shorter one ended on its own
+    assert finish == ("length" if completion_tokens == 6 else "stop")
 
 
 @needs_torch
