@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import io
 import json
 import re
 import tomllib
@@ -404,6 +405,17 @@ def csv_dicts(
             raise error(f"{len(row)} fields under a header of {len(header)}", path=path, line=number)
         row = row[: len(header)]
         yield number, dict(zip(header, row + [""] * (len(header) - len(row)), strict=True))
+
+
+def table_dicts(path: str | Path, *, error: type[InputError] = InputError) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, row) for a flat table: CSV when the name ends in ``.csv`` (quoted fields may hold line
+    breaks), otherwise JSON Lines, one object a line. Both shapes read the same so a reader needs one loop."""
+    path = Path(path)
+    if path.suffix.lower() == ".csv":
+        yield from csv_dicts(io.StringIO(read_text(path, error=error), newline=""), path=path, error=error)
+        return
+    for number, line in text_lines(path, error=error):
+        yield number, json_object(line, path=path, line=number, error=error)
 
 
 # Column maps.

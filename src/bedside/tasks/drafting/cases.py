@@ -16,8 +16,7 @@ gets its text by joining them in theme order.
 
 from __future__ import annotations
 
-import io
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bedside.data import DEMO_DIR
-from bedside.inputs import InputError, csv_dicts, json_object, parse_xml, read_text, text_lines
+from bedside.inputs import InputError, json_object, parse_xml, table_dicts, text_lines
 from bedside.records import Record, read_records
 from bedside.records.chart import render_chart_summary
 from bedside.tasks.drafting.themes import RESPONSE_THEMES
@@ -162,13 +161,28 @@ def read_cases(
 FIELDS = ("id", "message", "chart_summary", "patient_id", "sent_at", "reference", "clinician_id")
 
 
-def _rows(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
-    if path.suffix.lower() == ".csv":
-        lines = io.StringIO(read_text(path), newline="")  # quoted fields may hold line breaks
-        yield from csv_dicts(lines, path=path)
-        return
-    for number, line in text_lines(path):
-        yield number, json_object(line, path=path, line=number)
+def case_of_row(
+    cases: dict[str, dict[str, Any]], where: str, case: dict[str, Any], *, error: type[InputError] = InputError
+) -> dict[str, Any]:
+    """The case a table row adds to: rows that share an id are one case (a long layout, one reply a row, reads
+    the same as a wide one), so they must agree on the message. ``case`` is the new case should the id be new."""
+    found = cases.setdefault(case["id"], case)
+    if found["message"] != case["message"]:
+        raise error(f"{where}: case {case['id']!r} appears with two different messages")
+    return found
+
+
+def validated_cases(
+    cases: Mapping[str, dict[str, Any]], path: Path, *, error: type[InputError] = InputError
+) -> list[PortalMessage]:
+    """The grouped rows as :class:`PortalMessage` cases, an invalid one named by its id."""
+    messages = []
+    for case in cases.values():
+        try:
+            messages.append(PortalMessage.model_validate(case))
+        except ValidationError as exc:
+            raise error(f"{path}: case {case['id']!r}: {exc}") from None
+    return messages
 
 
 def read_table(path: Path, columns: Mapping[str, str] | None = None) -> list[PortalMessage]:
@@ -184,7 +198,7 @@ def read_table(path: Path, columns: Mapping[str, str] | None = None) -> list[Por
     if unknown:
         raise InputError(f"column mapping: unknown field(s) {unknown}; fields: {', '.join(FIELDS)}, theme.<key>")
     cases: dict[str, dict[str, Any]] = {}
-    for number, row in _rows(path):
+    for number, row in table_dicts(path):
         where = f"{path}:{number}"
 
         def get(field: str, row: Mapping[str, Any] = row) -> Any:
@@ -194,11 +208,11 @@ def read_table(path: Path, columns: Mapping[str, str] | None = None) -> list[Por
         for required in ("id", "message"):
             if get(required) is None:
                 raise InputError(f"{where}: no value in column {mapping[required]!r} (field {required})")
-        case_id = str(get("id"))
-        case = cases.setdefault(
-            case_id,
+        case = case_of_row(
+            cases,
+            where,
             {
-                "id": case_id,
+                "id": str(get("id")),
                 "message": str(get("message")),
                 "chart_summary": get("chart_summary"),
                 "patient_id": get("patient_id"),
@@ -206,8 +220,6 @@ def read_table(path: Path, columns: Mapping[str, str] | None = None) -> list[Por
                 "references": [],
             },
         )
-        if case["message"] != str(get("message")):
-            raise InputError(f"{where}: case {case_id!r} appears with two different messages")
         fields = {f.removeprefix("theme."): str(get(f)) for f in mapping if f.startswith("theme.") and get(f)}
         if get("reference") is not None or fields:
             reply = {"text": str(get("reference") or ""), "theme_fields": fields}
@@ -217,13 +229,7 @@ def read_table(path: Path, columns: Mapping[str, str] | None = None) -> list[Por
                 case["references"].append(ClinicianReply.model_validate(reply))
             except ValidationError as exc:
                 raise InputError(f"{where}: {exc}") from None
-    messages = []
-    for case in cases.values():
-        try:
-            messages.append(PortalMessage.model_validate(case))
-        except ValidationError as exc:
-            raise InputError(f"{path}: case {case['id']!r}: {exc}") from None
-    return messages
+    return validated_cases(cases, path)
 
 
 # External sets.
@@ -273,7 +279,7 @@ class EditPair(BaseModel):
 def read_pairs(path: Path) -> list[EditPair]:
     """JSONL pairs with fields ``id``, ``draft``, ``reference`` (and optional ``label``)."""
     pairs = []
-    for number, row in _rows(path):
+    for number, row in table_dicts(path):
         try:
             pairs.append(EditPair.model_validate(row))
         except ValidationError as exc:
@@ -285,7 +291,7 @@ def read_oncqa(path: Path) -> list[EditPair]:
     """OncQA stage 2: GPT-4's draft (``raw_response``), the oncologist's edit (``doc_change``), and the
     oncologist's acceptability label (``q3``)."""
     pairs = []
-    for number, row in _rows(path):
+    for number, row in table_dicts(path):
         try:
             pairs.append(
                 EditPair(id=str(row["id"]), draft=row["raw_response"], reference=row["doc_change"], label=row["q3"])

@@ -32,10 +32,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from bedside.inputs import InputError, require_columns
-from bedside.tasks.drafting.cases import ClinicianReply, PortalMessage, _rows
+from bedside.inputs import InputError, require_columns, table_dicts
+from bedside.tasks.drafting.cases import ClinicianReply, PortalMessage, case_of_row, validated_cases
 
 SYPPM_COLUMNS: dict[str, str] = {
     "id": "id",
@@ -122,7 +120,7 @@ def read_syppm(path: str | Path, columns: Mapping[str, str] | None = None) -> li
     guess, see the module docstring)."""
     path = Path(path)
     given = _split_map(columns)
-    rows = list(_rows(path))
+    rows = list(table_dicts(path, error=SyPPMError))
     if not rows:
         raise SyPPMError(f"{path}: no rows")
     header: list[str] = []
@@ -163,11 +161,12 @@ def read_syppm(path: str | Path, columns: Mapping[str, str] | None = None) -> li
             if not values[field]:
                 raise SyPPMError(f"{where}: no value in column {required[field]!r} (field {field})")
         chart = assemble_chart({f: cell(c) for f, c in sections.items()}) if use_sections else cell(chart_column)
-        case = cases.setdefault(
-            values["id"], {"id": values["id"], "message": values["message"], "chart_summary": chart, "references": []}
+        case = case_of_row(
+            cases,
+            where,
+            {"id": values["id"], "message": values["message"], "chart_summary": chart, "references": []},
+            error=SyPPMError,
         )
-        if case["message"] != values["message"]:
-            raise SyPPMError(f"{where}: case {values['id']!r} appears with two different messages")
         replies: list[tuple[str, str]] = []
         if values["reference"]:
             who = cell(optional["clinician_id"]) if "clinician_id" in optional else ""
@@ -182,10 +181,4 @@ def read_syppm(path: str | Path, columns: Mapping[str, str] | None = None) -> li
             while name in taken:
                 name, suffix = f"{who}_{suffix}", suffix + 1
             references.append(ClinicianReply(clinician_id=name, text=text))
-    messages = []
-    for case in cases.values():
-        try:
-            messages.append(PortalMessage.model_validate(case))
-        except ValidationError as exc:
-            raise SyPPMError(f"{path}: case {case['id']!r}: {exc}") from None
-    return messages
+    return validated_cases(cases, path, error=SyPPMError)
