@@ -231,7 +231,10 @@ def test_agreement_rows_from_a_batch_metric_on_the_synthetic_labels() -> None:
         order = [(x.instruction_id, x.model) for x in labels]
         return {"length": [float(len(r)) for r in responses], "own": [own[i][m] for i, m in order]}
 
-    rows = agreement.batch_agreement(labels, cases, metric, records=str(DEMO_RECORDS), tokenizer=CharEstimate(4))
+    built: dict[str, str] = {}
+    rows = agreement.batch_agreement(
+        labels, cases, metric, records=str(DEMO_RECORDS), tokenizer=CharEstimate(4), snippets=built
+    )
     assert [r.name for r in rows] == ["length", "own"]
     assert rows[1].mean == pytest.approx(1.0)
     assert rows[0].n + rows[0].undefined == 32
@@ -245,6 +248,10 @@ def test_agreement_rows_from_a_batch_metric_on_the_synthetic_labels() -> None:
     case = cases[first.instruction_id]
     expected = agreement.source_snippets(load_ehr(case, str(DEMO_RECORDS)), case.question, CharEstimate(4))
     assert seen["sources"][0] == expected != ""
+    assert built[first.instruction_id] == expected
+    built[first.instruction_id] = "cached"  # a second metric reads the shared snippets, not the record again
+    agreement.batch_agreement(labels, cases, metric, records="/nonexistent", tokenizer=CharEstimate(4), snippets=built)
+    assert seen["sources"][0] == "cached"
     agreement.batch_agreement(labels, cases, metric)  # source-free: no record is read
     assert set(seen["sources"]) == {""}
 

@@ -187,19 +187,26 @@ def batch_agreement(
     *,
     records: str | None = None,
     tokenizer: Tokenizer | None = None,
+    snippets: dict[str, str] | None = None,
     seed: int = 0,
 ) -> list[Agreement]:
     """One row per name the metric returns: its scores of every labelled response against the primary reference
     (and, given a ``tokenizer``, the instruction's :func:`source_snippets` from ``records``), then τ-b against the
-    clinicians as :func:`versus_clinicians`. Responses to instructions without a reference are not scored."""
+    clinicians as :func:`versus_clinicians`. Responses to instructions without a reference are not scored.
+
+    ``snippets`` (instruction id → source) is filled as sources are built and read before building one: pass the
+    same dict to every source-augmented metric of a table, since each source reads and indexes a whole record."""
     usable = [
         x for x in labels if x.instruction_id in instructions and instructions[x.instruction_id].primary_reference
     ]
     sources = dict.fromkeys({x.instruction_id for x in usable}, "")
     if tokenizer is not None:
+        built = {} if snippets is None else snippets
         for item in sources:
-            case = instructions[item]
-            sources[item] = source_snippets(load_ehr(case, records), case.question, tokenizer)
+            if item not in built:
+                case = instructions[item]
+                built[item] = source_snippets(load_ehr(case, records), case.question, tokenizer)
+            sources[item] = built[item]
     found = metric(
         [x.response for x in usable],
         [instructions[x.instruction_id].primary_reference.text for x in usable],  # type: ignore[union-attr]
@@ -261,12 +268,14 @@ def learned_agreement(
     *,
     records: str | None,
     tokenizer: Tokenizer,
+    snippets: dict[str, str] | None = None,
     layer: int = 17,
     seed: int = 0,
 ) -> list[Agreement] | str:
     """A learned metric (one of :data:`LEARNED`, from a local checkpoint) against the clinicians: its rows (UniEval
     has one per dimension and overall), or ``"<name>: <reason>"`` when it cannot run here (absent, never zero).
-    Source-augmented ones get :func:`source_snippets`; ``layer`` is BERTScore's."""
+    Source-augmented ones get :func:`source_snippets` (``snippets`` as :func:`batch_agreement`); ``layer`` is
+    BERTScore's."""
     from bedside.metrics.learned import learned_unavailable
     from bedside.metrics.lexical import MetricUnavailableError
 
@@ -283,6 +292,7 @@ def learned_agreement(
             _learned_metric(kind, str(checkpoint), name, layer),
             records=records,
             tokenizer=tokenizer if kind in SOURCE_AUGMENTED else None,
+            snippets=snippets,
             seed=seed,
         )
     except MetricUnavailableError as exc:

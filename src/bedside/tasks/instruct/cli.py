@@ -432,6 +432,7 @@ def agreement_command(
             from bedside.tasks.instruct.task import DEMO_RECORDS
             from bedside.text.tokens import get_tokenizer
 
+            snippets: dict[str, str] = {}  # built once, shared by the source-augmented metrics
             for kind, checkpoint in learned.items():
                 if checkpoint is None:
                     continue
@@ -442,6 +443,7 @@ def agreement_command(
                     cases,
                     records=str(records or DEMO_RECORDS),
                     tokenizer=get_tokenizer("chars:4"),
+                    snippets=snippets,
                     layer=bertscore_layer,
                 )
                 if isinstance(found, str):
