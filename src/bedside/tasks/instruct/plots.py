@@ -18,15 +18,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from bedside.runs.report import png_base64
+from bedside.tasks.instruct.task import context_label, report_cell
 
 CORRECTNESS = ("facts_correct", "judge_correct")
 
 
 def _cell(row: Any) -> tuple[str, str, str]:
-    extra = row.output.get("extra", {})
-    kind = str(extra.get("system_kind", row.system))
-    context = "unbounded" if kind.startswith("refine") else str(extra.get("context", "?"))
-    return kind, row.model, context
+    kind, model, context = report_cell(row)
+    return kind, model, context_label(kind, context)
 
 
 def _context_order(context: str) -> tuple[int, int]:

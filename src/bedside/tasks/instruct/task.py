@@ -162,6 +162,17 @@ def _mean(values: list[float]) -> str:
     return f"{sum(values) / len(values):.3f}" if values else "-"
 
 
+def report_cell(row: Any) -> tuple[str, str, int]:
+    """(system kind, model, context tokens): the cell a result row is reported in, by the tables and the plots."""
+    extra = row.output.get("extra", {})
+    return str(extra.get("system_kind", row.system)), row.model, int(extra.get("context", 0))
+
+
+def context_label(kind: str, context: int) -> str:
+    """A cell's context as shown: multi-step refinement reads the whole record ("unbounded", the paper's †)."""
+    return "unbounded" if kind.startswith("refine") else str(context)
+
+
 def report_tables(rows: Sequence[Any]) -> list[ReportTable]:
     """Systems × context lengths (paper systems first, extensions labelled), and correctness by category."""
     cells: dict[tuple[str, str, int], list[Any]] = defaultdict(list)
@@ -170,8 +181,7 @@ def report_tables(rows: Sequence[Any]) -> list[ReportTable]:
         if row.status != "ok" or not row.output:
             errors[(row.system, row.model)] += 1
             continue
-        extra = row.output.get("extra", {})
-        cells[(extra.get("system_kind", row.system), row.model, int(extra.get("context", 0)))].append(row)
+        cells[report_cell(row)].append(row)
     ordered = sorted(cells, key=lambda c: ("extension" in c[0], c[0], c[1], c[2]))
     body = []
     for kind, model, context in ordered:
@@ -185,7 +195,7 @@ def report_tables(rows: Sequence[Any]) -> list[ReportTable]:
             [
                 kind,
                 model,
-                "unbounded" if kind.startswith("refine") else str(context),
+                context_label(kind, context),
                 str(len(group)),
                 _mean(scores("facts_correct")),
                 _mean(scores("judge_correct")),
