@@ -59,24 +59,6 @@ def _require_libraries() -> None:
         raise ModelConfigError(f"the transformers provider needs {' and '.join(missing)}; {_INSTALL_HINT}")
 
 
-class _StopStrings:
-    """A stopping criterion: true once any stop string appears in the text generated so far.
-
-    Checked on the decoded text rather than on token ids because a stop string can span tokens or sit inside
-    one; the cost (decoding the new tokens each step) is small next to a forward pass.
-    """
-
-    def __init__(self, tokenizer: Any, stops: Sequence[str], prompt_length: int) -> None:
-        self.tokenizer, self.stops, self.prompt_length = tokenizer, tuple(stops), prompt_length
-
-    def __call__(self, input_ids: Any, scores: Any, **_: Any) -> Any:
-        import torch
-
-        text = self.tokenizer.decode(input_ids[0, self.prompt_length :], skip_special_tokens=True)
-        done = any(stop in text for stop in self.stops)
-        return torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)
-
-
 def cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:
     """``text`` up to the earliest stop string, and whether one was found."""
     positions = [text.find(stop) for stop in stops if stop and stop in text]
@@ -143,7 +125,6 @@ class TransformersProvider:
         self, messages: list[dict[str, str]], settings: GenerationSettings, seed: int
     ) -> tuple[str, int, int, str]:
         import torch
-        from transformers import StoppingCriteriaList
 
         with self._lock:
             network, tokenizer = self._load()
@@ -163,9 +144,8 @@ class TransformersProvider:
                 # greedy: the checkpoint's generation_config may ask for sampling; this call does not
                 kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
             if settings.stop:
-                kwargs["stopping_criteria"] = StoppingCriteriaList(
-                    [_StopStrings(tokenizer, settings.stop, prompt_length)]
-                )
+                # transformers matches stop strings on the text, so one may span tokens or end inside one
+                kwargs.update(stop_strings=list(settings.stop), tokenizer=tokenizer)
             torch.manual_seed(seed)
             with torch.inference_mode():
                 output = network.generate(**encoded, **kwargs)
