@@ -432,7 +432,63 @@ def test_progress_off_a_terminal_prints_plain_lines() -> None:
     progress.stop(summary)
     lines = stream.getvalue().splitlines()
     assert [line.rsplit(",", 1)[0] for line in lines] == [
-        "0/3 samples, 0 errors, 0/2 cells done",
-        "2/3 samples, 1 errors, 1/2 cells done",
-        "3/3 samples, 1 errors, 2/2 cells done",
+        "0/3 samples, 0 errors, 0/2 cells done, 0 model calls (0 cached)",
+        "2/3 samples, 1 errors, 1/2 cells done, 0 model calls (0 cached)",
+        "3/3 samples, 1 errors, 2/2 cells done, 0 model calls (0 cached)",
     ]
+
+
+class Recorder:
+    """A progress display that notes what it was told: (samples done, model calls) at each update."""
+
+    def __init__(self) -> None:
+        self.updates: list[tuple[int, int]] = []
+        self.interrupted = False
+
+    def start(self, summary: Any) -> None: ...
+
+    def update(self, summary: Any) -> None:
+        calls = sum(u.calls for u in summary.usage.snapshot().values())
+        self.updates.append((sum(c.done for c in summary.cells.values()), calls))
+
+    def interrupting(self, summary: Any) -> None:
+        self.interrupted = True
+
+    def stop(self, summary: Any) -> None: ...
+
+
+def test_progress_hears_from_a_run_while_a_sample_is_still_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A simulated conversation can take an hour on a CPU: the display must not wait for the sample to end."""
+    from bedside.runs import runner as runner_module
+
+    monkeypatch.setattr(runner_module, "PROGRESS_TICK_S", 0.02)
+    with ScriptedServer({"rules": [], "default": "Rest and drink water."}, latency_ms=300) as server:
+        models, datasets = {"system": [server.model_name("a")]}, {"demo": {"limit": 2}}
+        config = load_config(write_config(tmp_path, server, models=models, datasets=datasets, concurrency=1))
+        progress = Recorder()
+        asyncio.run(execute(config, progress=progress, cache=False))  # type: ignore[arg-type]
+    before_first = [u for u in progress.updates if u[0] == 0]
+    assert len(before_first) >= 5  # ticks while the first answer (300 ms) was on its way
+    assert progress.updates[-1] == (2, 2)
+    assert not progress.interrupted
+
+
+def test_an_interrupted_run_says_so_before_waiting_for_the_calls_in_flight(tmp_path: Path) -> None:
+    with ScriptedServer({"rules": [], "default": "Rest and drink water."}, latency_ms=2000) as server:
+        config = load_config(write_config(tmp_path, server, models={"system": [server.model_name("a")]}))
+        progress = Recorder()
+
+        async def run_then_interrupt() -> None:
+            running = asyncio.ensure_future(execute(config, progress=progress, cache=False))  # type: ignore[arg-type]
+            await asyncio.sleep(0.3)
+            running.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await running
+
+        asyncio.run(run_then_interrupt())
+    assert progress.interrupted
+    store = Store(config.store)
+    assert next(r for r in store.runs() if r["id"] == config.run_id)["status"] == "interrupted"
+    store.close()

@@ -1,7 +1,8 @@
 """The terminal display of a run: per cell done/total and errors, model calls, tokens and cost by role, ETA.
 
 When stderr is not a terminal (a batch job, a log file, CI), a live display would print nothing until the end,
-so a plain line goes out every ``LOG_EVERY_S`` seconds instead.
+so a plain line goes out every ``LOG_EVERY_S`` seconds instead, with the model calls made so far: a sample can
+take many minutes (a simulated conversation on a CPU), and the calls show the run is moving.
 """
 
 from __future__ import annotations
@@ -57,10 +58,12 @@ class TerminalProgress(Progress):
         done = sum(c.done for c in summary.cells.values())
         total = sum(c.total for c in summary.cells.values())
         cells = sum(c.done == c.total for c in summary.cells.values())
+        usage = summary.usage.snapshot().values()
+        calls, cached = sum(u.calls for u in usage), sum(u.cache_hits for u in usage)
         elapsed = time.monotonic() - self._started
         self.console.print(
             f"{done}/{total} samples, {summary.errors} errors, {cells}/{len(summary.cells)} cells done, "
-            f"{elapsed:.0f} s",
+            f"{calls} model calls ({cached} cached), {elapsed:.0f} s",
             highlight=False,
         )
 
@@ -104,6 +107,17 @@ class TerminalProgress(Progress):
                 self.bars.update(self.tasks[cell], completed=counts.done, errors=counts.errors)
         if self.live is not None:
             self.live.update(Group(self.bars, self._usage(summary)))
+
+    def interrupting(self, summary: RunSummary) -> None:
+        if self.live is not None:
+            self._refresh(summary)
+            self.live.stop()
+            self.live = None
+        self.console.print(
+            "[yellow]interrupting[/]: stopping the samples in flight; a call to an in-process model (embedded, "
+            "transformers) cannot be cut short and is waited for. Finished samples are kept.",
+            highlight=False,
+        )
 
     def stop(self, summary: RunSummary) -> None:
         if not self.console.is_terminal:

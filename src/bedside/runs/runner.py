@@ -52,6 +52,8 @@ from bedside.runs.store import HEARTBEAT_S, ResultRow, RunLock, Store
 from bedside.runs.task import Output, Sample, SampleContext, Task, resolve_task
 
 GC_YOUNG_THRESHOLD = 100_000
+PROGRESS_TICK_S = 1.0
+"""How often the progress display hears from a run between stored samples."""
 """Allocations between collections of the cyclic collector's youngest generation while samples run (Python's
 default is 700)."""
 
@@ -98,11 +100,20 @@ class RunSummary:
 
 
 class Progress:
-    """Receives progress; the CLI's rich display implements it. The default does nothing."""
+    """Receives progress; the CLI's rich display implements it. The default does nothing.
+
+    ``update`` comes after each stored batch of samples and every ``PROGRESS_TICK_S`` while samples run, so a
+    display can show model calls made inside a sample that takes minutes (a simulated conversation on a CPU);
+    it should return quickly and may ignore calls that come too often.
+    """
 
     def start(self, summary: RunSummary) -> None: ...
 
     def update(self, summary: RunSummary) -> None: ...
+
+    def interrupting(self, summary: RunSummary) -> None:
+        """Ctrl-C arrived: the samples in flight are being stopped (an in-process model call cannot be, and is
+        waited for), then ``stop`` comes."""
 
     def stop(self, summary: RunSummary) -> None: ...
 
@@ -534,11 +545,14 @@ class _Running:
         workers = min(self.plan.config.concurrency, len(self.plan.generate))
         tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
         beating = asyncio.ensure_future(self._heartbeat())
+        ticking = asyncio.ensure_future(self._tick()) if self.progress else None
         try:
             await asyncio.gather(*tasks)
-        except BaseException:
+        except BaseException as exc:
             # Ctrl-C, or a failure outside any one sample (the store cannot write): stop the samples in flight
             # rather than keep paying for answers that could not be kept.
+            if self.progress and isinstance(exc, asyncio.CancelledError | KeyboardInterrupt):
+                self.progress.interrupting(self.summary)
             for pending in tasks:
                 pending.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -547,6 +561,14 @@ class _Running:
             gc.set_threshold(*threshold)
             gc.unfreeze()
             beating.cancel()
+            if ticking:
+                ticking.cancel()
+
+    async def _tick(self) -> None:
+        assert self.progress is not None
+        while True:
+            await asyncio.sleep(PROGRESS_TICK_S)
+            self.progress.update(self.summary)
 
     async def _heartbeat(self) -> None:
         while True:
