@@ -23,6 +23,7 @@ from bedside.errors import StorageError
 from bedside.llm.scripted_server import FaultSpec
 from bedside.runs import ConfigError, Store, execute, load_config
 from bedside.runs.report import build_report, markdown
+from bedside.runs.runner import Progress, RunSummary
 from bedside.testing import ScriptedServer
 
 runner = CliRunner()
@@ -438,23 +439,19 @@ def test_progress_off_a_terminal_prints_plain_lines() -> None:
     ]
 
 
-class Recorder:
+class Recorder(Progress):
     """A progress display that notes what it was told: (samples done, model calls) at each update."""
 
     def __init__(self) -> None:
         self.updates: list[tuple[int, int]] = []
         self.interrupted = False
 
-    def start(self, summary: Any) -> None: ...
-
-    def update(self, summary: Any) -> None:
+    def update(self, summary: RunSummary) -> None:
         calls = sum(u.calls for u in summary.usage.snapshot().values())
         self.updates.append((sum(c.done for c in summary.cells.values()), calls))
 
-    def interrupting(self, summary: Any) -> None:
+    def interrupting(self, summary: RunSummary) -> None:
         self.interrupted = True
-
-    def stop(self, summary: Any) -> None: ...
 
 
 def test_progress_hears_from_a_run_while_a_sample_is_still_running(
@@ -468,7 +465,7 @@ def test_progress_hears_from_a_run_while_a_sample_is_still_running(
         models, datasets = {"system": [server.model_name("a")]}, {"demo": {"limit": 2}}
         config = load_config(write_config(tmp_path, server, models=models, datasets=datasets, concurrency=1))
         progress = Recorder()
-        asyncio.run(execute(config, progress=progress, cache=False))  # type: ignore[arg-type]
+        asyncio.run(execute(config, progress=progress, cache=False))
     before_first = [u for u in progress.updates if u[0] == 0]
     assert len(before_first) >= 5  # ticks while the first answer (300 ms) was on its way
     assert progress.updates[-1] == (2, 2)
@@ -481,7 +478,7 @@ def test_an_interrupted_run_says_so_before_waiting_for_the_calls_in_flight(tmp_p
         progress = Recorder()
 
         async def run_then_interrupt() -> None:
-            running = asyncio.ensure_future(execute(config, progress=progress, cache=False))  # type: ignore[arg-type]
+            running = asyncio.ensure_future(execute(config, progress=progress, cache=False))
             await asyncio.sleep(0.3)
             running.cancel()
             with pytest.raises(asyncio.CancelledError):

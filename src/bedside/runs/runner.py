@@ -52,10 +52,10 @@ from bedside.runs.store import HEARTBEAT_S, ResultRow, RunLock, Store
 from bedside.runs.task import Output, Sample, SampleContext, Task, resolve_task
 
 GC_YOUNG_THRESHOLD = 100_000
-PROGRESS_TICK_S = 1.0
-"""How often the progress display hears from a run between stored samples."""
 """Allocations between collections of the cyclic collector's youngest generation while samples run (Python's
 default is 700)."""
+PROGRESS_TICK_S = 1.0
+"""How often the progress display hears from a run between stored samples."""
 
 
 @dataclass(frozen=True)
