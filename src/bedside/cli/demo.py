@@ -174,8 +174,9 @@ def _demo_discharge(
             }
         },
         "settings": {
-            "system": {"max_tokens": 160, "temperature": 0.0},
-            "patient": {"max_tokens": 80, "temperature": 0.0},
+            # as configs/discharge-demo.yaml: the penalty breaks the small model's repetition loops
+            "system": {"max_tokens": 160, "temperature": 0.0, "frequency_penalty": 0.5},
+            "patient": {"max_tokens": 80, "temperature": 0.0, "frequency_penalty": 0.5},
             "judge": {"max_tokens": 800, "temperature": 0.0},
         },
         "concurrency": 2,
