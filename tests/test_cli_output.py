@@ -36,6 +36,25 @@ def test_off_a_terminal_a_wide_table_is_markdown_with_nothing_cut() -> None:
     assert "a caption \\| with a pipe" in text
 
 
+@pytest.mark.parametrize("terminal", [False, True])
+def test_a_task_table_prints_its_names_as_written_not_as_markup(terminal: bool) -> None:
+    """Metric names carry square brackets (``concept_f1[umls]``): rich would read them as markup and drop them."""
+    from bedside.cli.app import print_task_tables
+    from bedside.runs.task import ReportTable
+
+    table = ReportTable(
+        title="Table 2 [summary]",
+        columns=["cell", "concept_f1[mesh]"],
+        rows=[["synthetic/dischargesim/embedded/smollm2-135m", "[bold]0.40[/bold]"]],
+        note="UMLS-F is concept_f1[umls]; BLEURT is bleurt[src=none]",
+    )
+    console = Console(width=400, file=io.StringIO(), force_terminal=terminal)
+    print_task_tables([table], console)
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    for written in ("Table 2 [summary]", "concept_f1[mesh]", "[bold]0.40[/bold]", "concept_f1[umls]", "[src=none]"):
+        assert written in text, written
+
+
 @pytest.fixture
 def printed_tables(monkeypatch: pytest.MonkeyPatch) -> list[Table]:
     """Every table a command hands to ``show_table``."""

@@ -3,6 +3,8 @@ one way a table is printed (readable in a terminal and in a log)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import typer
 from rich.console import Console
 from rich.errors import MarkupError
@@ -31,6 +33,19 @@ def show_table(table: Table, console: Console | None = None) -> None:
         console.print(table)
     else:
         console.print(markdown_table(table), markup=False, highlight=False, soft_wrap=True, crop=False)
+
+
+def data_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[str]], caption: str = "") -> Table:
+    """A table of plain data: every title, header, cell and caption shown as written, never read as rich markup
+    (names such as ``concept_f1[umls]`` or ``comet[wmt22][src=bm25-events-400]`` would otherwise lose their
+    brackets). The first column is left-aligned, the rest right-aligned."""
+    table = Table(title=Text(title) if title else None, caption=Text(caption) if caption else None)
+    table.caption_justify = "left"
+    for index, column in enumerate(columns):
+        table.add_column(Text(column), justify="left" if index == 0 else "right")
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))
+    return table
 
 
 def markdown_table(table: Table) -> str:

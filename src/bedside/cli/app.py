@@ -14,7 +14,7 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from bedside import __version__
-from bedside.console import fail, out, show_table
+from bedside.console import data_table, fail, out, show_table
 from bedside.inputs import InputError
 from bedside.llm import Role, default_cache_path
 from bedside.llm.usage import RoleUsage
@@ -119,9 +119,4 @@ def usage_table(by_role: dict[Role, RoleUsage]) -> Table:
 def print_task_tables(tables: Sequence[Any], console: Console = out) -> None:
     """A run's task tables (``ReportTable``) as rich tables."""
     for task_table in tables:
-        table = Table(title=task_table.title, caption=task_table.note or None, caption_justify="left")
-        for index, column in enumerate(task_table.columns):
-            table.add_column(column, justify="left" if index == 0 else "right")
-        for row in task_table.rows:
-            table.add_row(*row)
-        show_table(table, console)
+        show_table(data_table(task_table.title, task_table.columns, task_table.rows, task_table.note), console)

@@ -11,9 +11,8 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
-from bedside.console import err, fail, out, show_table
+from bedside.console import data_table, err, fail, out, show_table
 from bedside.private_files import write_private_text
 
 instruct_app = typer.Typer(
@@ -33,12 +32,7 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 
 def _print_table(title: str, columns: list[str], rows: list[list[str]], caption: str = "") -> None:
-    table = Table(title=title, caption=caption or None, caption_justify="left")
-    for index, column in enumerate(columns):
-        table.add_column(column, justify="left" if index == 0 else "right")
-    for row in rows:
-        table.add_row(*row)
-    show_table(table)
+    show_table(data_table(title, columns, rows, caption))
 
 
 def _instructions(path: Path | None) -> list[Any]:
@@ -466,7 +460,7 @@ def agreement_command(
         ["metric", "τ", "95% CI", "n", "undefined"],
         [[r.name, _fmt(r.mean, 2), f"{_fmt(r.low, 2)}-{_fmt(r.high, 2)}", str(r.n), str(r.undefined)] for r in rows],
         caption="CI: seeded percentile bootstrap over instructions; undefined: a constant ranking (left out)"
-        + (f". Absent (not zero): {escape('; '.join(absent))}" if absent else ""),
+        + (f". Absent (not zero): {'; '.join(absent)}" if absent else ""),
     )
     models = sorted(win_rates["clinicians"])
     _print_table(
