@@ -171,7 +171,7 @@ def print_dry_run(config: Any, *, retry_errors: bool, cache: str | Path | bool, 
         table.add_column(column, justify="left" if column == "cell" else "right")
     for cell, counts in data["cells"].items():
         table.add_row(
-            cell, *(str(counts[k]) for k in ("samples", "finished", "stored_errors", "rescore", "reuse", "run"))
+            escape(cell), *(str(counts[k]) for k in ("samples", "finished", "stored_errors", "rescore", "reuse", "run"))
         )
     show_table(table)
     to_run = sum(c["run"] for c in data["cells"].values())
@@ -380,7 +380,7 @@ def compare_command(
     for r in rows:
         table.add_row(
             escape(r.cell_a),
-            r.metric,
+            escape(r.metric),
             str(r.n),
             f"{r.mean_a:.3f}",
             f"{r.mean_b:.3f}",
