@@ -39,8 +39,9 @@ def data_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[str]]
     """A table of plain data: every title, header, cell and caption shown as written, never read as rich markup
     (names such as ``concept_f1[umls]`` or ``comet[wmt22][src=bm25-events-400]`` would otherwise lose their
     brackets). The first column is left-aligned, the rest right-aligned."""
-    table = Table(title=Text(title) if title else None, caption=Text(caption) if caption else None)
-    table.caption_justify = "left"
+    table = Table(
+        title=Text(title) if title else None, caption=Text(caption) if caption else None, caption_justify="left"
+    )
     for index, column in enumerate(columns):
         table.add_column(Text(column), justify="left" if index == 0 else "right")
     for row in rows:
