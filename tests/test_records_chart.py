@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from bedside.records import Code, Condition, Encounter, Medication, Patient, Record
 from bedside.records.chart import age_band, chart_summary, render_chart_summary
 
-START = datetime(2015, 1, 1)
+START = datetime(2015, 1, 1, tzinfo=UTC)
 TIMES = st.integers(0, 3650).map(lambda days: START + timedelta(days=days, hours=9))
 
 

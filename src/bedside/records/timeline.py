@@ -15,10 +15,11 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from xml.sax.saxutils import escape, quoteattr
 
 from bedside.records.model import Encounter, Record
+from bedside.records.times import EARLIEST
 
 TIME_FORMAT = "%m/%d/%Y %I:%M %p"
 
@@ -86,7 +87,7 @@ def timeline_events(record: Record) -> list[_TimelineEvent]:
 def _visits(record: Record) -> list[_Visit]:
     visits: dict[str, _Visit] = {}
     spans: list[tuple[Encounter, _Visit]] = []
-    for encounter in sorted(record.encounters, key=lambda e: (e.start or datetime.min, e.id)):
+    for encounter in sorted(record.encounters, key=lambda e: (e.start or EARLIEST, e.id)):
         if encounter.start is None:
             continue
         opened = _Visit(encounter.start, encounter.label, encounter.end, list(encounter.details))
@@ -97,7 +98,7 @@ def _visits(record: Record) -> list[_Visit]:
     for order, (when, element, encounter_id, inner, attributes) in enumerate(timeline_events(record)):
         found = visits.get(encounter_id or "") or _containing(spans, starts, when)
         visit = found or loose.setdefault(
-            when.date(), _Visit(datetime.combine(when.date(), datetime.min.time()), "Unattached")
+            when.date(), _Visit(datetime.combine(when.date(), datetime.min.time(), UTC), "Unattached")
         )
         if element == "note":
             xml = f'<note{attributes} start="{format_time(when)}">\n{inner}\n</note>'
@@ -124,7 +125,7 @@ def _person(record: Record, day: date) -> str:
     for label, value in (("Race", patient.race), ("Gender", patient.gender), ("Ethnicity", patient.ethnicity)):
         if value:
             lines.append(f"{label}: {value.upper() if label == 'Gender' else value}")
-    age = patient.age_at(datetime.combine(day, datetime.min.time()))
+    age = patient.age_at(datetime.combine(day, datetime.min.time(), UTC))
     if age is not None:
         lines.append(f"Age in Years: {age}")
     return "<person>\n" + "\n".join(escape(line) for line in lines) + "\n</person>" if lines else ""
