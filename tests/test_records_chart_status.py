@@ -14,6 +14,7 @@ import pytest
 from bedside.records import Code, Condition, Patient, Record, RecordWarning, bundle_to_record, read_fhir_bundle
 from bedside.records.chart import chart_summary, render_chart_summary
 from bedside.records.social import is_social_code
+from bedside.records.timeline import render_timeline_xml
 
 SNOMED = "http://snomed.info/sct"
 RXNORM = "http://www.nlm.nih.gov/research/umls/rxnorm"
@@ -141,6 +142,18 @@ def test_entered_in_error_resources_are_skipped_with_a_warning() -> None:
     assert not ids & {"wrong-chart", "mistake", "762952008"}
     assert {"cancelled", "ruled-out", "91936005"} <= ids  # other statuses are kept, for the views to read
     assert next(c for c in record.conditions if c.id == "ruled-out").verification == "refuted"
+
+
+def test_the_timeline_keeps_items_that_did_not_hold_but_says_so() -> None:
+    xml = render_timeline_xml(_read(BUNDLE))
+    assert "amlodipine 5 MG Oral Tablet (cancelled)</code>" in xml
+    assert "hydrochlorothiazide 25 MG Oral Tablet (draft)</code>" in xml
+    assert "Asthma (disorder) (refuted)</code>" in xml
+    assert "Penicillin (substance) (refuted)</code>" in xml
+    assert "Grass pollen (substance) (resolved)</code>" in xml
+    assert "lisinopril 10 MG Oral Tablet</code>" in xml
+    assert "Essential hypertension (disorder)</code>" in xml
+    assert "metformin" not in xml  # entered in error: dropped when read
 
 
 def test_a_condition_resolved_by_a_stated_date_was_active_before_it() -> None:

@@ -41,19 +41,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from bedside.prompts import render
-from bedside.records.model import Allergy, Condition, Encounter, Medication, Record
+from bedside.records.model import ENDED, NEVER_TAKEN, NOT_A_CONDITION, Allergy, Condition, Encounter, Medication, Record
 from bedside.records.social import is_social_code, is_social_history
 from bedside.records.times import utc
 
 CHART_TEMPLATE = "records/chart_summary.j2"
 MAX_ENCOUNTERS = 10
-
-NEVER_TAKEN = frozenset({"cancelled", "entered-in-error", "draft", "intended", "not-taken"})
-"""Medication statuses (MedicationRequest, MedicationStatement) of an order or statement that was never taken."""
-NOT_A_CONDITION = frozenset({"refuted", "entered-in-error"})
-"""Verification statuses of a condition or allergy the patient does not have."""
-ENDED = frozenset({"inactive", "remission", "resolved"})
-"""Clinical statuses of a condition or allergy that has ended."""
 
 
 @dataclass(frozen=True)

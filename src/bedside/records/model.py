@@ -43,6 +43,14 @@ to ``MAX_YEAR``)."""
 Day = Annotated[date, AfterValidator(_in_range)]
 
 
+NEVER_TAKEN = frozenset({"cancelled", "entered-in-error", "draft", "intended", "not-taken"})
+"""Medication statuses (MedicationRequest, MedicationStatement) of an order or statement that was never taken."""
+NOT_A_CONDITION = frozenset({"refuted", "entered-in-error"})
+"""Verification statuses of a condition or allergy the patient does not have."""
+ENDED = frozenset({"inactive", "remission", "resolved"})
+"""Clinical statuses of a condition or allergy that has ended."""
+
+
 class _Item(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
