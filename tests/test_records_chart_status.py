@@ -156,6 +156,33 @@ def test_the_timeline_keeps_items_that_did_not_hold_but_says_so() -> None:
     assert "metformin" not in xml  # entered in error: dropped when read
 
 
+def test_a_withdrawn_note_does_not_come_back_through_its_diagnostic_report_copy() -> None:
+    text = "UGF0aWVudCBpcyB3ZWxsLg=="  # "Patient is well."
+    bundle = copy.deepcopy(BUNDLE)
+    bundle["entry"] += [
+        {
+            "resource": {
+                "resourceType": "DocumentReference",
+                "id": "doc",
+                "status": "entered-in-error",
+                "identifier": [{"value": "urn:uuid:report"}],
+                "date": "2024-01-05T09:00:00Z",
+                "content": [{"attachment": {"contentType": "text/plain", "data": text}}],
+            }
+        },
+        {
+            "resource": {
+                "resourceType": "DiagnosticReport",
+                "id": "report",
+                "code": {"text": "History and physical note"},
+                "effectiveDateTime": "2024-01-05T09:00:00Z",
+                "presentedForm": [{"contentType": "text/plain", "data": text}],
+            }
+        },
+    ]
+    assert _read(bundle).notes == []
+
+
 def test_a_condition_resolved_by_a_stated_date_was_active_before_it() -> None:
     bundle = copy.deepcopy(BUNDLE)
     bundle["entry"].append(

@@ -175,13 +175,17 @@ def test_records_commands_with_offset_times(tmp_path: Path, written: str, at: st
         assert "2020-01-01" in rendered.output or "01/01/2020" in rendered.output
 
 
+@pytest.mark.parametrize("form", ["jsonl", "csv"])
 @pytest.mark.parametrize("sent_at", ["2020-06-01T09:00:00Z", "2020-06-01T09:00:00+03:00", "2020-06-01T09:00:00"])
 @pytest.mark.parametrize("written", WRITTEN)
-def test_drafting_cases_fill_charts_whatever_the_offsets(tmp_path: Path, sent_at: str, written: str) -> None:
+def test_drafting_cases_fill_charts_whatever_the_offsets(tmp_path: Path, form: str, sent_at: str, written: str) -> None:
     records = _jsonl(tmp_path, written)
-    cases = tmp_path / "messages.jsonl"
+    cases = tmp_path / f"messages.{form}"
     message = {"id": "m1", "message": "My wheeze is back.", "patient_id": "p", "sent_at": sent_at}
-    cases.write_text(json.dumps(message) + "\n", encoding="utf-8")
+    if form == "csv":
+        cases.write_text("id,message,patient_id,sent_at\n" + ",".join(message.values()) + "\n", encoding="utf-8")
+    else:
+        cases.write_text(json.dumps(message) + "\n", encoding="utf-8")
     (case,) = read_cases(cases, records=records)
     assert case.sent_at is not None
     assert case.sent_at.tzinfo is UTC

@@ -247,6 +247,7 @@ class _BundleReader:
         self.encounter_kinds: dict[str, str] = {}
         self.empty_notes = 0
         self.in_error: Counter[str] = Counter()
+        self.withdrawn: list[_Resource] = []  # entered in error: not read, but their links still count
         for index, entry in enumerate(entries):
             resource = entry.get("resource") if isinstance(entry, dict) else None
             if not isinstance(resource, dict) or "resourceType" not in resource:
@@ -281,6 +282,7 @@ class _BundleReader:
         for resource in self.resources:
             if resource.type != "Patient" and _entered_in_error(resource):
                 self.in_error[resource.type] += 1
+                self.withdrawn.append(resource)
             else:
                 kept.append(resource)
         self.resources = kept
@@ -526,9 +528,9 @@ class _BundleReader:
         )
 
     def _diagnostic_report_notes(self, record: Record) -> None:
-        linked = {
+        linked = {  # a withdrawn DocumentReference still names its DiagnosticReport copy, which must not resurface
             _reference_id(str(identifier.get("value", "")))
-            for r in self.resources
+            for r in [*self.resources, *self.withdrawn]
             if r.type == "DocumentReference"
             for identifier in r.data.get("identifier") or []
             if isinstance(identifier, dict)
