@@ -44,7 +44,7 @@ from typing import Any
 
 from bedside.runs.config import DatasetConfig
 from bedside.runs.steps import Steps
-from bedside.runs.task import Output, ReportTable, Sample, SampleContext, System
+from bedside.runs.task import Output, ReportPlot, ReportTable, Sample, SampleContext, System
 from bedside.sim import Knowledge, Simulation
 from bedside.sim.fidelity import FidelityReport, check_fidelity
 from bedside.tasks.discharge.agents import Doctor, Patient, profile_text
@@ -416,7 +416,7 @@ class DischargeTask:
 
         return report_tables(rows)
 
-    def report_plots(self, rows: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    def report_plots(self, rows: Sequence[Mapping[str, Any]]) -> list[ReportPlot]:
         from bedside.tasks.discharge.tables import report_plots
 
         return report_plots(rows)

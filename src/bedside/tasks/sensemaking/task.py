@@ -36,7 +36,7 @@ from typing import Any
 
 from bedside.runs.config import DatasetConfig
 from bedside.runs.steps import Steps
-from bedside.runs.task import Output, ReportTable, Sample, SampleContext, System
+from bedside.runs.task import Output, ReportPlot, ReportTable, Sample, SampleContext, System
 from bedside.sim import Knowledge, Simulation
 from bedside.sim.fidelity import FidelityReport, check_fidelity
 from bedside.tasks.sensemaking.cases import SensemakingCase
@@ -274,6 +274,11 @@ class SensemakingTask:
         from bedside.tasks.sensemaking.tables import report_tables
 
         return report_tables(rows)
+
+    def report_plots(self, rows: Sequence[Mapping[str, Any]]) -> list[ReportPlot]:
+        from bedside.tasks.sensemaking.figures import report_plots
+
+        return report_plots(rows)
 
 
 TASK = SensemakingTask()
