@@ -261,12 +261,12 @@ def size_plots(gaps: Sequence[Gap], models: Mapping[str, CellModel]) -> list[Rep
         every = next(c for c in scatter if not c.without_smallest)
         figure, axis = plt.subplots(figsize=(5, 3.4))
         axis.scatter(every.sizes, every.gaps, color="#4c78a8")
-        lines = [f"every size: r = {every.r:+.2f}, p = {every.p:.3f}"]
+        lines = [f"every size: r = {every.r:+.2f}, p = {every.p:.2g}"]
         trimmed = next((c for c in scatter if c.without_smallest), None)
         if trimmed is not None:
             axis.scatter(every.sizes[:1], every.gaps[:1], color="#e45756", label="left out (smallest)")
             axis.legend(fontsize=7)
-            lines.append(f"without the smallest: r = {trimmed.r:+.2f}, p = {trimmed.p:.3f}")
+            lines.append(f"without the smallest: r = {trimmed.r:+.2f}, p = {trimmed.p:.2g}")
         axis.set_xlabel("parameters (billions, linear)")
         axis.set_ylabel("mean relative difference, HL2 vs HL1", fontsize=8)
         axis.set_title("; ".join(lines), fontsize=8)

@@ -75,7 +75,7 @@ def _bars(title: str, kept: Mapping[str, Sequence[Any]], metrics: Mapping[str, s
         axis.axhline(GOOD, color="#444", linestyle="--", linewidth=0.8, label="Good (3)")
         axis.set_ylabel("judge score 1-4 (mean, 95% CI)", fontsize=8)
         axis.set_ylim(0, 4.2)
-    axis.legend(fontsize=6, loc="lower right")
+    axis.legend(fontsize=6, loc="best")
     return title, png_base64(figure)
 
 
