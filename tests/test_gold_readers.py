@@ -279,3 +279,49 @@ def test_sensemaking_dataset_format_medagent_csv(tmp_path: Path) -> None:
     samples = SENSEMAKING.load("cases", DatasetConfig(path=str(path), options=options))
     assert len(samples) == 10  # one case × the paper's 5 traits × 2 literacy levels
     assert samples[0].inputs["case"]["vignette"] == VIGNETTE
+
+
+def test_discharge_paper_config_runs_on_the_gold_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`bedside run configs/papers/002-discharge.yaml` with the gold set in the MIMIC layout and the models --set
+    to a scripted endpoint: the note is parsed by the helper, the paper schedule runs, the exam is scored by
+    category from the CSV's labels, and the report holds Table 1 and Table 2."""
+    import asyncio
+
+    from bedside.llm.scripted_server import ScriptedServer
+    from bedside.runs import Store, execute, load_config
+    from bedside.runs.report import build_report
+    from test_discharge import Script  # the scripted discharge endpoint shared with the discharge tests
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    questions = _questions(
+        tmp_path,
+        rows=[
+            ["10000032-DS-21", "Which antibiotic?", "Amoxicillin", "Azithromycin", "Sex", "Medication after discharge"],
+            ["10000032-DS-21", "What was found?", "Pneumonia", "Asthma", "Service", "Diagnosis in discharge"],
+        ],
+    )
+    script = Script(signal_at={"medications": 2})
+    with ScriptedServer(rules=script) as server:
+        overrides = [
+            f"models.system={server.model_name('Qwen2.5-7B-Instruct')}",
+            *(f"models.{role}={server.model_name(role)}" for role in ("patient", "judge", "helper")),
+            f"datasets.gold={{path: {_notes(tmp_path)}, options: {{format: mimic, questions: {questions}, "
+            "profiles: literacy}}",
+            f"store={tmp_path / 'store.sqlite'}",
+        ]
+        config = load_config("configs/papers/002-discharge.yaml", overrides)
+        summary = asyncio.run(execute(config, cache=False))
+    assert summary.errors == 0
+    assert "parse" in script.sent  # the MIMIC note had no structure: the helper parsed it
+    store = Store(config.store)
+    try:
+        rows = store.results(config.run_id)
+        report = build_report(store, config.run_id)
+    finally:
+        store.close()
+    assert [r.sample_id for r in rows] == ["10000032-DS-21/literacy=high", "10000032-DS-21/literacy=low"]
+    exam = rows[0].output["extra"]["exam"]["dialogue"] if rows[0].output else {}
+    assert set(exam["by_category"]) == {"medication_after_discharge", "diagnosis_at_discharge"}
+    titles = [t.title for t in report.tables]
+    assert any(t.startswith("DischargeSim Table 1") for t in titles)
+    assert any(t.startswith("DischargeSim Table 2") for t in titles)
