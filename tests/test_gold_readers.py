@@ -325,3 +325,38 @@ def test_discharge_paper_config_runs_on_the_gold_format(tmp_path: Path, monkeypa
     titles = [t.title for t in report.tables]
     assert any(t.startswith("DischargeSim Table 1") for t in titles)
     assert any(t.startswith("DischargeSim Table 2") for t in titles)
+
+
+def test_sensemaking_paper_config_runs_on_the_case_csv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`bedside run configs/papers/004-sensemaking.yaml` on a MedAgent case CSV against a scripted endpoint: the
+    vignette is prepared by the helper, both sensemakers converse, and the HTML report draws Figures 4 and 5."""
+    import asyncio
+
+    from bedside.llm.scripted_server import ScriptedServer
+    from bedside.runs import Store, execute, load_config
+    from bedside.runs.report import build_report, html_page
+    from bedside.testing.scripted_answers import SensemakingScript
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    cases = _csv(tmp_path / "cases.csv", MEDAGENT_HEADER, [["17", VIGNETTE, "Yes"], ["18", VIGNETTE, "No"]])
+    script = SensemakingScript(stays={"gathering": 1})
+    with ScriptedServer(rules=script) as server:
+        overrides = [
+            f"models.system=[{server.model_name('o1')}, {server.model_name('r1')}]",
+            *(f"models.{role}={server.model_name(role)}" for role in ("patient", "judge", "helper")),
+            f"datasets.cases={{path: {cases}, options: {{format: medagent_csv, personas: [neuroticism-basic]}}}}",
+            f"store={tmp_path / 'store.sqlite'}",
+        ]
+        config = load_config("configs/papers/004-sensemaking.yaml", overrides)
+        summary = asyncio.run(execute(config, cache=False))
+    assert summary.errors == 0
+    store = Store(config.store)
+    try:
+        rows = store.results(config.run_id)
+        report = build_report(store, config.run_id)
+    finally:
+        store.close()
+    assert sorted(r.sample_id for r in rows) == ["medqa-17/neuroticism-basic"] * 2
+    page = html_page(report)
+    assert 'alt="MedAgent Figure 4: HBM metrics and flow by model (mean, 95% CI)"' in page
+    assert 'alt="MedAgent Figure 5: diagnostic accuracy by model (mean, 95% CI)"' in page
