@@ -26,7 +26,7 @@ from typing import Any
 
 from bedside.private_files import open_private, open_private_binary, private_dir, write_private_text
 from bedside.runs.store import ResultRow, Store, iter_jsonl
-from bedside.runs.task import ReportTable, resolve_task
+from bedside.runs.task import AbsentPlot, ReportTable, resolve_task
 from bedside.stats import bootstrap_ci, paired_bootstrap
 
 
@@ -64,6 +64,8 @@ class RunReport:
     tables: list[ReportTable] = field(default_factory=list)  # the task's own (see ReportTable)
     task_plots: list[tuple[str, str]] = field(default_factory=list)
     """The task's own plots (title, base64 PNG), from an optional ``report_plots(rows)``; HTML only."""
+    absent_plots: list[AbsentPlot] = field(default_factory=list)
+    """The task's figures this run cannot support, with the reason (in both formats)."""
     notes: list[str] = field(default_factory=list)
 
 
@@ -170,7 +172,11 @@ def _add_task_tables(report: RunReport, rows: Sequence[ResultRow]) -> None:
         report.tables = list(make(rows))
     draw = getattr(task, "report_plots", None)
     if draw is not None:
-        report.task_plots = list(draw(rows))
+        for plot in draw(rows):
+            if isinstance(plot, AbsentPlot):
+                report.absent_plots.append(plot)
+            else:
+                report.task_plots.append(plot)
 
 
 def _configured(run: dict[str, Any]) -> list[str]:
@@ -234,6 +240,9 @@ def markdown(report: RunReport) -> str:
         lines += ["| " + " | ".join(row) + " |" for row in table.rows]
     if report.task_plots:
         lines += ["", f"The HTML report also holds the task's plots: {'; '.join(t for t, _ in report.task_plots)}."]
+    if report.absent_plots:
+        lines += ["", "## Figures not drawn", ""]
+        lines += [f"- {plot.title}: {plot.reason}." for plot in report.absent_plots]
     for note in report.notes:
         lines += ["", f"Note: {note}"]
     for cell in report.cells:
