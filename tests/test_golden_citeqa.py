@@ -235,8 +235,8 @@ def test_stored_scores_are_the_hand_worked_ones(golden: dict[str, Any]) -> None:
         for name, value in expected.items():
             assert rows[case].scores[name] == pytest.approx(value, abs=TOLERANCE.get(name, 1e-6)), (case, name)
     # What the scores were computed from: the submission text and the citation field.
-    assert rows["g1"].output["text"] == f"{N1} |1,3|\n{Q1} |2|\n{G1[0]} |1|"  # type: ignore[index]
-    assert rows["g2"].output["extra"]["selected"] == ["1", "2", "3"]  # type: ignore[index]
+    assert rows["g1"].output["text"] == f"{N1} |1,3|\n{Q1} |2|\n{G1[0]} |1|"
+    assert rows["g2"].output["extra"]["selected"] == ["1", "2", "3"]
 
 
 def test_report_json_cells_and_micro_table(golden: dict[str, Any]) -> None:

@@ -178,7 +178,7 @@ def test_stored_scores_and_decisions(golden: dict[str, Any]) -> None:
         assert set(rows[case].scores) == set(expected)
         for name, value in expected.items():
             assert rows[case].scores[name] == pytest.approx(value), (case, name)
-    c1 = rows["c1"].output["extra"]["editjudge"]  # type: ignore[index]
+    c1 = rows["c1"].output["extra"]["editjudge"]
     assert [d["span"] for d in c1["content"]["decisions"]] == [
         "I am sorry about your knee.",
         "ice it twice a day",
@@ -188,7 +188,7 @@ def test_stored_scores_and_decisions(golden: dict[str, Any]) -> None:
     assert c1["content"]["remainder"] == ["Rest and", ", and take ibuprofen.", "We will call you tomorrow."]
     assert c1["reference_themes"] == ["contingency", "empathy", "planning"]
     assert c1["draft_themes"] == ["coordination", "empathy", "planning"]
-    c2 = rows["c2"].output["extra"]  # type: ignore[index]
+    c2 = rows["c2"].output["extra"]
     assert c2["editjudge"]["draft_sentence_themes"] == ["other", "logistics"]
     assert [(p["content"]["em"], p["content"]["ea"], p["content"]["ed"]) for p in c2["inter_clinician"]] == [
         (2, 0, 0),
@@ -198,7 +198,7 @@ def test_stored_scores_and_decisions(golden: dict[str, Any]) -> None:
 
 def _cell(report: dict[str, Any]) -> dict[str, Any]:
     (cell,) = report["cells"]
-    return cell
+    return dict(cell)
 
 
 def test_report_json_means_and_intervals(golden: dict[str, Any]) -> None:

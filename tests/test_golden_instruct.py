@@ -129,7 +129,7 @@ CLINICIANS = {
 }
 SECOND_RATER = {"i1": {"A": (1, True), "B": (3, True), "C": (2, False)}}
 
-SCORES = {
+SCORES: dict[str, dict[str, list[float]]] = {
     "A": {"facts_recall": [1, 0, 1], "facts_correct": [1, 0, 1], "judge_correct": [1, 0, 1], "words": [5, 1, 4]},
     "B": {"facts_recall": [1, 1, 1], "facts_correct": [1, 1, 1], "judge_correct": [1, 1, 1], "words": [3, 5, 4]},
     "C": {
@@ -205,7 +205,7 @@ def golden(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def _letter(golden: dict[str, Any], model: str) -> str:
-    return next(letter for letter, name in golden["models"].items() if name == model)
+    return str(next(letter for letter, name in golden["models"].items() if name == model))
 
 
 def test_stored_scores(golden: dict[str, Any]) -> None:
@@ -214,7 +214,7 @@ def test_stored_scores(golden: dict[str, Any]) -> None:
         letter = _letter(golden, row.model)
         index = int(row.sample_id[1]) - 1
         assert row.status == "ok"
-        assert row.output["text"] == ANSWERS[letter][row.sample_id]  # type: ignore[index]
+        assert row.output["text"] == ANSWERS[letter][row.sample_id]
         expected = {name: float(values[index]) for name, values in SCORES[letter].items()}
         assert row.scores == {**expected, "truncated": 0.0}, (letter, row.sample_id)
         assert row.strata["specialty"] == next(
@@ -228,7 +228,8 @@ def test_report_cells_and_strata(golden: dict[str, Any]) -> None:
     for letter, cell in cells.items():
         assert (cell["samples"], cell["ok"], cell["errors"]) == (3, 3, 0)
         summaries = {m["metric"]: m for m in cell["metrics"]}
-        for name, values in {**SCORES[letter], "truncated": [0, 0, 0]}.items():
+        expected: dict[str, list[float]] = {**SCORES[letter], "truncated": [0.0, 0.0, 0.0]}
+        for name, values in expected.items():
             got = summaries[name]
             assert got["n"] == 3
             assert got["mean"] == pytest.approx(sum(values) / 3), (letter, name)
@@ -245,12 +246,12 @@ def test_report_task_tables(golden: dict[str, Any]) -> None:
     tables = {t["title"]: t for t in golden["report"]["tables"]}
     systems = tables["Instructions: systems × context length"]
     by_model = {_letter(golden, row[1]): row for row in systems["rows"]}
-    prompt_tokens = {}
+    prompt_tokens: dict[str, list[int]] = {}
     for row in golden["rows"]:
         # chars:4 counts ceil(characters / 4) per message; no chat-template overhead for this endpoint.
-        prompt = row.output["prompts"][0]  # type: ignore[index]
+        prompt = row.output["prompts"][0]
         tokens = sum(-(-len(m["content"]) // 4) for m in prompt)
-        assert row.output["extra"]["prompt_tokens"] == tokens  # type: ignore[index]
+        assert row.output["extra"]["prompt_tokens"] == tokens
         prompt_tokens.setdefault(_letter(golden, row.model), []).append(tokens)
     means = {"A": ("0.667", "0.667", "0.667"), "B": ("1.000", "1.000", "1.000"), "C": ("0.000", "0.000", "0.333")}
     for letter, (facts, judge, recall) in means.items():
@@ -313,13 +314,13 @@ def _labels_through_review(golden: dict[str, Any]) -> Path:
         text, _ = rv.export_labels(store.engine, review_id, "instruct")
     finally:
         store.close()
-    path = golden["folder"] / "labels.jsonl"
+    path = Path(golden["folder"]) / "labels.jsonl"
     path.write_text(text, encoding="utf-8")
     return path
 
 
 def _model_of(golden: dict[str, Any], cell: str) -> str:
-    return next(r.model for r in golden["rows"] if r.cell == cell)
+    return str(next(r.model for r in golden["rows"] if r.cell == cell))
 
 
 @pytest.fixture(scope="module")
