@@ -244,3 +244,80 @@ def test_dedup_keeps_the_first_of_near_duplicates_in_file_order(tmp_path: Path) 
     again = CliRunner().invoke(app, ["instruct", "dedup", "-i", str(source), "-o", str(output)])
     assert again.exit_code == 1
     assert "exists" in again.output
+
+
+def _dialect_a(person_note: str) -> str:
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<record>\n<visit type="Office" start="10/08/2018 20:00">\n'
+        '<day start="10/08/2018 20:00">\n<person>\nBirth: 01/02/1970\n</person>\n'
+        f'<note type="progress" start="10/08/2018 20:00">\n{person_note}\n</note>\n</day>\n</visit>\n</record>\n'
+    )
+
+
+def test_ehr_prefixed_files_join_the_relevance_labels(tmp_path: Path) -> None:
+    """MedAlign's earlier layout names files EHR_<person_id>.xml and its labels the person alone: the file's person
+    id drops the prefix (it was EHR_<id>, so no label ever joined), and the paper view still reads the file."""
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+    from bedside.records import read_medalign_xml
+    from bedside.tasks.instruct.matching import record_documents
+
+    folder = tmp_path / "ehrs"
+    folder.mkdir()
+    (folder / "EHR_101.xml").write_text(_dialect_a("warfarin started for atrial fibrillation"), encoding="utf-8")
+    (folder / "EHR_102.xml").write_text(_dialect_a("knee replacement planned next spring"), encoding="utf-8")
+    (folder / "EHR_103.xml").write_text(_dialect_a("seasonal allergies treated with loratadine"), encoding="utf-8")
+    assert read_medalign_xml(folder / "EHR_101.xml").patient.id == "101"
+    assert read_medalign_xml(folder / "EHR_101.xml", patient_id="EHR_101").patient.id == "EHR_101"
+    documents = record_documents(str(folder))
+    assert sorted(documents) == ["101", "102", "103"]
+    assert documents["101"] == (folder / "EHR_101.xml").read_text(encoding="utf-8")  # the file's own text
+    instructions = tmp_path / "instructions.jsonl"
+    instructions.write_text(
+        json.dumps({"id": "q1", "question": "warfarin for atrial fibrillation", "general": True})
+        + "\n",
+        encoding="utf-8",
+    )
+    labels = tmp_path / "ehr-relevance-labels.csv"
+    labels.write_text(
+        "instruction_id,question,person_id,is_selected_ehr\nq1,q,101,yes\nq1,q,102,no\n", encoding="utf-8"
+    )
+    result = CliRunner().invoke(
+        app,
+        ["instruct", "match", "-i", str(instructions), "--records", str(folder), "--labels", str(labels), "-k", "2"],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(
+        app,
+        [
+            "instruct",
+            "match",
+            "-i",
+            str(instructions),
+            "--records",
+            str(folder),
+            "--labels",
+            str(labels),
+            "-k",
+            "2",
+            "--json",
+        ],
+    )
+    data = json.loads(result.output)
+    candidates = data["matches"][0]["candidates"]
+    assert (candidates[0]["person_id"], candidates[0]["relevance"]) == ("101", "relevant")
+    assert data["evaluation"]["success"]["1"] == 1.0
+
+
+def test_public_sample_record_under_the_earlier_file_name(external: Path, tmp_path: Path) -> None:
+    """The public synthetic record (dialect a), linked in place under the earlier layout's name, reads as person 7."""
+    from bedside.tasks.instruct.ehr import load_ehr as load
+
+    folder = tmp_path / "ehrs"
+    folder.mkdir()
+    (folder / "EHR_7.xml").symlink_to(external / "som-shahlab_medalign" / "data" / "sample-ehr-clean.xml")
+    ehr = load(Instruction(id="x", question="q", person_id="7"), str(folder))
+    assert ehr.record.patient.id == "7"
+    assert ehr.raw_text == (folder / "EHR_7.xml").read_text(encoding="utf-8")
