@@ -275,8 +275,7 @@ def test_ehr_prefixed_files_join_the_relevance_labels(tmp_path: Path) -> None:
     assert documents["101"] == (folder / "EHR_101.xml").read_text(encoding="utf-8")  # the file's own text
     instructions = tmp_path / "instructions.jsonl"
     instructions.write_text(
-        json.dumps({"id": "q1", "question": "warfarin for atrial fibrillation", "general": True})
-        + "\n",
+        json.dumps({"id": "q1", "question": "warfarin for atrial fibrillation", "general": True}) + "\n",
         encoding="utf-8",
     )
     labels = tmp_path / "ehr-relevance-labels.csv"
