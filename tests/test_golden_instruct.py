@@ -331,7 +331,19 @@ def analysis(golden: dict[str, Any]) -> dict[str, Any]:
     evaluated = runner.invoke(app, ["instruct", "evaluate", str(labels), *common])
     assert evaluated.exit_code == 0, evaluated.output
     agreed = runner.invoke(
-        app, ["instruct", "agreement", str(labels), *common, "--metric", "words", "--metric", "rougeL"]
+        app,
+        [
+            "instruct",
+            "agreement",
+            str(labels),
+            *common,
+            "--metric",
+            "words",
+            "--metric",
+            "rougeL",
+            "--comet",
+            str(golden["folder"] / "no-comet-checkpoint"),
+        ],
     )
     assert agreed.exit_code == 0, agreed.output
     cells = {r.model: r.cell for r in golden["rows"]}
@@ -402,4 +414,16 @@ def test_metric_agreement_tau_and_win_rates(analysis: dict[str, Any]) -> None:
         cell["B"]: pytest.approx(7 / 12),
         cell["C"]: pytest.approx(1 / 3),
     }
-    assert data["absent"] == []
+    # COMET without a checkpoint: absent with its reason, in neither the τ rows nor the win rates (never zero).
+    (absent,) = data["absent"]
+    assert absent.startswith("comet")
+    assert not any(name.startswith("comet") for name in rates)
+    # The two best metrics compared (rougeL 7/9 over words 2/3), paired over the same instructions.
+    (comparison,) = data["comparisons"]
+    assert (comparison["a"], comparison["b"]) == ("words", "rougeL")
+    paired = comparison["paired"]
+    assert paired["n"] == 3
+    assert paired["difference"] == pytest.approx(1 / 9)
+    assert (paired["low"], paired["high"]) == (pytest.approx(0.0), pytest.approx(1 / 3))
+    assert paired["p_value"] == pytest.approx(16 / 27, abs=0.03)
+    assert comparison["fisher"] is None

@@ -123,6 +123,29 @@ def correctness_by(
     return Breakdown(name, groups, names, rates, {g: len(members[g]) for g in groups}, micro, macro, row_macro)
 
 
+def with_label_specialties(
+    instructions: Mapping[str, Instruction], labels: Sequence[ResponseLabel]
+) -> dict[str, Instruction]:
+    """The instructions with each one's submitter specialty filled from the labels where the instructions file
+    has none (the release's gold file does not carry it; its reviewed file does, per row). An instruction the
+    labels name but the file lacks is added with only its id and specialty, so the specialty breakdown (Appendix
+    J) counts it. A specialty the instructions file gives wins over the labels'."""
+    found: dict[str, str] = {}
+    for label in labels:
+        if label.submitter_specialty:
+            found.setdefault(label.instruction_id, label.submitter_specialty)
+    merged = dict(instructions)
+    for item, specialty in found.items():
+        existing = merged.get(item)
+        if existing is None:
+            merged[item] = Instruction(
+                id=item, question="(not in the instructions file)", submitter_specialty=specialty
+            )
+        elif not existing.submitter_specialty:
+            merged[item] = existing.model_copy(update={"submitter_specialty": specialty})
+    return merged
+
+
 @dataclass(frozen=True)
 class PointBiserial:
     mean: float | None
