@@ -46,7 +46,8 @@ Clinician labels (Annotator_1; rank 1 = best, ties allowed; Annotator_2 also ran
     by category: Retrieve & Summarize (i1, i2) A 1/2, B 1, C 0; Care Planning (i3) A 1, B 1, C 0
     by specialty (pooled over models): Cardiology (1/2 + 1 + 0)/3 = 1/2; Internal Medicine (1 + 1 + 0)/3 = 2/3
     point-biserial (correct vs rank, per instruction): i1 x (1,1,0) y (1,2,3): r = −1/sqrt(4/3) = −0.8660;
-        i2 x (0,1,0) y (3,1,2): −0.8660; i3 x (1,1,0) y (1,1,2): −1 → mean −0.9107, [−1, −0.8660], n 3
+        i2 x (0,1,0) y (3,1,2): −0.8660; i3 x (1,1,0) y (1,1,2): −1 → mean −0.9107, [−1, −0.8660], n 3;
+        by category: Retrieve & Summarize (i1, i2) −0.8660, n 2; Care Planning (i3) −1, n 1
     easy/hard: no instruction correct for every model or for none: mixed 3 of 3
 
 Metrics against the clinicians (Kendall τ-b per instruction, metric score vs −rank)::
@@ -380,6 +381,13 @@ def test_table3_correctness_win_rates_ties_excluded(analysis: dict[str, Any]) ->
     assert biserial["per_instruction"] == {"i1": pytest.approx(r), "i2": pytest.approx(r), "i3": pytest.approx(-1.0)}
     assert biserial["mean"] == pytest.approx((2 * r - 1) / 3)
     assert (biserial["low"], biserial["high"]) == (pytest.approx(-1.0), pytest.approx(r))
+    by_category = data["point_biserial_by_category"]
+    assert sorted(by_category) == ["Care Planning", "Retrieve & Summarize"]
+    assert (by_category["Retrieve & Summarize"]["mean"], by_category["Retrieve & Summarize"]["n"]) == (
+        pytest.approx(r),
+        2,
+    )
+    assert (by_category["Care Planning"]["mean"], by_category["Care Planning"]["n"]) == (pytest.approx(-1.0), 1)
     assert data["difficulty"] == {"all_correct": [], "none_correct": [], "mixed": 3, "n": 3}
 
 

@@ -259,8 +259,8 @@ def evaluate_command(
     as_json: JsonOption = False,
 ) -> None:
     """Table 3 (correct %, win rate with ties excluded, mean rank), correctness by category, subcategory and
-    submitter specialty, point-biserial of correctness with rank, easy and hard instructions, correctness and
-    rank by record-length quartile, response lengths."""
+    submitter specialty, point-biserial of correctness with rank (overall and by category), easy and hard
+    instructions, correctness and rank by record-length quartile, response lengths."""
     from bedside.tasks.instruct import evaluation
     from bedside.tasks.instruct.ehr import RecordNotFoundError, load_ehr
     from bedside.tasks.instruct.task import DEMO_RECORDS, SYNTHETIC_LABELS
@@ -277,6 +277,7 @@ def evaluate_command(
             chosen, cases, lambda i: i.submitter_specialty, name="submitter specialty"
         )
         correlation = evaluation.rank_correctness_correlation(chosen)
+        correlation_by_category = evaluation.correlation_by(chosen, cases, lambda i: i.category)
         difficulty = evaluation.easy_and_hard(chosen)
         counter = get_tokenizer(tokenizer)
         lengths: dict[str, int] = {}
@@ -303,6 +304,7 @@ def evaluate_command(
                 for g, r in by_specialty.rates.items()
             },
             "point_biserial": dataclasses.asdict(correlation),
+            "point_biserial_by_category": {g: dataclasses.asdict(c) for g, c in correlation_by_category.items()},
             "difficulty": dataclasses.asdict(difficulty),
             "length_quartiles": dataclasses.asdict(quartiles) if quartiles else None,
             "response_lengths": [dataclasses.asdict(r) for r in response_lengths],
@@ -332,6 +334,15 @@ def evaluate_command(
         f"[{_fmt(correlation.low)}, {_fmt(correlation.high)}], n = {correlation.n}, skipped {correlation.skipped} "
         "(all responses correct or all incorrect)",
         highlight=False,
+    )
+    _print_table(
+        "Point-biserial (correct vs rank) by category",
+        ["category", "mean", "95% CI", "n", "skipped"],
+        [
+            [g, _fmt(c.mean), f"[{_fmt(c.low)}, {_fmt(c.high)}]", str(c.n), str(c.skipped)]
+            for g, c in correlation_by_category.items()
+        ],
+        caption="Per instruction across its responses, then the mean over the category's instructions (Table S9).",
     )
     out.print(
         f"correct for every model: {len(difficulty.all_correct)}; for none: {len(difficulty.none_correct)}; "
