@@ -372,6 +372,77 @@ def evaluate_command(
     )
 
 
+@instruct_app.command("records")
+def records_command(
+    instructions: InstructionsOption = None,
+    records: Annotated[Path | None, typer.Option("--records", "-r", help="Records [default: the demo cohort].")] = None,
+    tokenizer: Annotated[
+        str, typer.Option(help="Tokenizer for record lengths (embedded, chars:N, tokenizer.json).")
+    ] = ("chars:4"),
+    view: Annotated[str, typer.Option(help="Record text measured: paper (raw XML where present) or timeline.")] = (
+        "paper"
+    ),
+    instruction_column: InstructionColumnOption = None,
+    quoting: QuotingOption = "csv",
+    as_json: JsonOption = False,
+) -> None:
+    """Tables S4 and S5: demographics and lengths of the distinct records behind the instructions (each record
+    once, however many instructions it serves)."""
+    from bedside.tasks.instruct import cohort
+    from bedside.tasks.instruct.task import DEMO_RECORDS
+    from bedside.text.tokens import get_tokenizer
+
+    if view not in ("paper", "timeline"):
+        raise fail(ValueError(f"--view must be paper or timeline, not {view!r}"))
+    try:
+        loaded = _instructions(instructions, instruction_column, quoting)
+        found, missing = cohort.distinct_records(loaded, str(records or DEMO_RECORDS))
+        ehrs = list(found.values())
+        people = cohort.demographics_table(ehrs)
+        stats = cohort.record_statistics(ehrs, get_tokenizer(tokenizer), view=view)
+    except (ValueError, OSError) as exc:
+        raise fail(exc) from None
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "demographics": dataclasses.asdict(people),
+                    "statistics": dataclasses.asdict(stats),
+                    "missing_records": missing,
+                },
+                indent=2,
+            )
+        )
+        return
+    _print_table(
+        f"Demographics of {people.patients} patients (Table S4)",
+        ["attribute", "value", "patients", "%"],
+        [
+            [attribute, value, str(n), _fmt(100 * n / people.patients, 1)]
+            for attribute, counts in people.counts.items()
+            for value, n in counts.items()
+        ],
+        caption="Age at the record's latest event.",
+    )
+    _print_table(
+        f"Record statistics (Table S5): {stats.records} records, {stats.tokenizer} tokens of the {stats.view} view",
+        ["statistic", "value"],
+        [
+            *([f"≤ {t:,} tokens", f"{n} ({_fmt(100 * n / stats.records, 2)}%)"] for t, n in stats.within.items()),
+            ["median [IQR]", f"{stats.median:,.0f} [{stats.iqr:,.0f}]"],
+            ["range", f"{stats.minimum:,}–{stats.maximum:,}"],
+            ["total tokens", f"{stats.total_tokens:,}"],
+            ["total characters", f"{stats.total_characters:,}"],
+            [
+                "median per record: codes / visits / notes / measurements",
+                f"{stats.median_codes:g} / {stats.median_visits:g} / {stats.median_notes:g} / "
+                f"{stats.median_measurements:g}",
+            ],
+        ],
+        caption=(f"Records not found: {len(missing)} ({', '.join(sorted(missing)[:5])})" if missing else ""),
+    )
+
+
 @instruct_app.command("subgroups")
 def subgroups_command(
     labels: LabelsArgument = None,
