@@ -478,3 +478,18 @@ def test_release_tsvs_through_the_analysis_commands_with_column_maps(tmp_path: P
     unknown = runner.invoke(app, ["instruct", "agreement", *common, "--metric", "rougeL", "--compare", "rougeL:nope"])
     assert unknown.exit_code == 1
     assert "no row named nope" in unknown.output
+
+
+def test_power_analysis_reproduces_appendix_k_with_its_inputs() -> None:
+    """σ_d 0.014, α 0.05, power 0.8: (1.95996 + 0.84162) × 0.014 = 0.03922 with normal quantiles; with t at 4 df
+    (2.77645 + 0.94096) × 0.014 = 0.05204, the paper's 0.052."""
+    from bedside.stats import minimum_detectable_difference
+
+    assert minimum_detectable_difference(0.014) == pytest.approx((1.959964 + 0.841621) * 0.014, abs=1e-6)
+    assert minimum_detectable_difference(0.014, df=4) == pytest.approx((2.776445 + 0.940965) * 0.014, abs=1e-6)
+    result = runner.invoke(app, ["instruct", "power", "--sd", "0.014", "--df", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    assert round(json.loads(result.output)["minimum_detectable"], 3) == 0.052
+    bad = runner.invoke(app, ["instruct", "power", "--sd", "0"])
+    assert bad.exit_code == 1
+    assert "standard error must be positive" in bad.output
