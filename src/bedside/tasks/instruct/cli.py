@@ -398,6 +398,12 @@ def records_command(
         loaded = _instructions(instructions, instruction_column, quoting)
         found, missing = cohort.distinct_records(loaded, str(records or DEMO_RECORDS))
         ehrs = list(found.values())
+        if not ehrs:
+            first = next(iter(missing.items()), None)
+            raise ValueError(
+                f"none of the {len(loaded)} instructions has a record to describe"
+                + (f" (e.g. {first[0]}: {first[1]})" if first else "")
+            )
         people = cohort.demographics_table(ehrs)
         stats = cohort.record_statistics(ehrs, get_tokenizer(tokenizer), view=view)
     except (ValueError, OSError) as exc:
