@@ -15,6 +15,7 @@ difference B − A with a paired bootstrap 95% interval and p-value.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import html
 import io
 from collections import Counter, defaultdict
@@ -374,6 +375,50 @@ def html_page(report: RunReport) -> str:
         f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title><style>{style}</style></head>"
         f"<body>{''.join(body)}</body></html>\n"
     )
+
+
+def report_json(report: RunReport) -> dict[str, Any]:
+    """The report as JSON-able data (``bedside report --json``): the same numbers as the Markdown tables, unrounded.
+
+    ``cells``: per cell its counts and per metric ``{metric, n, mean, low, high}``, with ``strata`` (key → value →
+    the same); ``over_models``; ``tables``: the task's own tables as printed (title, columns, rows, note);
+    ``usage`` by role; ``notes``. Plots are left out (HTML only).
+    """
+    run = report.run
+    return {
+        "run": {
+            "id": run["id"],
+            "task": run["task"],
+            "status": run["status"],
+            "created_at": f"{run['created_at']:%Y-%m-%dT%H:%M:%S}",
+            "bedside_version": run["bedside_version"],
+            "git_commit": run["git_commit"],
+        },
+        "metrics": list(report.metrics),
+        "cells": [
+            {
+                "cell": c.cell,
+                "dataset": c.dataset,
+                "system": c.system,
+                "model": c.model,
+                "samples": c.samples,
+                "ok": c.ok,
+                "errors": c.errors,
+                "truncated": c.truncated,
+                "metrics": [dataclasses.asdict(m) for m in c.metrics],
+                "strata": {
+                    key: {value: [dataclasses.asdict(m) for m in summaries] for value, summaries in groups.items()}
+                    for key, groups in c.strata.items()
+                },
+                "error_causes": dict(c.error_causes),
+            }
+            for c in report.cells
+        ],
+        "over_models": [dataclasses.asdict(o) for o in over_models(report)],
+        "tables": [dataclasses.asdict(t) for t in report.tables],
+        "usage": report.usage,
+        "notes": list(report.notes),
+    }
 
 
 def write_report(store: Store, run_id: str, folder: Path) -> tuple[Path, Path]:
