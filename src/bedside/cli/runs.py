@@ -336,14 +336,20 @@ def report_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="Folder for the .md and .html files.")] = Path(
         "runs/reports"
     ),
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the report as JSON (metrics, the task's tables, methods); no files.")
+    ] = False,
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
     """Write a Markdown and a self-contained HTML report: tables with 95% CIs, strata, errors, usage, plots."""
     from bedside.runs import Store
-    from bedside.runs.report import write_report
+    from bedside.runs.report import build_report, report_json, write_report
 
     opened = Store(store)
     try:
+        if as_json:
+            typer.echo(json.dumps(report_json(build_report(opened, run)), indent=2, default=str))
+            return
         md, page = write_report(opened, run, output)
     except (LookupError, OSError) as exc:
         raise fail(exc) from None

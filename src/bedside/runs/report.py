@@ -26,7 +26,7 @@ from typing import Any
 
 from bedside.private_files import open_private, open_private_binary, private_dir, write_private_text
 from bedside.runs.store import ResultRow, Store, iter_jsonl
-from bedside.runs.task import ReportTable, resolve_task
+from bedside.runs.task import ReportTable, Task, resolve_task
 from bedside.stats import bootstrap_ci, paired_bootstrap
 
 
@@ -65,6 +65,8 @@ class RunReport:
     task_plots: list[tuple[str, str]] = field(default_factory=list)
     """The task's own plots (title, base64 PNG), from an optional ``report_plots(rows)``; HTML only."""
     notes: list[str] = field(default_factory=list)
+    methods: list[str] = field(default_factory=list)
+    """Per stored metric, whose scorer produced it and what text it scores (see :mod:`bedside.runs.scorers`)."""
 
 
 def _per_sample(rows: Sequence[ResultRow], metric: str) -> list[float]:
@@ -125,6 +127,16 @@ def build_report(store: Store, run_id: str) -> RunReport:
     return run_report
 
 
+def _methods(report: RunReport, task: Task) -> None:
+    """The methods note: per stored metric, the implementation the scorer rule picks and the text it scores."""
+    from bedside.runs.scorers import resolve_scorers
+
+    try:
+        report.methods = [r.line() for r in resolve_scorers(task, report.metrics)]
+    except ValueError as exc:  # a store from an older bedside may hold a name this one does not know
+        report.notes.append(f"scorer methods left out: {exc}")
+
+
 @dataclass(frozen=True)
 class OverModels:
     """A system's metric across the models of a grid: the mean and sample standard deviation of the per-model
@@ -165,6 +177,7 @@ def _add_task_tables(report: RunReport, rows: Sequence[ResultRow]) -> None:
     except (ValueError, ImportError) as exc:
         report.notes.append(f"task tables left out: {exc}")
         return
+    _methods(report, task)
     make = getattr(task, "report_tables", None)
     if make is not None:
         report.tables = list(make(rows))
@@ -195,6 +208,9 @@ def markdown(report: RunReport) -> str:
         "## Results by cell",
         "",
     ]
+    if report.methods:
+        methods = ["## Methods: scorers", "", "Which implementation produced each metric, and what text it scores:", ""]
+        lines[-2:-2] = [*methods, *(f"- {line}" for line in report.methods), ""]
     header = ["cell", "ok", "errors", "hit max_tokens", *report.metrics]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for cell in report.cells:
@@ -273,6 +289,38 @@ def markdown(report: RunReport) -> str:
             f"{f'{cost:.4f}' if cost else '-'} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def report_json(report: RunReport) -> dict[str, Any]:
+    """The report as data (``bedside report --json``): the cells' metrics with their intervals, the task's tables
+    cell for cell as the Markdown shows them, the methods note and the notes."""
+    run = report.run
+    return {
+        "run": run["id"],
+        "task": run["task"],
+        "status": run["status"],
+        "metrics": report.metrics,
+        "methods": report.methods,
+        "cells": [
+            {
+                "cell": c.cell,
+                "dataset": c.dataset,
+                "system": c.system,
+                "model": c.model,
+                "samples": c.samples,
+                "ok": c.ok,
+                "errors": c.errors,
+                "truncated": c.truncated,
+                "metrics": {m.metric: {"n": m.n, "mean": m.mean, "low": m.low, "high": m.high} for m in c.metrics},
+            }
+            for c in report.cells
+        ],
+        "tables": [
+            {"title": t.title, "columns": t.columns, "rows": t.rows, "note": t.note} for t in report.tables
+        ],
+        "usage": report.usage,
+        "notes": report.notes,
+    }
 
 
 def plots(report: RunReport) -> list[tuple[str, str]]:
