@@ -67,7 +67,12 @@ def config_check(
         "models": loaded.models,
         "scorers": scorers,
         "scorer_resolution": [
-            {"name": r.name, "implementation": r.implementation, "text": r.text, "overrides_generic": r.overrides_generic}
+            {
+                "name": r.name,
+                "implementation": r.implementation,
+                "text": r.text,
+                "overrides_generic": r.overrides_generic,
+            }
             for r in resolutions
         ],
         "store": loaded.store,

@@ -315,9 +315,7 @@ def report_json(report: RunReport) -> dict[str, Any]:
             }
             for c in report.cells
         ],
-        "tables": [
-            {"title": t.title, "columns": t.columns, "rows": t.rows, "note": t.note} for t in report.tables
-        ],
+        "tables": [{"title": t.title, "columns": t.columns, "rows": t.rows, "note": t.note} for t in report.tables],
         "usage": report.usage,
         "notes": report.notes,
     }

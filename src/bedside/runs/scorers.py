@@ -188,7 +188,9 @@ def score_sample(task: Task, names: list[str], sample: Sample, output: Output) -
     own = set(_task_scorers(task))
     scores: dict[str, float | None] = {}
     for name in names:
-        value = task.score(name, sample, output) if name in own or name not in GENERIC else GENERIC[name](sample, output)
+        value = (
+            task.score(name, sample, output) if name in own or name not in GENERIC else GENERIC[name](sample, output)
+        )
         scores[name] = None if value is None or value != value else float(value)
     return scores
 

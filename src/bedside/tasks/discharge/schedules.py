@@ -61,7 +61,9 @@ def _stages(caps: tuple[int | None, ...], closing: int | None) -> tuple[Stage, .
 
 SCHEDULES: dict[str, Schedule] = {
     "paper": Schedule("paper", _stages((5, 5, 5, None, 5, 5), 1)),
-    "reference": Schedule("reference", _stages((None,) * 6, None), counter="reference", max_tokens=200, temperature=0.05),
+    "reference": Schedule(
+        "reference", _stages((None,) * 6, None), counter="reference", max_tokens=200, temperature=0.05
+    ),
     "demo": Schedule("demo", _stages((1, 1, 1, 1, 1, 1), 1), max_doctor_messages=12),
 }
 

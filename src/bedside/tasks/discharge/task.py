@@ -191,7 +191,11 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
         temperature=schedule.temperature,
     )
     patient = Patient(
-        case, profile, prompt_style=doctor.prompt_style, max_tokens=schedule.max_tokens, temperature=schedule.temperature
+        case,
+        profile,
+        prompt_style=doctor.prompt_style,
+        max_tokens=schedule.max_tokens,
+        temperature=schedule.temperature,
     )
     knowledge = Knowledge(case.patient_view().facts(), profile)
     simulation = Simulation(
