@@ -85,4 +85,4 @@ def config_check(
     out.print(f"run {loaded.run_id}; task {loaded.task}; {cells} cell(s); samples {samples}", highlight=False)
     out.print("scorers (name: implementation, what it scores):", highlight=False)
     for resolution in resolutions:
-        out.print(f"  {resolution.line()}", highlight=False, markup=False)
+        out.print(f"  {resolution.line()}", highlight=False, markup=False, soft_wrap=True)
