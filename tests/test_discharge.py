@@ -771,3 +771,59 @@ def test_the_papers_table_shapes_spell_out_every_abbreviated_column() -> None:
         for code in codes:
             assert code in table.columns
             assert f"{code} = " in table.note, (table.title, code)
+
+
+def test_the_reference_schedule_hides_what_the_cut_note_hides_and_sends_temperature_0_05(tmp_path: Path) -> None:
+    """The reference code shows the doctor the note cut before "Discharge Condition" and generates both agents'
+    turns at temperature 0.05 with 200 tokens; the structure bedside also shows must not hand back what the cut
+    hid (warning signs, home care, follow-up, the medicines' patient instructions). Read from the stored prompts
+    and the requests the server received."""
+    import yaml
+
+    from bedside.runs import Store, execute, load_config
+
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps(CASE) + "\n", encoding="utf-8")
+    hidden = ("Warning signs to return", "Activity and home care", "Follow-up:", "fever over 101 F", "Dr. Lee",
+              "walk a little every day", "with food, for 5 days")  # fmt: skip
+    prompts: dict[str, str] = {}
+    for schedule in ("reference", "paper"):
+        with ScriptedServer(rules=Script()) as server:
+            config_path = tmp_path / f"{schedule}.yaml"
+            config_path.write_text(
+                yaml.safe_dump(
+                    {
+                        "name": f"discharge-{schedule}",
+                        "task": "discharge",
+                        "datasets": {"mine": {"path": str(cases), "options": {"profiles": "none"}}},
+                        "systems": {"sim": {"type": "dischargesim",
+                                            "options": {"schedule": schedule, "max_doctor_messages": 2, **LIGHT}}},
+                        "models": {"system": server.model_name("doc"), "patient": server.model_name("patient")},
+                        "settings": {"system": {"temperature": 0.7}},
+                        "scorers": ["doctor_messages"],
+                        "store": str(tmp_path / f"{schedule}.sqlite"),
+                    }
+                ),
+                encoding="utf-8",
+            )  # fmt: skip
+            config = load_config(config_path)
+            assert asyncio.run(execute(config, cache=False)).errors == 0
+            turns = [b for b in server.recent if "hospital doctor" in b["messages"][0]["content"]]
+            patient_turns = [b for b in server.recent if "You are a patient" in b["messages"][0]["content"]]
+        store = Store(config.store)
+        try:
+            (row,) = store.results(config.run_id)
+        finally:
+            store.close()
+        assert row.output is not None
+        doctor = [p for p in row.output["prompts"] if "hospital doctor" in p[0]["content"]]
+        prompts[schedule] = doctor[0][0]["content"]
+        if schedule == "reference":
+            assert {b["temperature"] for b in turns + patient_turns} == {0.05}  # over the run's 0.7
+            assert {b["max_tokens"] for b in turns + patient_turns} == {200}
+        else:
+            assert {b["temperature"] for b in turns} == {0.7}
+    assert "Discharge Condition" not in prompts["reference"]
+    assert [h for h in hidden if h in prompts["reference"]] == []
+    assert [h for h in hidden if h not in prompts["paper"]] == []  # the paper's doctor sees everything
+    assert "amoxicillin 875 mg, twice a day, for pneumonia" in prompts["reference"]  # the medicines stay

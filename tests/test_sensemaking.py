@@ -128,7 +128,8 @@ def test_after_providing_information_the_move_needs_no_call_and_no_fact_mining(p
     assert entry["decision"]["source"] == "stage_rule"
     assert entry["decision"]["forced"] is True
     assert "extracted" not in entry["decision"]
-    assert entry["calls"]["system"]["calls"] == 2  # generate + filter, or the folded call + filter
+    assert entry["calls"]["system"]["calls"] == 1  # generate, or the folded call
+    assert entry["calls"]["helper"]["calls"] == 1  # the redundancy filter: the paper's fixed side
     assert entry["calls"]["patient"]["calls"] == 2
 
 
@@ -152,10 +153,12 @@ def test_all_candidates_redundant_moves_on_and_sends_the_next_stages_candidate(p
     assert all("No New Message" not in t.content for t in output.transcript or [])
     if path == "reference":  # a second generate + filter pair in the same exchange
         assert output.trace is not None
-        assert output.trace[0]["calls"]["system"]["calls"] == 7
+        assert output.trace[0]["calls"]["system"]["calls"] == 3  # stage + generate + generate
+        assert output.trace[0]["calls"]["helper"]["calls"] == 4  # extract + match + filter + filter
     else:
         assert output.trace is not None
-        assert output.trace[0]["calls"]["system"]["calls"] == 2
+        assert output.trace[0]["calls"]["system"]["calls"] == 1
+        assert output.trace[0]["calls"]["helper"]["calls"] == 1
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -194,6 +197,44 @@ def test_zero_extracted_facts_make_no_match_call(path: str) -> None:
     assert output.extra["sensemaker_facts"] == []
     if path == "reference":
         assert script.calls.count("extract") == len([d for d in decisions(output) if "extracted" in d])
+
+
+@pytest.mark.parametrize("with_helper", [True, False])
+def test_extraction_matching_and_redundancy_are_the_helper_side_or_the_system_model_without_one(
+    with_helper: bool,
+) -> None:
+    """The paper ran fact extraction, matching and the redundancy filter on a fixed GPT-4o and only the stage and
+    generation calls on the compared models: bedside's helper role; with no helper model, the cell's own."""
+    script = SensemakingScript(stays={"gathering": 1})
+    roles: list[tuple[str, str]] = []
+
+    async def main() -> Output:
+        models: dict[Role, Model] = {}
+        for role in ROLES:
+            if role == "helper" and not with_helper:
+                continue
+
+            def rules(messages: Sequence[ChatMessage], role: str = role) -> str:
+                answer = script(messages)
+                roles.append((script.calls[-1], role))
+                return answer
+
+            models[role] = get_model("scripted/x", role=role, options={"rules": rules})
+        context = SampleContext(models, {}, "0", 0)
+        try:
+            return await TASK.systems["medagent"](sample(), LIGHT, context)
+        finally:
+            for model in models.values():
+                await model.aclose()
+
+    output = asyncio.run(main())
+    by_kind: dict[str, set[str]] = {}
+    for kind, role in roles:
+        by_kind.setdefault(kind, set()).add(role)
+    fixed = "helper" if with_helper else "system"
+    assert by_kind["extract"] == by_kind["match"] == by_kind["redundancy"] == {fixed}
+    assert by_kind["stage"] == by_kind["generate"] == {"system"}
+    assert output.extra["helper_side"] == fixed
 
 
 @pytest.mark.parametrize(("path", "per_exchange"), [("reference", 7), ("efficient", 4)])
@@ -304,7 +345,10 @@ def test_a_vignette_only_case_is_prepared_by_the_helper() -> None:
         "reviewed": False,
         "note": "low mood",
     }
-    assert context.usage["helper"].calls == 4  # decompose, intent, goal, diagnosis
+    preparation = [k for k in script.calls if k in ("decompose", "vitals", "assign", "diagnosis")]
+    fixed_side = [k for k in script.calls if k in ("extract", "match", "redundancy")]
+    assert len(preparation) == 4  # decompose, intent, goal, diagnosis
+    assert context.usage["helper"].calls == len(preparation) + len(fixed_side)  # all on the helper role
 
 
 def test_vital_facts_by_rule() -> None:
@@ -509,7 +553,8 @@ def test_tables_compare_cells_on_the_intersection_with_model_a_first() -> None:
     assert hard_row[-1] == f"U = {expected.statistic:.1f}, p = {expected.pvalue:.4f}"
     assert hard_row[1].startswith("75.00 (")
     exclusions = tables["Exclusions by cause, and the persona instances compared"]
-    assert [r[-1] for r in exclusions.rows] == ["4", "4"]
+    assert [r[-2] for r in exclusions.rows] == ["4", "4"]
+    assert [r[-1] for r in exclusions.rows] == ["0", "0"]  # no derived, unreviewed label here
     relative = tables["Relative differences by persona (spec 004 item 52)"]
     gap = next(r for r in relative.rows if r[0] == "o1" and r[2] == "susceptibility: (A − N)/A")
     assert gap[3] == f"{100 * (3.0 - 2.0) / 3.0:+.2f}%"  # A scores 3, N scores 2

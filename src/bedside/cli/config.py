@@ -30,6 +30,7 @@ def config_check(
     from bedside.llm.providers import create_provider
     from bedside.runs import ConfigError, load_config
     from bedside.runs.runner import check_config, load_datasets
+    from bedside.runs.scorers import resolve_scorers
     from bedside.runs.task import resolve_task
 
     try:
@@ -42,6 +43,7 @@ def config_check(
         raise fail(ValueError(f"{config}: task: {exc}")) from None
     try:
         scorers = check_config(loaded, task)
+        resolutions = resolve_scorers(task, scorers)
     except ValueError as exc:
         raise fail(ValueError(f"{config}: {exc}")) from None
     for role, specs in loaded.models.items():
@@ -64,6 +66,15 @@ def config_check(
         "systems": {name: system.type for name, system in loaded.systems.items()},
         "models": loaded.models,
         "scorers": scorers,
+        "scorer_resolution": [
+            {
+                "name": r.name,
+                "implementation": r.implementation,
+                "text": r.text,
+                "overrides_generic": r.overrides_generic,
+            }
+            for r in resolutions
+        ],
         "store": loaded.store,
     }
     if as_json:
@@ -72,4 +83,6 @@ def config_check(
     samples = ", ".join(f"{name}: {len(found)}" for name, found in datasets.items())
     out.print(f"{config}: ok", highlight=False)
     out.print(f"run {loaded.run_id}; task {loaded.task}; {cells} cell(s); samples {samples}", highlight=False)
-    out.print(f"scorers: {', '.join(scorers)}", highlight=False)
+    out.print("scorers (name: implementation, what it scores):", highlight=False)
+    for resolution in resolutions:
+        out.print(f"  {resolution.line()}", highlight=False, markup=False, soft_wrap=True)

@@ -27,7 +27,7 @@ from typing import Any
 
 from bedside.private_files import open_private, open_private_binary, private_dir, write_private_text
 from bedside.runs.store import ResultRow, Store, iter_jsonl
-from bedside.runs.task import AbsentPlot, ReportTable, resolve_task
+from bedside.runs.task import AbsentPlot, ReportTable, Task, resolve_task
 from bedside.stats import bootstrap_ci, paired_bootstrap
 
 
@@ -68,6 +68,8 @@ class RunReport:
     absent_plots: list[AbsentPlot] = field(default_factory=list)
     """The task's figures this run cannot support, with the reason (in both formats)."""
     notes: list[str] = field(default_factory=list)
+    methods: list[str] = field(default_factory=list)
+    """Per stored metric, whose scorer produced it and what text it scores (see :mod:`bedside.runs.scorers`)."""
 
 
 def _per_sample(rows: Sequence[ResultRow], metric: str) -> list[float]:
@@ -128,6 +130,16 @@ def build_report(store: Store, run_id: str) -> RunReport:
     return run_report
 
 
+def _methods(report: RunReport, task: Task) -> None:
+    """The methods note: per stored metric, the implementation the scorer rule picks and the text it scores."""
+    from bedside.runs.scorers import resolve_scorers
+
+    try:
+        report.methods = [r.line() for r in resolve_scorers(task, report.metrics)]
+    except ValueError as exc:  # a store from an older bedside may hold a name this one does not know
+        report.notes.append(f"scorer methods left out: {exc}")
+
+
 @dataclass(frozen=True)
 class OverModels:
     """A system's metric across the models of a grid: the mean and sample standard deviation of the per-model
@@ -168,6 +180,7 @@ def _add_task_tables(report: RunReport, rows: Sequence[ResultRow]) -> None:
     except (ValueError, ImportError) as exc:
         report.notes.append(f"task tables left out: {exc}")
         return
+    _methods(report, task)
     make = getattr(task, "report_tables", None)
     if make is not None:
         report.tables = list(make(rows))
@@ -202,6 +215,9 @@ def markdown(report: RunReport) -> str:
         "## Results by cell",
         "",
     ]
+    if report.methods:
+        methods = ["## Methods: scorers", "", "Which implementation produced each metric, and what text it scores:", ""]
+        lines[-2:-2] = [*methods, *(f"- {line}" for line in report.methods), ""]
     header = ["cell", "ok", "errors", "hit max_tokens", *report.metrics]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for cell in report.cells:
@@ -382,7 +398,8 @@ def report_json(report: RunReport) -> dict[str, Any]:
 
     ``cells``: per cell its counts and per metric ``{metric, n, mean, low, high}``, with ``strata`` (key → value →
     the same); ``over_models``; ``tables``: the task's own tables as printed (title, columns, rows, note);
-    ``usage`` by role; ``notes``. Plots are left out (HTML only).
+    ``usage`` by role; ``methods`` (per metric, the scorer the resolution rule picked and the text it scores);
+    ``notes``. Plots are left out (HTML only).
     """
     run = report.run
     return {
@@ -395,6 +412,7 @@ def report_json(report: RunReport) -> dict[str, Any]:
             "git_commit": run["git_commit"],
         },
         "metrics": list(report.metrics),
+        "methods": list(report.methods),
         "cells": [
             {
                 "cell": c.cell,

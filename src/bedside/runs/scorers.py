@@ -1,13 +1,23 @@
 """Scorers by name: the generic text metrics any task can use, and the task's own.
 
 A scorer maps (sample, output) to a number, or to None when it does not apply (no reference to compare with,
-no text to grade); None is stored as "not applicable", never as zero. Reference-based scorers compare
+no text to grade); None is stored as "not applicable", never as zero. Generic reference-based scorers compare
 ``output.text`` with ``sample.references`` (several allowed).
+
+**Resolution, one rule.** A name the task declares in its ``scorers`` is the task's scorer, even when bedside has a
+generic scorer of the same name (the task knows which text the metric should read: sensemaking's ``smog`` grades
+the sensemaker's messages only, where the generic one would grade the whole rendered conversation; discharge's
+``rougeL`` compares the written summary with the case's reference summary, where the generic one finds no
+references). Any other name is bedside's generic scorer. A task that takes over a generic name must say what its
+scorer reads, in ``scorer_texts``; one that does not is ambiguous, and :func:`resolve_scorers` refuses it before a
+run starts (``bedside config check`` and ``bedside run``). Every resolution is visible: config check and the
+report's methods note print, per name, whose implementation runs and what text it scores.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from bedside.runs.task import Output, Sample, Task
 
@@ -108,18 +118,84 @@ GENERIC: dict[str, Scorer] = {
 }
 
 
+_REFERENCE_TEXT = "the output text against the sample's references"
+GENERIC_TEXTS: dict[str, str] = {
+    "bleu": f"sentence BLEU (sacrebleu) of {_REFERENCE_TEXT}",
+    "google_bleu": f"GoogleBLEU of {_REFERENCE_TEXT}",
+    "chrf": f"chrF of {_REFERENCE_TEXT}",
+    "chrf++": f"chrF++ of {_REFERENCE_TEXT}",
+    "rouge1": f"ROUGE-1 F1 of {_REFERENCE_TEXT}",
+    "rouge2": f"ROUGE-2 F1 of {_REFERENCE_TEXT}",
+    "rougeL": f"ROUGE-L F1 of {_REFERENCE_TEXT}",
+    "rougeLsum": f"ROUGE-Lsum F1 of {_REFERENCE_TEXT}",
+    "cosine": f"MiniLM cosine of {_REFERENCE_TEXT} (best reference)",
+    "bertscore_minilm": f"BERTScore-style F1 (MiniLM) of {_REFERENCE_TEXT}",
+    "concept_f1[mesh]": f"MeSH concept F1 of {_REFERENCE_TEXT} (best reference)",
+    "smog": "SMOG grade of the whole output text",
+    "fkgl": "Flesch-Kincaid grade of the whole output text",
+    "words": "whitespace words in the output text",
+}
+"""What each generic scorer reads: printed by config check and the report's methods note."""
+
+
+@dataclass(frozen=True)
+class ScorerResolution:
+    """Which implementation a scorer name runs, and what it scores."""
+
+    name: str
+    implementation: str  # "bedside" (generic) or the task's name
+    text: str
+    overrides_generic: bool = False
+
+    def line(self) -> str:
+        """One line for config check and the methods note, e.g. ``smog: sensemaking, SMOG over ...``."""
+        taken = " (the task's own, over bedside's generic one)" if self.overrides_generic else ""
+        return f"{self.name}: {self.implementation}{taken}, {self.text}"
+
+
+def _task_scorers(task: Task) -> tuple[str, ...]:
+    return tuple(getattr(task, "scorers", ()))
+
+
+def resolve_scorers(task: Task, names: Sequence[str]) -> list[ScorerResolution]:
+    """Each name's implementation under the module's rule; ValueError on an unknown or ambiguous name."""
+    own = set(_task_scorers(task))
+    texts: Mapping[str, str] = getattr(task, "scorer_texts", {}) or {}
+    task_name = str(getattr(task, "name", "the task"))
+    unknown = [n for n in names if n not in own and n not in GENERIC]
+    if unknown:
+        known = own | set(GENERIC)
+        raise ValueError(f"unknown scorer(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    ambiguous = [n for n in names if n in own and n in GENERIC and n not in texts]
+    if ambiguous:
+        raise ValueError(
+            f"scorer name(s) {', '.join(ambiguous)} are both bedside's generic scorers and task {task_name!r}'s own, "
+            "and the task does not say what its scorer reads (scorer_texts): rename the task's scorer or describe it"
+        )
+    out = []
+    for name in dict.fromkeys(names):
+        if name in own:
+            text = texts.get(name, f"{task_name}'s own scorer")
+            out.append(ScorerResolution(name, task_name, text, overrides_generic=name in GENERIC))
+        else:
+            out.append(ScorerResolution(name, "bedside", GENERIC_TEXTS[name]))
+    return out
+
+
 def score_sample(task: Task, names: list[str], sample: Sample, output: Output) -> dict[str, float | None]:
-    """Every named scorer's value for one output (None where it does not apply; NaN becomes None)."""
+    """Every named scorer's value for one output (None where it does not apply; NaN becomes None), each name
+    resolved by the module's rule: the task's own scorer first, then bedside's generic one."""
+    own = set(_task_scorers(task))
     scores: dict[str, float | None] = {}
     for name in names:
-        value = GENERIC[name](sample, output) if name in GENERIC else task.score(name, sample, output)
+        value = (
+            task.score(name, sample, output) if name in own or name not in GENERIC else GENERIC[name](sample, output)
+        )
         scores[name] = None if value is None or value != value else float(value)
     return scores
 
 
-def check_scorers(task: Task, names: list[str]) -> None:
-    """Fail before the run starts on a scorer name neither bedside nor the task knows."""
-    known = set(GENERIC) | set(getattr(task, "scorers", ()))
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise ValueError(f"unknown scorer(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+def check_scorers(task: Task, names: list[str]) -> list[ScorerResolution]:
+    """Fail before the run starts on a scorer name neither bedside nor the task knows, or one both define where
+    the task does not say what its scorer reads; the resolution of every name otherwise."""
+    return resolve_scorers(task, names)

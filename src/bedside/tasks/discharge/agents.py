@@ -51,11 +51,16 @@ def clean(raw: str, speaker: Literal["doctor", "patient"]) -> tuple[str, dict[st
     return _SPACE.sub(" ", text).strip(), control
 
 
-def _settings(context: SampleContext, role: Role, max_tokens: int | None) -> GenerationSettings | None:
+def _settings(
+    context: SampleContext, role: Role, max_tokens: int | None, temperature: float | None = None
+) -> GenerationSettings | None:
+    """The run's settings for ``role``, with the schedule's per-turn values (the reference code's 200 tokens and
+    temperature 0.05) put over them where the schedule sets them."""
     settings = context.settings.get(role)
-    if max_tokens is None:
+    update = {k: v for k, v in (("max_tokens", max_tokens), ("temperature", temperature)) if v is not None}
+    if not update:
         return settings
-    return (settings or GenerationSettings()).model_copy(update={"max_tokens": max_tokens})
+    return (settings or GenerationSettings()).model_copy(update=update)
 
 
 def _history(state: ConversationState, me: str) -> list[ChatMessage]:
@@ -78,10 +83,16 @@ def _blob(system: ChatMessage, state: ConversationState, speaker: str) -> list[C
 
 @dataclass
 class Doctor:
+    """The doctor. With ``cut_note`` (the reference schedule's default) it sees what the reference code shows:
+    the note cut before "Discharge Condition" and none of the structure's lines whose sections that cut removes
+    (warning signs, activity and diet, follow-up, pending results, the medicines' patient instructions), so the
+    structure does not hand back what the cut hid."""
+
     case: DischargeCase
     cut_note: bool = False
     prompt_style: PromptStyle = "chat"
     max_tokens: int | None = None
+    temperature: float | None = None
     template: str = "discharge/doctor.j2"
 
     def system_message(self, stage: str) -> ChatMessage:
@@ -91,6 +102,7 @@ class Doctor:
             closing=stage == CLOSING,
             case=self.case,
             structure=self.case.parsed(),
+            hide_after_cut=self.cut_note,
             note=self.case.cut_note() if self.cut_note else self.case.note,
             next_stage=NEXT_STAGE,
             finished=FINISHED,
@@ -103,7 +115,8 @@ class Doctor:
             messages = _blob(system, state, "Doctor")
         else:
             messages = [system, *_history(state, "clinician")]
-        completion = await context.generate("system", messages, settings=_settings(context, "system", self.max_tokens))
+        settings = _settings(context, "system", self.max_tokens, self.temperature)
+        completion = await context.generate("system", messages, settings=settings)
         text, control = clean(completion.text, "doctor")
         return Utterance(text=text, raw=completion.text, control=control, finish_reason=completion.finish_reason)
 
@@ -114,6 +127,7 @@ class Patient:
     profile: dict[str, str]
     prompt_style: PromptStyle = "chat"
     max_tokens: int | None = None
+    temperature: float | None = None
     template: str = "discharge/patient.j2"
 
     def system_message(self) -> ChatMessage:
@@ -127,7 +141,7 @@ class Patient:
         else:
             messages = [system, *_history(state, "patient")]
         completion = await context.generate(
-            "patient", messages, settings=_settings(context, "patient", self.max_tokens)
+            "patient", messages, settings=_settings(context, "patient", self.max_tokens, self.temperature)
         )
         text, control = clean(completion.text, "patient")
         details = {"cut_other_side": True} if control.get("cut_other_side") else {}

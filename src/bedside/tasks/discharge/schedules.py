@@ -18,7 +18,9 @@ Named schedules, each a fact of one source:
   The share of listed drugs the doctor mentioned is measured and reported instead.
 - ``reference``: the public code's modulo counter exactly (4, 5, 5, 10, 5, 5 messages when the doctor never
   signals; a stage entered by NEXT STAGE gets one message fewer than one entered by the cap, medications 9 or
-  10), the closing prompt repeated until FINISHED SIMULATION or the hard limit, and 200-token replies.
+  10), the closing prompt repeated until FINISHED SIMULATION or the hard limit, and the code's generation
+  settings for both agents' turns: temperature 0.05 and 200-token replies (they replace the run's settings for
+  those turns; documents, exam and judges keep theirs).
 - ``demo``: one message per stage and 12 at most, for minutes-long demos on the embedded model.
 
 In every schedule the message at the hard limit is the closing one (the reference code gives the 50th message
@@ -47,6 +49,7 @@ class Schedule:
     max_doctor_messages: int = 50
     counter: Literal["cap", "reference"] = "cap"
     max_tokens: int | None = None  # per agent message; None leaves the run's settings alone
+    temperature: float | None = None  # per agent message; None leaves the run's settings alone
 
     def policy(self) -> SignalOrCapWithClosing | ReferenceCounter:
         return ReferenceCounter() if self.counter == "reference" else SignalOrCapWithClosing()
@@ -58,7 +61,9 @@ def _stages(caps: tuple[int | None, ...], closing: int | None) -> tuple[Stage, .
 
 SCHEDULES: dict[str, Schedule] = {
     "paper": Schedule("paper", _stages((5, 5, 5, None, 5, 5), 1)),
-    "reference": Schedule("reference", _stages((None,) * 6, None), counter="reference", max_tokens=200),
+    "reference": Schedule(
+        "reference", _stages((None,) * 6, None), counter="reference", max_tokens=200, temperature=0.05
+    ),
     "demo": Schedule("demo", _stages((1, 1, 1, 1, 1, 1), 1), max_doctor_messages=12),
 }
 

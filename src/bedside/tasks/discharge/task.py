@@ -113,6 +113,41 @@ _OTHER_SCORERS = (
 )
 SCORERS = (*_JUDGE_SCORERS, *_OTHER_SCORERS)
 
+_JUDGE_TEXTS = {
+    "conversation": "J1 on the conversation (Doctor:/Patient: lines) and the full note",
+    "coverage": "J2 on the conversation and the full note",
+    "strategy": "J3 on the conversation and the full note",
+    "summary_a": "J4 on the written summary alone",
+    "summary_b": "J5 on the written summary against the case's reference summary",
+}
+
+
+def _judge_text(name: str) -> str:
+    judge, key, kind = _JUDGE_SCORERS[name]
+    part = {"group": f"the {key} group mean", "criterion": f"criterion {key}", "aggregate": "the rubric's aggregate"}
+    return f"{part[kind]} of {_JUDGE_TEXTS[judge]}"
+
+
+_SUMMARY = "the written summary (rendered) against the case's reference summary"
+SCORER_TEXTS: dict[str, str] = {
+    **{name: _judge_text(name) for name in _JUDGE_SCORERS},
+    **{
+        f"exam_acc_{s}": f"exam accuracy of the patient model reading {m}"
+        for s, m in (("dialogue", "the conversation (A)"), ("summary", "the summary (B)"), ("none", "nothing"))
+    },
+    "ahrq_acc": "AHRQ checklist accuracy: the written checklist's points against the case-derived checklist",
+    "rougeL": f"ROUGE-L F1 (rouge-score, no stemming) of {_SUMMARY}",
+    "concept_f1": f"MeSH concept F1 of {_SUMMARY}",
+    "concept_f1_umls": f"UMLS concept F1 (QuickUMLS index in $BEDSIDE_UMLS_INDEX) of {_SUMMARY}",
+    "bleurt": f"BLEURT (checkpoint in $BEDSIDE_BLEURT_CHECKPOINT) of {_SUMMARY}",
+    "drug_coverage": "share of the case's discharge medicines the doctor named in the conversation",
+    "doctor_messages": "doctor messages in the conversation",
+    "completed": "1 when the conversation ended with the closing message, else 0",
+    "fidelity_unsupported": "share of the patient's informative sentences unsupported by its knowledge",
+    "fidelity_contradicted": "share of the patient's informative sentences contradicting its knowledge",
+}
+"""What each scorer reads (config check and the report's methods note)."""
+
 
 def case_of(sample: Sample) -> DischargeCase:
     return DischargeCase.model_validate(sample.inputs["case"])
@@ -168,8 +203,15 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
         cut_note=bool(options.get("cut_note", reference)),
         prompt_style=options.get("prompt_style", "blob" if reference else "chat"),
         max_tokens=schedule.max_tokens,
+        temperature=schedule.temperature,
     )
-    patient = Patient(case, profile, prompt_style=doctor.prompt_style, max_tokens=schedule.max_tokens)
+    patient = Patient(
+        case,
+        profile,
+        prompt_style=doctor.prompt_style,
+        max_tokens=schedule.max_tokens,
+        temperature=schedule.temperature,
+    )
     knowledge = Knowledge(case.patient_view().facts(), profile)
     simulation = Simulation(
         schedule.stages, doctor, patient, max_messages, policy=schedule.policy(), opener="clinician"
@@ -344,7 +386,9 @@ class DischargeTask:
         "ahrq_acc",
         "rougeL",
         "concept_f1",
+        *(f"summary_a_{c.lower()}" for c in SUMMARY_A_CRITERIA),
         "summary_a_avg",
+        *(f"summary_b_{c.lower()}" for c in SUMMARY_B_CRITERIA),
         "summary_b_avg",
         "exam_acc_summary",
         "exam_acc_none",
@@ -355,6 +399,7 @@ class DischargeTask:
         "fidelity_contradicted",
     )
     scorers: tuple[str, ...] = SCORERS
+    scorer_texts: Mapping[str, str] = SCORER_TEXTS
 
     def load(self, name: str, config: DatasetConfig) -> list[Sample]:
         return _load(name, config)

@@ -26,6 +26,13 @@ stagnation needs fallbacks the model did not write, the reference's separate gen
 instead (recorded as ``fallback_calls: separate``), never a silent end. Both
 paths use the same templates' texts for stages and memory, so the difference is which call computes a step.
 
+**Who makes which call.** In the paper a fixed model (GPT-4o) extracted and matched facts and ran the redundancy
+filter, and only the stage decision and the generation were made by the models it compared (o1, R1). bedside
+keeps that split: extraction, matching and the redundancy filter go to the ``helper`` role, the stage call,
+the generation and the efficient path's folded call to ``system``. A run that sets no ``helper`` model sends the
+helper side to each cell's system model (:func:`helper_role`), and then a comparison of system models also
+varies the fixed side; the report says which happened.
+
 Every answer is schema-validated JSON with re-asks; an answer still invalid after them is the sample's error
 with its cause, never a default decision. The exchange's details (new facts, the stage answer and whether it
 was ignored, the candidates, their redundancy flags, the chosen index, the branch) go to the stage trace.
@@ -39,6 +46,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from bedside.llm.types import Role
 from bedside.prompts import render_chat
 from bedside.runs.task import SampleContext
 from bedside.sim import ConversationState, Decision, Utterance
@@ -103,6 +111,12 @@ def _folded_model(*, mine: bool, decide: bool) -> type[BaseModel]:
 def _not_blank(messages: Sequence[str]) -> None:
     if any(not m.strip() for m in messages):
         raise ValueError("every message must have text")
+
+
+def helper_role(context: SampleContext) -> Role:
+    """The role of the paper's fixed side (fact extraction, fact matching, redundancy): ``helper`` when the run
+    configures one, else ``system`` (the cell's own model)."""
+    return "helper" if "helper" in context.models else "system"
 
 
 @dataclass
@@ -180,7 +194,7 @@ class Sensemaker:
     ) -> None:
         memory = memory_of(state)
         extracted = await context.generate_structured(
-            "system", render_chat("sensemaking/extract_facts.j2", message=message), _Extracted
+            helper_role(context), render_chat("sensemaking/extract_facts.j2", message=message), _Extracted
         )
         facts = [f.strip() for f in extracted.value.facts if f.strip()]
         details["extracted"] = facts
@@ -188,7 +202,7 @@ class Sensemaker:
             details["new_facts"] = []
             return
         answer = await context.generate_structured(
-            "system",
+            helper_role(context),
             render_chat("sensemaking/match_facts.j2", known=memory.facts, facts=facts),
             _labels("FactLabels", ("present", "new"), len(facts)),
         )
@@ -254,7 +268,7 @@ class Sensemaker:
 
     async def _redundant(self, context: SampleContext, candidates: list[str], said: list[str]) -> list[bool]:
         answer = await context.generate_structured(
-            "system",
+            helper_role(context),
             render_chat("sensemaking/redundancy.j2", said=said, candidates=candidates),
             _labels("RedundancyLabels", ("redundant", "not_redundant"), len(candidates)),
         )

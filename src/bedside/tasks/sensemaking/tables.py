@@ -8,6 +8,9 @@ Cells are the run's system × model combinations; "model A" is the first cell in
 - **Exclusions** by cause (incomplete, hard limit, a stagnation end before Responding to Emotions, a failed
   step, a sample error). The paper's 1,142 per model are the persona instances valid for *both* models: the
   comparison tables use that **intersection** across cells and say its size.
+- **Unreviewed labels**: the exclusions table counts, per cell, the conversations whose diagnostic-accuracy scores
+  rest on a derived diagnosis label nobody has reviewed (spec item 6; :mod:`.cases`), and the comparison's note
+  says how many of the compared ones do.
 - **Model comparison**: mean (sample SD, ddof 1) per metric; two-sided Mann–Whitney U with model A as the first
   sample (the U the paper reports); Welch's t-test for SMOG (the paper's t does not tell Student from Welch at
   equal n). Accuracies in %.
@@ -109,6 +112,15 @@ def messages_table(cells: Mapping[str, list[Any]]) -> ReportTable:
     )
 
 
+def on_unreviewed_label(row: Any) -> bool:
+    """Whether the row has a diagnostic-accuracy score that rests on a derived label nobody reviewed."""
+    if row.status != "ok" or not row.output:
+        return False
+    diagnosis = (row.output.get("extra", {}).get("case") or {}).get("diagnosis") or {}
+    scored = any(row.scores.get(s) is not None for s in ("diagnosis_hard", "diagnosis_soft"))
+    return scored and diagnosis.get("reviewed", True) is False
+
+
 def exclusions_table(cells: Mapping[str, list[Any]], kept: Mapping[str, list[Any]]) -> ReportTable:
     causes = sorted({c for rows in cells.values() for r in rows if (c := _excluded(r))})
     out = []
@@ -116,15 +128,31 @@ def exclusions_table(cells: Mapping[str, list[Any]], kept: Mapping[str, list[Any
         counted = Counter(_excluded(r) for r in rows)
         out.append(
             [cell, str(len(rows)), *(str(counted.get(c, 0)) for c in causes), str(counted.get(None, 0)),
-             str(len(kept.get(cell, [])))]
+             str(len(kept.get(cell, []))), str(sum(on_unreviewed_label(r) for r in rows))]
         )  # fmt: skip
     return ReportTable(
         "Exclusions by cause, and the persona instances compared",
-        ["cell", "samples", *causes, "kept", "in all cells"],
+        ["cell", "samples", *causes, "kept", "in all cells", "accuracy on unreviewed labels"],
         out,
         "The comparison uses the persona instances kept in every cell (the paper's 1,142 per model are such an "
-        "intersection).",
+        "intersection). 'accuracy on unreviewed labels': finished conversations whose diagnostic accuracy was judged "
+        "against a derived label nobody has reviewed (the stored case's diagnosis has reviewed: false).",
     )
+
+
+def _helper_side(rows: Sequence[Any]) -> str:
+    sides = {r.output.get("extra", {}).get("helper_side") for r in rows if r.output}
+    if sides == {"helper"}:
+        return (
+            "Fact extraction, matching and the redundancy filter ran on the run's helper model, the same in every "
+            "cell, as the paper held them fixed on GPT-4o."
+        )
+    if sides == {"system"}:
+        return (
+            "Fact extraction, matching and the redundancy filter ran on each cell's own system model (the run set no "
+            "helper): the cells differ on that side too, which the paper held fixed on GPT-4o."
+        )
+    return ""
 
 
 def comparison_table(kept: Mapping[str, list[Any]]) -> ReportTable:
@@ -141,12 +169,21 @@ def comparison_table(kept: Mapping[str, list[Any]]) -> ReportTable:
             row.append(f"{_f(fmean(values), percent)} ({_f(sd, percent)})")
         row.append(_test(scorer, kept[cells[0]], kept[cells[1]]) if len(cells) == 2 else "")
         out.append(row)
+    compared = [r for rows in kept.values() for r in rows]
+    unreviewed = sum(on_unreviewed_label(r) for r in compared)
+    labels = (
+        f" {unreviewed} of the {len(compared)} compared conversations have diagnostic accuracy judged against an "
+        "unreviewed derived label."
+        if unreviewed
+        else ""
+    )
+    side = _helper_side(compared)
     return ReportTable(
         "MultiSenseEval: model comparison, mean (SD)",
         ["metric", *cells, "test (A first)" if len(cells) == 2 else ""],
         out,
         "Two-sided Mann–Whitney U with the first cell as sample A (scipy's U); Welch's t-test for SMOG. SDs are "
-        "sample SDs. Only the persona instances kept in every cell.",
+        "sample SDs. Only the persona instances kept in every cell." + labels + (f" {side}" if side else ""),
     )
 
 

@@ -13,7 +13,9 @@ System ``medagent`` (per sample, each step through the sample's context, so cach
 1. prepare the case (``helper`` role): decompose the vignette, split vitals, assign intent and goal, derive a
    diagnosis label when none is given (:mod:`.prepare`);
 2. the conversation on :mod:`bedside.sim`: the patient (``patient`` role, :mod:`.patient`) opens; the sensemaker
-   (``system`` role, :mod:`.sensemaker`) is both the stage policy and the clinician;
+   (:mod:`.sensemaker`) is both the stage policy and the clinician: its stage calls and generation are the
+   ``system`` role, its fact extraction, fact matching and redundancy filter the ``helper`` role (the paper's
+   fixed GPT-4o side; the cell's system model when the run sets no helper);
 3. MultiSenseEval (``judge`` role, :mod:`.evaluation`) and SMOG;
 4. simulator fidelity (``judge`` role), rates split into closed-world stages (1-3) and later ones.
 
@@ -51,7 +53,7 @@ from bedside.tasks.sensemaking.readers import (
     read_medagent_csv,
     read_mediq,
 )
-from bedside.tasks.sensemaking.sensemaker import Sensemaker, new_memory
+from bedside.tasks.sensemaking.sensemaker import Sensemaker, helper_role, new_memory
 from bedside.tasks.sensemaking.stages import CLOSED_WORLD, EMOTIONS, EXIT, PROVIDING, sim_stages
 from bedside.text.readability import ReadabilityUnavailableError, textstat_smog
 
@@ -76,6 +78,24 @@ SCORERS = (
     "fidelity_unsupported_open",
     "fidelity_contradicted",
 )
+_CONVERSATION = "the conversation as Patient:/Sensemaker: lines"
+SCORER_TEXTS: dict[str, str] = {
+    "susceptibility": f"MultiSenseEval perceived susceptibility (1-4) on {_CONVERSATION}",
+    "severity": f"MultiSenseEval perceived severity (1-4) on {_CONVERSATION}",
+    "benefits": f"MultiSenseEval perceived benefits (1-4) on {_CONVERSATION}",
+    "flow": f"MultiSenseEval flow and correctness (1-4) on {_CONVERSATION}",
+    "diagnosis_hard": "hard diagnostic accuracy (0/1) of the Providing Information message against the case's label",
+    "diagnosis_soft": "soft diagnostic accuracy (0/1) of the Providing Information message against the case's label",
+    "hbm_mean": "mean of susceptibility, severity and benefits (absent unless all three are)",
+    "smog": "SMOG (bedside's counter) of the sensemaker's messages only, joined: one value per conversation",
+    "smog_textstat": "SMOG (textstat) of the sensemaker's messages only, joined: one value per conversation",
+    "sensemaker_messages": "sensemaker messages in the conversation",
+    "completed": "1 when the conversation is complete (exit message, or a stagnation end at Emotions/Exit), else 0",
+    "fidelity_unsupported_closed": "share of the patient's informative sentences unsupported, stages 1-3",
+    "fidelity_unsupported_open": "share of the patient's informative sentences unsupported, stages 4-5",
+    "fidelity_contradicted": "share of the patient's informative sentences contradicting its facts",
+}
+"""What each scorer reads (config check and the report's methods note)."""
 
 
 def case_of(sample: Sample) -> SensemakingCase:
@@ -190,6 +210,7 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
     steps.skipped.update({f"judge_{k}": v for k, v in judge_skipped.items()})
     extra: dict[str, Any] = {
         "path": sensemaker.path,
+        "helper_side": helper_role(context),
         "persona": persona.id,
         "case": case.model_dump(mode="json", exclude={"vignette"}),
         "termination": conversation.termination,
@@ -236,6 +257,7 @@ class SensemakingTask:
     systems: Mapping[str, System] = {"medagent": _simulate}
     default_scorers = SCORERS
     scorers: tuple[str, ...] = SCORERS
+    scorer_texts: Mapping[str, str] = SCORER_TEXTS
 
     def load(self, name: str, config: DatasetConfig) -> list[Sample]:
         return _load(name, config)
