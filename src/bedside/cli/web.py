@@ -37,6 +37,7 @@ def serve(
     _need_web()
     import uvicorn
 
+    from bedside.llm.secrets import RedactingFilter
     from bedside.runs.store import Store
     from bedside.web.app import WebSettings, create_app
     from bedside.web.security import list_users
@@ -48,6 +49,7 @@ def serve(
         err.print(f"[yellow]warning:[/] serving on {host}: reachable from other machines; put TLS in front of it")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
+    handler.addFilter(RedactingFilter())
     web_log = logging.getLogger("bedside.web")
     web_log.addHandler(handler)
     web_log.setLevel(logging.INFO)

@@ -90,6 +90,14 @@ def _words(sample: Sample, output: Output) -> float | None:
     return float(len(output.text.split()))
 
 
+def _refusal(sample: Sample, output: Output) -> float | None:
+    """1 where the answer opens by declining (see :mod:`bedside.text.refusal`), else 0: a flag next to the
+    quality scores, whose mean is the refusal rate; the answer itself stays an ok output."""
+    from bedside.text.refusal import is_refusal
+
+    return 1.0 if is_refusal(output.text) else 0.0
+
+
 GENERIC: dict[str, Scorer] = {
     "bleu": _with_references(_bleu),
     "google_bleu": _with_references(_google_bleu),
@@ -105,6 +113,7 @@ GENERIC: dict[str, Scorer] = {
     "smog": _readability("smog"),
     "fkgl": _readability("fkgl"),
     "words": _words,
+    "refusal": _refusal,
 }
 
 

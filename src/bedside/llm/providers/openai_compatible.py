@@ -7,20 +7,25 @@ Built on aiohttp: at 100 concurrent requests it costs ~0.2 ms of CPU per call he
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from collections.abc import Sequence
 from typing import Any
 
 import aiohttp
+from yarl import URL
 
 from bedside.fastjson import dumper
 from bedside.llm.config import ModelConfig
 from bedside.llm.errors import ModelConfigError, ModelRequestError
 from bedside.llm.providers.openai_http import RETRYABLE_STATUS, parse_chat_completion, parse_retry_after, snippet
-from bedside.llm.secrets import read_api_key, redact
+from bedside.llm.secrets import read_api_key, remember_secret, scrub, strip_userinfo
 from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
 
 _dumps = dumper()  # json.dumps(payload): what aiohttp's json= sends
+
+REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
+MAX_REDIRECTS = 5
 
 
 class OpenAICompatibleProvider:
@@ -35,35 +40,86 @@ class OpenAICompatibleProvider:
                 f"'openai-compatible/{config.model}@http://127.0.0.1:8000/v1'"
             )
         self.model = config.model
-        self.base_url = config.base_url.rstrip("/")
+        url = URL(config.base_url.rstrip("/"))
+        self._basic: str | None = None
+        if url.user is not None or url.password is not None:
+            # Credentials in the URL are used (HTTP Basic) but never shown: the URL is kept without them, and
+            # the password is masked wherever it, or its base64 Basic form, appears in text.
+            token = base64.b64encode(f"{url.user or ''}:{url.password or ''}".encode()).decode("ascii")
+            self._basic = f"Basic {token}"
+            if url.password:
+                remember_secret(url.password)
+            remember_secret(token)
+            url = url.with_user(None).with_password(None)
+        self.base_url = str(url)
         self._url = f"{self.base_url}/chat/completions"
+        self._origin = url.origin()
         self._api_key_env = config.api_key_env
         self._api_key_header = config.api_key_header
         self._timeout = aiohttp.ClientTimeout(total=config.timeout_s)
         self._connections = config.max_concurrency or self.default_concurrency
         self._session: aiohttp.ClientSession | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
+        self._credentials: dict[str, str] = {}
         self._fields: tuple[GenerationSettings, dict[str, object]] | None = None
         read_api_key(self._api_key_env)  # fail at build time, not on the first request, when unset
 
     def _client(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
         if self._session is None or self._session_loop is not loop or self._session.closed:
-            headers = {"Content-Type": "application/json"}
+            # The key is not a session header: it goes on each request to the configured origin only (see
+            # _post), so no redirect or later change can carry it elsewhere.
+            credentials: dict[str, str] = {}
+            if self._basic is not None:
+                credentials["Authorization"] = self._basic
             key = read_api_key(self._api_key_env)
             if key:
                 bearer = self._api_key_header.lower() == "authorization"
-                headers[self._api_key_header] = f"Bearer {key}" if bearer else key
+                credentials[self._api_key_header] = f"Bearer {key}" if bearer else key
+            self._credentials = credentials
             # One host per provider: the total limit is the per-host limit (tracking both cost per request).
             connector = aiohttp.TCPConnector(limit=self._connections)
             self._session = aiohttp.ClientSession(
-                headers=headers,
+                headers={"Content-Type": "application/json"},
                 connector=connector,
                 timeout=self._timeout,
                 cookie_jar=aiohttp.DummyCookieJar(),  # an API client keeps no cookies; skips per-request work
             )
             self._session_loop = loop
         return self._session
+
+    async def _post(self, body: bytes) -> tuple[int, bytes, float | None]:
+        """POST ``body`` to the endpoint, following redirects by hand: a redirect within the configured origin
+        (scheme, host and port) is followed with the key; one to any other origin is refused without sending
+        anything there (neither the key nor the prompt, which may hold patient records)."""
+        session = self._client()
+        url = URL(self._url)
+        method, data = "POST", body
+        for _ in range(MAX_REDIRECTS + 1):
+            async with session.request(
+                method, url, data=data, headers=self._credentials, allow_redirects=False
+            ) as response:
+                location = response.headers.get("Location")
+                if response.status in REDIRECT_STATUS and location:
+                    target = url.join(URL(location))
+                    if target.origin() != self._origin:
+                        raise ModelRequestError(
+                            f"{self._url} answered HTTP {response.status}, a redirect to another origin "
+                            f"({strip_userinfo(str(target.origin()))}); bedside sends the key and the prompt "
+                            "only to the configured origin: set the model's base URL to the new address if "
+                            "you trust it",
+                            status=response.status,
+                            retryable=False,
+                        )
+                    if response.status == 303:  # "see other": fetched with GET, as HTTP says
+                        method, data = "GET", b""
+                    url = target
+                    continue
+                raw = await response.read()
+                status = response.status
+                retry_after = parse_retry_after(response.headers.get("Retry-After")) if status != 200 else None
+                return status, raw, retry_after
+        raise ModelRequestError(f"{self._url}: more than {MAX_REDIRECTS} redirects", retryable=False)
 
     async def generate(
         self,
@@ -88,17 +144,14 @@ class OpenAICompatibleProvider:
             # The same bytes aiohttp's json= would send (json.dumps, UTF-8; Content-Type is a session header),
             # without its payload-class detour.
             body = _dumps(payload).encode("utf-8")
-            async with self._client().post(self._url, data=body) as response:
-                raw = await response.read()
-                status = response.status
-                retry_after = parse_retry_after(response.headers.get("Retry-After")) if status != 200 else None
+            status, raw, retry_after = await self._post(body)
         except TimeoutError:
             raise ModelRequestError(
                 f"no answer from {self._url} within {self._timeout.total:g} s", retryable=True
             ) from None
         except aiohttp.ClientError as exc:
             raise ModelRequestError(
-                redact(f"connection to {self._url} failed: {type(exc).__name__}: {exc}"), retryable=True
+                scrub(f"connection to {self._url} failed: {type(exc).__name__}: {exc}"), retryable=True
             ) from None
         if status != 200:
             raise ModelRequestError(
