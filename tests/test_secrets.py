@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import logging
 from pathlib import Path
 from urllib.parse import quote
@@ -301,3 +302,28 @@ def test_api_key_env_reaches_the_endpoint_from_a_task_command(monkeypatch: pytes
         stats = server.stats()["answers"]
     assert stats.get("401", 0) == 0, (stats, result.output)
     assert stats.get("ok", 0) >= 1, (stats, result.output)
+
+
+def test_the_stored_run_config_keeps_no_url_credentials_or_known_keys(tmp_path: Path) -> None:
+    remember_secret(DRILL_KEY)
+    store = Store(str(tmp_path / "store.sqlite"))
+    try:
+        store.begin_run(
+            "r1",
+            "r",
+            "drafting",
+            {
+                "cache": "postgresql+psycopg://bedside:pg-secret-9f8e7d@db/evals?table=t",
+                "models": {"system": ["openai-compatible/m@http://u:url-secret-1a2b3c@127.0.0.1:9/v1"]},
+                "note": f"pasted by mistake: {DRILL_KEY}",
+            },
+        )
+        stored = store.run("r1")["config"]
+    finally:
+        store.close()
+    text = json.dumps(stored)
+    assert "pg-secret" not in text
+    assert "url-secret" not in text
+    assert not _pieces(text, DRILL_KEY)
+    assert stored["cache"] == "postgresql+psycopg://db/evals?table=t"
+    assert stored["models"]["system"] == ["openai-compatible/m@http://127.0.0.1:9/v1"]

@@ -113,7 +113,9 @@ def _bedside(args: list[str], env: dict[str, str], log: Path, cwd: Path) -> subp
     return done
 
 
-def test_no_piece_of_the_key_reaches_any_file_bedside_writes(tmp_path: Path, echo_server: int) -> None:
+def test_no_piece_of_the_key_reaches_any_file_bedside_writes(
+    tmp_path: Path, echo_server: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     base = f"http://127.0.0.1:{echo_server}/v1"
     with_userinfo = f"http://{USER}:{quote(KEY, safe='')}@127.0.0.1:{echo_server}/v1"
     modes = ["cut", "snippet", "split", "split-raw", "urlenc", "ok"]
@@ -160,10 +162,18 @@ def test_no_piece_of_the_key_reaches_any_file_bedside_writes(tmp_path: Path, ech
     reported = cli.invoke(app, ["report", run_id, "-o", str(work / "report"), *store])
     assert reported.exit_code == 0, reported.output
     (work / "report.log").write_text(reported.output, encoding="utf-8")
+    # one prompt through `bedside generate`, answered and failed, as a user would paste it into a ticket
+    monkeypatch.setenv("DRILL_KEY", KEY)
+    generated = [
+        cli.invoke(app, ["generate", "-m", model, "--api-key-env", "DRILL_KEY", "--no-cache", "hello"])
+        for model in (models[0], models[2], models[5], models[6])
+    ]
+    (work / "generate.log").write_text("".join(r.output for r in generated), encoding="utf-8")
+    assert [r.exit_code for r in generated] == [1, 1, 0, 0]
 
     written = [p for p in work.rglob("*") if p.is_file()]
     names = {p.name for p in written}
-    assert {"store.sqlite", "cache.sqlite", "export.jsonl", "run.log", "show.log"} <= names
+    assert {"store.sqlite", "cache.sqlite", "export.jsonl", "run.log", "show.log", "generate.log"} <= names
     assert any(p.suffix == ".html" for p in written)
     assert any(p.suffix == ".md" for p in written)
     leaks = {str(p.relative_to(work)): sorted(found) for p in written if (found := leaked_pieces(p.read_bytes()))}

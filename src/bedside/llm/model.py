@@ -211,6 +211,8 @@ class Model:
         fresh = scope is not None and scope.take_bypass(key)
         cached = ep.cache.get(key) if ep.cache is not None and not fresh else None
         if cached is not None:
+            if known_secret_count():  # an answer cached by an older bedside, before answers were masked
+                cached = self._masked(cached)
             return self._handed_out(cached, key, started, cached=True)
         if scope is not None and scope.cache_only:
             raise CacheMissError(f"{self.name} ({self.role}): not in the cache (key {key[:12]})")

@@ -60,27 +60,25 @@ class OpenAICompatibleProvider:
         self._connections = config.max_concurrency or self.default_concurrency
         self._session: aiohttp.ClientSession | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
-        self._credentials: dict[str, str] = {}
         self._fields: tuple[GenerationSettings, dict[str, object]] | None = None
         read_api_key(self._api_key_env)  # fail at build time, not on the first request, when unset
 
     def _client(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
         if self._session is None or self._session_loop is not loop or self._session.closed:
-            # The key is not a session header: it goes on each request to the configured origin only (see
-            # _post), so no redirect or later change can carry it elsewhere.
-            credentials: dict[str, str] = {}
+            # The key is a session header, safe because this session only ever requests the configured origin:
+            # redirects are followed by hand (_post), and one to another origin is refused before it is sent.
+            headers = {"Content-Type": "application/json"}
             if self._basic is not None:
-                credentials["Authorization"] = self._basic
+                headers["Authorization"] = self._basic
             key = read_api_key(self._api_key_env)
             if key:
                 bearer = self._api_key_header.lower() == "authorization"
-                credentials[self._api_key_header] = f"Bearer {key}" if bearer else key
-            self._credentials = credentials
+                headers[self._api_key_header] = f"Bearer {key}" if bearer else key
             # One host per provider: the total limit is the per-host limit (tracking both cost per request).
             connector = aiohttp.TCPConnector(limit=self._connections)
             self._session = aiohttp.ClientSession(
-                headers={"Content-Type": "application/json"},
+                headers=headers,
                 connector=connector,
                 timeout=self._timeout,
                 cookie_jar=aiohttp.DummyCookieJar(),  # an API client keeps no cookies; skips per-request work
@@ -90,35 +88,31 @@ class OpenAICompatibleProvider:
 
     async def _post(self, body: bytes) -> tuple[int, bytes, float | None]:
         """POST ``body`` to the endpoint, following redirects by hand: a redirect within the configured origin
-        (scheme, host and port) is followed with the key; one to any other origin is refused without sending
-        anything there (neither the key nor the prompt, which may hold patient records)."""
+        (scheme, host and port) is followed; one to any other origin is refused before anything is sent there
+        (neither the key, a session header, nor the prompt, which may hold patient records)."""
         session = self._client()
-        url = URL(self._url)
+        url: str | URL = self._url
         method, data = "POST", body
         for _ in range(MAX_REDIRECTS + 1):
-            async with session.request(
-                method, url, data=data, headers=self._credentials, allow_redirects=False
-            ) as response:
-                location = response.headers.get("Location")
-                if response.status in REDIRECT_STATUS and location:
-                    target = url.join(URL(location))
-                    if target.origin() != self._origin:
-                        raise ModelRequestError(
-                            f"{self._url} answered HTTP {response.status}, a redirect to another origin "
-                            f"({strip_userinfo(str(target.origin()))}); bedside sends the key and the prompt "
-                            "only to the configured origin: set the model's base URL to the new address if "
-                            "you trust it",
-                            status=response.status,
-                            retryable=False,
-                        )
-                    if response.status == 303:  # "see other": fetched with GET, as HTTP says
-                        method, data = "GET", b""
-                    url = target
-                    continue
-                raw = await response.read()
+            async with session.request(method, url, data=data, allow_redirects=False) as response:
                 status = response.status
-                retry_after = parse_retry_after(response.headers.get("Retry-After")) if status != 200 else None
-                return status, raw, retry_after
+                location = response.headers.get("Location") if status in REDIRECT_STATUS else None
+                if location is None:
+                    raw = await response.read()
+                    retry_after = parse_retry_after(response.headers.get("Retry-After")) if status != 200 else None
+                    return status, raw, retry_after
+            target = URL(str(url)).join(URL(location))
+            if target.origin() != self._origin:
+                raise ModelRequestError(
+                    f"{self._url} answered HTTP {status}, a redirect to another origin "
+                    f"({strip_userinfo(str(target.origin()))}); bedside sends the key and the prompt only to the "
+                    "configured origin: set the model's base URL to the new address if you trust it",
+                    status=status,
+                    retryable=False,
+                )
+            if status == 303:  # "see other": fetched with GET, as HTTP says
+                method, data = "GET", b""
+            url = target
         raise ModelRequestError(f"{self._url}: more than {MAX_REDIRECTS} redirects", retryable=False)
 
     async def generate(
