@@ -141,3 +141,55 @@ def test_a_crafted_compare_page_key_is_400_with_a_message(store: Store) -> None:
     after = json.dumps(["s000001", 0])  # what the page's own "next" link carries still pages
     response = client.get("/compare", params={"a": "alpha-111", "b": "beta-222", "after": after})
     assert response.status_code == 200
+
+
+def test_the_real_server_does_not_believe_forwarded_for_from_a_loopback_client(tmp_path: Path) -> None:
+    """uvicorn, left to itself, takes X-Forwarded-For from any client on 127.0.0.1: each forged address would be
+    a fresh (name, address) pair, never throttled. `bedside serve` turns that off."""
+    import os
+    import re
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    path = tmp_path / "store.sqlite"
+    opened = Store(str(path))
+    add_accounts(opened)
+    opened.close()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "bedside.cli", "serve", "--store", str(path), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    try:
+        client = httpx.Client(base_url=f"http://127.0.0.1:{port}")
+        for _ in range(1200):  # up to a minute on a loaded machine; the server says when it is up
+            try:
+                client.get("/login")
+                break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        codes = []
+        for i in range(7):
+            page = client.get("/login")
+            token = re.search(r'name="csrf" value="([^"]+)"', page.text)
+            assert token
+            codes.append(
+                client.post(
+                    "/login",
+                    data={"name": "ann1", "password": "wrong password!", "csrf": token.group(1)},
+                    headers={"X-Forwarded-For": f"10.9.9.{i}"},
+                ).status_code
+            )
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert codes == [401] * 5 + [429] * 2
