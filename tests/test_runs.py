@@ -394,7 +394,8 @@ POSTGRES_URL = os.environ.get("BEDSIDE_TEST_POSTGRES_URL")
 
 @pytest.mark.skipif(
     not POSTGRES_URL,
-    reason="set BEDSIDE_TEST_POSTGRES_URL (postgresql+psycopg://user:pw@127.0.0.1/db) to test the store on PostgreSQL",
+    reason="set BEDSIDE_TEST_POSTGRES_URL (postgresql+psycopg://user@127.0.0.1/db; password in PGPASSWORD) "
+    "to test the store on PostgreSQL",
 )
 def test_the_store_works_on_postgresql(tmp_path: Path) -> None:
     assert POSTGRES_URL is not None

@@ -9,7 +9,12 @@ readable by every account on a shared machine.
 Rules, so that bedside never loosens what a user chose nor quietly changes their folders:
 
 - a folder that already exists (the working directory, ``~/.cache``) is left as it is; only folders bedside
-  creates are made 0700;
+  creates are made 0700; the exception is a folder named as a report's own output folder
+  (``bedside report -o DIR``), made 0700 when the user owns it and it is not the working or home folder;
+- a path that is a symbolic link to a regular file (or to nothing yet) is refused (:class:`SymlinkRefusedError`)
+  unless the caller asks to follow links (``--follow-symlinks``): a link planted at an output path would
+  otherwise make bedside overwrite its target with patient text; a link to a device or pipe (``/dev/stdout``)
+  is the user's plumbing and is written to;
 - a file bedside writes whole (a report, an export) is 0600 afterwards, even if it existed before with a wider
   mode: what it now holds is bedside's output; a file owned by someone else keeps its mode;
 - a database file (store, cache) is created 0600 before SQLite opens it; SQLite gives its ``-wal``, ``-shm``
@@ -30,13 +35,22 @@ from typing import BinaryIO, TextIO
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+class SymlinkRefusedError(OSError):
+    """An output path is a symbolic link and following it was not asked for."""
+
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
-def private_dir(path: str | Path) -> Path:
-    """Create ``path`` and its missing parents as 0700; folders that exist already are not touched."""
+def private_dir(path: str | Path, *, tighten: bool = False) -> Path:
+    """Create ``path`` and its missing parents as 0700; folders that exist already are not touched, except
+    ``path`` itself with ``tighten`` (a report's own folder): made 0700 when this user owns it and it is
+    neither the working folder nor the home folder."""
     path = Path(path)
+    existed = path.is_dir()
     missing: list[Path] = []
     current = path
     while not os.path.lexists(current):
@@ -52,7 +66,19 @@ def private_dir(path: str | Path) -> Path:
         os.chmod(folder, DIR_MODE)  # mkdir's mode went through the umask
     if not path.is_dir():
         raise FileExistsError(errno.EEXIST, "exists and is not a folder", str(path))
+    if tighten and existed and os.name == "posix":
+        _tighten_folder(path)
     return path
+
+
+def _tighten_folder(path: Path) -> None:
+    resolved = path.resolve()
+    if resolved in (Path.cwd().resolve(), Path.home().resolve(), Path(resolved.anchor)):
+        return
+    info = os.stat(resolved)
+    if info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o077:
+        with contextlib.suppress(PermissionError):
+            os.chmod(resolved, stat.S_IMODE(info.st_mode) & ~0o077 | DIR_MODE)
 
 
 def create_private_file(path: str | Path) -> bool:
@@ -74,9 +100,26 @@ def create_private_file(path: str | Path) -> bool:
     return True
 
 
-def _open_fd(path: Path) -> int:
+def _open_fd(path: Path, follow_symlinks: bool = False) -> int:
     private_dir(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _CLOEXEC, FILE_MODE)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _CLOEXEC
+    if not follow_symlinks:
+        if os.path.islink(path):
+            try:
+                plumbing = not stat.S_ISREG(os.stat(path).st_mode)  # /dev/stdout, a named pipe
+            except FileNotFoundError:
+                plumbing = False  # a dangling link: writing would create its target
+            if not plumbing:
+                raise SymlinkRefusedError(
+                    errno.ELOOP,
+                    f"is a symbolic link (to {os.readlink(path)}); bedside does not write through links, so a "
+                    "planted link cannot make it overwrite another file: remove the link, choose another path, "
+                    "or pass --follow-symlinks",
+                    str(path),
+                )
+        else:
+            flags |= _NOFOLLOW  # a link made between the check and the open fails here
+    fd = os.open(path, flags, FILE_MODE)
     try:
         _tighten(fd)
     except BaseException:
@@ -92,18 +135,20 @@ def _tighten(fd: int) -> None:
             os.fchmod(fd, FILE_MODE)
 
 
-def open_private(path: str | Path) -> TextIO:
-    """Open ``path`` for writing UTF-8 text (truncated), 0600, creating its folder 0700 if missing."""
-    return os.fdopen(_open_fd(Path(path)), "w", encoding="utf-8")
+def open_private(path: str | Path, *, follow_symlinks: bool = False) -> TextIO:
+    """Open ``path`` for writing UTF-8 text (truncated), 0600, creating its folder 0700 if missing; a symbolic
+    link at ``path`` is refused unless ``follow_symlinks``."""
+    return os.fdopen(_open_fd(Path(path), follow_symlinks), "w", encoding="utf-8")
 
 
-def open_private_binary(path: str | Path) -> BinaryIO:
-    """Open ``path`` for writing bytes (truncated), 0600, creating its folder 0700 if missing."""
-    return os.fdopen(_open_fd(Path(path)), "wb")
+def open_private_binary(path: str | Path, *, follow_symlinks: bool = False) -> BinaryIO:
+    """Open ``path`` for writing bytes (truncated), 0600, creating its folder 0700 if missing; a symbolic link
+    at ``path`` is refused unless ``follow_symlinks``."""
+    return os.fdopen(_open_fd(Path(path), follow_symlinks), "wb")
 
 
-def write_private_text(path: str | Path, text: str) -> Path:
+def write_private_text(path: str | Path, text: str, *, follow_symlinks: bool = False) -> Path:
     """Write ``text`` to ``path`` as a 0600 file."""
-    with open_private(path) as handle:
+    with open_private(path, follow_symlinks=follow_symlinks) as handle:
         handle.write(text)
     return Path(path)

@@ -17,6 +17,7 @@ from bedside import __version__
 from bedside.console import data_table, fail, out, show_table
 from bedside.inputs import InputError
 from bedside.llm import Role, default_cache_path
+from bedside.llm.secrets import install_log_redaction
 from bedside.llm.usage import RoleUsage
 
 # What the standard library raises on bad input that no reader should let through; caught as a last line so a
@@ -86,6 +87,7 @@ def main_options(
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
+    install_log_redaction()  # every logger's records, not only bedside.llm's: keys and URL userinfo masked
 
 
 def _cache_path(cache: Path | None, no_cache: bool) -> Path | None:

@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bedside.cli.app import CacheOption, JsonOption, NoCacheOption, _cache_path, app
+from bedside.cli.app import ApiKeyEnvOption, CacheOption, JsonOption, NoCacheOption, _cache_path, app
 from bedside.console import err, fail, out, show_table
 from bedside.llm import GenerationSettings, ModelError, UsageLedger, get_model
 
@@ -109,6 +109,7 @@ def judges_run(
     as_json: Annotated[bool, typer.Option("--json", help="Print the judgement as JSON.")] = False,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
+    api_key_env: ApiKeyEnvOption = None,
 ) -> None:
     """Score inputs with a rubric: one judge, a jury (several -m), or one judge k times (--repeat)."""
 
@@ -127,7 +128,8 @@ def judges_run(
         ledger = UsageLedger()
         settings = GenerationSettings(temperature=temperature, max_tokens=1024)
         judge_models = [
-            get_model(spec, role="judge", cache=_cache_path(cache, no_cache), usage=ledger) for spec in specs
+            get_model(spec, role="judge", cache=_cache_path(cache, no_cache), usage=ledger, api_key_env=api_key_env)
+            for spec in specs
         ]
         try:
             # The same model named twice is two jurors (useful with a temperature above 0): number them.

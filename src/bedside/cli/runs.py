@@ -16,6 +16,15 @@ from bedside.cli.app import DEFAULT_STORE, JsonOption, NoCacheOption, StoreOptio
 from bedside.console import err, fail, out, show_rule, show_table
 from bedside.llm import ModelError
 
+FollowSymlinksOption = Annotated[
+    bool,
+    typer.Option(
+        "--follow-symlinks",
+        help="Write through a symbolic link at the output path (refused by default: a planted link would make "
+        "bedside overwrite its target).",
+    ),
+]
+
 
 @app.command("run")
 def run_command(
@@ -300,6 +309,7 @@ def export_command(
         Path | None, typer.Option("--output", "-o", help="File to write [default: stdout for jsonl].")
     ] = None,
     store: StoreOption = DEFAULT_STORE,
+    follow_symlinks: FollowSymlinksOption = False,
 ) -> None:
     """Export a run's results, one row per (cell, sample, epoch)."""
     from bedside.runs import Store
@@ -317,11 +327,11 @@ def export_command(
                 for line in iter_jsonl(rows):
                     typer.echo(line)
             else:
-                export_jsonl(rows, output)
+                export_jsonl(rows, output, follow_symlinks=follow_symlinks)
         elif format_ == "parquet":
             if output is None:
                 raise fail(ValueError("--format parquet needs --output FILE"))
-            export_parquet(rows, output)
+            export_parquet(rows, output, follow_symlinks=follow_symlinks)
         else:
             raise fail(ValueError(f"--format must be jsonl or parquet, not {format_!r}"))
     except (ImportError, OSError) as exc:
@@ -338,6 +348,7 @@ def report_command(
     ),
     store: StoreOption = DEFAULT_STORE,
     as_json: JsonOption = False,
+    follow_symlinks: FollowSymlinksOption = False,
 ) -> None:
     """Write a Markdown and a self-contained HTML report: tables with 95% CIs, strata, errors, usage, plots
     (with --json: print the same numbers, unrounded, and write no file)."""
@@ -349,7 +360,7 @@ def report_command(
         if as_json:
             typer.echo(json.dumps(report_json(build_report(opened, run)), indent=2, ensure_ascii=False))
             return
-        md, page = write_report(opened, run, output)
+        md, page = write_report(opened, run, output, follow_symlinks=follow_symlinks)
     except (LookupError, OSError) as exc:
         raise fail(exc) from None
     finally:

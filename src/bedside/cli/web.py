@@ -32,11 +32,20 @@ def serve(
     port: Annotated[int, typer.Option(help="Port.")] = 8400,
     idle_minutes: Annotated[float, typer.Option(help="Sessions end after this long unused.")] = 30.0,
     max_upload_mb: Annotated[float, typer.Option(help="Largest accepted request body (uploads).")] = 10.0,
+    trusted_proxy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--trusted-proxy",
+            help="Address of a reverse proxy in front (repeatable): only its X-Forwarded-For names the client "
+            "for login throttling and audit; from anyone else the header is ignored.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the run viewer and the review app over the store (log in with an account from `bedside users add`)."""
     _need_web()
     import uvicorn
 
+    from bedside.llm.secrets import RedactingFilter
     from bedside.runs.store import Store
     from bedside.web.app import WebSettings, create_app
     from bedside.web.security import list_users
@@ -48,14 +57,28 @@ def serve(
         err.print(f"[yellow]warning:[/] serving on {host}: reachable from other machines; put TLS in front of it")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
+    handler.addFilter(RedactingFilter())
     web_log = logging.getLogger("bedside.web")
     web_log.addHandler(handler)
     web_log.setLevel(logging.INFO)
     web_log.propagate = False
-    settings = WebSettings(idle_s=idle_minutes * 60, max_upload_bytes=int(max_upload_mb * 1024 * 1024))
+    settings = WebSettings(
+        idle_s=idle_minutes * 60,
+        max_upload_bytes=int(max_upload_mb * 1024 * 1024),
+        trusted_proxies=frozenset(trusted_proxy or ()),
+    )
     err.print(f"bedside web on http://{host}:{port}/ (store {opened.url.split('@')[-1]})")
     # uvicorn's own access log writes paths with their query strings: off; bedside.web logs route templates.
-    uvicorn.run(create_app(opened, settings), host=host, port=port, access_log=False, log_level="warning")
+    # proxy_headers off: uvicorn would otherwise believe X-Forwarded-For from any loopback client; the app reads
+    # it itself, from --trusted-proxy addresses only.
+    uvicorn.run(
+        create_app(opened, settings),
+        host=host,
+        port=port,
+        access_log=False,
+        log_level="warning",
+        proxy_headers=False,
+    )
 
 
 users_app = typer.Typer(help="Accounts of the web app (roles: admin, annotator).", no_args_is_help=True)

@@ -4,6 +4,7 @@ and scripted answers, with caching, retries, limits, accounting and structured o
 from bedside.llm.cache import ResponseCache, default_cache_path
 from bedside.llm.config import ModelConfig, Price, parse_model_spec
 from bedside.llm.errors import (
+    ContentFilterError,
     EmptyAnswerError,
     ModelConfigError,
     ModelError,
@@ -20,6 +21,7 @@ __all__ = [
     "ROLES",
     "ChatMessage",
     "Completion",
+    "ContentFilterError",
     "EmptyAnswerError",
     "GenerationSettings",
     "Model",

@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bedside.llm.errors import ModelConfigError
+from bedside.llm.secrets import strip_userinfo
 
 _SPEC = re.compile(r"^(?P<provider>[a-z][a-z0-9_-]*)/(?P<model>.+?)(?:@(?P<base_url>https?://\S+))?$")
 
@@ -98,9 +99,9 @@ class ModelConfig(BaseModel):
 
     @property
     def name(self) -> str:
-        """The string form of this model, without secrets (there are none to leave out)."""
+        """The string form of this model, without secrets: a ``user:password@`` in a URL is left out."""
         urls = ",".join(self.base_urls) if self.base_urls else self.base_url
-        suffix = f"@{urls}" if urls else ""
+        suffix = f"@{strip_userinfo(urls)}" if urls else ""
         return f"{self.provider}/{self.model}{suffix}"
 
 

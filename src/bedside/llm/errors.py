@@ -48,6 +48,14 @@ class EmptyAnswerError(ModelError):
         self.finish_reason = finish_reason
 
 
+class ContentFilterError(ModelError):
+    """The endpoint's content filter stopped the answer (``finish_reason: content_filter``).
+
+    Whatever text came with it is not the model's answer to score: stored as an error naming the cause, never
+    cached, never retried (the same request meets the same filter).
+    """
+
+
 class CacheMissError(ModelError):
     """A call made where only the cache may answer (a dry run) that the cache cannot answer."""
 

@@ -12,8 +12,12 @@ Providers do one request each; everything a serious evaluation needs around that
 * :meth:`Model.generate_structured` returns a validated pydantic object, re-asking with the validation error
   a bounded number of times;
 * an answer with no text is an :class:`EmptyAnswerError`, never an empty string to score, and never cached (asked
-  once more with more tokens where ``empty_retry_max_tokens`` is configured); a cut-off answer
+  once more with more tokens where ``empty_retry_max_tokens`` is configured); text made only of whitespace and
+  invisible format characters (zero-width spaces and joiners, BOM) is no text; a cut-off answer
   (``finish_reason: length``) is kept and counted as truncated;
+* an answer the endpoint's content filter stopped (``finish_reason: content_filter``) is a
+  :class:`ContentFilterError`, never cached or scored;
+* configured secrets (API keys, URL passwords) in an answer are masked before it is cached or handed out;
 * inside a :func:`~bedside.llm.scope.call_scope`, the answers handed out and rejected are recorded, and the keys
   the scope says to bypass are asked again instead of replayed (how ``--retry-errors`` re-asks).
 """
@@ -24,6 +28,7 @@ import asyncio
 import logging
 import random
 import time
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +41,7 @@ from bedside.llm.cache import ResponseCache, cache_request, canonical_json, key_
 from bedside.llm.config import ModelConfig, parse_model_spec
 from bedside.llm.errors import (
     CacheMissError,
+    ContentFilterError,
     EmptyAnswerError,
     ModelRequestError,
     RetriesExhaustedError,
@@ -45,7 +51,7 @@ from bedside.llm.limiter import AdaptiveLimiter, limiter_factory
 from bedside.llm.providers import Provider, create_provider
 from bedside.llm.retry import RetryPolicy
 from bedside.llm.scope import current_scope
-from bedside.llm.secrets import RedactingFilter
+from bedside.llm.secrets import RedactingFilter, known_secret_count, redact
 from bedside.llm.structured import parse_structured
 from bedside.llm.types import ChatMessage, Completion, GenerationSettings, ProviderResponse, Role, as_messages
 from bedside.llm.usage import UsageLedger
@@ -63,15 +69,41 @@ STRUCTURED_INSTRUCTIONS = "llm/structured_instructions.j2"
 STRUCTURED_REPAIR = "llm/structured_repair.j2"
 
 
+def has_text(text: str) -> bool:
+    """Whether ``text`` holds anything a reader could see: whitespace and invisible format characters
+    (Unicode category Cf: zero-width space and joiners, word joiner, BOM, direction marks) do not count."""
+    return any(not char.isspace() and (char < "\xad" or unicodedata.category(char) != "Cf") for char in text)
+
+
+def _check_not_filtered(
+    response: ProviderResponse, name: str, role: Role, spent: Callable[[ProviderResponse], None]
+) -> None:
+    """Refuse an answer the endpoint's content filter stopped: its text (often a canned apology, or nothing)
+    is not the model's answer, and scored it would be a zero that hides the cause."""
+    if response.finish_reason != "content_filter":
+        return
+    spent(response)
+    raise ContentFilterError(
+        f"{name} ({role}): the endpoint's content filter stopped the answer (finish_reason: content_filter); "
+        "the prompt or the answer tripped the provider's moderation, so there is no answer to score"
+    )
+
+
 def _check_not_empty(
     response: ProviderResponse, name: str, role: Role, spent: Callable[[ProviderResponse], None]
 ) -> None:
     """Refuse an answer without text: scored, it would be a zero that hides a failure. Its tokens were paid
     for all the same, so ``spent`` accounts them."""
-    if all(text.strip() for text in response.texts) and response.texts:
+    if response.texts and all(has_text(text) for text in response.texts):
         return
     spent(response)
-    what = "content: null" if response.null_content else "empty content"
+    what = (
+        "content: null"
+        if response.null_content
+        else "empty content"
+        if all(not text for text in response.texts)
+        else "only whitespace or invisible characters"
+    )
     why = f"finish_reason: {response.finish_reason}" if response.finish_reason else "no finish_reason"
     hint = (
         "; the tokens ran out before any answer (with a reasoning model, raise max_tokens or set "
@@ -179,6 +211,8 @@ class Model:
         fresh = scope is not None and scope.take_bypass(key)
         cached = ep.cache.get(key) if ep.cache is not None and not fresh else None
         if cached is not None:
+            if known_secret_count():  # an answer cached by an older bedside, before answers were masked
+                cached = self._masked(cached)
             return self._handed_out(cached, key, started, cached=True)
         if scope is not None and scope.cache_only:
             raise CacheMissError(f"{self.name} ({self.role}): not in the cache (key {key[:12]})")
@@ -200,7 +234,11 @@ class Model:
         bigger: GenerationSettings | None = None
         try:
             response = await self._request_with_retries(messages, settings, response_schema)
-            if not response.texts or not all(text.strip() for text in response.texts):
+            if known_secret_count():
+                response = self._masked(response)
+            if response.finish_reason == "content_filter":
+                _check_not_filtered(response, self.name, self.role, self._spent)  # raises
+            if not response.texts or not all(has_text(text) for text in response.texts):
                 _check_not_empty(response, self.name, self.role, self._spent)  # raises
         except asyncio.CancelledError:
             future.cancel()
@@ -236,6 +274,21 @@ class Model:
         if scope is not None:
             scope.answered.append(key)
         return self._completion(response, key, started, cached=False)
+
+    def _masked(self, response: ProviderResponse) -> ProviderResponse:
+        """The answer with every configured secret (API keys, URL passwords; see :func:`redact`) masked, before
+        it is cached, shared or handed out: an endpoint that echoes request headers into its answer, or a model
+        that repeats a key it was shown, must not put the key into the cache or a store. Said in the log."""
+        texts = tuple(redact(text) for text in response.texts)
+        if texts == response.texts:
+            return response
+        logger.warning(
+            "%s (%s): the answer contained a configured secret (an API key or URL password); it was masked "
+            "as *** before caching and storing",
+            self.name,
+            self.role,
+        )
+        return response.model_copy(update={"texts": texts})
 
     def _spent(self, response: ProviderResponse) -> None:
         """Account the tokens of an answer that was paid for but refused."""

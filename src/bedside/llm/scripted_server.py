@@ -15,6 +15,9 @@ fault      what the client sees
            returns when max tokens run out while the model is still thinking)
 ``empty``  HTTP 200, ``content: ""`` and ``finish_reason: stop``
 ``length`` HTTP 200, the scripted answer cut to its first half (by words), ``finish_reason: length``
+``zero-width``     HTTP 200, content of only zero-width characters and whitespace, ``finish_reason: stop``
+``content-filter`` HTTP 200, a canned apology as content and ``finish_reason: content_filter`` (a provider's
+                   moderation stopping the answer)
 ========== ==========================================================================================
 
 Fault spec string (CLI ``--faults``): comma-separated ``KIND=RATE`` items, plus ``retry-after=SECONDS``
@@ -45,7 +48,18 @@ from aiohttp import web
 from bedside.llm.scripted import ScriptedRules, count_words
 from bedside.llm.types import ChatMessage
 
-FAULT_KINDS = ("429", "500", "hang", "malformed", "invalid-json", "null", "empty", "length")
+FAULT_KINDS = (
+    "429",
+    "500",
+    "hang",
+    "malformed",
+    "invalid-json",
+    "null",
+    "empty",
+    "length",
+    "zero-width",
+    "content-filter",
+)
 
 
 @dataclass(frozen=True)
@@ -215,6 +229,10 @@ class ScriptedServer:
                 text, finish_reason = None, "length"
             elif fault == "empty":
                 text = ""
+            elif fault == "zero-width":
+                text = "\u200b\u200c\u200d \n\u2060\ufeff"
+            elif fault == "content-filter":
+                text, finish_reason = "I'm sorry, but I can't help with that.", "content_filter"
             elif fault == "length":
                 words = (text or "").split(" ")
                 text, finish_reason = " ".join(words[: max(1, len(words) // 2)]), "length"

@@ -439,13 +439,15 @@ def report_json(report: RunReport) -> dict[str, Any]:
     }
 
 
-def write_report(store: Store, run_id: str, folder: Path) -> tuple[Path, Path]:
-    """The Markdown and HTML files, 0600 (in a 0700 folder if it is new): reports quote samples and errors."""
+def write_report(store: Store, run_id: str, folder: Path, *, follow_symlinks: bool = False) -> tuple[Path, Path]:
+    """The Markdown and HTML files, 0600, in a 0700 folder (an existing one of this user's is tightened, see
+    :func:`~bedside.private_files.private_dir`): reports quote samples and errors. A symbolic link where a file
+    goes is refused unless ``follow_symlinks``."""
     report = build_report(store, run_id)
-    private_dir(folder)
+    private_dir(folder, tighten=True)
     md, page = folder / f"{report.run['id']}.md", folder / f"{report.run['id']}.html"
-    write_private_text(md, markdown(report))
-    write_private_text(page, html_page(report))
+    write_private_text(md, markdown(report), follow_symlinks=follow_symlinks)
+    write_private_text(page, html_page(report), follow_symlinks=follow_symlinks)
     return md, page
 
 
@@ -528,15 +530,16 @@ def compare(store: Store, run_a: str, run_b: str, *, seed: int = 0) -> list[Metr
     return out
 
 
-def export_jsonl(rows: Sequence[ResultRow], path: Path) -> int:
-    """One JSON object per result row, written as a 0600 file (rows hold prompts and outputs)."""
-    with open_private(path) as handle:
+def export_jsonl(rows: Sequence[ResultRow], path: Path, *, follow_symlinks: bool = False) -> int:
+    """One JSON object per result row, written as a 0600 file (rows hold prompts and outputs); a symbolic link
+    at ``path`` is refused unless ``follow_symlinks``."""
+    with open_private(path, follow_symlinks=follow_symlinks) as handle:
         for line in iter_jsonl(rows):
             handle.write(line + "\n")
     return len(rows)
 
 
-def export_parquet(rows: Sequence[ResultRow], path: Path) -> None:
+def export_parquet(rows: Sequence[ResultRow], path: Path, *, follow_symlinks: bool = False) -> None:
     """Dicts and lists become JSON strings. The file is opened 0600 by bedside and handed to pyarrow, so it is
     never readable by others, not even between pyarrow creating it and a chmod."""
     try:
@@ -551,5 +554,5 @@ def export_parquet(rows: Sequence[ResultRow], path: Path) -> None:
         for name, value in row.__dict__.items():
             columns[name].append(json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value)
     table = pa.table(dict(columns))
-    with open_private_binary(path) as handle:
+    with open_private_binary(path, follow_symlinks=follow_symlinks) as handle:
         pq.write_table(table, handle)

@@ -45,6 +45,7 @@ from bedside.llm import GenerationSettings, Model, UsageLedger, get_model
 from bedside.llm.cache import default_cache_path
 from bedside.llm.errors import StructuredOutputError
 from bedside.llm.scope import call_scope
+from bedside.llm.secrets import strip_userinfo
 from bedside.llm.types import Role
 from bedside.runs.config import RunConfig, SystemConfig
 from bedside.runs.scorers import check_scorers, score_sample
@@ -66,7 +67,9 @@ class Cell:
 
     @property
     def id(self) -> str:
-        return f"{self.dataset}/{self.system}/{self.model}"
+        """What the store, reports and exports call the cell: a ``user:password@`` in the model's URL is left
+        out (the model spec itself keeps it, to authenticate)."""
+        return f"{self.dataset}/{self.system}/{strip_userinfo(self.model)}"
 
 
 @dataclass
@@ -677,7 +680,7 @@ class _Running:
             epoch=item.epoch,
             dataset=item.cell.dataset,
             system=item.cell.system,
-            model=item.cell.model,
+            model=strip_userinfo(item.cell.model),
             key=item.key,
             strata=item.sample.strata,
             sample=item.sample.model_dump(mode="json"),

@@ -100,6 +100,14 @@ def _words(sample: Sample, output: Output) -> float | None:
     return float(len(output.text.split()))
 
 
+def _refusal(sample: Sample, output: Output) -> float | None:
+    """1 where the answer opens by declining (see :mod:`bedside.text.refusal`), else 0: a flag next to the
+    quality scores, whose mean is the refusal rate; the answer itself stays an ok output."""
+    from bedside.text.refusal import is_refusal
+
+    return 1.0 if is_refusal(output.text) else 0.0
+
+
 GENERIC: dict[str, Scorer] = {
     "bleu": _with_references(_bleu),
     "google_bleu": _with_references(_google_bleu),
@@ -115,6 +123,7 @@ GENERIC: dict[str, Scorer] = {
     "smog": _readability("smog"),
     "fkgl": _readability("fkgl"),
     "words": _words,
+    "refusal": _refusal,
 }
 
 
@@ -134,6 +143,7 @@ GENERIC_TEXTS: dict[str, str] = {
     "smog": "SMOG grade of the whole output text",
     "fkgl": "Flesch-Kincaid grade of the whole output text",
     "words": "whitespace words in the output text",
+    "refusal": "1 where the output text opens by declining, else 0 (a flag; the rate is its mean)",
 }
 """What each generic scorer reads: printed by config check and the report's methods note."""
 

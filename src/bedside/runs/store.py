@@ -19,6 +19,7 @@ fully stored or absent, whatever kills the process.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import operator
 import os
@@ -62,6 +63,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from bedside import __version__
 from bedside.errors import StorageError
 from bedside.fastjson import dumper
+from bedside.llm.secrets import scrub, scrub_data, strip_userinfo
 from bedside.private_files import create_private_file
 
 LOCK_STALE_S = 120.0
@@ -164,6 +166,7 @@ class RunLock:
 def store_url(location: str) -> str:
     """A path becomes a SQLite URL; URLs pass through.
 
+    A URL with a password is refused (:class:`StorageError`): the URL is printed and kept with each run.
     A SQLite file that does not exist yet is created here, 0600 in a 0700 folder if the folder is new, because
     the store holds every prompt and output (see :mod:`bedside.private_files`).
     """
@@ -174,6 +177,12 @@ def store_url(location: str) -> str:
         create_private_file(path)
         return f"sqlite:///{path}"
     url = make_url(location)
+    if url.password:
+        raise StorageError(
+            f"the store URL {strip_userinfo(location)} holds a password: bedside would show and store it with the "
+            "run; leave it out of the URL and give it to PostgreSQL as PGPASSWORD or in ~/.pgpass "
+            "(https://www.postgresql.org/docs/current/libpq-pgpass.html)"
+        )
     database = url.database
     if url.get_backend_name() == "sqlite" and database and database != ":memory:" and "uri" not in url.query:
         create_private_file(Path(database).expanduser())
@@ -269,7 +278,7 @@ class Store:
                         id=run_id,
                         name=name,
                         task=task,
-                        config=config,
+                        config=scrub_data(config),  # no key, URL password or userinfo kept with the run
                         bedside_version=__version__,
                         python_version=platform.python_version(),
                         git_commit=_git_commit(),
@@ -285,9 +294,13 @@ class Store:
             db.execute(update(runs_table).where(runs_table.c.id == run_id).values(updated_at=now, status=status))
 
     def write(self, rows: Sequence[ResultRow]) -> None:
-        """Store finished samples in one transaction (replacing earlier rows for the same sample)."""
+        """Store finished samples in one transaction (replacing earlier rows for the same sample).
+
+        Error texts are scrubbed of known secrets and URL userinfo on the way in (see
+        :func:`bedside.llm.secrets.scrub`): they are built from endpoint bodies bedside does not control."""
         if not rows:
             return
+        rows = [_scrubbed(r) if r.error is not None or r.failure is not None else r for r in rows]
         now = datetime.now(UTC).replace(tzinfo=None)
         if self._sqlite is not None:
             self._sqlite.write(self.engine, rows, now)
@@ -473,6 +486,14 @@ def _json_processor(column: Column[Any], dialect: Any) -> Any:
         and String()._cached_bind_processor(dialect) is None
     )
     return _json_text if plain else process
+
+
+def _scrubbed(row: ResultRow) -> ResultRow:
+    error = scrub(row.error) if row.error is not None else None
+    failure = scrub_data(row.failure) if row.failure is not None else None
+    if error == row.error and failure == row.failure:
+        return row
+    return dataclasses.replace(row, error=error, failure=failure)
 
 
 def _insert_sql(table: Table) -> str:

@@ -15,6 +15,7 @@ import logging
 import math
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -31,12 +32,15 @@ from bedside.runs.store import RunNotFoundError, Store
 from bedside.web import browse
 from bedside.web.db import audit, create_web_tables
 from bedside.web.security import (
+    AuditBudget,
     LoginThrottle,
     Session,
+    client_address,
     end_session,
     load_session,
     new_session,
     same_token,
+    submitted_name,
     verify_login,
 )
 
@@ -57,6 +61,12 @@ class WebSettings:
     secure_cookies: bool | None = None  # None: Secure when the request came over https
     max_login_failures: int = 5
     login_window_s: float = 900.0
+    trusted_proxies: frozenset[str] = frozenset()
+    """Peer addresses whose ``X-Forwarded-For`` is believed (a reverse proxy in front); none by default."""
+    audit_rows_per_address: int = 20
+    """Audit rows that failed or throttled logins from one address may write per ``login_window_s``."""
+    clock: Callable[[], float] = time.monotonic
+    """The throttle's clock (tests pass a controlled one)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -158,7 +168,8 @@ def create_app(store: Store | str, settings: WebSettings | None = None) -> FastA
     app.state.settings = settings
     app.state.summaries = browse.Summaries(store)
     app.state.meta_cache = {}  # review id -> (labels version, meta-evaluation)
-    app.state.throttle = LoginThrottle(settings.max_login_failures, settings.login_window_s)
+    app.state.throttle = LoginThrottle(settings.max_login_failures, settings.login_window_s, clock=settings.clock)
+    app.state.audit_budget = AuditBudget(settings.audit_rows_per_address, settings.login_window_s, clock=settings.clock)
     templates = Jinja2Templates(directory=str(_resource_dir("templates")))
     templates.env.filters["pretty"] = lambda v: json.dumps(v, indent=2, ensure_ascii=False, default=str)
     templates.env.filters["num"] = _num
@@ -253,6 +264,37 @@ def _key(value: str | None) -> tuple[str, str, int] | None:
         raise HTTPException(status_code=400, detail="bad page key") from None
 
 
+MAX_PAGE_KEY_CHARS = 1024
+MAX_EPOCH = 2**31 - 1
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a page key value")
+
+
+def _page_key(raw: str) -> tuple[str, int]:
+    """The ``after`` page key of /compare: a JSON ``[sample_id, epoch]`` from the page's own "next" link. Anything
+    else a client crafts (deep nesting, NaN or Infinity, an integer past SQLite's range, text that is not valid
+    UTF-8) is a 400 with a message, never an exception in the route."""
+    bad = HTTPException(status_code=400, detail="bad page key: expected [sample id, epoch] from a 'next' link")
+    if len(raw) > MAX_PAGE_KEY_CHARS:
+        raise bad
+    try:
+        value = json.loads(raw, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        raise bad from None
+    if not (isinstance(value, list) and len(value) == 2):
+        raise bad
+    sample_id, epoch = value
+    if not isinstance(sample_id, str) or type(epoch) is not int or not 0 <= epoch <= MAX_EPOCH:
+        raise bad
+    try:
+        sample_id.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from a \ud800 escape
+        raise bad from None
+    return sample_id, epoch
+
+
 def _float(value: str | None) -> float | None:
     if value is None or value.strip() == "":
         return None
@@ -288,27 +330,38 @@ def _viewer_routes(app: FastAPI) -> None:
     @app.post("/login")
     async def login(request: Request) -> Response:
         form = await request.form()
-        name, password = str(form.get("name") or ""), str(form.get("password") or "")
+        # Cut before anything else: no account has a longer name, and nothing a stranger sends is kept whole.
+        name, password = submitted_name(str(form.get("name") or "")), str(form.get("password") or "")
         given = form.get("csrf")
         cookie = request.cookies.get(LOGIN_CSRF_COOKIE)
         if not cookie or not same_token(given if isinstance(given, str) else None, cookie):
             raise HTTPException(status_code=403, detail="CSRF token missing or invalid")
-        address = request.client.host if request.client else "?"
+        settings: WebSettings = request.app.state.settings
+        address = client_address(
+            request.client.host if request.client else None,
+            request.headers.get("x-forwarded-for"),
+            settings.trusted_proxies,
+        )
         throttle: LoginThrottle = request.app.state.throttle
+        budget: AuditBudget = request.app.state.audit_budget
         store: Store = request.app.state.store
-        if throttle.blocked(name, address):
-            audit(store.engine, name, "login-throttled")
+        wait = throttle.retry_after(name, address)
+        if wait > 0:
+            if budget.take(address):
+                audit(store.engine, name, "login-throttled")
             refused = render(request, "login.html", None, login_csrf=cookie, error="Too many attempts; wait and retry.")
             refused.status_code = 429
+            refused.headers["Retry-After"] = str(math.ceil(wait))
             return refused
         user = verify_login(store.engine, name, password)
         if user is None:
             throttle.failed(name, address)
-            audit(store.engine, name, "login-failed")
+            if budget.take(address):
+                audit(store.engine, name, "login-failed")
             response = render(request, "login.html", None, login_csrf=cookie, error="Wrong name or password.")
             response.status_code = 401
             return response
-        throttle.succeeded(name)
+        throttle.succeeded(name, address)
         token = new_session(store.engine, user)
         audit(store.engine, user.name, "login")
         done = RedirectResponse("/" if user.admin else "/reviews", status_code=303)
@@ -415,13 +468,7 @@ def _viewer_routes(app: FastAPI) -> None:
         rows: list[Any] = []
         after = None
         if pair is not None:
-            start = None
-            if q.get("after"):
-                try:
-                    sid, ep = json.loads(q["after"])
-                    start = (str(sid), int(ep))
-                except (ValueError, TypeError):
-                    raise HTTPException(status_code=400, detail="bad page key") from None
+            start = _page_key(q["after"]) if q.get("after") else None
             rows, after = browse.paired_rows(store, run_a["id"], pair[0], run_b["id"], pair[1], after=start)
         metrics = sorted(set(sa.metrics) & set(sb.metrics))[:4]
         return render(

@@ -43,6 +43,17 @@ async def _upload_text(upload: Any) -> str:
         raise rv.ReviewError("the file is not UTF-8 text") from None
 
 
+MAX_POSITION = 2**31 - 1
+"""No review holds more items; a larger position in a URL is "no such item", not an integer the database
+cannot bind."""
+
+
+def _assignment(engine: Any, review_id: str, user: str, position: int) -> rv.Assignment | None:
+    if not 0 <= position <= MAX_POSITION:
+        return None
+    return rv.assignment(engine, review_id, user, position)
+
+
 def review_routes(app: FastAPI) -> None:
     @app.get("/reviews", response_class=HTMLResponse)
     async def reviews(request: Request) -> Response:
@@ -149,7 +160,7 @@ def review_routes(app: FastAPI) -> None:
 
     def _item_page(request: Request, session: Any, review_id: str, position: int, error: str | None) -> Response:
         engine = request.app.state.store.engine
-        shown = rv.assignment(engine, review_id, session.user.name, position)
+        shown = _assignment(engine, review_id, session.user.name, position)
         if shown is None:
             raise HTTPException(status_code=404, detail="no such item")
         mine = rv.progress(engine, review_id, only=session.user.name)
@@ -175,7 +186,7 @@ def review_routes(app: FastAPI) -> None:
     async def save(request: Request, review_id: str, position: int) -> Response:
         session, form = await checked_post(request)
         engine = request.app.state.store.engine
-        shown = rv.assignment(engine, review_id, session.user.name, position)
+        shown = _assignment(engine, review_id, session.user.name, position)
         if shown is None:
             raise HTTPException(status_code=404, detail="no such item")
         if shown.submitted:

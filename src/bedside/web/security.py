@@ -8,8 +8,12 @@
 - Every state-changing request carries the session's CSRF token (a hidden form field or the ``X-CSRF-Token``
   header), compared in constant time. The login form, which has no session yet, uses a double-submit token: a
   random cookie and the same value in the form.
-- Login throttling: after ``max_failures`` failed logins for one user name or from one client address within
-  ``window_s``, further attempts are refused (HTTP 429) until the window passes, whatever the password.
+- Login throttling (:class:`LoginThrottle`): per (user name, client address), with exponential backoff after
+  ``max_failures`` failures in ``window_s``, refused attempts answered HTTP 429 with ``Retry-After``. Someone who
+  knows a user name cannot lock its owner out: the owner's own address has its own count. The client address is
+  the connection's peer; ``X-Forwarded-For`` counts only from configured proxies (:func:`client_address`).
+- What an unauthenticated request can make bedside write is bounded: names cut to 64 characters, and at most
+  :class:`AuditBudget` audit rows per address per window.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections import defaultdict, deque
+from collections import OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -183,28 +188,145 @@ def same_token(given: str | None, expected: str) -> bool:
     return bool(given) and hmac.compare_digest(str(given).encode(), expected.encode())
 
 
-class LoginThrottle:
-    """Failed logins per user name and per client address in a sliding window (in this process's memory)."""
+MAX_NAME_CHARS = 64
+"""User names are at most this long (see :func:`add_user`); a longer submitted name is cut to it before it is
+throttled, audited or looked up, so an unauthenticated request cannot make bedside store or hold a large text."""
 
-    def __init__(self, max_failures: int = 5, window_s: float = 900.0) -> None:
+
+def submitted_name(name: str) -> str:
+    """A name from the login form, bounded: cut to :data:`MAX_NAME_CHARS` (no account has a longer one)."""
+    return name[:MAX_NAME_CHARS]
+
+
+class LoginThrottle:
+    """Failed logins per (user name, client address), with exponential backoff, in this process's memory.
+
+    After ``max_failures`` failures of one name from one address within ``window_s``, that pair waits
+    ``base_delay_s``, doubling with each further failure up to ``max_delay_s``. Keyed on the pair, an attacker
+    who knows a user name slows down only their own attempts: the owner, logging in from their own address,
+    is never locked out by someone else's failures. One address that fails across many names
+    (``address_factor`` times ``max_failures`` in the window) is itself slowed the same way, whatever name it
+    tries next. A success from an address clears that pair. At most ``max_entries`` pairs are tracked (the
+    oldest forgotten first), so a flood of distinct names cannot grow memory without bound.
+
+    ``clock`` is injectable so tests need no real waiting.
+    """
+
+    def __init__(
+        self,
+        max_failures: int = 5,
+        window_s: float = 900.0,
+        *,
+        base_delay_s: float = 30.0,
+        max_delay_s: float = 900.0,
+        address_factor: int = 4,
+        max_entries: int = 100_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.max_failures = max_failures
         self.window_s = window_s
-        self._failures: dict[str, deque[float]] = defaultdict(deque)
+        self.base_delay_s = base_delay_s
+        self.max_delay_s = max_delay_s
+        self.address_factor = address_factor
+        self.max_entries = max_entries
+        self._clock = clock
+        self._failures: OrderedDict[tuple[str, str], deque[float]] = OrderedDict()
 
-    def _recent(self, key: str, now: float) -> int:
-        found = self._failures[key]
+    def _recent(self, key: tuple[str, str], now: float) -> deque[float] | None:
+        found = self._failures.get(key)
+        if found is None:
+            return None
         while found and now - found[0] > self.window_s:
             found.popleft()
-        return len(found)
+        if not found:
+            del self._failures[key]
+            return None
+        return found
+
+    def _wait(self, failures: deque[float] | None, limit: int, now: float) -> float:
+        if failures is None or len(failures) < limit:
+            return 0.0
+        delay = min(self.max_delay_s, self.base_delay_s * 2.0 ** (len(failures) - limit))
+        return max(0.0, failures[-1] + delay - now)
+
+    def retry_after(self, name: str, address: str) -> float:
+        """Seconds this (name, address) must still wait before its next attempt is checked; 0 when it may try."""
+        now = self._clock()
+        pair = self._wait(self._recent((name, address), now), self.max_failures, now)
+        spread = self._wait(self._recent(("", address), now), self.max_failures * self.address_factor, now)
+        return max(pair, spread)
 
     def blocked(self, name: str, address: str) -> bool:
-        now = time.time()
-        return any(self._recent(k, now) >= self.max_failures for k in (f"user:{name}", f"addr:{address}"))
+        return self.retry_after(name, address) > 0
 
     def failed(self, name: str, address: str) -> None:
-        now = time.time()
-        for key in (f"user:{name}", f"addr:{address}"):
-            self._failures[key].append(now)
+        now = self._clock()
+        for key in ((name, address), ("", address)):
+            found = self._failures.get(key)
+            if found is None:
+                found = self._failures[key] = deque()
+            else:
+                self._failures.move_to_end(key)
+            found.append(now)
+            if len(found) > self.max_failures * self.address_factor * 4:
+                found.popleft()  # the backoff is capped long before this: older failures change nothing
+        while len(self._failures) > self.max_entries:
+            self._failures.popitem(last=False)
 
-    def succeeded(self, name: str) -> None:
-        self._failures.pop(f"user:{name}", None)
+    def succeeded(self, name: str, address: str) -> None:
+        self._failures.pop((name, address), None)
+
+
+class AuditBudget:
+    """At most ``per_window`` audit rows per client address per ``window_s`` for unauthenticated events (failed
+    and throttled logins): each row is small (names are cut to :data:`MAX_NAME_CHARS`), and this bounds how many
+    rows a client without an account can make bedside write. Rows over the budget are counted, not written."""
+
+    def __init__(
+        self,
+        per_window: int = 20,
+        window_s: float = 900.0,
+        *,
+        max_entries: int = 100_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.per_window = per_window
+        self.window_s = window_s
+        self.max_entries = max_entries
+        self.dropped = 0
+        self._clock = clock
+        self._spent: OrderedDict[str, deque[float]] = OrderedDict()
+
+    def take(self, address: str) -> bool:
+        """Whether one more row may be written for ``address`` now (and count it when so)."""
+        now = self._clock()
+        spent = self._spent.get(address)
+        if spent is None:
+            spent = self._spent[address] = deque()
+        else:
+            self._spent.move_to_end(address)
+        while spent and now - spent[0] > self.window_s:
+            spent.popleft()
+        if len(spent) >= self.per_window:
+            self.dropped += 1
+            return False
+        spent.append(now)
+        while len(self._spent) > self.max_entries:
+            self._spent.popitem(last=False)
+        return True
+
+
+def client_address(peer: str | None, forwarded_for: str | None, trusted_proxies: frozenset[str]) -> str:
+    """The address a request came from, for throttling and audit.
+
+    ``X-Forwarded-For`` is read only when the direct peer is one of ``trusted_proxies`` (configured, none by
+    default): from any other client it is ignored, or a client could pick the address it is throttled under.
+    Read from the right, the first address that is not itself a trusted proxy is the client.
+    """
+    address = peer or "?"
+    if not forwarded_for or address not in trusted_proxies:
+        return address
+    for hop in reversed([part.strip() for part in forwarded_for.split(",")][-16:]):
+        if hop and hop not in trusted_proxies:
+            return hop[:64]
+    return address

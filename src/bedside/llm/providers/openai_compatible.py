@@ -7,20 +7,25 @@ Built on aiohttp: at 100 concurrent requests it costs ~0.2 ms of CPU per call he
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from collections.abc import Sequence
 from typing import Any
 
 import aiohttp
+from yarl import URL
 
 from bedside.fastjson import dumper
 from bedside.llm.config import ModelConfig
 from bedside.llm.errors import ModelConfigError, ModelRequestError
 from bedside.llm.providers.openai_http import RETRYABLE_STATUS, parse_chat_completion, parse_retry_after, snippet
-from bedside.llm.secrets import read_api_key, redact
+from bedside.llm.secrets import read_api_key, remember_secret, scrub, strip_userinfo
 from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
 
 _dumps = dumper()  # json.dumps(payload): what aiohttp's json= sends
+
+REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
+MAX_REDIRECTS = 5
 
 
 class OpenAICompatibleProvider:
@@ -35,8 +40,20 @@ class OpenAICompatibleProvider:
                 f"'openai-compatible/{config.model}@http://127.0.0.1:8000/v1'"
             )
         self.model = config.model
-        self.base_url = config.base_url.rstrip("/")
+        url = URL(config.base_url.rstrip("/"))
+        self._basic: str | None = None
+        if url.user is not None or url.password is not None:
+            # Credentials in the URL are used (HTTP Basic) but never shown: the URL is kept without them, and
+            # the password is masked wherever it, or its base64 Basic form, appears in text.
+            token = base64.b64encode(f"{url.user or ''}:{url.password or ''}".encode()).decode("ascii")
+            self._basic = f"Basic {token}"
+            if url.password:
+                remember_secret(url.password)
+            remember_secret(token)
+            url = url.with_user(None).with_password(None)
+        self.base_url = str(url)
         self._url = f"{self.base_url}/chat/completions"
+        self._origin = url.origin()
         self._api_key_env = config.api_key_env
         self._api_key_header = config.api_key_header
         self._timeout = aiohttp.ClientTimeout(total=config.timeout_s)
@@ -49,7 +66,11 @@ class OpenAICompatibleProvider:
     def _client(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
         if self._session is None or self._session_loop is not loop or self._session.closed:
+            # The key is a session header, safe because this session only ever requests the configured origin:
+            # redirects are followed by hand (_post), and one to another origin is refused before it is sent.
             headers = {"Content-Type": "application/json"}
+            if self._basic is not None:
+                headers["Authorization"] = self._basic
             key = read_api_key(self._api_key_env)
             if key:
                 bearer = self._api_key_header.lower() == "authorization"
@@ -64,6 +85,35 @@ class OpenAICompatibleProvider:
             )
             self._session_loop = loop
         return self._session
+
+    async def _post(self, body: bytes) -> tuple[int, bytes, float | None]:
+        """POST ``body`` to the endpoint, following redirects by hand: a redirect within the configured origin
+        (scheme, host and port) is followed; one to any other origin is refused before anything is sent there
+        (neither the key, a session header, nor the prompt, which may hold patient records)."""
+        session = self._client()
+        url: str | URL = self._url
+        method, data = "POST", body
+        for _ in range(MAX_REDIRECTS + 1):
+            async with session.request(method, url, data=data, allow_redirects=False) as response:
+                status = response.status
+                location = response.headers.get("Location") if status in REDIRECT_STATUS else None
+                if location is None:
+                    raw = await response.read()
+                    retry_after = parse_retry_after(response.headers.get("Retry-After")) if status != 200 else None
+                    return status, raw, retry_after
+            target = URL(str(url)).join(URL(location))
+            if target.origin() != self._origin:
+                raise ModelRequestError(
+                    f"{self._url} answered HTTP {status}, a redirect to another origin "
+                    f"({strip_userinfo(str(target.origin()))}); bedside sends the key and the prompt only to the "
+                    "configured origin: set the model's base URL to the new address if you trust it",
+                    status=status,
+                    retryable=False,
+                )
+            if status == 303:  # "see other": fetched with GET, as HTTP says
+                method, data = "GET", b""
+            url = target
+        raise ModelRequestError(f"{self._url}: more than {MAX_REDIRECTS} redirects", retryable=False)
 
     async def generate(
         self,
@@ -88,17 +138,14 @@ class OpenAICompatibleProvider:
             # The same bytes aiohttp's json= would send (json.dumps, UTF-8; Content-Type is a session header),
             # without its payload-class detour.
             body = _dumps(payload).encode("utf-8")
-            async with self._client().post(self._url, data=body) as response:
-                raw = await response.read()
-                status = response.status
-                retry_after = parse_retry_after(response.headers.get("Retry-After")) if status != 200 else None
+            status, raw, retry_after = await self._post(body)
         except TimeoutError:
             raise ModelRequestError(
                 f"no answer from {self._url} within {self._timeout.total:g} s", retryable=True
             ) from None
         except aiohttp.ClientError as exc:
             raise ModelRequestError(
-                redact(f"connection to {self._url} failed: {type(exc).__name__}: {exc}"), retryable=True
+                scrub(f"connection to {self._url} failed: {type(exc).__name__}: {exc}"), retryable=True
             ) from None
         if status != 200:
             raise ModelRequestError(

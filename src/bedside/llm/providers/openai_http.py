@@ -16,7 +16,8 @@ RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 def parse_chat_completion(body: Any) -> ProviderResponse:
     """Turn a decoded chat completion body into a response, or raise a retryable error saying what is off.
 
-    An API key the endpoint echoed into the answer is masked here, so it reaches neither the cache nor a store.
+    An API key the endpoint echoed into the answer is masked by the model wrapper, for every provider, before
+    the answer reaches the cache or a store.
     A null ``content`` becomes an empty text marked ``null_content``; the model wrapper refuses both.
     """
     if not isinstance(body, dict):
@@ -36,7 +37,7 @@ def parse_chat_completion(body: Any) -> ProviderResponse:
             raise ModelRequestError("malformed response: a choice has no 'message'", retryable=True)
         content = message.get("content")
         null_content = null_content or content is None
-        texts.append(redact(content) if isinstance(content, str) else "")
+        texts.append(content if isinstance(content, str) else "")
         finish_reason = finish_reason or choice.get("finish_reason")
     raw_usage = body.get("usage") or {}
     usage = TokenUsage(

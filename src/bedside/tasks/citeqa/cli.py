@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from bedside.cli.app import ApiKeyEnvOption
 from bedside.console import err, fail, out, show_table
 from bedside.tasks.citeqa.scoring import RELEVANCE_METRICS, CiteQAScores
 
@@ -163,6 +164,7 @@ def answer_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print what was written, failures, flags, cuts and scores as JSON.")
     ] = False,
+    api_key_env: ApiKeyEnvOption = None,
 ) -> None:
     """Answer cases with one system, write the submission, and score it when the cases have a key."""
     from bedside.llm import GenerationSettings, default_cache_path, get_model
@@ -185,7 +187,7 @@ def answer_command(
 
     async def run() -> tuple[dict[str, str], dict[str, str]]:
         cache_path = None if no_cache else cache or default_cache_path()
-        async with get_model(model, cache=cache_path) as llm:
+        async with get_model(model, cache=cache_path, api_key_env=api_key_env) as llm:
             return await answer_cases(
                 loaded,
                 system,

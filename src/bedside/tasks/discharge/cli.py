@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from bedside.cli.app import ApiKeyEnvOption
 from bedside.console import err, fail, out, show_table
 from bedside.private_files import write_private_text
 
@@ -29,6 +30,7 @@ def parse_command(
     max_tokens: Annotated[int, typer.Option(help="Most tokens per answer.")] = 2000,
     cache: Annotated[Path | None, typer.Option("--cache", help="SQLite response cache.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")] = False,
+    api_key_env: ApiKeyEnvOption = None,
 ) -> None:
     """Parse each case's note into the structure the doctor sees (validated JSON), so a person can check and
     correct it before runs; cases that already have a structure are copied unchanged."""
@@ -46,7 +48,8 @@ def parse_command(
 
     async def run() -> list[str]:
         lines, failed = [], 0
-        async with get_model(model, role="helper", cache=None if no_cache else cache or default_cache_path()) as llm:
+        cache_path = None if no_cache else cache or default_cache_path()
+        async with get_model(model, role="helper", cache=cache_path, api_key_env=api_key_env) as llm:
             settings = GenerationSettings(max_tokens=max_tokens, temperature=0.0)
             for case in loaded:
                 context = SampleContext({"helper": llm}, {"helper": settings}, "0", 0)

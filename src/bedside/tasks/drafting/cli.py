@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from bedside.cli.app import ApiKeyEnvOption
 from bedside.console import column_map, err, fail, out, show_table
 from bedside.inputs import read_text
 from bedside.tasks.drafting.editjudge import EditJudgement, Matcher, edit_judge, summarise
@@ -64,6 +65,7 @@ async def _matcher(
     no_cache: bool,
     guard: str = "reject",
     template: str | None = None,
+    api_key_env: str | None = None,
 ) -> AsyncIterator[Matcher]:
     from bedside.llm import GenerationSettings, default_cache_path, get_model
     from bedside.tasks.drafting.matchers import make_matcher
@@ -74,7 +76,8 @@ async def _matcher(
     if not model:
         raise ValueError("--matcher llm needs a model: -m PROVIDER/MODEL")
     settings = GenerationSettings(max_tokens=200, temperature=0.0, seed=0)
-    async with get_model(model, role="judge", cache=None if no_cache else default_cache_path()) as llm:
+    cache = None if no_cache else default_cache_path()
+    async with get_model(model, role="judge", cache=cache, api_key_env=api_key_env) as llm:
 
         async def generate(chat: Any) -> Any:
             return await llm.generate(chat, settings)
@@ -127,6 +130,7 @@ def editjudge_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (one object per pair with --pairs).")] = False,
     no_cache: NoCacheOption = False,
     guard: GuardOption = "reject",
+    api_key_env: ApiKeyEnvOption = None,
 ) -> None:
     """Content-level Edit-F1 (Algorithm 1): per-sentence decisions, EM/EA/ED, precision, recall, Edit-F1."""
     from bedside.tasks.drafting.cases import EditPair, read_pairs
@@ -143,7 +147,7 @@ def editjudge_command(
         raise fail(exc) from None
 
     async def run() -> list[EditJudgement]:
-        async with _matcher(matcher, model, threshold, no_cache, guard) as chosen:
+        async with _matcher(matcher, model, threshold, no_cache, guard, api_key_env=api_key_env) as chosen:
             return [await edit_judge(p.reference, p.draft, chosen) for p in items]
 
     try:
@@ -219,6 +223,7 @@ def calibrate_command(
     guard: GuardOption = "reject",
     no_cache: NoCacheOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    api_key_env: ApiKeyEnvOption = None,
 ) -> None:
     """The judge comparison: agreement, non-match agreement, match agreement, match overlap for every judge."""
     from bedside.llm import GenerationSettings, default_cache_path, get_model
@@ -248,7 +253,9 @@ def calibrate_command(
             llm_judges += [(f"ft-{i}", name, [MATCH_TEMPLATE]) for i, name in enumerate(finetuned or [], start=1)]
             for label, name, judge_templates in llm_judges:
                 llm = await stack.enter_async_context(
-                    get_model(name, role="judge", cache=None if no_cache else default_cache_path())
+                    get_model(
+                        name, role="judge", cache=None if no_cache else default_cache_path(), api_key_env=api_key_env
+                    )
                 )
 
                 async def generate(chat: Any, llm: Any = llm) -> Any:
@@ -515,6 +522,7 @@ def tadpole_command(
     no_cache: NoCacheOption = False,
     cases_format: CasesFormatOption = "auto",
     column: ColumnOption = None,
+    api_key_env: ApiKeyEnvOption = None,
 ) -> None:
     """TADPOLE preference data: base drafts, per-theme enhanced and corrupted versions, four DPO pair sets."""
     from bedside.llm import GenerationSettings, default_cache_path, get_model
@@ -535,8 +543,8 @@ def tadpole_command(
 
     async def run() -> tuple[Any, int]:
         async with (
-            get_model(model, cache=cache) as drafter,
-            get_model(agent_model or model, role="judge", cache=cache) as agent,
+            get_model(model, cache=cache, api_key_env=api_key_env) as drafter,
+            get_model(agent_model or model, role="judge", cache=cache, api_key_env=api_key_env) as agent,
         ):
 
             async def draft(chat: Any) -> str:

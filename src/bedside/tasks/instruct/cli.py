@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from bedside.cli.app import ApiKeyEnvOption
 from bedside.console import column_map, data_table, err, fail, out, show_table
 from bedside.private_files import write_private_text
 
@@ -718,6 +719,7 @@ def judge_command(
     instruction_column: InstructionColumnOption = None,
     quoting: QuotingOption = "csv",
     as_json: JsonOption = False,
+    api_key_env: ApiKeyEnvOption = None,
 ) -> None:
     """An LLM judge's correctness (rubric medalign_correctness) and ranking of the labelled responses, validated
     against the clinicians: Cohen's κ and agreement on correctness, mean τ-b on ranks."""
@@ -738,7 +740,7 @@ def judge_command(
 
     async def run() -> tuple[list[Any], dict[str, str]]:
         cache_path = None if no_cache else cache or default_cache_path()
-        async with get_model(model, role="judge", cache=cache_path) as llm:
+        async with get_model(model, role="judge", cache=cache_path, api_key_env=api_key_env) as llm:
             return await judge_labels(
                 llm,
                 [x for x in chosen if x.instruction_id in wanted],

@@ -1,0 +1,195 @@
+"""The web app under hostile clients: nobody can lock an owner out, X-Forwarded-For only from configured proxies,
+bounded audit writes from strangers, and crafted item and compare URLs answered 4xx with a message."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("argon2")
+
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from bedside.runs.store import Store
+from bedside.web.app import WebSettings, create_app
+from bedside.web.db import audit_table
+from bedside.web.security import MAX_NAME_CHARS, client_address
+from web_support import PASSWORD, add_accounts, csrf_of, fill_run, login
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    opened = Store(str(tmp_path / "store.sqlite"))
+    fill_run(opened, "alpha-111", 20)
+    fill_run(opened, "beta-222", 20)
+    add_accounts(opened)
+    yield opened
+    opened.close()
+
+
+def attempt(client: TestClient, name: str, password: str, forwarded_for: str | None = None) -> Any:
+    headers = {"X-Forwarded-For": forwarded_for} if forwarded_for else {}
+    page = client.get("/login")
+    return client.post(
+        "/login",
+        data={"name": name, "password": password, "csrf": csrf_of(page.text)},
+        headers=headers,
+        follow_redirects=False,
+    )
+
+
+def test_failures_from_one_address_never_lock_the_owner_out_from_theirs(store: Store) -> None:
+    settings = WebSettings(max_login_failures=5, trusted_proxies=frozenset({"testclient"}), clock=Clock())
+    client = TestClient(create_app(store, settings))
+    for _ in range(5):
+        assert attempt(client, "ann1", "wrong password!", "203.0.113.9").status_code == 401
+    blocked = attempt(client, "ann1", PASSWORD, "203.0.113.9")  # the attacker, even with the right password
+    assert blocked.status_code == 429
+    assert int(blocked.headers["Retry-After"]) > 0
+    owner = attempt(client, "ann1", PASSWORD, "198.51.100.7")  # the owner, from their own address
+    assert owner.status_code == 303
+    assert "bedside_session" in owner.headers.get("set-cookie", "")
+
+
+def test_backoff_doubles_after_each_further_failure_and_ends(store: Store) -> None:
+    clock = Clock()
+    client = TestClient(create_app(store, WebSettings(max_login_failures=3, clock=clock)))
+    for _ in range(3):
+        assert attempt(client, "ann1", "wrong password!").status_code == 401
+    first = attempt(client, "ann1", "wrong password!")
+    assert first.status_code == 429
+    assert first.headers["Retry-After"] == "30"
+    clock.now += 31
+    assert attempt(client, "ann1", "wrong password!").status_code == 401  # checked again, and wrong again
+    second = attempt(client, "ann1", PASSWORD)
+    assert second.status_code == 429
+    assert second.headers["Retry-After"] == "60"  # doubled
+    clock.now += 61
+    assert attempt(client, "ann1", PASSWORD).status_code == 303  # the wait is over: the right password works
+
+
+def test_forwarded_for_is_ignored_unless_the_peer_is_a_configured_proxy(store: Store) -> None:
+    client = TestClient(create_app(store, WebSettings(max_login_failures=3, clock=Clock())))
+    for i in range(3):  # a client claiming a new address each time is still one address
+        assert attempt(client, "ann1", "wrong password!", f"10.0.0.{i}").status_code == 401
+    assert attempt(client, "ann1", PASSWORD, "10.0.0.99").status_code == 429
+    trusted = frozenset({"10.1.1.1"})
+    assert client_address("127.0.0.1", "6.6.6.6", trusted) == "127.0.0.1"
+    assert client_address("10.1.1.1", "6.6.6.6, 192.0.2.4", trusted) == "192.0.2.4"
+    assert client_address("10.1.1.1", "6.6.6.6, 192.0.2.4, 10.1.1.1", trusted) == "192.0.2.4"
+    assert client_address("10.1.1.1", None, trusted) == "10.1.1.1"
+
+
+def test_what_failed_logins_can_write_to_the_store_is_bounded(store: Store) -> None:
+    settings = WebSettings(max_login_failures=5, audit_rows_per_address=10, clock=Clock())
+    client = TestClient(create_app(store, settings))
+    huge = "x" * 200_000
+    with store.engine.connect() as db:
+        before = db.execute(select(func.count()).select_from(audit_table)).scalar_one()
+    for i in range(40):
+        assert attempt(client, f"{huge}{i}", "wrong password!").status_code in (401, 429)
+    with store.engine.connect() as db:
+        rows = db.execute(select(audit_table.c.user, audit_table.c.action).offset(before)).all()
+    assert len(rows) == 10
+    assert all(len(r.user) <= MAX_NAME_CHARS for r in rows)
+    assert sum(len(r.user) for r in rows) <= 10 * MAX_NAME_CHARS
+
+
+def test_a_huge_item_position_is_404_with_a_message(store: Store) -> None:
+    client = TestClient(create_app(store), raise_server_exceptions=False)
+    assert login(client, "ann1").status_code == 303
+    for position in ("99999999999999999999", str(2**63), "-1"):
+        response = client.get(f"/reviews/R/items/{position}")
+        assert response.status_code == 404, position
+        assert "no such item" in response.text
+
+
+CRAFTED_PAGE_KEYS = [
+    '["s000001", 1e999]',
+    '["s000001", Infinity]',
+    '["s000001", NaN]',
+    '["s000001", 99999999999999999999999]',
+    '["s\\ud800", 0]',
+    "[" * 5000,
+    '[["s"], 0]',
+    '["s"]',
+    "x" * 5000,
+]
+
+
+def test_a_crafted_compare_page_key_is_400_with_a_message(store: Store) -> None:
+    client = TestClient(create_app(store), raise_server_exceptions=False)
+    assert login(client, "admin").status_code == 303
+    for after in CRAFTED_PAGE_KEYS:
+        response = client.get("/compare", params={"a": "alpha-111", "b": "beta-222", "after": after})
+        assert response.status_code == 400, after[:40]
+        assert "bad page key" in response.text
+    after = json.dumps(["s000001", 0])  # what the page's own "next" link carries still pages
+    response = client.get("/compare", params={"a": "alpha-111", "b": "beta-222", "after": after})
+    assert response.status_code == 200
+
+
+def test_the_real_server_does_not_believe_forwarded_for_from_a_loopback_client(tmp_path: Path) -> None:
+    """uvicorn, left to itself, takes X-Forwarded-For from any client on 127.0.0.1: each forged address would be
+    a fresh (name, address) pair, never throttled. `bedside serve` turns that off."""
+    import os
+    import re
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    path = tmp_path / "store.sqlite"
+    opened = Store(str(path))
+    add_accounts(opened)
+    opened.close()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "bedside.cli", "serve", "--store", str(path), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    try:
+        client = httpx.Client(base_url=f"http://127.0.0.1:{port}")
+        for _ in range(1200):  # up to a minute on a loaded machine; the server says when it is up
+            try:
+                client.get("/login")
+                break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        codes = []
+        for i in range(7):
+            page = client.get("/login")
+            token = re.search(r'name="csrf" value="([^"]+)"', page.text)
+            assert token
+            codes.append(
+                client.post(
+                    "/login",
+                    data={"name": "ann1", "password": "wrong password!", "csrf": token.group(1)},
+                    headers={"X-Forwarded-For": f"10.9.9.{i}"},
+                ).status_code
+            )
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert codes == [401] * 5 + [429] * 2
