@@ -47,6 +47,7 @@ from bedside.runs.config import DatasetConfig
 from bedside.runs.task import Output, ReportTable, Sample, SampleContext, System
 from bedside.tasks.citeqa.cases import Case
 from bedside.tasks.citeqa.classifier import EvidenceClassifier
+from bedside.tasks.citeqa.options import ClassifierOptions, DatasetOptions, OneStageOptions, TwoStageOptions
 from bedside.tasks.citeqa.readers import read_cases
 from bedside.tasks.citeqa.scoring import RELEVANCE_METRICS, CiteQAScores, Counts, prf_2025, score_answers
 from bedside.tasks.citeqa.submission import AnswerSentence, format_answer, neutralise_citation_syntax
@@ -280,6 +281,12 @@ class CiteQATask:
         "words",
     )
     scorers: tuple[str, ...] = SCORERS
+    dataset_options = DatasetOptions
+    system_options: Mapping[str, type[OneStageOptions | TwoStageOptions | ClassifierOptions]] = {
+        "one_stage": OneStageOptions,
+        "two_stage": TwoStageOptions,
+        "classifier": ClassifierOptions,
+    }
 
     def load(self, name: str, config: DatasetConfig) -> list[Sample]:
         return _load(name, config)

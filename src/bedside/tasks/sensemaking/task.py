@@ -39,6 +39,7 @@ from bedside.sim import Knowledge, Simulation
 from bedside.sim.fidelity import FidelityReport, check_fidelity
 from bedside.tasks.sensemaking.cases import SensemakingCase
 from bedside.tasks.sensemaking.evaluation import JUDGES, conversation_smog, render_conversation, run_judges
+from bedside.tasks.sensemaking.options import DatasetOptions, SystemOptions
 from bedside.tasks.sensemaking.patient import SensemakingPatient
 from bedside.tasks.sensemaking.personas import Persona, goals, intents, select_personas
 from bedside.tasks.sensemaking.prepare import prepare_case
@@ -222,6 +223,8 @@ class SensemakingTask:
     systems: Mapping[str, System] = {"medagent": _simulate}
     default_scorers = SCORERS
     scorers: tuple[str, ...] = SCORERS
+    dataset_options = DatasetOptions
+    system_options: Mapping[str, type[SystemOptions]] = {"medagent": SystemOptions}
 
     def load(self, name: str, config: DatasetConfig) -> list[Sample]:
         return _load(name, config)
