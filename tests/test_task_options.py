@@ -8,6 +8,7 @@ A misspelled option used to be ignored (the run used the default for every sampl
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -123,3 +124,21 @@ def test_options_are_described_with_their_defaults() -> None:
     described = {o["name"]: o for o in describe_options(resolve_task("drafting").system_options["zero_shot"])}  # type: ignore[attr-defined]
     assert described["matcher"]["default"] == "'embedding'"
     assert described["guard"]["default"] == "'reject'"
+
+
+def test_tasks_list_and_show_give_systems_and_options_with_defaults() -> None:
+    listed = CliRunner().invoke(app, ["tasks", "list", "--json"])
+    assert listed.exit_code == 0, listed.output
+    systems = {t["task"]: t["systems"] for t in json.loads(listed.output)}
+    assert systems["drafting"][:2] == ["clinician_rag", "rag"]
+    assert set(systems) >= set(CASES)
+    shown = CliRunner().invoke(app, ["tasks", "show", "drafting", "--json"])
+    assert shown.exit_code == 0, shown.output
+    zero_shot = {o["name"]: o for o in json.loads(shown.output)["systems"]["zero_shot"]}
+    assert zero_shot["matcher"]["type"] == "embedding | lexical | trained | llm"
+    assert zero_shot["matcher"]["default"] == "'embedding'"
+    table = CliRunner().invoke(app, ["tasks", "show", "discharge"])
+    assert "fidelity_checker" in table.output
+    missing = CliRunner().invoke(app, ["tasks", "show", "no-such-task"])
+    assert missing.exit_code != 0
+    assert "unknown task" in missing.output

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from typing import Any
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -76,6 +77,28 @@ def describe_options(schema: type[BaseModel]) -> list[dict[str, str]]:
     described = []
     for name, field in schema.model_fields.items():
         default = "(required)" if field.is_required() else repr(field.get_default(call_default_factory=True))
-        kind = getattr(field.annotation, "__name__", None) or str(field.annotation).replace("typing.", "")
-        described.append({"name": name, "type": kind, "default": default, "description": field.description or ""})
+        described.append(
+            {
+                "name": name,
+                "type": _type_name(field.annotation),
+                "default": default,
+                "description": field.description or "",
+            }
+        )
     return described
+
+
+def _type_name(annotation: Any) -> str:
+    """A readable type: a Literal as its values (``embedding | lexical``), unions and lists spelled out."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Literal:
+        return " | ".join(str(a) for a in args)
+    if origin in (Union, UnionType):
+        return " | ".join(_type_name(a) for a in args)
+    if origin is list:
+        return f"list of ({_type_name(args[0])})" if args else "list"
+    if origin is dict:
+        return "mapping"
+    if annotation is type(None):
+        return "null"
+    return getattr(annotation, "__name__", str(annotation))
