@@ -63,8 +63,8 @@ def print_scores(scores: CiteQAScores, console: Console = out, *, notes: int = 2
         relevance.add_column("score", justify="right")
         relevance.add_column("what it is")
         for name, value in scores.relevance.items():
-            shown = f"{name} (stand-in)" if name in STAND_INS else name
-            relevance.add_row(shown, f"{value:.2f}", RELEVANCE_METRICS[name])
+            label = f"{name} (stand-in)" if name in STAND_INS else name
+            relevance.add_row(label, f"{value:.2f}", RELEVANCE_METRICS[name])
         show_table(relevance, console)
     overall_relevance = scores.overall_relevance
     overall = scores.overall
