@@ -114,6 +114,30 @@ def test_calibrate_compares_offline_and_llm_judges(tmp_path: Path) -> None:
     assert result.output.count("1.000") >= 2
 
 
+def test_calibrate_shows_a_judge_whose_answers_are_unusable_as_absent_with_a_count(tmp_path: Path) -> None:
+    """Issue 35: 12/12 unusable answers showed non-match agreement 1.000 with no failure count."""
+    annotations = tmp_path / "annotations.jsonl"
+    draft = "I'm sorry you feel unwell. Please stop your aspirin. Rest today."
+    rows = [
+        {"id": "a", "sentence": "Sorry you are unwell.", "draft": draft, "gold": "I'm sorry you feel unwell."},
+        {"id": "b", "sentence": "Keep taking your aspirin.", "draft": draft, "gold": None},
+    ]
+    annotations.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with ScriptedServer(lambda messages: "Something that is nowhere in the draft.") as server:
+        args = ["drafting", "calibrate", "--annotations", str(annotations), "-m", server.model_name("judge")]
+        table = runner.invoke(app, [*args, "--no-cache", "--template", "drafting/editjudge_match.j2"])
+        as_json = runner.invoke(app, [*args, "--no-cache", "--template", "drafting/editjudge_match.j2", "--json"])
+    assert table.exit_code == 0, table.output
+    assert "1.000" not in table.output
+    assert "0.000" not in table.output
+    assert table.output.count("absent") >= 4
+    assert "2/2" in table.output  # failed answers / annotations
+    (judge,) = json.loads(as_json.stdout)["judges"]
+    assert judge["failures"] == 2
+    assert judge["non_match_agreement"] is None
+    assert judge["agreement"] is None
+
+
 def test_calibrate_asks_a_finetuned_judge_with_its_training_prompt_only(tmp_path: Path) -> None:
     """--finetuned: one row per fine-tuned judge, 0-shot only (the prompt export-judge trains on); no offline
     matchers unless asked for, as with -m."""

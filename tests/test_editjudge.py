@@ -206,6 +206,33 @@ def test_judge_agreement_measures() -> None:
     assert agreement.match_overlap == 1.0  # "if worse." overlaps the gold span
 
 
+def test_unusable_answers_are_counted_and_left_out_never_agreement() -> None:
+    """Issue 35: a judge whose answers could not be used showed non-match agreement 1.000 (a failure is NO MATCH,
+    which "agrees" with every annotated NO MATCH). Failed answers are no decision: counted, out of every measure."""
+    draft = "Rest today. Call us if worse."
+    annotations = [
+        MatchAnnotation(id="1", sentence="Rest.", draft=draft, gold="Rest today."),
+        MatchAnnotation(id="2", sentence="Fever?", draft=draft, gold=None),
+        MatchAnnotation(id="3", sentence="Eating?", draft=draft, gold=None),
+    ]
+    failed = Match(None, flagged=True, answer="???", failure="answer not found in the draft")
+    every_failed = judge_agreement(annotations, [failed] * 3)
+    assert every_failed.failures == 3
+    assert every_failed.n == 3
+    assert every_failed.as_dict() == {
+        "agreement": None,
+        "non_match_agreement": None,
+        "match_agreement": None,
+        "match_overlap": None,
+    }
+    some = judge_agreement(annotations, [Match("Rest today."), failed, Match(None)])
+    assert some.failures == 1
+    assert some.agreement == 1.0  # over the two usable answers
+    assert some.non_match_agreement == 1.0  # one usable NO MATCH annotation, answered NO MATCH
+    no_matches = judge_agreement(annotations[:1], [Match("Rest today.")])
+    assert no_matches.non_match_agreement is None  # no annotated NO MATCH: absent, not 0.0
+
+
 def test_shipped_annotations_and_calibration() -> None:
     annotations = read_annotations()
     assert len(annotations) >= 50
@@ -216,7 +243,10 @@ def test_shipped_annotations_and_calibration() -> None:
     # The chosen threshold is at least as good as any other: compare with two arbitrary ones.
     for other in (0.1, 0.6):
         predictions = [asyncio.run(LexicalMatcher(other).match(a.sentence, a.draft)) for a in annotations]
-        assert calibration.agreement.agreement >= judge_agreement(annotations, predictions).agreement
+        other_agreement = judge_agreement(annotations, predictions).agreement
+        assert calibration.agreement.agreement is not None
+        assert other_agreement is not None
+        assert calibration.agreement.agreement >= other_agreement
 
 
 def test_bad_annotation_line_is_named(tmp_path) -> None:  # type: ignore[no-untyped-def]

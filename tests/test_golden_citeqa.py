@@ -256,8 +256,14 @@ def test_report_json_cells_and_micro_table(golden: dict[str, Any]) -> None:
     assert summaries["strict_recall"]["mean"] == pytest.approx(3 / 4)
     assert summaries["strict_f1"]["mean"] == pytest.approx(9 / 20)
     assert summaries["lenient_f1"]["mean"] == pytest.approx(11 / 15)
-    (table,) = report["tables"]
+    table, stand_ins = report["tables"]
     assert table["title"] == "Micro factuality (citations pooled over answers)"
+    # the two offline stand-ins are scored and averaged into relevance, so the report says so
+    assert stand_ins["title"] == "Relevance: offline stand-ins"
+    assert stand_ins["rows"] == [
+        ["relevance_semantic", "BERTScore and AlignScore", "yes"],
+        ["relevance_concepts", "MEDCON", "yes"],
+    ]
     assert table["columns"] == [
         "cell",
         "answers",

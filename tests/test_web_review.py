@@ -304,6 +304,9 @@ def test_exports_are_read_by_bedside_commands(store: Store, tmp_path: Path) -> N
 
 
 def test_import_labels_collected_elsewhere(store: Store, tmp_path: Path) -> None:
+    from bedside.web.security import add_user
+
+    add_user(store.engine, "redcap-1", PASSWORD, "annotator")  # an account for whoever labelled elsewhere
     admin = _client(store, "admin")
     review_id = create_review(admin, "pairwise", ["ann1"], overlap=1)
     lines = [
@@ -350,6 +353,89 @@ def test_import_labels_collected_elsewhere(store: Store, tmp_path: Path) -> None
         done = runner.invoke(app, ["review", "export", review_id, str(parquet), "--format", "parquet", "--store", url])
         assert done.exit_code == 0, done.output
         assert (parquet.stat().st_mode & 0o777) == 0o600
+
+
+def test_an_import_from_an_annotator_without_an_account_is_refused(store: Store, tmp_path: Path) -> None:
+    """Issue 35: labels from a name nobody holds (a typo, a stranger) were imported and counted."""
+    from bedside.cli import app
+
+    admin = _client(store, "admin")
+    review_id = create_review(admin, "pairwise", ["ann1"], overlap=1)
+    good = {"item": "p0", "annotator": "ann2", "label": {"preference": 0, "evidence": []}}
+    ghost = {"item": "p1", "annotator": "anne1", "label": {"preference": 1, "evidence": []}}
+    path = tmp_path / "labels.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps(ghost) + "\n")
+    done = CliRunner().invoke(app, ["review", "import", review_id, str(path), "--store", store.url])
+    assert done.exit_code == 1
+    assert "no account for annotator(s) 'anne1' (line 2)" in done.output
+    assert rv.all_labels(store.engine, review_id) == []  # nothing imported, not even the good line
+    page = admin.get(f"/reviews/{review_id}")
+    response = admin.post(
+        f"/reviews/{review_id}/import",
+        data={"csrf": csrf_of(page.text)},
+        files={"labels": ("l.jsonl", path.read_bytes())},
+    )
+    assert response.status_code == 400
+    assert "anne1" in response.text
+    assert rv.meta_evaluation(store.engine, review_id)["labels"] == 0
+
+
+def test_an_export_of_a_run_built_review_names_each_outputs_system(store: Store, tmp_path: Path) -> None:
+    """Issue 35: the blinding key stays in the store for annotators, but the admin's export unblinds it."""
+    from bedside.cli import app
+
+    admin = _client(store, "admin")
+    token = csrf_of(admin.get("/reviews/new").text)
+    made = {}
+    for task_type in ("rank", "agree"):
+        response = admin.post(
+            "/reviews",
+            data={
+                "csrf": token,
+                "name": task_type,
+                "task_type": task_type,
+                "annotators": ["ann1"],
+                "run": "alpha-111",
+                "judge_metric": "judge",
+                "per_annotator": "100",
+                "overlap": "1",
+            },
+            follow_redirects=False,
+        )
+        assert response.status_code == 303, response.text[:600]
+        made[task_type] = response.headers["location"].rsplit("/", 1)[1]
+    rank_item = next(iter(rv.all_items(store.engine, made["rank"])))
+    rv_labels = [{"correct": True, "rank": 1, "c1": False, "c2": False, "c3": False}] * 2
+    agree_item = next(iter(rv.all_items(store.engine, made["agree"])))
+    lines = {
+        "rank": {"item": rank_item, "annotator": "ann1", "label": {"outputs": rv_labels}},
+        "agree": {"item": agree_item, "annotator": "ann1", "label": {"agree": True, "comment": ""}},
+    }
+    for task_type, review_id in made.items():
+        source = tmp_path / f"{task_type}-in.jsonl"
+        source.write_text(json.dumps(lines[task_type]) + "\n")
+        done = CliRunner().invoke(app, ["review", "import", review_id, str(source), "--store", store.url])
+        assert done.exit_code == 0, done.output
+        out = tmp_path / f"{task_type}.jsonl"
+        done = CliRunner().invoke(app, ["review", "export", review_id, str(out), "--store", store.url])
+        assert done.exit_code == 0, done.output
+        (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+        if task_type == "rank":
+            assert row["key"]["systems"] == ["sys-x", "sys-y"]  # the label's outputs, in order
+            assert row["key"]["models"] == ["model-x", "model-y"]
+        else:
+            assert row["key"]["system"] in ("sys-x", "sys-y")
+            assert row["key"]["model"] == row["key"]["system"].replace("sys", "model")
+        # what the export wrote is what import reads: the round trip keeps the label
+        again = CliRunner().invoke(app, ["review", "import", review_id, str(out), "--store", store.url])
+        assert again.exit_code == 0, again.output
+        assert [lab["value"] for lab in rv.all_labels(store.engine, review_id)] == [lines[task_type]["label"]]
+
+
+def test_an_older_review_key_is_unblinded_from_its_cells() -> None:
+    key = rv.unblinded({"cells": ["d/sys-x/openai-compatible/m@http://h/v1", "d/sys-y/m"]})
+    assert key["systems"] == ["sys-x", "sys-y"]
+    assert rv.unblinded({"cell": "d/sys-x/m"})["system"] == "sys-x"
 
 
 def test_reviews_from_a_run(store: Store) -> None:

@@ -14,7 +14,7 @@ import importlib.metadata
 
 import typer
 
-from bedside.cli import config, demo, judges, metrics, models, records, runs, sim, web  # noqa: F401 - each registers its commands
+from bedside.cli import config, demo, judges, metrics, models, records, runs, sim, tasks, web  # noqa: F401 - each registers its commands
 from bedside.cli.app import app
 from bedside.console import err
 

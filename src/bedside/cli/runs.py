@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bedside.cli.app import DEFAULT_STORE, JsonOption, NoCacheOption, StoreOption, app
-from bedside.console import err, fail, out, show_rule, show_table
+from bedside.console import data_table, err, fail, out, show_rule, show_table
 from bedside.llm import ModelError
 
 FollowSymlinksOption = Annotated[
@@ -73,6 +73,14 @@ def run_command(
         ),
     ] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="With --executor ray: Ray workers.")] = 2,
+    fail_under: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fail-under",
+            help="A CI gate, METRIC=MINIMUM (repeatable): exit 1 unless every cell's mean of METRIC is at least "
+            "MINIMUM (a cell where it is absent fails).",
+        ),
+    ] = None,
 ) -> None:
     """Run a config (or resume it): every finished sample is kept; re-running skips what is done.
 
@@ -81,12 +89,14 @@ def run_command(
     reused, without a model call, by the full run afterwards."""
     from bedside.errors import StorageError
     from bedside.runs import ConfigError, execute, load_config
+    from bedside.runs.gates import GateError, parse_gate
     from bedside.runs.progress import TerminalProgress
     from bedside.runs.store import RunLockedError
 
     try:
         loaded = load_config(config, set_ or [])
-    except ConfigError as exc:
+        gates = [parse_gate(text) for text in fail_under or []]
+    except (ConfigError, GateError) as exc:
         raise fail(exc) from None
     if limit is not None:
         loaded = limited(loaded, limit)
@@ -124,11 +134,18 @@ def run_command(
         raise typer.Exit(code=130) from None
     except (ValueError, ModelError, StorageError, RunLockedError) as exc:
         raise fail(exc) from None
+    gated = _gate_results(loaded.store, summary.run_id, gates)
+    failed_gates = [g for g in gated if not g.passed]
     if as_json:
-        typer.echo(json.dumps(summary_data(summary, loaded.store), indent=2))
-        if summary.errors and not allow_errors:
+        data = summary_data(summary, loaded.store)
+        if gates:
+            data["gates"] = [{**g.__dict__, "passed": g.passed} for g in gated]
+        typer.echo(json.dumps(data, indent=2))
+        if (summary.errors and not allow_errors) or failed_gates:
             raise typer.Exit(code=1)
         return
+    if gated:
+        _print_gates(gated)
     out.print(
         f"{summary.ran} samples run, {summary.reused} reused, {summary.rescored} re-scored, in {summary.wall_s:.1f} s"
         + (f"; {summary.truncated} with an answer cut off at max_tokens" if summary.truncated else "")
@@ -139,8 +156,35 @@ def run_command(
             highlight=False,
         )
     out.print(f"{summary.errors} error(s)", highlight=False)
-    if summary.errors and not allow_errors:
+    if failed_gates:
+        err.print(f"{len(failed_gates)} gate(s) failed", highlight=False)
+    if (summary.errors and not allow_errors) or failed_gates:
         raise typer.Exit(code=1)
+
+
+def _gate_results(store: str, run_id: str, gates: list[Any]) -> list[Any]:
+    """The ``--fail-under`` gates checked on the stored run (see :mod:`bedside.runs.gates`)."""
+    if not gates:
+        return []
+    from bedside.runs import Store
+    from bedside.runs.gates import GateError, check_gates
+
+    opened = Store(store)
+    try:
+        return check_gates(opened, run_id, gates)
+    except GateError as exc:
+        raise fail(exc) from None
+    finally:
+        opened.close()
+
+
+def _print_gates(results: list[Any]) -> None:
+    rows = [
+        [r.cell, r.metric, f">= {r.minimum:g}", "absent" if r.mean is None else f"{r.mean:.4f}", str(r.n),
+         "pass" if r.passed else "FAIL"]
+        for r in results
+    ]  # fmt: skip
+    show_table(data_table("Gates (--fail-under)", ["cell", "metric", "minimum", "mean", "n", "result"], rows))
 
 
 def _cache_location(location: str | None) -> str | Path | bool:

@@ -48,6 +48,7 @@ from bedside.llm.scope import call_scope
 from bedside.llm.secrets import strip_userinfo
 from bedside.llm.types import Role
 from bedside.runs.config import RunConfig, SystemConfig
+from bedside.runs.options import check_options
 from bedside.runs.scorers import check_scorers, score_sample
 from bedside.runs.store import HEARTBEAT_S, ResultRow, RunLock, Store
 from bedside.runs.task import Output, Sample, SampleContext, Task, resolve_task
@@ -337,7 +338,8 @@ def load_datasets(config: RunConfig, task: Task) -> dict[str, list[Sample]]:
 
 
 def check_config(config: RunConfig, task: Task) -> list[str]:
-    """The scorers a run computes, after checking that the task knows every scorer and system type named."""
+    """The scorers a run computes, after checking that the task knows every scorer and system type named, and
+    that every dataset and system option is one the task declares, with a value it accepts."""
     scorers = list(config.scorers if config.scorers is not None else task.default_scorers)
     check_scorers(task, scorers)
     for name, system in config.systems.items():
@@ -346,6 +348,7 @@ def check_config(config: RunConfig, task: Task) -> list[str]:
                 f"systems.{name}.type: task {config.task!r} has no system {system.type!r}; "
                 f"it has {', '.join(sorted(task.systems))}"
             )
+    check_options(task, config.datasets, config.systems)
     return scorers
 
 

@@ -167,7 +167,12 @@ TASK_ENTRY_POINTS = "bedside.tasks"
 
 def resolve_task(name: str) -> Task:
     """A task by short name (the ``bedside.tasks`` entry points, so other packages can add theirs), or
-    ``package.module:attribute`` naming a task object. The runs layer never imports a task package itself."""
+    ``package.module:attribute`` naming a task object. The runs layer never imports a task package itself.
+    A path ending in ``.yaml``/``.yml`` is a task file (:mod:`bedside.runs.taskfile`): data, never code."""
+    from bedside.runs.taskfile import TaskFromFile, is_task_file
+
+    if is_task_file(name):
+        return TaskFromFile(name)
     registered = {ep.name: ep for ep in importlib.metadata.entry_points(group=TASK_ENTRY_POINTS)}
     if name in registered:
         target = registered[name].value

@@ -233,7 +233,14 @@ def items_from_run(store: Any, run_id: str, spec: ReviewSpec) -> list[tuple[str,
                 "id": f"{dataset}/{sample_id}" + (f"/{epoch}" if epoch else ""),
                 "context": describe(group[0].sample),
                 "outputs": [{"id": r.cell, "text": r.output["text"]} for r in group],
-                "key": {"run": run["id"], "cells": [r.cell for r in group], "sample": sample_id, "epoch": epoch},
+                "key": {
+                    "run": run["id"],
+                    "cells": [r.cell for r in group],
+                    "systems": [r.system for r in group],
+                    "models": [r.model for r in group],
+                    "sample": sample_id,
+                    "epoch": epoch,
+                },
             }
             if metric:
                 scores = [r.scores.get(metric) for r in group]
@@ -266,7 +273,14 @@ def items_from_run(store: Any, run_id: str, spec: ReviewSpec) -> list[tuple[str,
                 "metric": metric,
                 "score": score,
                 "reasoning": reasoning,
-                "key": {"run": run["id"], "cell": r.cell, "sample": r.sample_id, "epoch": r.epoch},
+                "key": {
+                    "run": run["id"],
+                    "cell": r.cell,
+                    "system": r.system,
+                    "model": r.model,
+                    "sample": r.sample_id,
+                    "epoch": r.epoch,
+                },
             }
             items.append(_check_item("agree", data, f"sample {r.sample_id}"))
         # Item ids hold the cell: give annotators an opaque id instead.
@@ -936,6 +950,7 @@ def export_labels(engine: Engine, review_id: str, fmt: str) -> tuple[str, str]:
                     "label": lab["value"],
                     "submitted": (lab["item_id"], lab["annotator"]) in submitted,
                     "updated_at": lab["updated_at"],
+                    "key": unblinded(items[lab["item_id"]]["key"] or {}),
                 }
             )
     elif fmt == "drafting":
@@ -1009,13 +1024,25 @@ def export_labels(engine: Engine, review_id: str, fmt: str) -> tuple[str, str]:
     return text, f"{review_id}-{fmt}.jsonl"
 
 
+def unblinded(key: dict[str, Any]) -> dict[str, Any]:
+    """An item's blinding key as an export gives it: for items built from a run, the system (and model) of each
+    output, in the label's canonical output order, so labels can be read per system. Reviews made before keys
+    held systems get them from the cell ids (``dataset/system/model``)."""
+    key = dict(key)
+    if "cells" in key and "systems" not in key:
+        key["systems"] = [str(cell).split("/", 2)[1] if str(cell).count("/") >= 2 else None for cell in key["cells"]]
+    if "cell" in key and "system" not in key:
+        key["system"] = str(key["cell"]).split("/", 2)[1] if str(key["cell"]).count("/") >= 2 else None
+    return key
+
+
 def _parquet_table(engine: Engine, review_id: str) -> Any:
     try:
         import pyarrow as pa
     except ImportError:
         raise ReviewError("Parquet export needs pyarrow (pip install 'bedside[export]')") from None
     text, _ = export_labels(engine, review_id, "labels")
-    names = ("review", "task_type", "item", "annotator", "label", "submitted", "updated_at")
+    names = ("review", "task_type", "item", "annotator", "label", "submitted", "updated_at", "key")
     columns: dict[str, list[Any]] = {name: [] for name in names}
     for line in text.splitlines():
         row = json.loads(line)
@@ -1064,13 +1091,18 @@ def _submitted(engine: Engine, review_id: str) -> set[tuple[str, str]]:
 def import_labels(engine: Engine, review_id: str, text: str, *, user: str) -> int:
     """Labels from the generic JSONL (``{item, annotator, label}`` per line), checked like web labels.
 
-    An imported label replaces that annotator's label for the item; annotators need not have accounts (labels
-    collected elsewhere), and their labels count in the meta-evaluation like any other.
+    An imported label replaces that annotator's label for the item, and counts in the meta-evaluation like any
+    other. Every annotator must have an account (``bedside users add NAME``, disabled or not, so labels collected
+    elsewhere can be attributed): a name nobody holds is a typo or a stranger whose labels would be counted
+    as a colleague's, so the whole file is refused, naming them, and nothing is imported.
     """
     info = review(engine, review_id)
     if info is None:
         raise ReviewError(f"no review {review_id}")
     items = all_items(engine, review_id)
+    with engine.connect() as db:
+        accounts = {r.name for r in db.execute(select(users_table.c.name))}
+    strangers: dict[str, int] = {}
     rows = []
     for number, data in _json_lines(text):
         if not {"item", "annotator", "label"} <= set(data):
@@ -1084,7 +1116,16 @@ def import_labels(engine: Engine, review_id: str, text: str, *, user: str) -> in
             _validate(info["task_type"], item["payload"], value)
         except (KeyError, TypeError, AttributeError, IndexError) as exc:
             raise ReviewError(f"line {number}: not a {info['task_type']} label ({exc!r})") from None
-        rows.append((str(data["item"]), str(data["annotator"]), value))
+        annotator = str(data["annotator"])
+        if annotator not in accounts:
+            strangers.setdefault(annotator, number)
+        rows.append((str(data["item"]), annotator, value))
+    if strangers:
+        named = ", ".join(f"{name!r} (line {line})" for name, line in strangers.items())
+        raise ReviewError(
+            f"no account for annotator(s) {named}; nothing imported. Add them with "
+            "`bedside users add NAME --role annotator`, or correct the names"
+        )
     lab = labels_table.c
     now = time.time()
     with engine.begin() as db:

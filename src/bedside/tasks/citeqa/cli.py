@@ -14,7 +14,7 @@ from rich.table import Table
 
 from bedside.cli.app import ApiKeyEnvOption
 from bedside.console import err, fail, out, show_table
-from bedside.tasks.citeqa.scoring import RELEVANCE_METRICS, CiteQAScores
+from bedside.tasks.citeqa.scoring import RELEVANCE_METRICS, STAND_INS, CiteQAScores
 
 citeqa_app = typer.Typer(
     help="Grounded patient QA with sentence citations (ArchEHR-QA): score, answer, train.", no_args_is_help=True
@@ -64,18 +64,28 @@ def print_scores(scores: CiteQAScores, console: Console = out, *, notes: int = 2
         relevance.add_column("score", justify="right")
         relevance.add_column("what it is")
         for name, value in scores.relevance.items():
-            relevance.add_row(name, f"{value:.2f}", RELEVANCE_METRICS[name])
+            label = f"{name} (stand-in)" if name in STAND_INS else name
+            relevance.add_row(label, f"{value:.2f}", RELEVANCE_METRICS[name])
         show_table(relevance, console)
     overall_relevance = scores.overall_relevance
     overall = scores.overall
+    # A figure that averages in an offline stand-in is marked where it is shown: it is no leaderboard number.
+    mark = " *" if scores.stand_ins else ""
     console.print(f"overall factuality (strict micro F1)  {scores.overall_factuality:.2f}")
     console.print(
         "overall relevance (mean of metrics)   "
-        + (f"{overall_relevance:.2f}" if overall_relevance is not None else "not computed")
+        + (f"{overall_relevance:.2f}{mark}" if overall_relevance is not None else "not computed")
     )
     console.print(
-        "overall score                         " + (f"{overall:.2f}" if overall is not None else "not computed")
+        "overall score                         " + (f"{overall:.2f}{mark}" if overall is not None else "not computed")
     )
+    if mark:
+        instead = "; ".join(f"{name} for {STAND_INS[name]}" for name in scores.stand_ins)
+        console.print(
+            f"* averages offline stand-ins ({instead}): not comparable with leaderboard numbers "
+            "(--metrics bleu,rougeLsum,sari leaves them out)",
+            soft_wrap=True,
+        )
     invalid = scores.invalid_citations
     if invalid:
         total = sum(len(ids) for ids in invalid.values())
@@ -99,7 +109,13 @@ def print_scores(scores: CiteQAScores, console: Console = out, *, notes: int = 2
 def scores_json(scores: CiteQAScores) -> dict[str, Any]:
     """The leaderboard fields with the parse, out-of-case citations and every note, for scripts."""
     invalid = {case: list(ids) for case, ids in scores.invalid_citations.items()}
-    return {**scores.leaderboard(), "parse": scores.parse, "invalid_citations": invalid, "notes": scores.notes}
+    return {
+        **scores.leaderboard(),
+        "stand_ins": {name: STAND_INS[name] for name in scores.stand_ins},
+        "parse": scores.parse,
+        "invalid_citations": invalid,
+        "notes": scores.notes,
+    }
 
 
 @citeqa_app.command("score")

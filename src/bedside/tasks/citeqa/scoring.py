@@ -58,6 +58,13 @@ RELEVANCE_METRICS: dict[str, str] = {
     "concepts": "F1 of MeSH disease/drug concepts x 100: stands in for MEDCON (UMLS concepts via QuickUMLS)",
 }
 
+STAND_INS: dict[str, str] = {
+    "semantic": "BERTScore and AlignScore",
+    "concepts": "MEDCON",
+}
+"""Relevance metrics that substitute offline for official ones (metric → what it stands in for). Wherever one
+enters a figure (a mean, the overall score) the figure is marked: it is not comparable with leaderboard numbers."""
+
 
 @dataclass(frozen=True)
 class Counts:
@@ -213,6 +220,11 @@ class CiteQAScores:
     @property
     def overall_relevance(self) -> float | None:
         return sum(self.relevance.values()) / len(self.relevance) if self.relevance else None
+
+    @property
+    def stand_ins(self) -> list[str]:
+        """The stand-in metrics (:data:`STAND_INS`) that overall relevance and the overall score average in."""
+        return [name for name in self.relevance if name in STAND_INS]
 
     @property
     def overall(self) -> float | None:

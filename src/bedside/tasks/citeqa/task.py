@@ -47,8 +47,16 @@ from bedside.runs.config import DatasetConfig
 from bedside.runs.task import Output, ReportTable, Sample, SampleContext, System
 from bedside.tasks.citeqa.cases import Case
 from bedside.tasks.citeqa.classifier import EvidenceClassifier
+from bedside.tasks.citeqa.options import ClassifierOptions, DatasetOptions, OneStageOptions, TwoStageOptions
 from bedside.tasks.citeqa.readers import read_cases
-from bedside.tasks.citeqa.scoring import RELEVANCE_METRICS, CiteQAScores, Counts, prf_2025, score_answers
+from bedside.tasks.citeqa.scoring import (
+    RELEVANCE_METRICS,
+    STAND_INS,
+    CiteQAScores,
+    Counts,
+    prf_2025,
+    score_answers,
+)
 from bedside.tasks.citeqa.submission import AnswerSentence, format_answer, neutralise_citation_syntax
 from bedside.tasks.citeqa.systems import Answer, classifier_then_answer, one_stage, two_stage
 
@@ -188,6 +196,34 @@ def report_tables(rows: Sequence[Any]) -> list[ReportTable]:
             total[2] += counts.fn
     if not answers and not errors:
         return []
+    return [_micro_table(pooled, answers, cut, errors), *_stand_in_tables(rows)]
+
+
+def _stand_in_tables(rows: Sequence[Any]) -> list[ReportTable]:
+    """Which stored relevance figures average in offline stand-ins (:data:`.scoring.STAND_INS`), so the report
+    marks them where they enter a figure rather than leaving ``relevance`` to pass for the official mean."""
+    scored = {name for row in rows if row.status == "ok" for name in row.scores}
+    used = [name for name in STAND_INS if f"relevance_{name}" in scored or "relevance" in scored]
+    if not used:
+        return []
+    body = [[f"relevance_{name}", STAND_INS[name], "yes" if "relevance" in scored else "-"] for name in used]
+    return [
+        ReportTable(
+            title="Relevance: offline stand-ins",
+            columns=["metric", "stands in for", "averaged into relevance"],
+            rows=body,
+            note="These metrics run offline in place of the official model-based ones; a figure that includes "
+            "them (relevance_<name>, and the relevance mean) is not comparable with leaderboard numbers.",
+        )
+    ]
+
+
+def _micro_table(
+    pooled: Mapping[str, dict[str, list[int]]],
+    answers: Mapping[str, int],
+    cut: Mapping[str, int],
+    errors: Mapping[str, int],
+) -> ReportTable:
     body = []
     for cell in sorted(set(answers) | set(errors)):
         values = []
@@ -195,29 +231,27 @@ def report_tables(rows: Sequence[Any]) -> list[ReportTable]:
             prf = prf_2025(Counts(*pooled[cell][variation]))
             values += [f"{prf.precision:.3f}", f"{prf.recall:.3f}", f"{prf.f1:.3f}"]
         body.append([cell, str(answers[cell]), *values, str(cut[cell]), str(errors[cell])])
-    return [
-        ReportTable(
-            title="Micro factuality (citations pooled over answers)",
-            columns=[
-                "cell",
-                "answers",
-                "strict P",
-                "strict R",
-                "strict F1",
-                "lenient P",
-                "lenient R",
-                "lenient F1",
-                "cut to 75 words",
-                "errors",
-            ],
-            rows=body,
-            note="Per cell, true and false positives and false negatives are summed over the answers (every "
-            "epoch's) before precision, recall and F1, as the official scorer's micro scores; lenient is the 2025 "
-            "definition (essential + supplementary), 0-1 like the means above. Samples stored as errors are left "
-            "out (the official scorer would refuse a submission missing them); 'cut to 75 words' counts answers "
-            "kept cut after their re-asks.",
-        )
-    ]
+    return ReportTable(
+        title="Micro factuality (citations pooled over answers)",
+        columns=[
+            "cell",
+            "answers",
+            "strict P",
+            "strict R",
+            "strict F1",
+            "lenient P",
+            "lenient R",
+            "lenient F1",
+            "cut to 75 words",
+            "errors",
+        ],
+        rows=body,
+        note="Per cell, true and false positives and false negatives are summed over the answers (every "
+        "epoch's) before precision, recall and F1, as the official scorer's micro scores; lenient is the 2025 "
+        "definition (essential + supplementary), 0-1 like the means above. Samples stored as errors are left "
+        "out (the official scorer would refuse a submission missing them); 'cut to 75 words' counts answers "
+        "kept cut after their re-asks.",
+    )
 
 
 @dataclass(frozen=True)
@@ -280,6 +314,12 @@ class CiteQATask:
         "words",
     )
     scorers: tuple[str, ...] = SCORERS
+    dataset_options = DatasetOptions
+    system_options: Mapping[str, type[OneStageOptions | TwoStageOptions | ClassifierOptions]] = {
+        "one_stage": OneStageOptions,
+        "two_stage": TwoStageOptions,
+        "classifier": ClassifierOptions,
+    }
 
     def load(self, name: str, config: DatasetConfig) -> list[Sample]:
         return _load(name, config)

@@ -58,6 +58,7 @@ from bedside.tasks.discharge.documents import (
 )
 from bedside.tasks.discharge.exam import SETTINGS, take_exam
 from bedside.tasks.discharge.judging import JUDGES, run_judges
+from bedside.tasks.discharge.options import DatasetOptions, SystemOptions
 from bedside.tasks.discharge.parse import parse_note
 from bedside.tasks.discharge.profiles import profile_id, profiles, strata
 from bedside.tasks.discharge.readers import read_cases, read_mimic_cases
@@ -400,6 +401,8 @@ class DischargeTask:
     )
     scorers: tuple[str, ...] = SCORERS
     scorer_texts: Mapping[str, str] = SCORER_TEXTS
+    dataset_options = DatasetOptions
+    system_options: Mapping[str, type[SystemOptions]] = {"dischargesim": SystemOptions}
 
     def load(self, name: str, config: DatasetConfig) -> list[Sample]:
         return _load(name, config)

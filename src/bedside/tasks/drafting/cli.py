@@ -188,6 +188,10 @@ def editjudge_command(
         )
 
 
+def _measure(value: float | None) -> str:
+    return "absent" if value is None else f"{value:.3f}"
+
+
 @drafting_app.command("calibrate")
 def calibrate_command(
     annotations: AnnotationsOption = None,
@@ -278,6 +282,7 @@ def calibrate_command(
                 "judge": row.name,
                 "kind": shots.get(row.kind, row.kind),
                 **row.agreement.as_dict(),
+                "failures": row.agreement.failures,
                 "threshold": row.threshold,
                 "held_out_agreement": None if row.held_out is None else row.held_out.agreement,
             }
@@ -286,21 +291,25 @@ def calibrate_command(
         typer.echo(json.dumps({"annotations": len(loaded), "guard": guard, "judges": data, "legend": legend}, indent=2))
         return
     table = Table(title=f"Judge comparison on {len(loaded)} annotations (guard: {guard})")
-    for column in ("judge", "kind", "agree", "non-match", "match", "overlap", "threshold", "LODO agree"):
+    columns = ("judge", "kind", "agree", "non-match", "match", "overlap", "failed", "threshold", "LODO agree")
+    for column in columns:
         table.add_column(column, justify="left" if column in ("judge", "kind") else "right")
     for row in rows:
         measures = row.agreement.as_dict()
         table.add_row(
             escape(row.name),
             escape(shots.get(row.kind, Path(row.kind).stem if row.kind not in ("threshold", "trained") else row.kind)),
-            *(f"{measures[k]:.3f}" for k in ("agreement", "non_match_agreement", "match_agreement", "match_overlap")),
+            *(_measure(measures[k]) for k in ("agreement", "non_match_agreement", "match_agreement", "match_overlap")),
+            f"{row.agreement.failures}/{row.agreement.n}",
             "-" if row.threshold is None else f"{row.threshold:.4f}",
-            "-" if row.held_out is None else f"{row.held_out.agreement:.3f}",
+            "-" if row.held_out is None else _measure(row.held_out.agreement),
         )
     show_table(table)
     for line in legend:
         out.print(line, highlight=False)
     out.print(
+        "failed: answers that could not be used (not in the draft, not a whole unit, empty), left out of every "
+        "measure; a measure with no usable answer is 'absent'. "
         "agree: same match/NO MATCH decision as the annotation; non-match: share of annotated NO MATCHes called NO "
         "MATCH; match: share of annotated matches given the exact span; overlap: ... a span overlapping it; LODO "
         "agree: agreement when each draft's annotations are judged by a judge calibrated (or trained) on the other "

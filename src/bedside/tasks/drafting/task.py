@@ -41,6 +41,7 @@ from bedside.tasks.drafting.evaluation import (
     theme_totals,
 )
 from bedside.tasks.drafting.matchers import make_matcher
+from bedside.tasks.drafting.options import ClinicianRagOptions, DatasetOptions, RagOptions, SystemOptions
 from bedside.tasks.drafting.systems import (
     DEFAULT_K,
     TEMPLATES,
@@ -246,6 +247,16 @@ class DraftingTask:
         "theme_f1",
     )
     scorers: tuple[str, ...] = SCORERS
+    dataset_options = DatasetOptions
+    system_options: Mapping[str, type[SystemOptions]] = {
+        "zero_shot": SystemOptions,
+        "thematic": SystemOptions,
+        "rag": RagOptions,
+        "clinician_rag": ClinicianRagOptions,
+        "zero_shot_nudged": SystemOptions,
+        "thematic_nudged": SystemOptions,
+        "rag_nudged": RagOptions,
+    }
 
     def load(self, name: str, config: DatasetConfig) -> list[Sample]:
         return _load(name, config)

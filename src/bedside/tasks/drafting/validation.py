@@ -72,19 +72,31 @@ def _parse(text: str, name: str) -> list[MatchAnnotation]:
 
 @dataclass(frozen=True)
 class JudgeAgreement:
-    n: int
-    agreement: float
-    non_match_agreement: float
-    match_agreement: float
-    match_overlap: float
+    """A judge's agreement with the annotations, over the answers it could give.
 
-    def as_dict(self) -> dict[str, float]:
+    An answer the judge gave but that could not be used (``Match.failure``: not in the draft, not a whole unit,
+    empty) is not a NO MATCH decision, so it is counted in ``failures`` and left out of every measure; a measure
+    whose annotations all went unanswered (or that has no annotation of its kind) is None, never 0.0 or 1.0.
+    """
+
+    n: int
+    agreement: float | None
+    non_match_agreement: float | None
+    match_agreement: float | None
+    match_overlap: float | None
+    failures: int = 0
+
+    def as_dict(self) -> dict[str, float | None]:
         return {
             "agreement": self.agreement,
             "non_match_agreement": self.non_match_agreement,
             "match_agreement": self.match_agreement,
             "match_overlap": self.match_overlap,
         }
+
+
+def _share(count: int, total: int) -> float | None:
+    return count / total if total else None
 
 
 def _same(a: str, b: str) -> bool:
@@ -103,18 +115,20 @@ def judge_agreement(annotations: Sequence[MatchAnnotation], predictions: Sequenc
         raise ValueError(f"{len(annotations)} annotations but {len(predictions)} predictions")
     if not annotations:
         raise ValueError("no annotations to validate against")
-    pairs = list(zip(annotations, predictions, strict=True))
+    every = list(zip(annotations, predictions, strict=True))
+    pairs = [(a, p) for a, p in every if p.failure is None]  # a failed answer is no decision: absent, counted
     agree = sum((a.gold is None) == (p.span is None) for a, p in pairs)
     non_matches = [p for a, p in pairs if a.gold is None]
     matches = [(a, p) for a, p in pairs if a.gold is not None]
     exact = sum(p.span is not None and _same(p.span, a.gold or "") for a, p in matches)
     overlap = sum(p.span is not None and _overlap(p.span, a.gold or "", a.draft) for a, p in matches)
     return JudgeAgreement(
-        n=len(pairs),
-        agreement=agree / len(pairs),
-        non_match_agreement=sum(p.span is None for p in non_matches) / len(non_matches) if non_matches else 0.0,
-        match_agreement=exact / len(matches) if matches else 0.0,
-        match_overlap=overlap / len(matches) if matches else 0.0,
+        n=len(every),
+        agreement=_share(agree, len(pairs)),
+        non_match_agreement=_share(sum(p.span is None for p in non_matches), len(non_matches)),
+        match_agreement=_share(exact, len(matches)),
+        match_overlap=_share(overlap, len(matches)),
+        failures=len(every) - len(pairs),
     )
 
 

@@ -30,6 +30,7 @@ from bedside.runs.task import Output, ReportTable, Sample, SampleContext, System
 from bedside.tasks.instruct.cases import Instruction, facts_recall
 from bedside.tasks.instruct.ehr import load_ehr
 from bedside.tasks.instruct.judging import judge_correctness
+from bedside.tasks.instruct.options import DatasetOptions, RagOptions, RefineOptions, SystemOptions
 from bedside.tasks.instruct.prompting import cut_record
 from bedside.tasks.instruct.readers import InstructDataError, read_instructions
 from bedside.tasks.instruct.systems import budgeted, rag, refine
@@ -131,6 +132,12 @@ class InstructTask:
     systems: Mapping[str, System] = {kind: _system(kind) for kind in ("budgeted", "refine", "rag")}
     default_scorers = ("facts_recall", "facts_correct", "judge_correct", "truncated", "google_bleu", "rougeL", "words")
     scorers: tuple[str, ...] = SCORERS
+    dataset_options = DatasetOptions
+    system_options: Mapping[str, type[SystemOptions]] = {
+        "budgeted": SystemOptions,
+        "refine": RefineOptions,
+        "rag": RagOptions,
+    }
 
     def load(self, name: str, config: DatasetConfig) -> list[Sample]:
         return load_samples(config)

@@ -43,6 +43,7 @@ from bedside.sim import Knowledge, Simulation
 from bedside.sim.fidelity import FidelityReport, check_fidelity
 from bedside.tasks.sensemaking.cases import SensemakingCase
 from bedside.tasks.sensemaking.evaluation import JUDGES, conversation_smog, render_conversation, run_judges
+from bedside.tasks.sensemaking.options import DatasetOptions, SystemOptions
 from bedside.tasks.sensemaking.patient import SensemakingPatient
 from bedside.tasks.sensemaking.personas import Persona, goals, intents, select_personas
 from bedside.tasks.sensemaking.prepare import prepare_case
@@ -258,6 +259,8 @@ class SensemakingTask:
     default_scorers = SCORERS
     scorers: tuple[str, ...] = SCORERS
     scorer_texts: Mapping[str, str] = SCORER_TEXTS
+    dataset_options = DatasetOptions
+    system_options: Mapping[str, type[SystemOptions]] = {"medagent": SystemOptions}
 
     def load(self, name: str, config: DatasetConfig) -> list[Sample]:
         return _load(name, config)
