@@ -357,7 +357,9 @@ def test_tasks_resolve_by_entry_point_or_import_path() -> None:
     from bedside.runs import resolve_task
 
     assert resolve_task("drafting").name == "drafting"
-    assert resolve_task("runs_multiturn_task:TASK").name == "toy-conversation"
+    assert resolve_task("runs_multiturn_task:TASK").name == "toy-conversation"  # allowed in conftest
+    with pytest.raises(ValueError, match="not a registered task"):
+        resolve_task("runs_multiturn_task:OTHER")  # an import path the user did not allow
     with pytest.raises(ValueError, match="unknown task 'nope'; registered: citeqa, discharge, drafting"):
         resolve_task("nope")
 
