@@ -28,7 +28,8 @@ def marker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     mark = tmp_path / "imported"
     code = tmp_path / "code"
     code.mkdir()
-    (code / f"{MODULE}.py").write_text(f"from pathlib import Path\nPath({str(mark)!r}).write_text('ran')\nTASK = None\n")
+    source = f"from pathlib import Path\nPath({str(mark)!r}).write_text('ran')\nTASK = None\n"
+    (code / f"{MODULE}.py").write_text(source)
     monkeypatch.syspath_prepend(str(code))
     monkeypatch.delenv("BEDSIDE_TASKS", raising=False)
     yield mark
@@ -45,7 +46,7 @@ def _store_with_run(path: Path) -> Store:
 
 
 def test_an_import_path_resolves_only_when_allowed(marker: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(ValueError, match="not a registered task.*BEDSIDE_TASKS="):
+    with pytest.raises(ValueError, match=r"not a registered task.*BEDSIDE_TASKS="):
         resolve_task(f"{MODULE}:TASK")
     assert not marker.exists()
     # Allowed by the user, it is imported (so the checks above would see an import) and then refused as no task.
@@ -68,7 +69,8 @@ def test_report_refuses_a_stored_task_that_names_a_module(marker: Path, tmp_path
     assert result.exit_code == 0, result.output
     assert not marker.exists()
     md = (tmp_path / "out" / "evil-1.md").read_text()
-    assert "task tables left out" in md and "not a registered task" in md
+    assert "task tables left out" in md
+    assert "not a registered task" in md
     assert "words" in md  # the rest of the report is all there
 
 
