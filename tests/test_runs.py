@@ -6,11 +6,14 @@ import asyncio
 import json
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +75,52 @@ def test_config_errors_name_the_file_and_key(tmp_path: Path) -> None:
     assert "concurency" in message
     with pytest.raises(ConfigError, match="expected KEY=VALUE"):
         load_config(path, ["oops"])
+
+
+@pytest.mark.parametrize("repeats", [10**7, 10**12])
+def test_repeats_are_bounded_unless_the_user_raises_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repeats: int
+) -> None:
+    """10^12 repeats passed ``config check`` and spun ``bedside run`` at full CPU; now both refuse in one line."""
+    monkeypatch.delenv("BEDSIDE_MAX_REPEATS", raising=False)
+    with ScriptedServer() as server:
+        path = write_config(tmp_path, server, repeats=repeats)
+    with pytest.raises(
+        ConfigError, match=rf"{re.escape(str(path))}: repeats: .*at most 1,000 repeats.*BEDSIDE_MAX_REPEATS="
+    ):
+        load_config(path)
+    for command in (["config", "check"], ["run"], ["run", "--dry-run"]):
+        result = CliRunner().invoke(app, [*command, str(path)])
+        assert result.exit_code == 1
+        assert "at most 1,000 repeats" in result.output
+        assert "Traceback" not in result.output
+    assert load_config(path, ["repeats=1000"]).repeats == 1000
+    monkeypatch.setenv("BEDSIDE_MAX_REPEATS", str(repeats))  # the user, not the config, raises the bound
+    assert load_config(path).repeats == repeats
+    monkeypatch.setenv("BEDSIDE_MAX_REPEATS", "many")
+    with pytest.raises(ConfigError, match="BEDSIDE_MAX_REPEATS='many': expected a whole number"):
+        load_config(path)
+
+
+def test_choices_per_request_are_bounded(tmp_path: Path) -> None:
+    with ScriptedServer() as server:
+        path = write_config(tmp_path, server, settings={"system": {"n": 10**12}})
+        with pytest.raises(ConfigError, match="less than or equal to 128"):
+            load_config(path)
+        # A request that asks the scripted endpoint for more is a 400, not 10^12 answers built.
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}], "n": 10**12}).encode()
+        request = urllib.request.Request(server.base_url + "/chat/completions", data=body, method="POST")
+        request.add_header("Content-Type", "application/json")
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(request)
+        assert caught.value.code == 400
+
+
+def test_bedside_cache_is_a_default_and_never_overrides_the_configs_cache(tmp_path: Path) -> None:
+    with ScriptedServer() as server:
+        path = write_config(tmp_path, server, cache=str(tmp_path / "mine.sqlite"))
+    config = load_config(path, environ={"BEDSIDE_CACHE": str(tmp_path / "other.sqlite")})
+    assert config.cache == str(tmp_path / "mine.sqlite")
 
 
 def test_overrides_from_environment_and_command_line(tmp_path: Path) -> None:
