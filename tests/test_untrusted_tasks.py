@@ -11,6 +11,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -39,7 +40,7 @@ def marker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 def _store_with_run(path: Path) -> Store:
     store = Store(str(path))
     store.begin_run("evil-1", "evil", f"{MODULE}:TASK", {"scorers": ["words"]})
-    output = {"text": "a reply", "transcript": None, "trace": None, "prompts": [], "extra": {}}
+    output: dict[str, Any] = {"text": "a reply", "transcript": None, "trace": None, "prompts": [], "extra": {}}
     row = ResultRow("evil-1", "d|s|m", "s1", 0, "d", "s", "m", "k", "ok", None, output, {"words": 2.0}, {}, {}, {})
     store.write([row])
     return store
