@@ -413,6 +413,23 @@ def test_tasks_resolve_by_entry_point_or_import_path() -> None:
         resolve_task("nope")
 
 
+def test_a_dataset_with_no_samples_is_an_error_not_an_empty_successful_run(tmp_path: Path) -> None:
+    with ScriptedServer() as server:
+        path = write_config(
+            tmp_path,
+            server,
+            task="runs_ray_task:TASK",
+            datasets={"d": {"options": {"samples": 0}}},
+            systems={"echo": {"type": "echo"}},
+            scorers=["words"],
+        )
+        for command in (["run"], ["run", "--dry-run"]):
+            result = CliRunner().invoke(app, [*command, str(path)])
+            assert result.exit_code == 1
+            assert "dataset 'd': no samples to run" in result.output
+        assert server.stats()["requests"] == 0
+
+
 def test_a_failing_store_write_stops_the_run_and_keeps_what_was_written(tmp_path: Path) -> None:
     class FullDisk(Store):
         writes = 0
