@@ -119,3 +119,27 @@ def test_no_traceback_from_the_installed_command(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "Traceback" not in done.stderr + done.stdout
     assert "patient.xml: line 3 <visit>" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("store", "message"),
+    [
+        ("FILE", "file is not a database"),
+        ("mongodb://host/db", "Can't load plugin"),
+        ("sqlite:///", "names no database file"),
+        ("sqlite://", "names no database file"),
+    ],
+)
+@pytest.mark.parametrize("command", [["ls"], ["report", "some-run"], ["show", "some-run", "s1"], ["export", "r"]])
+def test_a_store_that_cannot_be_opened_is_one_line(
+    tmp_path: Path, store: str, message: str, command: list[str]
+) -> None:
+    """A file that is no database, a URL scheme SQLAlchemy has no driver for, or an in-memory SQLite URL (which
+    would lose every result) used to end in a traceback or, for ``sqlite:///``, silently in an empty store."""
+    path = tmp_path / "store.sqlite"
+    path.write_text("not a database\n" * 100)
+    result = CliRunner().invoke(app, [*command, "--store", str(path) if store == "FILE" else store])
+    assert result.exit_code == 1, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert isinstance(result.exception, SystemExit)

@@ -57,7 +57,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 
 from bedside import __version__
 from bedside.errors import StorageError
@@ -173,9 +173,17 @@ def store_url(location: str) -> str:
         path = Path(location).expanduser()
         create_private_file(path)
         return f"sqlite:///{path}"
-    url = make_url(location)
+    try:
+        url = make_url(location)
+    except ArgumentError as exc:
+        raise StorageError(f"{location!r} is not a store URL ({exc}); give a SQLite path or a SQLAlchemy URL") from None
     database = url.database
-    if url.get_backend_name() == "sqlite" and database and database != ":memory:" and "uri" not in url.query:
+    if url.get_backend_name() == "sqlite" and not database:
+        # sqlite:/// with no file is an in-memory database: every result would vanish when the command ends.
+        raise StorageError(
+            f"{location!r} names no database file (results would be lost); give a path: sqlite:///runs/bedside.sqlite"
+        )
+    if url.get_backend_name() == "sqlite" and database != ":memory:" and "uri" not in url.query:
         create_private_file(Path(database).expanduser())
     return location
 
@@ -203,7 +211,13 @@ class Store:
             self.url = store_url(location)
         except OSError as exc:
             raise StorageError(f"cannot create the store's folder for {location}: {exc.strerror or exc}") from None
-        self.engine: Engine = create_engine(self.url)
+        try:
+            self.engine: Engine = create_engine(self.url)
+        except (NoSuchModuleError, ArgumentError, ImportError) as exc:
+            raise StorageError(
+                f"cannot open the store {location}: {exc}; use a SQLite path or a SQLAlchemy URL whose driver is "
+                "installed (postgresql+psycopg://... with the postgres extra)"
+            ) from None
         if self.url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
