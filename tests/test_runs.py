@@ -8,6 +8,7 @@ import os
 import random
 import re
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -287,6 +288,48 @@ def test_sigkill_at_random_points_then_resume_gives_the_uninterrupted_results(tm
             assert got == expected
         # Kills landed mid-run, leaving some samples stored and some not.
         assert any(0 < n < 28 for n in partial_counts), partial_counts
+
+
+def test_a_running_run_whose_process_is_gone_is_listed_as_stale(tmp_path: Path) -> None:
+    """A SIGTERM'd or killed run never writes its final status; its lock tells ``ls`` it is gone."""
+    from sqlalchemy import insert, update
+
+    from bedside.runs.store import LOCK_STALE_S, locks_table
+
+    store = Store(str(tmp_path / "store.sqlite"))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(dead.stdout)  # a pid that has exited (and was reaped)
+    here = socket.gethostname()
+    for run_id, lock in [
+        ("killed", {"host": here, "pid": dead_pid, "heartbeat": time.time()}),
+        ("no-lock", None),
+        ("alive", {"host": here, "pid": os.getpid(), "heartbeat": time.time()}),
+        ("elsewhere-silent", {"host": "other-host", "pid": 1, "heartbeat": time.time() - LOCK_STALE_S - 1}),
+        ("elsewhere-beating", {"host": "other-host", "pid": 1, "heartbeat": time.time()}),
+        ("done", None),
+    ]:
+        store.begin_run(run_id, run_id, "drafting", {})
+        if lock is not None:
+            with store.engine.begin() as db:
+                db.execute(insert(locks_table).values(run_id=run_id, owner=run_id, **lock))
+    store.finish_run("done", "finished")
+    statuses = {run["id"]: run["status"] for run in store.runs()}
+    assert statuses == {
+        "killed": "stale",
+        "no-lock": "stale",
+        "alive": "running",
+        "elsewhere-silent": "stale",
+        "elsewhere-beating": "running",
+        "done": "finished",
+    }
+    assert store.run("killed")["status"] == "stale"
+    listed = runner.invoke(app, ["ls", "--store", str(tmp_path / "store.sqlite"), "--json"])
+    assert {r["id"]: r["status"] for r in json.loads(listed.output)} == statuses
+    # The stored row is untouched: a resumed run takes the lock over and writes its real status.
+    with store.engine.begin() as db:
+        db.execute(update(locks_table).where(locks_table.c.run_id == "killed").values(pid=os.getpid()))
+    assert store.run("killed")["status"] == "running"
+    store.close()
 
 
 def test_fault_drill_every_sample_scored_or_an_error_with_its_cause(tmp_path: Path) -> None:

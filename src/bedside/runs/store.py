@@ -68,6 +68,8 @@ LOCK_STALE_S = 120.0
 """A run lock whose heartbeat is older than this is abandoned (its process died on another host)."""
 HEARTBEAT_S = 15.0
 """How often a running run renews its lock."""
+STALE = "stale"
+"""The status :meth:`Store.runs` and :meth:`Store.run` report for a ``running`` run whose process is gone."""
 
 metadata = MetaData()
 
@@ -391,6 +393,7 @@ class Store:
         )
         with self.engine.connect() as db:
             listed = [dict(r) for r in db.execute(query).mappings()]
+            _mark_stale(db, listed)
         for run in listed:
             run["samples"], run["errors"] = int(run["samples"] or 0), int(run["errors"] or 0)
         return listed
@@ -401,10 +404,10 @@ class Store:
             if found is None:
                 matches = list(db.execute(select(runs_table).where(runs_table.c.id.startswith(run_id))).mappings())
                 if len(matches) == 1:
-                    return dict(matches[0])
+                    return _mark_stale(db, [dict(matches[0])])[0]
                 known = ", ".join(str(r) for r in db.execute(select(runs_table.c.id)).scalars())
                 raise RunNotFoundError(f"no run {run_id!r} in {self.url}" + (f"; runs: {known}" if known else ""))
-            return dict(found)
+            return _mark_stale(db, [dict(found)])[0]
 
 
 def _same_sample(table: Table) -> Any:
@@ -561,6 +564,27 @@ def _alive(host: str, pid: int, heartbeat: float) -> bool:
             return True
         return time.time() - heartbeat < LOCK_STALE_S
     return time.time() - heartbeat < LOCK_STALE_S
+
+
+def _mark_stale(db: Any, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Report a ``running`` run whose lock is gone or whose holder is dead as ``stale``.
+
+    A run killed by SIGTERM or SIGKILL never writes its final status, so the row says ``running`` forever; the
+    run's lock (renewed every :data:`HEARTBEAT_S` while it runs) tells the truth. The stored row is left as it
+    is: re-running the config resumes the run and writes its real status.
+    """
+    ids = [r["id"] for r in runs if r.get("status") == "running"]
+    if not ids:
+        return runs
+    locks = {
+        row["run_id"]: row for row in db.execute(select(locks_table).where(locks_table.c.run_id.in_(ids))).mappings()
+    }
+    for run in runs:
+        if run["id"] in ids:
+            held = locks.get(run["id"])
+            if held is None or not _alive(held["host"], held["pid"], held["heartbeat"]):
+                run["status"] = STALE
+    return runs
 
 
 def _cause(exc: SQLAlchemyError) -> str:
