@@ -25,8 +25,10 @@ import contextlib
 import errno
 import os
 import stat
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import IO, Any, BinaryIO, TextIO
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -107,3 +109,32 @@ def write_private_text(path: str | Path, text: str) -> Path:
     with open_private(path) as handle:
         handle.write(text)
     return Path(path)
+
+
+@contextlib.contextmanager
+def replace_private(path: str | Path, *, binary: bool = False) -> Iterator[IO[Any]]:
+    """Write a whole file through a 0600 temporary file beside ``path``, renamed over it only once complete.
+
+    An export that fails part-way (the disk fills, the process is stopped) leaves no partial file, and an
+    earlier file at ``path`` as it was. Something that is not a regular file (``-o /dev/stdout``, a pipe) is
+    written in place: it cannot be renamed over.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_file():
+        with open_private_binary(path) if binary else open_private(path) as handle:
+            yield handle
+        return
+    private_dir(path.parent)
+    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.partial")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, FILE_MODE)
+    try:
+        _tighten(fd)
+        with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

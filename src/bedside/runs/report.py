@@ -24,7 +24,7 @@ from pathlib import Path
 from statistics import fmean, stdev
 from typing import Any
 
-from bedside.private_files import open_private, open_private_binary, private_dir, write_private_text
+from bedside.private_files import private_dir, replace_private, write_private_text
 from bedside.runs.store import ResultRow, Store, iter_jsonl
 from bedside.runs.task import ReportTable, resolve_task
 from bedside.stats import bootstrap_ci, paired_bootstrap
@@ -457,8 +457,9 @@ def compare(store: Store, run_a: str, run_b: str, *, seed: int = 0) -> list[Metr
 
 
 def export_jsonl(rows: Sequence[ResultRow], path: Path) -> int:
-    """One JSON object per result row, written as a 0600 file (rows hold prompts and outputs)."""
-    with open_private(path) as handle:
+    """One JSON object per result row, written as a 0600 file (rows hold prompts and outputs); complete or not
+    at all (:func:`~bedside.private_files.replace_private`)."""
+    with replace_private(path) as handle:
         for line in iter_jsonl(rows):
             handle.write(line + "\n")
     return len(rows)
@@ -479,5 +480,5 @@ def export_parquet(rows: Sequence[ResultRow], path: Path) -> None:
         for name, value in row.__dict__.items():
             columns[name].append(json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value)
     table = pa.table(dict(columns))
-    with open_private_binary(path) as handle:
+    with replace_private(path, binary=True) as handle:
         pq.write_table(table, handle)
