@@ -5,15 +5,16 @@ progress and the meta-evaluation, export and import labels."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI, HTTPException, Request
+from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy import select
 
 from bedside.runs.store import RunNotFoundError, Store
 from bedside.web import review as rv
-from bedside.web.app import admin_session, checked_post, render, session_of
+from bedside.web.app import MAX_ROW_NUMBER, admin_session, checked_post, render, session_of
 from bedside.web.db import audit, audit_table, users_table
 
 
@@ -41,6 +42,9 @@ async def _upload_text(upload: Any) -> str:
         return str(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise rv.ReviewError("the file is not UTF-8 text") from None
+
+
+Position = Annotated[int, PathParam(ge=0, le=MAX_ROW_NUMBER)]
 
 
 def review_routes(app: FastAPI) -> None:
@@ -143,7 +147,7 @@ def review_routes(app: FastAPI) -> None:
         )
 
     @app.get("/reviews/{review_id}/items/{position}", response_class=HTMLResponse)
-    async def item(request: Request, review_id: str, position: int) -> Response:
+    async def item(request: Request, review_id: str, position: Position) -> Response:
         session = session_of(request)
         return _item_page(request, session, review_id, position, error=None)
 
@@ -172,7 +176,7 @@ def review_routes(app: FastAPI) -> None:
         return response
 
     @app.post("/reviews/{review_id}/items/{position}")
-    async def save(request: Request, review_id: str, position: int) -> Response:
+    async def save(request: Request, review_id: str, position: Position) -> Response:
         session, form = await checked_post(request)
         engine = request.app.state.store.engine
         shown = rv.assignment(engine, review_id, session.user.name, position)
