@@ -228,8 +228,8 @@ def test_an_export_that_fails_part_way_leaves_no_partial_file(
     before = target.read_bytes()
 
     if kind == "jsonl":
-        written = []
-        original = report.iter_jsonl
+        written: list[str] = []
+        from bedside.runs.store import iter_jsonl as original
 
         def lines(items: Any) -> Iterator[str]:
             for line in original(items):

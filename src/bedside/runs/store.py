@@ -185,7 +185,7 @@ def store_url(location: str) -> str:
         raise StorageError(
             f"{location!r} names no database file (results would be lost); give a path: sqlite:///runs/bedside.sqlite"
         )
-    if url.get_backend_name() == "sqlite" and database != ":memory:" and "uri" not in url.query:
+    if url.get_backend_name() == "sqlite" and database and database != ":memory:" and "uri" not in url.query:
         create_private_file(Path(database).expanduser())
     return location
 
