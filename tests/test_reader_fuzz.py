@@ -124,6 +124,7 @@ JSONL_LINES = {
     "wrong types": WRONG_TYPES,
     "undecodable": b'{"id": "caf\xe9"}',
     "nan": b'{"id": NaN}',
+    "duplicate key": b'{"id": "a", "id": "b"}',
     "empty": b"",  # an empty file (the test adds a newline: a blank line, too, holds nothing)
     "blank lines": b"\n  \n\t",
 }
@@ -187,6 +188,7 @@ JSON_DOCUMENTS = {
     "wrong top-level type": b'"just a string"',
     "empty file": b"",
     "empty list": b"[]",
+    "duplicate key": b'[{"case_id": "1", "case_id": "2", "answer": "x"}]',
     "wrong element types": b'[{"case_id": {"x": 1}, "answers": {"x": 1}, "answer": [1], "rules": 5, '
     b'"patient_question_lines": 7, "note_sentences": ["a"], "id": []}]',
 }

@@ -158,6 +158,20 @@ def text_lines(
 # JSON.
 
 
+class _DuplicateKey(Exception):  # not a ValueError: loads_json tells it apart from the parser's own
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object, refusing a key given twice (``json`` keeps the last silently; which one a writer meant is
+    unknowable). Costs about a fifth more parse time on a FHIR-shaped document."""
+    built = dict(pairs)
+    if len(built) != len(pairs):
+        seen: set[str] = set()
+        raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
+    return built
+
+
 def loads_json(
     text: str | bytes,
     *,
@@ -177,7 +191,11 @@ def loads_json(
         raise ValueError(f"{name} is not a JSON value")
 
     try:
-        return json.loads(text, parse_constant=constant)
+        return json.loads(text, parse_constant=constant, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise error(
+            f"not readable JSON: key {exc.args[0]!r} appears twice in one object", path=path, line=line
+        ) from None
     except json.JSONDecodeError as exc:
         if line is None:  # a whole document: its line and column
             raise error(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
