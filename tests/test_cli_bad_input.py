@@ -58,6 +58,17 @@ CASES: list[tuple[str, str, bytes, list[str]]] = [
     ("rubric toml deep", "rubric.toml", b"x = " + b"[" * 20_000 + b"]" * 20_000 + b"\n", ["judges", "show"]),
     ("train sft wrong types", "sft.jsonl", b'{"messages": {"role": "user"}}\n',
      ["train", "sft", "--output", "OUT", "--data"]),
+    # Issue 37: empty inputs and self-contradicting ones used to pass without a word.
+    ("discharge cases empty", "cases.jsonl", b"\n\n", ["discharge", "cases"]),
+    ("sensemaking cases empty", "cases.jsonl", b"", ["sensemaking", "cases"]),
+    ("instruct gold header only", "gold.tsv", b"instruction_id\tquestion\n", ["instruct", "cases", "--instructions"]),
+    ("drafting pairs empty", "pairs.jsonl", b"", ["drafting", "editjudge", "--matcher", "lexical", "--pairs"]),
+    ("citeqa submission empty list", "submission.json", b"[]", ["citeqa", "score", "--cases", "CASES"]),
+    ("citeqa submission duplicate key", "submission.json", b'[{"case_id": "1", "case_id": "2", "answer": "x"}]',
+     ["citeqa", "score", "--cases", "CASES"]),
+    ("records jsonl empty", "cohort.jsonl", b"", ["records", "show"]),
+    ("fhir duplicate ids", "bundle.json", b'{"resourceType": "Bundle", "entry": [{"resource": {"resourceType": '
+     b'"Patient", "id": "p"}}, {"resource": {"resourceType": "Patient", "id": "p"}}]}', ["records", "show"]),
 ]  # fmt: skip
 
 
