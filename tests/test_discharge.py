@@ -603,9 +603,12 @@ def test_a_run_stores_conversations_and_reports_the_papers_tables(tmp_path: Path
     assert sensitivity.rows[0][1] == "HL2 vs HL1"
     assert sensitivity.rows[0][2].startswith("+0.000")  # the scripted judge scores both levels alike
     # ... and drawn, one plot per cell (doctor model), in the HTML report only
-    assert [title for title, _ in report.task_plots] == [
+    assert [title for title, _ in report.task_plots if title.startswith("Profile sensitivity")] == [
         f"Profile sensitivity: {c}" for c in sorted({r.cell for r in rows})
     ]
+    # two doctor models: the health-literacy variability figure is drawn; the size figures need sized names
+    assert "Cross-model variability, health literacy (Fig. 7 shape)" in dict(report.task_plots)
+    assert any(p.title.startswith("Model size") for p in report.absent_plots)
     assert all(base64.b64decode(png).startswith(b"\x89PNG") for _, png in report.task_plots)
     assert "Task plots" in html_page(report)
 

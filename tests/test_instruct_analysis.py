@@ -431,3 +431,65 @@ def test_demo_has_an_instruct_section(tmp_path: Path) -> None:
     assert "clinician instructions over records: 2 synthetic instruction(s)" in result.output
     assert "0 sample(s) failed; `bedside report demo-instruct-" in result.output
     assert "unbounded" in result.output  # the MR row
+
+
+def test_release_tsvs_through_the_analysis_commands_with_column_maps(tmp_path: Path) -> None:
+    """The release's two TSVs, under column names bedside cannot guess, read by `instruct evaluate` and `agreement`
+    through --column (reviewed file) and --instruction-column (gold file); the reviewed file's submitter_specialty
+    fills the specialty breakdown, which the gold file cannot (it has no such column)."""
+    gold = tmp_path / "clinician-instruction-responses.tsv"
+    gold.write_text(
+        "iid\tperson_id\tannotator_num\tanswer\tquestion\tfilename\n"
+        'q1\t77\tAnnotator_1\tBP "high" since 2019\tHow is the blood pressure?\t\n'
+        "q2\t78\tAnnotator_1\tNo known allergies\tAny allergies?\t\n",
+        encoding="utf-8",
+    )
+    reviewed = tmp_path / "clinician-reviewed-model-responses.tsv"
+    reviewed.write_text(
+        "iid\tmodel_name\tbinary_correct\tis_used_eval\tsubmitter_specialty\tresponse_text\trank\n"
+        'q1\tm1\t1\tyes\tCardiology\tBP "high" since 2019\t1\n'
+        "q1\tm2\t0\tyes\tCardiology\tUnknown\t2\n"
+        "q2\tm1\t0\tyes\tNeurology\tPenicillin\t2\n"
+        "q2\tm2\t1\tyes\tNeurology\tNo known allergies\t1\n",
+        encoding="utf-8",
+    )
+    maps = ["--column", "instruction_id=iid", "--column", "response=response_text", "--column", "rank=rank"]
+    maps += ["--instruction-column", "instruction_id=iid", "--instruction-column", "response=answer"]
+    common = [str(reviewed), "-i", str(gold), *maps, "--quoting", "none", "--json"]
+    result = runner.invoke(app, ["instruct", "evaluate", *common])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert {r["model"]: r["correct"] for r in data["table3"]} == {"m1": 0.5, "m2": 0.5}
+    assert {r["model"]: r["win_rate"] for r in data["table3"]} == {"m1": 0.5, "m2": 0.5}
+    assert data["by_specialty"] == {"Cardiology": 0.5, "Neurology": 0.5}
+    result = runner.invoke(app, ["instruct", "agreement", *common, "--metric", "rougeL", "--metric", "words"])
+    assert result.exit_code == 0, result.output
+    rows = {r["name"]: r for r in json.loads(result.output)["agreement"]}
+    # The gold answers joined by id: rougeL ranks each instruction's right answer first, as the clinician did.
+    assert rows["rougeL"]["per_instruction"] == {"q1": 1.0, "q2": 1.0}
+    bad = runner.invoke(
+        app, ["instruct", "evaluate", str(reviewed), "-i", str(gold), "--column", "rank=clinician_rank"]
+    )
+    assert bad.exit_code == 1
+    assert "clinician_rank" in bad.output
+    wrong = runner.invoke(app, ["instruct", "evaluate", "--column", "rank=rank"])
+    assert wrong.exit_code == 1
+    assert "reviewed .tsv" in wrong.output
+    unknown = runner.invoke(app, ["instruct", "agreement", *common, "--metric", "rougeL", "--compare", "rougeL:nope"])
+    assert unknown.exit_code == 1
+    assert "no row named nope" in unknown.output
+
+
+def test_power_analysis_reproduces_appendix_k_with_its_inputs() -> None:
+    """σ_d 0.014, α 0.05, power 0.8: (1.95996 + 0.84162) × 0.014 = 0.03922 with normal quantiles; with t at 4 df
+    (2.77645 + 0.94096) × 0.014 = 0.05204, the paper's 0.052."""
+    from bedside.stats import minimum_detectable_difference
+
+    assert minimum_detectable_difference(0.014) == pytest.approx((1.959964 + 0.841621) * 0.014, abs=1e-6)
+    assert minimum_detectable_difference(0.014, df=4) == pytest.approx((2.776445 + 0.940965) * 0.014, abs=1e-6)
+    result = runner.invoke(app, ["instruct", "power", "--sd", "0.014", "--df", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    assert round(json.loads(result.output)["minimum_detectable"], 3) == 0.052
+    bad = runner.invoke(app, ["instruct", "power", "--sd", "0"])
+    assert bad.exit_code == 1
+    assert "standard error must be positive" in bad.output

@@ -244,3 +244,151 @@ def test_dedup_keeps_the_first_of_near_duplicates_in_file_order(tmp_path: Path) 
     again = CliRunner().invoke(app, ["instruct", "dedup", "-i", str(source), "-o", str(output)])
     assert again.exit_code == 1
     assert "exists" in again.output
+
+
+def _dialect_a(person_note: str) -> str:
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<record>\n<visit type="Office" start="10/08/2018 20:00">\n'
+        '<day start="10/08/2018 20:00">\n<person>\nBirth: 01/02/1970\n</person>\n'
+        f'<note type="progress" start="10/08/2018 20:00">\n{person_note}\n</note>\n</day>\n</visit>\n</record>\n'
+    )
+
+
+def test_ehr_prefixed_files_join_the_relevance_labels(tmp_path: Path) -> None:
+    """MedAlign's earlier layout names files EHR_<person_id>.xml and its labels the person alone: the file's person
+    id drops the prefix (it was EHR_<id>, so no label ever joined), and the paper view still reads the file."""
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+    from bedside.records import read_medalign_xml
+    from bedside.tasks.instruct.matching import record_documents
+
+    folder = tmp_path / "ehrs"
+    folder.mkdir()
+    (folder / "EHR_101.xml").write_text(_dialect_a("warfarin started for atrial fibrillation"), encoding="utf-8")
+    (folder / "EHR_102.xml").write_text(_dialect_a("knee replacement planned next spring"), encoding="utf-8")
+    (folder / "EHR_103.xml").write_text(_dialect_a("seasonal allergies treated with loratadine"), encoding="utf-8")
+    assert read_medalign_xml(folder / "EHR_101.xml").patient.id == "101"
+    assert read_medalign_xml(folder / "EHR_101.xml", patient_id="EHR_101").patient.id == "EHR_101"
+    documents = record_documents(str(folder))
+    assert sorted(documents) == ["101", "102", "103"]
+    assert documents["101"] == (folder / "EHR_101.xml").read_text(encoding="utf-8")  # the file's own text
+    instructions = tmp_path / "instructions.jsonl"
+    instructions.write_text(
+        json.dumps({"id": "q1", "question": "warfarin for atrial fibrillation", "general": True}) + "\n",
+        encoding="utf-8",
+    )
+    labels = tmp_path / "ehr-relevance-labels.csv"
+    labels.write_text(
+        "instruction_id,question,person_id,is_selected_ehr\nq1,q,101,yes\nq1,q,102,no\n", encoding="utf-8"
+    )
+    result = CliRunner().invoke(
+        app,
+        ["instruct", "match", "-i", str(instructions), "--records", str(folder), "--labels", str(labels), "-k", "2"],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(
+        app,
+        [
+            "instruct",
+            "match",
+            "-i",
+            str(instructions),
+            "--records",
+            str(folder),
+            "--labels",
+            str(labels),
+            "-k",
+            "2",
+            "--json",
+        ],
+    )
+    data = json.loads(result.output)
+    candidates = data["matches"][0]["candidates"]
+    assert (candidates[0]["person_id"], candidates[0]["relevance"]) == ("101", "relevant")
+    assert data["evaluation"]["success"]["1"] == 1.0
+
+
+def test_public_sample_record_under_the_earlier_file_name(external: Path, tmp_path: Path) -> None:
+    """The public synthetic record (dialect a), linked in place under the earlier layout's name, reads as person 7."""
+    from bedside.tasks.instruct.ehr import load_ehr as load
+
+    folder = tmp_path / "ehrs"
+    folder.mkdir()
+    (folder / "EHR_7.xml").symlink_to(external / "som-shahlab_medalign" / "data" / "sample-ehr-clean.xml")
+    ehr = load(Instruction(id="x", question="q", person_id="7"), str(folder))
+    assert ehr.record.patient.id == "7"
+    assert ehr.raw_text == (folder / "EHR_7.xml").read_text(encoding="utf-8")
+
+
+def _person_record(birth: str, gender: str, race: str, notes: int, measurements: int) -> str:
+    events = "".join(
+        f'<note type="progress" start="10/08/2018 20:00">\nnote {i}\n</note>\n' for i in range(notes)
+    ) + "".join(
+        f'<measurement start="10/08/2018 20:00"><code>[LOINC/{i}] BP 120/80</code></measurement>\n'
+        for i in range(measurements)
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<record>\n<visit type="Office" start="10/08/2018 20:00">\n'
+        f'<day start="10/08/2018 20:00">\n<person>\nBirth: {birth}\nGender: {gender}\nRace: {race}\n</person>\n'
+        f"{events}</day>\n</visit>\n</record>\n"
+    )
+
+
+def test_records_command_tables_s4_and_s5_count_each_record_once(tmp_path: Path) -> None:
+    """Three records behind five instructions (two share one; one has no record): Table S4 counts patients, not
+    instructions, and Table S5 measures each record once; the missing one is reported, not dropped silently.
+
+    Ages at the visit (8 Oct 2018): 48 (45-64), 8 (0-17), 68 (65-84). Lengths: chars:4 of each file's text, i.e.
+    ceil(characters / 4); with three records numpy's quartiles are the midpoints of the sorted lengths."""
+    import math
+
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+
+    folder = tmp_path / "ehrs"
+    folder.mkdir()
+    texts = {
+        "201": _person_record("01/02/1970", "F", "Asian", notes=1, measurements=1),
+        "202": _person_record("05/05/2010", "M", "White", notes=2, measurements=3),
+        "203": _person_record("01/02/1950", "F", "White", notes=0, measurements=5),
+    }
+    for person, text in texts.items():
+        (folder / f"{person}.xml").write_text(text, encoding="utf-8")
+    people = {"q1": "201", "q2": "201", "q3": "202", "q4": "203", "q5": "999"}
+    instructions = tmp_path / "instructions.jsonl"
+    instructions.write_text(
+        "".join(json.dumps({"id": i, "question": "q", "person_id": p}) + "\n" for i, p in people.items()),
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(
+        app, ["instruct", "records", "-i", str(instructions), "--records", str(folder), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["demographics"]["patients"] == 3
+    assert data["demographics"]["counts"] == {
+        "sex": {"f": 2, "m": 1},
+        "race": {"White": 2, "Asian": 1},
+        "ethnicity": {"Unknown": 3},
+        "age": {"0-17": 1, "45-64": 1, "65-84": 1},
+    }
+    lengths = sorted(math.ceil(len(t) / 4) for t in texts.values())
+    stats = data["statistics"]
+    assert (stats["records"], stats["tokenizer"], stats["view"]) == (3, "chars:4", "paper")
+    assert stats["median"] == lengths[1]
+    assert stats["iqr"] == pytest.approx((lengths[1] + lengths[2]) / 2 - (lengths[0] + lengths[1]) / 2)
+    assert (stats["minimum"], stats["maximum"]) == (lengths[0], lengths[2])
+    assert stats["total_tokens"] == sum(lengths)
+    assert stats["total_characters"] == sum(len(t) for t in texts.values())
+    assert stats["within"] == {"1024": 3, "2048": 3, "4096": 3, "32000": 3}
+    # codes per record: 1 + 3 + 5 measurements (no other coded items) → median 3; notes 1, 2, 0 → 1; visits 1.
+    assert (stats["median_codes"], stats["median_notes"], stats["median_visits"], stats["median_measurements"]) == (
+        3.0,
+        1.0,
+        1.0,
+        3.0,
+    )
+    assert list(data["missing_records"]) == ["q5"]

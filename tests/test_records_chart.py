@@ -1,14 +1,14 @@
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bedside.records import Code, Condition, Encounter, Medication, Patient, Record
+from bedside.records import Allergy, Code, Condition, Encounter, Medication, Patient, Record
 from bedside.records.chart import age_band, chart_summary, render_chart_summary
 
-START = datetime(2015, 1, 1)
+START = datetime(2015, 1, 1, tzinfo=UTC)
 TIMES = st.integers(0, 3650).map(lambda days: START + timedelta(days=days, hours=9))
 
 
@@ -28,8 +28,11 @@ def records(draw: st.DrawFn) -> Record:
             Condition(
                 id=f"c{i}",
                 text=f"problem-{i:03d}x",
+                codes=[Code(system="SNOMED", code=draw(st.sampled_from(["38341003", "266948004", "73438004"])))],
                 onset=onset,
                 abatement=abatement,
+                status=draw(st.sampled_from([None, "active", "resolved", "inactive"])),
+                verification=draw(st.sampled_from([None, "confirmed", "refuted", "entered-in-error"])),
                 encounter_id=encounter.id if encounter else None,
             )
         )
@@ -40,16 +43,29 @@ def records(draw: st.DrawFn) -> Record:
             codes=[Code(system="RxNorm", code=str(draw(st.integers(1, 4))))],
             start=draw(TIMES),
             end=draw(st.one_of(st.none(), TIMES)),
-            status=draw(st.sampled_from([None, "active", "completed"])),
+            status=draw(st.sampled_from([None, "active", "completed", "cancelled", "entered-in-error", "draft"])),
             setting=draw(st.sampled_from([None, "outpatient", "inpatient"])),
         )
         for i in range(draw(st.integers(0, 10)))
     ]
+    allergies = [
+        Allergy(
+            id=f"a{i}",
+            text=f"allergen-{i:03d}x",
+            recorded=draw(TIMES),
+            status=draw(st.sampled_from([None, "active", "inactive", "resolved"])),
+            verification=draw(st.sampled_from([None, "confirmed", "refuted", "entered-in-error"])),
+        )
+        for i in range(draw(st.integers(0, 4)))
+    ]
     return Record(
-        patient=Patient(id="p", birth_date=date(1960, 6, 15), gender="female"),
+        patient=Patient(
+            id="p", birth_date=date(1960, 6, 15), gender="female", deceased_at=draw(st.one_of(st.none(), TIMES))
+        ),
         encounters=encounters,
         conditions=conditions,
         medications=medications,
+        allergies=allergies,
     )
 
 
@@ -69,6 +85,31 @@ def test_nothing_dated_after_the_message_reaches_the_chart(record: Record, at: d
     summary = chart_summary(record, at)
     assert len(summary.encounters) <= 10
     assert all(e.start <= at for e in summary.encounters)
+
+
+@settings(max_examples=200, deadline=None)
+@given(records(), TIMES, st.booleans())
+def test_what_the_source_withdrew_or_ended_never_reaches_the_chart(record: Record, at: datetime, naive: bool) -> None:
+    """Never-taken orders, refuted, withdrawn or social conditions, ended allergies: whatever the times."""
+    summary = chart_summary(record, at.replace(tzinfo=None) if naive else at)
+    shown = [*summary.problems, *summary.medications, *summary.allergies, *summary.social_history]
+    for medication in record.medications:
+        if medication.status in ("cancelled", "entered-in-error", "draft"):
+            assert medication.text not in summary.medications
+    for condition in record.conditions:
+        if condition.verification in ("refuted", "entered-in-error"):
+            assert condition.text not in shown
+        social = condition.codes[0].code != "38341003"
+        ended_undated = condition.abatement is None and condition.status in ("resolved", "inactive")
+        if social or ended_undated:
+            assert condition.text not in summary.problems
+    for allergy in record.allergies:
+        if allergy.verification in ("refuted", "entered-in-error") or allergy.status in ("inactive", "resolved"):
+            assert allergy.text not in summary.allergies
+    died = record.patient.deceased_at
+    assert summary.deceased_at == (died if died is not None and died <= at else None)
+    if died is not None and died <= at:
+        assert summary.age == record.patient.age_at(died)
 
 
 def test_the_four_sections_follow_the_papers_rules() -> None:

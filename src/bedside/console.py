@@ -22,6 +22,18 @@ def fail(exc: Exception) -> typer.Exit:
     return typer.Exit(code=1)
 
 
+def column_map(values: list[str] | None, option: str = "--column") -> dict[str, str] | None:
+    """Repeated ``FIELD=COLUMN`` options as a column map, field → the file's column (None when none were given):
+    the one way a command names the columns of a table whose layout bedside cannot know."""
+    mapping: dict[str, str] = {}
+    for value in values or []:
+        field, sep, column = value.partition("=")
+        if not sep or not field.strip() or not column.strip():
+            raise ValueError(f"{option} {value!r}: expected FIELD=COLUMN")
+        mapping[field.strip()] = column.strip()
+    return mapping or None
+
+
 def show_table(table: Table, console: Console | None = None) -> None:
     """A table as rich draws it on a terminal; as a Markdown table anywhere else (a log, CI, ``| tee``).
 

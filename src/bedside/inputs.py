@@ -455,6 +455,35 @@ def table_dicts(path: str | Path, *, error: type[InputError] = InputError) -> It
     yield from read_json_lines(path, error=error)
 
 
+def csv_table(
+    path: str | Path,
+    fields: Mapping[str, str],
+    what: str,
+    *,
+    optional: Iterable[str] = (),
+    error: type[InputError] = InputError,
+) -> list[tuple[int, dict[str, str]]]:
+    """The rows of a CSV file with a header, as (line the row starts on, field → stripped value).
+
+    ``fields`` maps each field a reader needs to its column name (a column map over the reader's defaults); a
+    column missing from the header is ``error`` naming the file, line 1 and the column, with the columns the file
+    has. Fields in ``optional`` may be absent (their value is then ``""``). Quoted values may span lines, as in
+    MIMIC-IV-Note's ``discharge.csv``."""
+    path = Path(path)
+    text = read_text(path, error=error)
+    rows = csv_dicts(io.StringIO(text, newline=""), path=path, error=error)
+    header = next(csv_rows(io.StringIO(text, newline=""), path=path, error=error), (1, []))[1]
+    skip = set(optional)
+    for field, column in fields.items():
+        if field not in skip and column not in header:
+            raise error(
+                f"the {what} has no column {column!r} (for {field}); its columns are {', '.join(header) or '(none)'}",
+                path=path,
+                line=1,
+            )
+    return [(line, {f: row.get(c, "").strip() for f, c in fields.items()}) for line, row in rows]
+
+
 # Column maps.
 
 

@@ -337,13 +337,18 @@ def report_command(
         "runs/reports"
     ),
     store: StoreOption = DEFAULT_STORE,
+    as_json: JsonOption = False,
 ) -> None:
-    """Write a Markdown and a self-contained HTML report: tables with 95% CIs, strata, errors, usage, plots."""
+    """Write a Markdown and a self-contained HTML report: tables with 95% CIs, strata, errors, usage, plots
+    (with --json: print the same numbers, unrounded, and write no file)."""
     from bedside.runs import Store
-    from bedside.runs.report import write_report
+    from bedside.runs.report import build_report, report_json, write_report
 
     opened = Store(store)
     try:
+        if as_json:
+            typer.echo(json.dumps(report_json(build_report(opened, run)), indent=2, ensure_ascii=False))
+            return
         md, page = write_report(opened, run, output)
     except (LookupError, OSError) as exc:
         raise fail(exc) from None

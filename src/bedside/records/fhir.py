@@ -8,7 +8,11 @@ text); the DiagnosticReport copy is dropped, so a note is counted once.
 
 Billing and administrative resources (Claim, ExplanationOfBenefit, Organization, ...) are skipped silently; any
 other resource type is skipped with a :class:`RecordWarning` naming the file, the type and how many. Notes
-whose text is empty are skipped with a warning too.
+whose text is empty are skipped with a warning too, and so is every resource the source marks
+``entered-in-error`` (its ``status``, or for Condition and AllergyIntolerance its ``verificationStatus``): FHIR
+defines such a resource as one that should not have existed, so no view of the record may show it. Other
+statuses are kept on the items (``Medication.status``, ``Condition.status``/``verification``,
+``Allergy.status``/``verification``) for the views to read (:mod:`bedside.records.chart`).
 A missing required field, a time that is not a time or an attachment that does not decode is a
 :class:`RecordError` naming the file, the entry and the field.
 """
@@ -243,6 +247,8 @@ class _BundleReader:
         self.resources: list[_Resource] = []
         self.encounter_kinds: dict[str, str] = {}
         self.empty_notes = 0
+        self.in_error: Counter[str] = Counter()
+        self.withdrawn: list[_Resource] = []  # entered in error: not read, but their links still count
         for index, entry in enumerate(entries):
             resource = entry.get("resource") if isinstance(entry, dict) else None
             if not isinstance(resource, dict) or "resourceType" not in resource:
@@ -275,6 +281,14 @@ class _BundleReader:
             "DiagnosticReport": _later,  # notes read in a second pass, once DocumentReferences are known
             "Patient": _later,
         }
+        kept = []
+        for resource in self.resources:
+            if resource.type != "Patient" and _entered_in_error(resource):
+                self.in_error[resource.type] += 1
+                self.withdrawn.append(resource)
+            else:
+                kept.append(resource)
+        self.resources = kept
         for resource in self.resources:
             resource.run(_check_periods, record)
         for resource in self.resources:  # encounters first: medications read their encounter's class
@@ -289,6 +303,11 @@ class _BundleReader:
                 resource.run(handler, record)
             elif resource.type not in SKIPPED_QUIETLY:
                 unknown[resource.type] += 1
+        for kind, count in sorted(self.in_error.items()):
+            warnings.warn(
+                RecordWarning(f"{self.path or 'bundle'}: skipped {count} {kind} resource(s) marked entered-in-error"),
+                stacklevel=4,
+            )
         self._diagnostic_report_notes(record)
         if self.empty_notes:
             warnings.warn(
@@ -364,7 +383,8 @@ class _BundleReader:
                 encounter_id=r.reference_id("encounter.reference"),
                 onset=r.time("onsetDateTime", "onsetPeriod.start", "recordedDate"),
                 abatement=r.time("abatementDateTime", "abatementPeriod.end"),
-                status=r.get("clinicalStatus.coding.code"),
+                status=_code_text(r, "clinicalStatus.coding.code"),
+                verification=_code_text(r, "verificationStatus.coding.code"),
             )
         )
 
@@ -416,7 +436,7 @@ class _BundleReader:
                 start=r.time(*start_fields),
                 end=end,
                 dose=dose_text,
-                status=r.get("status"),
+                status=_code_text(r, "status"),
                 setting=setting,
                 source=source,
             )
@@ -474,8 +494,11 @@ class _BundleReader:
                 text=text,
                 encounter_id=r.reference_id("encounter.reference"),
                 recorded=r.time("recordedDate", "onsetDateTime"),
-                criticality=r.get("criticality"),
+                criticality=_code_text(r, "criticality"),
                 reactions=[reaction for reaction in reactions if reaction],
+                category=", ".join(_codes_text(r, "category")) or None,
+                status=_code_text(r, "clinicalStatus.coding.code"),
+                verification=_code_text(r, "verificationStatus.coding.code"),
             )
         )
 
@@ -511,9 +534,9 @@ class _BundleReader:
         )
 
     def _diagnostic_report_notes(self, record: Record) -> None:
-        linked = {
+        linked = {  # a withdrawn DocumentReference still names its DiagnosticReport copy, which must not resurface
             _reference_id(str(identifier.get("value", "")))
-            for r in self.resources
+            for r in [*self.resources, *self.withdrawn]
             if r.type == "DocumentReference"
             for identifier in r.data.get("identifier") or []
             if isinstance(identifier, dict)
@@ -567,6 +590,28 @@ class _BundleReader:
                 raise r.error(f"{field}[{index}].contentType", f"unknown charset {charset!r}") from None
         self.notes_without_data += bool(lacking)
         return None
+
+
+def _code_text(r: _Resource, field: str) -> str | None:
+    """A FHIR ``code`` field (a status, a category) as text; any other JSON type is an error naming the field."""
+    value = r.get(field)
+    if value is None or isinstance(value, str):
+        return value
+    raise r.error(field, f"expected a code string, found {type(value).__name__}")
+
+
+def _codes_text(r: _Resource, field: str) -> list[str]:
+    """A FHIR ``code`` field of cardinality 0..* (AllergyIntolerance.category) as a list of text."""
+    value = r.data.get(field)
+    values = value if isinstance(value, list) else [] if value is None else [value]
+    if not all(isinstance(item, str) for item in values):
+        raise r.error(field, "expected a list of code strings")
+    return values
+
+
+def _entered_in_error(r: _Resource) -> bool:
+    """The source withdrew this resource: its status (or verification status) is ``entered-in-error``."""
+    return "entered-in-error" in (r.get("status"), r.get("verificationStatus.coding.code"))
 
 
 # Consistency checks (issue 37): a bundle that contradicts itself is an error naming the entry; one whose

@@ -93,8 +93,24 @@ class _Element:
 CHUNK_BYTES = 1024 * 1024
 
 
+EHR_FILE_PREFIX = "EHR_"
+
+
+def person_id_of_file(path: str | Path) -> str:
+    """The person id a record file's name gives: its stem, less the ``EHR_`` of MedAlign's earlier layout.
+
+    That layout (the one its ``ehr-relevance-labels.csv`` belongs to) names a person's file ``EHR_<person_id>.xml``
+    while the labels, instructions and the release's own files (``<person_id>.xml``) name the person by id alone;
+    taking the stem as it is gave the record the id ``EHR_<id>``, which joined no label.
+    """
+    stem = Path(path).stem
+    person = stem.removeprefix(EHR_FILE_PREFIX)
+    return person or stem
+
+
 def read_medalign_xml(path: str | Path, *, patient_id: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> Record:
-    """Read one MedAlign-style XML file; ``patient_id`` defaults to the file's stem.
+    """Read one MedAlign-style XML file; ``patient_id`` defaults to the person id its name gives
+    (:func:`person_id_of_file`), or, in the event-stream dialect, to the root's ``person_id``.
 
     The file is streamed (see :class:`_Reader`): memory is the record being built plus one event, not a tree of
     the whole file, so a record several hundred megabytes long reads in about its own size again
@@ -116,7 +132,7 @@ def read_medalign_xml(path: str | Path, *, patient_id: str | None = None, max_by
             path=path,
         )
     with handle:
-        return _Reader(path, patient_id or path.stem).stream(handle)
+        return _Reader(path, patient_id or person_id_of_file(path), named=patient_id is not None).stream(handle)
 
 
 @dataclass
@@ -148,8 +164,9 @@ class _Reader:
     of megabytes; the earlier reader held its bytes and a tree of every element at once). expat rather than
     ``ElementTree.iterparse`` because errors name lines, which ElementTree does not keep."""
 
-    def __init__(self, path: Path, patient_id: str) -> None:
+    def __init__(self, path: Path, patient_id: str, *, named: bool = False) -> None:
         self.path = path
+        self.named = named  # the caller gave the id: an <eventstream person_id> does not replace it
         self.patient = Patient(id=patient_id)
         self.record = Record(patient=self.patient, source=str(path))
         self.skipped: Counter[str] = Counter()
@@ -213,7 +230,7 @@ class _Reader:
                 raise self.error(element, "expected the root element <record> (or <eventstream>)")
             if element.tag == "eventstream":
                 person_id = element.attrs.get("person_id", "").strip()
-                if person_id and self.patient.id == self.path.stem:
+                if person_id and not self.named:
                     self.patient = self.patient.model_copy(update={"id": person_id})
             self.stack.append(_Open(element, element.tag))
             return

@@ -1,8 +1,11 @@
 """One typed record of a patient, whatever the source (FHIR R4 bundle, MedAlign XML, bedside JSONL).
 
-Times are naive ``datetime`` values on one clock: readers convert times that carry an offset to UTC and drop
-the offset, and keep naive times as written. Comparing a time from a FHIR bundle with one from a MedAlign file
-is therefore meaningful only to the extent the sources agree on a clock; within one record it always is.
+Times are timezone-aware ``datetime`` values in UTC, whatever the source: a time that carries an offset is
+converted to UTC, and a time that carries none (MedAlign's, a naive value in bedside JSONL or in Python code) is
+taken to be UTC, its digits kept as written (:func:`bedside.records.times.utc`). The :data:`Time` type does this on
+validation, so every reader, and every record built in code, lands on the one clock, and a time from any source
+compares with any other (MedAlign's times are local wall-clock times: comparing them with a FHIR bundle's is
+meaningful only to the extent the sources agree on a clock; within one record it always is).
 
 Every clinical item keeps its codes with their vocabulary (``[ICD10CM/E11.9]``, ``[LOINC/8462-4]``,
 ``[RxNorm/197361]``): models are shown codes in that form, and matching across sources needs the vocabulary.
@@ -17,6 +20,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from bedside.inputs import check_year
+from bedside.records.times import utc
 
 
 def _in_range(value: date) -> date:
@@ -24,9 +28,27 @@ def _in_range(value: date) -> date:
     return value
 
 
-Time = Annotated[datetime, AfterValidator(_in_range)]
-"""A time whose year a chart can do arithmetic on (:data:`bedside.inputs.MIN_YEAR` to ``MAX_YEAR``)."""
+def _utc_in_range(value: datetime) -> datetime:
+    try:
+        value = utc(value)
+    except OverflowError:
+        raise ValueError(f"{value.isoformat()} cannot be moved to UTC (its year is out of range)") from None
+    check_year(value)
+    return value
+
+
+Time = Annotated[datetime, AfterValidator(_utc_in_range)]
+"""A time in UTC (naive input taken as UTC) whose year a chart can do arithmetic on (:data:`bedside.inputs.MIN_YEAR`
+to ``MAX_YEAR``)."""
 Day = Annotated[date, AfterValidator(_in_range)]
+
+
+NEVER_TAKEN = frozenset({"cancelled", "entered-in-error", "draft", "intended", "not-taken"})
+"""Medication statuses (MedicationRequest, MedicationStatement) of an order or statement that was never taken."""
+NOT_A_CONDITION = frozenset({"refuted", "entered-in-error"})
+"""Verification statuses of a condition or allergy the patient does not have."""
+ENDED = frozenset({"inactive", "remission", "resolved"})
+"""Clinical statuses of a condition or allergy that has ended."""
 
 
 class _Item(BaseModel):
@@ -81,9 +103,12 @@ class Patient(_Item):
     deceased_at: Time | None = None
 
     def age_at(self, when: datetime) -> int | None:
-        """Completed years at ``when``; None without a birth date."""
+        """Completed years at ``when`` (at death, for a time after it); None without a birth date."""
         if self.birth_date is None:
             return None
+        when = utc(when)
+        if self.deceased_at is not None and when > self.deceased_at:
+            when = self.deceased_at
         born = self.birth_date
         return when.year - born.year - ((when.month, when.day) < (born.month, born.day))
 
@@ -100,9 +125,13 @@ class Encounter(_Coded):
 
 
 class Condition(_Coded):
+    """A problem or diagnosis. ``status`` is the source's clinical status (``active``, ``resolved``, ...) and
+    ``verification`` its verification status (``confirmed``, ``refuted``, ...), both *at export time*."""
+
     onset: Time | None = None
     abatement: Time | None = None
     status: str | None = None
+    verification: str | None = None
 
 
 Setting = Literal["outpatient", "inpatient"]
@@ -164,9 +193,15 @@ class Procedure(_Coded):
 
 
 class Allergy(_Coded):
+    """An allergy or intolerance. ``category`` is what it is to (``food``, ``medication``, ``environment``,
+    ``biologic``); ``status`` and ``verification`` are the source's clinical and verification status."""
+
     recorded: Time | None = None
     criticality: str | None = None
     reactions: list[str] = Field(default_factory=list)
+    category: str | None = None
+    status: str | None = None
+    verification: str | None = None
 
 
 class Immunization(_Coded):
@@ -242,8 +277,11 @@ class Record(_Item):
         """The record as it stood at ``when``: what happened later, and anything undated, is left out.
 
         Items that started by ``when`` but ended after it are kept with their end cleared (they were ongoing
-        then). Undated items are dropped because nothing proves they were known at ``when``.
+        then). Undated items are dropped because nothing proves they were known at ``when``; so is a death
+        without a date. A naive ``when`` is taken to be UTC.
         """
+
+        when = utc(when)
 
         def keep(time: datetime | None) -> bool:
             return time is not None and time <= when

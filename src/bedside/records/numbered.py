@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bedside.records.model import Note, Record
+from bedside.records.times import EARLIEST
 from bedside.text import split_sentences
 
 
@@ -23,7 +24,7 @@ class NumberedSentence:
 
 
 def number_sentences(notes: list[Note]) -> list[NumberedSentence]:
-    ordered = sorted(notes, key=lambda n: (n.time or datetime.min, n.id))
+    ordered = sorted(notes, key=lambda n: (n.time or EARLIEST, n.id))
     numbered: list[NumberedSentence] = []
     for note in ordered:
         for sentence in split_sentences(note.text):
@@ -40,7 +41,7 @@ def render_numbered_sentences(record: Record, at: datetime | None = None) -> str
     for sentence in number_sentences(notes):
         by_note.setdefault(sentence.note_id, []).append(sentence)
     out = []
-    for note in sorted(notes, key=lambda n: (n.time or datetime.min, n.id)):
+    for note in sorted(notes, key=lambda n: (n.time or EARLIEST, n.id)):
         when = note.time.strftime("%Y-%m-%d %H:%M") if note.time else "undated"
         out.append(f"## {note.type} ({when})")
         out.extend(f"[{s.id}] {' '.join(s.text.split())}" for s in by_note.get(note.id, []))

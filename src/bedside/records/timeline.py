@@ -1,10 +1,11 @@
 """A record as a MedAlign-style XML timeline: ``<record>`` > ``<visit>`` > ``<day>`` > events.
 
 This is the form MedAlign shows a model a whole EHR in. Events carry ``[VOCAB/CODE] text`` code lines (with the
-value and unit appended for measurements) and notes carry their text. Items recorded at an encounter go under
-that visit; items without one go under the visit whose span holds their time, else under an ``Unattached``
-visit for their day. Within a day, events are in time order. Times are written in one form
-(``10/08/2018 08:00 PM``) whatever the source mixed.
+value and unit appended for measurements, and the source's status in parentheses for an item it says did not
+hold: a cancelled or draft order, a refuted condition, a resolved allergy) and notes carry their text. Items
+recorded at an encounter go under that visit; items without one go under the visit whose span holds their time,
+else under an ``Unattached`` visit for their day. Within a day, events are in time order. Times are written in
+one form (``10/08/2018 08:00 PM``, on the UTC clock of :mod:`bedside.records.times`) whatever the source mixed.
 
 The output is built so that :mod:`bedside.records.fit` can cut it between elements and still close it well:
 each event is one line, or for notes a fixed block, and every visit and day opens and closes on its own line.
@@ -15,10 +16,11 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from xml.sax.saxutils import escape, quoteattr
 
-from bedside.records.model import Encounter, Record
+from bedside.records.model import ENDED, NEVER_TAKEN, NOT_A_CONDITION, Encounter, Record
+from bedside.records.times import EARLIEST
 
 TIME_FORMAT = "%m/%d/%Y %I:%M %p"
 
@@ -50,6 +52,14 @@ def _code_line(label: str, value: str = "") -> str:
 _TimelineEvent = tuple[datetime, str, str | None, str, str]
 
 
+def _flag(status: str | None, marked: frozenset[str]) -> str:
+    """``(cancelled)`` after an item whose status says it did not hold (never taken, refuted, ended); else nothing.
+
+    The timeline keeps such items, as the record does, but a model reading it must not take them as current.
+    """
+    return f"({status})" if status and status.lower() in marked else ""
+
+
 def timeline_events(record: Record) -> list[_TimelineEvent]:
     """Every dated item as ``(time, element, encounter id, inner XML, extra attributes)``.
 
@@ -58,7 +68,8 @@ def timeline_events(record: Record) -> list[_TimelineEvent]:
     events: list[_TimelineEvent] = []
     for c in record.conditions:
         if c.onset:
-            events.append((c.onset, "condition_occurrence", c.encounter_id, _code_line(c.coded_label), ""))
+            line = _code_line(c.coded_label, _flag(c.verification, NOT_A_CONDITION))
+            events.append((c.onset, "condition_occurrence", c.encounter_id, line, ""))
     for m in record.measurements:
         if m.time:
             element = "observation" if m.category == "observation" else "measurement"
@@ -68,14 +79,16 @@ def timeline_events(record: Record) -> list[_TimelineEvent]:
             events.append((p.start, "procedure_occurrence", p.encounter_id, _code_line(p.coded_label), ""))
     for d in record.medications:
         if d.start:
-            events.append((d.start, "drug_exposure", d.encounter_id, _code_line(d.coded_label, d.dose or ""), ""))
+            value = " ".join(part for part in (d.dose or "", _flag(d.status, NEVER_TAKEN)) if part)
+            events.append((d.start, "drug_exposure", d.encounter_id, _code_line(d.coded_label, value), ""))
     for i in record.immunizations:
         if i.time:
             events.append((i.time, "drug_exposure", i.encounter_id, _code_line(i.coded_label), ""))
     for a in record.allergies:
         if a.recorded:
             reactions = f"(reaction: {', '.join(a.reactions)})" if a.reactions else ""
-            line = _code_line(f"allergy: {a.coded_label}", reactions)
+            flags = (_flag(a.verification, NOT_A_CONDITION), _flag(a.status, ENDED))
+            line = _code_line(f"allergy: {a.coded_label}", " ".join(p for p in (reactions, *flags) if p))
             events.append((a.recorded, "observation", a.encounter_id, line, ""))
     for n in record.notes:
         if n.time:
@@ -86,7 +99,7 @@ def timeline_events(record: Record) -> list[_TimelineEvent]:
 def _visits(record: Record) -> list[_Visit]:
     visits: dict[str, _Visit] = {}
     spans: list[tuple[Encounter, _Visit]] = []
-    for encounter in sorted(record.encounters, key=lambda e: (e.start or datetime.min, e.id)):
+    for encounter in sorted(record.encounters, key=lambda e: (e.start or EARLIEST, e.id)):
         if encounter.start is None:
             continue
         opened = _Visit(encounter.start, encounter.label, encounter.end, list(encounter.details))
@@ -97,7 +110,7 @@ def _visits(record: Record) -> list[_Visit]:
     for order, (when, element, encounter_id, inner, attributes) in enumerate(timeline_events(record)):
         found = visits.get(encounter_id or "") or _containing(spans, starts, when)
         visit = found or loose.setdefault(
-            when.date(), _Visit(datetime.combine(when.date(), datetime.min.time()), "Unattached")
+            when.date(), _Visit(datetime.combine(when.date(), datetime.min.time(), UTC), "Unattached")
         )
         if element == "note":
             xml = f'<note{attributes} start="{format_time(when)}">\n{inner}\n</note>'
@@ -124,7 +137,7 @@ def _person(record: Record, day: date) -> str:
     for label, value in (("Race", patient.race), ("Gender", patient.gender), ("Ethnicity", patient.ethnicity)):
         if value:
             lines.append(f"{label}: {value.upper() if label == 'Gender' else value}")
-    age = patient.age_at(datetime.combine(day, datetime.min.time()))
+    age = patient.age_at(datetime.combine(day, datetime.min.time(), UTC))
     if age is not None:
         lines.append(f"Age in Years: {age}")
     return "<person>\n" + "\n".join(escape(line) for line in lines) + "\n</person>" if lines else ""

@@ -15,6 +15,7 @@ difference B − A with a paired bootstrap 95% interval and p-value.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import html
 import io
 from collections import Counter, defaultdict
@@ -26,7 +27,7 @@ from typing import Any
 
 from bedside.private_files import private_dir, replace_private, write_private_text
 from bedside.runs.store import ResultRow, Store, iter_jsonl
-from bedside.runs.task import ReportTable, resolve_task
+from bedside.runs.task import AbsentPlot, ReportTable, resolve_task
 from bedside.stats import bootstrap_ci, paired_bootstrap
 
 
@@ -64,6 +65,8 @@ class RunReport:
     tables: list[ReportTable] = field(default_factory=list)  # the task's own (see ReportTable)
     task_plots: list[tuple[str, str]] = field(default_factory=list)
     """The task's own plots (title, base64 PNG), from an optional ``report_plots(rows)``; HTML only."""
+    absent_plots: list[AbsentPlot] = field(default_factory=list)
+    """The task's figures this run cannot support, with the reason (in both formats)."""
     notes: list[str] = field(default_factory=list)
 
 
@@ -170,7 +173,11 @@ def _add_task_tables(report: RunReport, rows: Sequence[ResultRow]) -> None:
         report.tables = list(make(rows))
     draw = getattr(task, "report_plots", None)
     if draw is not None:
-        report.task_plots = list(draw(rows))
+        for plot in draw(rows):
+            if isinstance(plot, AbsentPlot):
+                report.absent_plots.append(plot)
+            else:
+                report.task_plots.append(plot)
 
 
 def _configured(run: dict[str, Any]) -> list[str]:
@@ -234,6 +241,9 @@ def markdown(report: RunReport) -> str:
         lines += ["| " + " | ".join(row) + " |" for row in table.rows]
     if report.task_plots:
         lines += ["", f"The HTML report also holds the task's plots: {'; '.join(t for t, _ in report.task_plots)}."]
+    if report.absent_plots:
+        lines += ["", "## Figures not drawn", ""]
+        lines += [f"- {plot.title}: {plot.reason}." for plot in report.absent_plots]
     for note in report.notes:
         lines += ["", f"Note: {note}"]
     for cell in report.cells:
@@ -365,6 +375,50 @@ def html_page(report: RunReport) -> str:
         f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title><style>{style}</style></head>"
         f"<body>{''.join(body)}</body></html>\n"
     )
+
+
+def report_json(report: RunReport) -> dict[str, Any]:
+    """The report as JSON-able data (``bedside report --json``): the same numbers as the Markdown tables, unrounded.
+
+    ``cells``: per cell its counts and per metric ``{metric, n, mean, low, high}``, with ``strata`` (key → value →
+    the same); ``over_models``; ``tables``: the task's own tables as printed (title, columns, rows, note);
+    ``usage`` by role; ``notes``. Plots are left out (HTML only).
+    """
+    run = report.run
+    return {
+        "run": {
+            "id": run["id"],
+            "task": run["task"],
+            "status": run["status"],
+            "created_at": f"{run['created_at']:%Y-%m-%dT%H:%M:%S}",
+            "bedside_version": run["bedside_version"],
+            "git_commit": run["git_commit"],
+        },
+        "metrics": list(report.metrics),
+        "cells": [
+            {
+                "cell": c.cell,
+                "dataset": c.dataset,
+                "system": c.system,
+                "model": c.model,
+                "samples": c.samples,
+                "ok": c.ok,
+                "errors": c.errors,
+                "truncated": c.truncated,
+                "metrics": [dataclasses.asdict(m) for m in c.metrics],
+                "strata": {
+                    key: {value: [dataclasses.asdict(m) for m in summaries] for value, summaries in groups.items()}
+                    for key, groups in c.strata.items()
+                },
+                "error_causes": dict(c.error_causes),
+            }
+            for c in report.cells
+        ],
+        "over_models": [dataclasses.asdict(o) for o in over_models(report)],
+        "tables": [dataclasses.asdict(t) for t in report.tables],
+        "usage": report.usage,
+        "notes": list(report.notes),
+    }
 
 
 def write_report(store: Store, run_id: str, folder: Path) -> tuple[Path, Path]:

@@ -131,6 +131,19 @@ class ReportTable:
     note: str = ""
 
 
+@dataclass(frozen=True)
+class AbsentPlot:
+    """A figure a task's ``report_plots(rows)`` could not draw from this run, and why (e.g. "needs two or more
+    models"): the HTML report says so where the figure would be, so a missing figure is never silent."""
+
+    title: str
+    reason: str
+
+
+ReportPlot = tuple[str, str] | AbsentPlot
+"""What ``report_plots(rows)`` returns per figure: (title, base64 PNG), or an :class:`AbsentPlot`."""
+
+
 class Task(Protocol):
     @property
     def name(self) -> str: ...

@@ -16,7 +16,9 @@ evidence   a question and numbered note sentences         essential / supplement
 Items come from a JSONL file (one object per line; fields per type in :data:`ITEM_FIELDS`; an optional ``judge``
 holds the automatic judgement to compare with, an optional ``key`` anything else the admin needs) or from a
 stored run: ``rank``, ``pairwise`` and ``agree`` are built from any run's outputs and scores; a task may build
-any type itself with an optional ``review_items(task_type, rows)`` on its task object.
+any type itself with an optional ``review_items(task_type, rows)`` on its task object, or say only how a sample
+reads to a reviewer with an optional ``review_context(sample)`` (a stored sample's dict → text; by default each of
+the sample's inputs under its name, which for a task whose inputs name files would show a path, not the content).
 
 Blinding: what is stored for annotators (``payload``) never holds a system, model or cell; those stay in the
 item's ``key``, which only admin pages and exports read. Outputs are shown under letters in an order shuffled
@@ -205,6 +207,7 @@ def items_from_run(store: Any, run_id: str, spec: ReviewSpec) -> list[tuple[str,
         task = resolve_task(run["task"])
     except (ValueError, ImportError):
         task = None
+    describe = getattr(task, "review_context", None) or _inputs_text
     hook = getattr(task, "review_items", None)
     if hook is not None:
         made = hook(spec.task_type, rows)
@@ -228,7 +231,7 @@ def items_from_run(store: Any, run_id: str, spec: ReviewSpec) -> list[tuple[str,
                 continue
             data: dict[str, Any] = {
                 "id": f"{dataset}/{sample_id}" + (f"/{epoch}" if epoch else ""),
-                "context": _inputs_text(group[0].sample),
+                "context": describe(group[0].sample),
                 "outputs": [{"id": r.cell, "text": r.output["text"]} for r in group],
                 "key": {"run": run["id"], "cells": [r.cell for r in group], "sample": sample_id, "epoch": epoch},
             }
@@ -258,7 +261,7 @@ def items_from_run(store: Any, run_id: str, spec: ReviewSpec) -> list[tuple[str,
                 )
             data = {
                 "id": f"{r.cell}/{r.sample_id}/{r.epoch}/{metric}",
-                "context": _inputs_text(r.sample),
+                "context": describe(r.sample),
                 "output": r.output["text"],
                 "metric": metric,
                 "score": score,
@@ -953,15 +956,19 @@ def export_labels(engine: Engine, review_id: str, fmt: str) -> tuple[str, str]:
             item = items[lab["item_id"]]
             names = (item["key"] or {}).get("outputs") or []
             for i, o in enumerate(lab["value"]["outputs"]):
+                flags = {c.upper(): bool(o.get(c, False)) for c in CRITERIA}
                 lines.append(
                     {
-                        "instruction_id": lab["item_id"],
+                        # An item built from a run is named dataset/sample[/epoch]; the instruction is the sample.
+                        "instruction_id": (item["key"] or {}).get("sample", lab["item_id"]),
                         "model": names[i] if i < len(names) else f"output-{i + 1}",
                         "response": item["payload"]["outputs"][i],
                         "evaluator": lab["annotator"],
                         "correct": o["correct"],
                         "rank": o["rank"],
-                        "criteria": {c.upper(): o[c] for c in CRITERIA},
+                        # Web labels derive correct from the flags; an imported binary label (MedAlign's release
+                        # has no C1-C3) gets them all false, which contradicts "incorrect": kept only when they agree.
+                        "criteria": flags if any(flags.values()) != o["correct"] else {},
                     }
                 )
     elif fmt == "sensemaking":

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from bedside.runs.steps import failures_table
-from bedside.runs.task import ReportTable
+from bedside.runs.task import ReportPlot, ReportTable
 from bedside.stats.agreement import pearson_r
 from bedside.tasks.discharge.profiles import PAPER_LABELS, SENSITIVITY_PAIRS
 from bedside.tasks.discharge.schedules import CLOSING, STAGE_IDS
@@ -345,9 +345,10 @@ def report_tables(rows: Sequence[Any]) -> list[ReportTable]:
     return [t for t in tables if t is not None]
 
 
-def report_plots(rows: Sequence[Any]) -> list[tuple[str, str]]:
+def report_plots(rows: Sequence[Any]) -> list[ReportPlot]:
     """Profile sensitivity as plots, one per cell: per level pair, the relative difference on each dimension with
-    its 95% interval. (title, base64 PNG); none without matplotlib or without paired cases."""
+    its 95% interval; then the cross-model variability and size-correlation figures (:mod:`.figures`), or why
+    each is absent. (title, base64 PNG) or :class:`AbsentPlot`; none without matplotlib."""
     try:
         import matplotlib
 
@@ -357,8 +358,9 @@ def report_plots(rows: Sequence[Any]) -> list[tuple[str, str]]:
         return []
     from bedside.runs.report import png_base64
 
-    gaps = sensitivity_gaps(_by_cell(_ok(rows)))
-    plots = []
+    cells = _by_cell(_ok(rows))
+    gaps = sensitivity_gaps(cells)
+    plots: list[ReportPlot] = []
     for cell in dict.fromkeys(g.cell for g in gaps):
         mine = [g for g in gaps if g.cell == cell]
         comparisons = list(dict.fromkeys(g.comparison for g in mine))
@@ -381,4 +383,7 @@ def report_plots(rows: Sequence[Any]) -> list[tuple[str, str]]:
         axes.legend(fontsize=6, loc="best")
         axes.set_title(cell, fontsize=8)
         plots.append((f"Profile sensitivity: {cell}", png_base64(figure)))
+    from bedside.tasks.discharge.figures import report_figures
+
+    plots += report_figures(cells, gaps)
     return plots

@@ -1,7 +1,9 @@
 """Discharge education by simulation as a runnable task (``task: discharge`` in a run config).
 
 Datasets: ``path`` to cases (bedside JSONL, or the DischargeSim release's ``OSCE-format.jsonl`` with
-``options.notes`` for its notes file); without a path, the synthetic cases shipped with bedside.
+``options.notes`` for its notes file); without a path, the synthetic cases shipped with bedside. The paper's gold
+set: ``options.format: mimic`` with ``path`` the MIMIC-IV notes CSV and ``options.questions`` the exam CSV
+(``patients``, ``summaries`` and ``columns`` optional; :func:`.readers.read_mimic_cases`).
 ``options.profiles``: ``one_at_a_time`` (default, the paper's 8 conditions), ``grid`` (18), ``none``, one
 dimension's name, or a list of ``{dimension: level}``. Each case × profile is one sample; the profile's
 dimensions are the sample's strata.
@@ -42,7 +44,7 @@ from typing import Any
 
 from bedside.runs.config import DatasetConfig
 from bedside.runs.steps import Steps
-from bedside.runs.task import Output, ReportTable, Sample, SampleContext, System
+from bedside.runs.task import Output, ReportPlot, ReportTable, Sample, SampleContext, System
 from bedside.sim import Knowledge, Simulation
 from bedside.sim.fidelity import FidelityReport, check_fidelity
 from bedside.tasks.discharge.agents import Doctor, Patient, profile_text
@@ -58,7 +60,7 @@ from bedside.tasks.discharge.exam import SETTINGS, take_exam
 from bedside.tasks.discharge.judging import JUDGES, run_judges
 from bedside.tasks.discharge.parse import parse_note
 from bedside.tasks.discharge.profiles import profile_id, profiles, strata
-from bedside.tasks.discharge.readers import read_cases
+from bedside.tasks.discharge.readers import read_cases, read_mimic_cases
 from bedside.tasks.discharge.schedules import get_schedule
 from bedside.tasks.discharge.scoring import ahrq_accuracy, drug_coverage
 
@@ -117,8 +119,21 @@ def case_of(sample: Sample) -> DischargeCase:
 
 
 def _load(name: str, config: DatasetConfig) -> list[Sample]:
-    path = Path(config.path) if config.path else SYNTHETIC_CASES
-    cases = read_cases(path, notes=config.options.get("notes"))
+    options = config.options
+    if options.get("format") == "mimic":
+        if not config.path or not options.get("questions"):
+            raise ValueError(f"dataset {name!r}: format mimic needs a path to the notes CSV and options.questions")
+        cases = read_mimic_cases(
+            config.path,
+            options["questions"],
+            patients=options.get("patients"),
+            summaries=options.get("summaries"),
+            columns=options.get("columns"),
+        )
+    elif options.get("format") not in (None, "bedside", "osce"):
+        raise ValueError(f"dataset {name!r}: format must be bedside, osce or mimic, not {options['format']!r}")
+    else:
+        cases = read_cases(Path(config.path) if config.path else SYNTHETIC_CASES, notes=options.get("notes"))
     conditions = profiles(config.options.get("profiles", "one_at_a_time"))
     return [
         Sample(
@@ -401,7 +416,7 @@ class DischargeTask:
 
         return report_tables(rows)
 
-    def report_plots(self, rows: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    def report_plots(self, rows: Sequence[Mapping[str, Any]]) -> list[ReportPlot]:
         from bedside.tasks.discharge.tables import report_plots
 
         return report_plots(rows)

@@ -17,7 +17,6 @@ gets its text by joining them in theme order.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from bedside.data import DEMO_DIR
 from bedside.inputs import InputError, json_object, nonempty, parse_xml, table_dicts, text_lines
 from bedside.records import Record, read_records
 from bedside.records.chart import render_chart_summary
+from bedside.records.model import Time
 from bedside.tasks.drafting.themes import RESPONSE_THEMES
 
 
@@ -63,7 +63,8 @@ class PortalMessage(BaseModel):
     """A patient's portal message, and what a clinician would see beside it.
 
     The chart summary is given as text, or rendered from the patient's record as of ``sent_at`` (see
-    :func:`with_chart_from`). ``references`` are clinicians' real replies, when there are any.
+    :func:`with_chart_from`). ``sent_at`` is on the records' clock: UTC, a time without an offset taken as UTC.
+    ``references`` are clinicians' real replies, when there are any.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -72,7 +73,7 @@ class PortalMessage(BaseModel):
     message: str
     chart_summary: str | None = None
     patient_id: str | None = None
-    sent_at: datetime | None = None
+    sent_at: Time | None = None
     references: list[ClinicianReply] = Field(default_factory=list)
 
     def reference_by(self, clinician_id: str) -> ClinicianReply | None:

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from bedside.console import err, fail, out, show_table
+from bedside.console import column_map, err, fail, out, show_table
 from bedside.inputs import read_text
 from bedside.tasks.drafting.editjudge import EditJudgement, Matcher, edit_judge, summarise
 
@@ -425,17 +425,6 @@ ColumnOption = Annotated[
         "syppm, whose default column names are bedside's guess).",
     ),
 ]
-
-
-def column_map(values: list[str] | None) -> dict[str, str] | None:
-    """``--column FIELD=COLUMN`` options as a column map (None when none were given)."""
-    mapping: dict[str, str] = {}
-    for value in values or []:
-        field, sep, column = value.partition("=")
-        if not sep or not field.strip() or not column.strip():
-            raise ValueError(f"--column {value!r}: expected FIELD=COLUMN")
-        mapping[field.strip()] = column.strip()
-    return mapping or None
 
 
 @drafting_app.command("export-sft")

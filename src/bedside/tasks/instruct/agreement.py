@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
@@ -53,15 +53,25 @@ class Agreement:
     n: int
     undefined: int
     per_instruction: dict[str, float]
+    # model -> win rate from this source's rankings, ties left out (Figure 2 right, Table S17); empty for the
+    # inter-rater row, which ranks no model.
+    win_rates: dict[str, float | None] = field(default_factory=dict)
 
 
-def _summary(name: str, per_item: Mapping[str, float | None], *, seed: int) -> Agreement:
+def _summary(
+    name: str,
+    per_item: Mapping[str, float | None],
+    *,
+    seed: int,
+    win_rates: dict[str, float | None] | None = None,
+) -> Agreement:
     defined = {k: v for k, v in per_item.items() if v is not None}
+    rates = dict(win_rates or {})
     if not defined:
-        return Agreement(name, None, None, None, 0, len(per_item), {})
+        return Agreement(name, None, None, None, 0, len(per_item), {}, rates)
     interval = bootstrap_ci(list(defined.values()), seed=seed)
     return Agreement(
-        name, interval.estimate, interval.low, interval.high, len(defined), len(per_item) - len(defined), defined
+        name, interval.estimate, interval.low, interval.high, len(defined), len(per_item) - len(defined), defined, rates
     )
 
 
@@ -92,7 +102,7 @@ def versus_clinicians(
     name: str, scores: Mapping[str, Mapping[str, float]], labels: Sequence[ResponseLabel], *, seed: int = 0
 ) -> Agreement:
     result = mean_kendall_tau(scores, clinician_scores(labels))
-    return _summary(name, result.per_item, seed=seed)
+    return _summary(name, result.per_item, seed=seed, win_rates=metric_win_rates(scores))
 
 
 def inter_rater(labels: Sequence[ResponseLabel], *, seed: int = 0) -> Agreement:
@@ -123,6 +133,15 @@ class MetricComparison:
     b: str
     paired: PairedDifference  # mean τ(b) − τ(a) over instructions both define
     fisher: TestResult | None  # the paper's independent test, for comparison only
+
+
+def default_comparison(rows: Sequence[Agreement]) -> list[tuple[str, str]]:
+    """The paper's comparison (Appendix K: COMET vs BERTScore, its two best metrics): the two metric rows with the
+    highest mean τ, second best as A and best as B; none when fewer than two metrics have a defined τ."""
+    ranked = sorted(
+        (r for r in rows if r.mean is not None and r.name != "inter-rater"), key=lambda r: r.mean or 0.0, reverse=True
+    )
+    return [(ranked[1].name, ranked[0].name)] if len(ranked) >= 2 else []
 
 
 def compare(a: Agreement, b: Agreement, *, seed: int = 0) -> MetricComparison:

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from bedside.console import data_table, err, fail, out, show_table
+from bedside.console import column_map, data_table, err, fail, out, show_table
 from bedside.private_files import write_private_text
 
 instruct_app = typer.Typer(
@@ -25,6 +25,17 @@ InstructionsOption = Annotated[
     typer.Option("--instructions", "-i", help="Instructions (.jsonl, sample .csv, gold .tsv) [default: synthetic]"),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+InstructionColumnOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--instruction-column",
+        help="FIELD=COLUMN for a gold .tsv of instructions (instruction_id, person_id, annotator, response, "
+        "question, filename); repeatable.",
+    ),
+]
+QuotingOption = Annotated[
+    str, typer.Option(help="Quoting of the release's .tsv files: csv (quoted fields) or none (quotes are text).")
+]
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -35,11 +46,23 @@ def _print_table(title: str, columns: list[str], rows: list[list[str]], caption:
     show_table(data_table(title, columns, rows, caption))
 
 
-def _instructions(path: Path | None) -> list[Any]:
+def _quoting(quoting: str) -> Any:
+    if quoting not in ("csv", "none"):
+        raise ValueError(f"--quoting must be csv or none, not {quoting!r}")
+    return quoting
+
+
+def _instructions(path: Path | None, columns: list[str] | None = None, quoting: str = "csv") -> list[Any]:
+    """Instructions from ``path`` (default: the synthetic set); ``columns`` (FIELD=COLUMN) map a gold .tsv."""
     from bedside.tasks.instruct.readers import read_instructions
     from bedside.tasks.instruct.task import SYNTHETIC_INSTRUCTIONS
 
-    return read_instructions(path or SYNTHETIC_INSTRUCTIONS)
+    mapping = column_map(columns, "--instruction-column")
+    if mapping and (path is None or path.suffix.lower() != ".tsv"):
+        raise ValueError(
+            "--instruction-column maps the columns of a gold .tsv file; the instructions given are not one"
+        )
+    return read_instructions(path or SYNTHETIC_INSTRUCTIONS, columns=mapping, quoting=_quoting(quoting))
 
 
 @instruct_app.command("taxonomy")
@@ -64,12 +87,17 @@ def taxonomy_command(as_json: JsonOption = False) -> None:
 
 
 @instruct_app.command("cases")
-def cases_command(instructions: InstructionsOption = None, as_json: JsonOption = False) -> None:
+def cases_command(
+    instructions: InstructionsOption = None,
+    instruction_column: InstructionColumnOption = None,
+    quoting: QuotingOption = "csv",
+    as_json: JsonOption = False,
+) -> None:
     """Read and check an instruction file; counts by category, general vs specific, references, records."""
     from collections import Counter
 
     try:
-        loaded = _instructions(instructions)
+        loaded = _instructions(instructions, instruction_column, quoting)
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
     counts = Counter(i.category or "(none)" for i in loaded)
@@ -96,6 +124,8 @@ def dedup_command(
     instructions: Annotated[Path, typer.Option("--instructions", "-i", help="Instructions to de-duplicate.")],
     output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the kept instructions (JSONL).")],
     threshold: Annotated[float, typer.Option(help="Remove when ROUGE-L with a kept instruction exceeds this.")] = 0.7,
+    instruction_column: InstructionColumnOption = None,
+    quoting: QuotingOption = "csv",
     as_json: JsonOption = False,
 ) -> None:
     """Remove near-duplicate instructions (ROUGE-L > 0.7 with one kept earlier in file order), as MedAlign did."""
@@ -104,7 +134,7 @@ def dedup_command(
     if output.exists():
         raise fail(ValueError(f"{output} exists; choose another --output (nothing is overwritten)"))
     try:
-        loaded = _instructions(instructions)
+        loaded = _instructions(instructions, instruction_column, quoting)
         result = deduplicate(loaded, threshold=threshold)
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
@@ -130,6 +160,8 @@ def match_command(
     view: Annotated[str, typer.Option(help="Record text indexed: paper (raw XML where present) or timeline.")] = (
         "paper"
     ),
+    instruction_column: InstructionColumnOption = None,
+    quoting: QuotingOption = "csv",
     as_json: JsonOption = False,
 ) -> None:
     """Rank records per general instruction with Okapi BM25 (query: instruction + characteristics + context);
@@ -138,7 +170,7 @@ def match_command(
     from bedside.tasks.instruct.readers import read_relevance
 
     try:
-        loaded = _instructions(instructions)
+        loaded = _instructions(instructions, instruction_column, quoting)
         documents = matching.record_documents(str(records), view=view)
         found = (
             matching.random_match(loaded, list(documents), k=k, seed=seed)
@@ -173,12 +205,21 @@ def match_command(
         )
 
 
-def _labels(path: Path, evaluator: str, exclude_errors: bool) -> tuple[list[Any], list[Any]]:
+def _labels(
+    path: Path, evaluator: str, exclude_errors: bool, columns: list[str] | None = None, quoting: str = "csv"
+) -> tuple[list[Any], list[Any]]:
+    """(every label, the chosen evaluator's); ``columns`` (FIELD=COLUMN) map the release's reviewed .tsv."""
     from bedside.tasks.instruct.evaluation import without_provider_errors
     from bedside.tasks.instruct.labels import primary_labels
     from bedside.tasks.instruct.readers import read_labels_jsonl, read_release_reviewed
 
-    every = read_labels_jsonl(path) if path.suffix.lower() == ".jsonl" else read_release_reviewed(path)
+    mapping = column_map(columns)
+    if path.suffix.lower() == ".jsonl":
+        if mapping:
+            raise ValueError("--column maps the columns of the release's reviewed .tsv; a .jsonl has bedside's fields")
+        every = read_labels_jsonl(path)
+    else:
+        every = read_release_reviewed(path, columns=mapping, quoting=_quoting(quoting))
     chosen = primary_labels(every, evaluator)
     return every, (without_provider_errors(chosen) if exclude_errors else chosen)
 
@@ -189,6 +230,14 @@ LabelsArgument = Annotated[
 EvaluatorOption = Annotated[str, typer.Option(help="The evaluator whose labels enter the main tables.")]
 ExcludeOption = Annotated[
     bool, typer.Option("--exclude-provider-errors", help="Only instructions where no response is an endpoint error.")
+]
+LabelColumnOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--column",
+        help="FIELD=COLUMN for the release's reviewed .tsv (instruction_id, model, correct, response, rank, "
+        "evaluator, used, specialty); repeatable.",
+    ),
 ]
 
 
@@ -204,19 +253,23 @@ def evaluate_command(
     tokenizer: Annotated[
         str, typer.Option(help="Tokenizer for record and response lengths (embedded, chars:N, tokenizer.json).")
     ] = "chars:4",
+    column: LabelColumnOption = None,
+    instruction_column: InstructionColumnOption = None,
+    quoting: QuotingOption = "csv",
     as_json: JsonOption = False,
 ) -> None:
     """Table 3 (correct %, win rate with ties excluded, mean rank), correctness by category, subcategory and
-    submitter specialty, point-biserial of correctness with rank, easy and hard instructions, correctness and
-    rank by record-length quartile, response lengths."""
+    submitter specialty, point-biserial of correctness with rank (overall and by category), easy and hard
+    instructions, correctness and rank by record-length quartile, response lengths."""
     from bedside.tasks.instruct import evaluation
     from bedside.tasks.instruct.ehr import RecordNotFoundError, load_ehr
     from bedside.tasks.instruct.task import DEMO_RECORDS, SYNTHETIC_LABELS
     from bedside.text.tokens import get_tokenizer
 
     try:
-        _, chosen = _labels(labels or SYNTHETIC_LABELS, evaluator, exclude_errors)
-        cases = {i.id: i for i in _instructions(instructions)}
+        _, chosen = _labels(labels or SYNTHETIC_LABELS, evaluator, exclude_errors, column, quoting)
+        cases = {i.id: i for i in _instructions(instructions, instruction_column, quoting)}
+        cases = evaluation.with_label_specialties(cases, chosen)  # the release's gold file has no specialty
         table = evaluation.table3(chosen)
         by_category = evaluation.correctness_by(chosen, cases, lambda i: i.category, name="category")
         by_sub = evaluation.correctness_by(chosen, cases, lambda i: i.subcategory, name="subcategory")
@@ -224,6 +277,7 @@ def evaluate_command(
             chosen, cases, lambda i: i.submitter_specialty, name="submitter specialty"
         )
         correlation = evaluation.rank_correctness_correlation(chosen)
+        correlation_by_category = evaluation.correlation_by(chosen, cases, lambda i: i.category)
         difficulty = evaluation.easy_and_hard(chosen)
         counter = get_tokenizer(tokenizer)
         lengths: dict[str, int] = {}
@@ -250,6 +304,7 @@ def evaluate_command(
                 for g, r in by_specialty.rates.items()
             },
             "point_biserial": dataclasses.asdict(correlation),
+            "point_biserial_by_category": {g: dataclasses.asdict(c) for g, c in correlation_by_category.items()},
             "difficulty": dataclasses.asdict(difficulty),
             "length_quartiles": dataclasses.asdict(quartiles) if quartiles else None,
             "response_lengths": [dataclasses.asdict(r) for r in response_lengths],
@@ -280,6 +335,15 @@ def evaluate_command(
         "(all responses correct or all incorrect)",
         highlight=False,
     )
+    _print_table(
+        "Point-biserial (correct vs rank) by category",
+        ["category", "mean", "95% CI", "n", "skipped"],
+        [
+            [g, _fmt(c.mean), f"[{_fmt(c.low)}, {_fmt(c.high)}]", str(c.n), str(c.skipped)]
+            for g, c in correlation_by_category.items()
+        ],
+        caption="Per instruction across its responses, then the mean over the category's instructions (Table S9).",
+    )
     out.print(
         f"correct for every model: {len(difficulty.all_correct)}; for none: {len(difficulty.none_correct)}; "
         f"mixed: {difficulty.mixed} of {difficulty.n}",
@@ -308,6 +372,111 @@ def evaluate_command(
     )
 
 
+@instruct_app.command("records")
+def records_command(
+    instructions: InstructionsOption = None,
+    records: Annotated[Path | None, typer.Option("--records", "-r", help="Records [default: the demo cohort].")] = None,
+    tokenizer: Annotated[
+        str, typer.Option(help="Tokenizer for record lengths (embedded, chars:N, tokenizer.json).")
+    ] = ("chars:4"),
+    view: Annotated[str, typer.Option(help="Record text measured: paper (raw XML where present) or timeline.")] = (
+        "paper"
+    ),
+    instruction_column: InstructionColumnOption = None,
+    quoting: QuotingOption = "csv",
+    as_json: JsonOption = False,
+) -> None:
+    """Tables S4 and S5: demographics and lengths of the distinct records behind the instructions (each record
+    once, however many instructions it serves)."""
+    from bedside.tasks.instruct import cohort
+    from bedside.tasks.instruct.task import DEMO_RECORDS
+    from bedside.text.tokens import get_tokenizer
+
+    if view not in ("paper", "timeline"):
+        raise fail(ValueError(f"--view must be paper or timeline, not {view!r}"))
+    try:
+        loaded = _instructions(instructions, instruction_column, quoting)
+        found, missing = cohort.distinct_records(loaded, str(records or DEMO_RECORDS))
+        ehrs = list(found.values())
+        if not ehrs:
+            first = next(iter(missing.items()), None)
+            raise ValueError(
+                f"none of the {len(loaded)} instructions has a record to describe"
+                + (f" (e.g. {first[0]}: {first[1]})" if first else "")
+            )
+        people = cohort.demographics_table(ehrs)
+        stats = cohort.record_statistics(ehrs, get_tokenizer(tokenizer), view=view)
+    except (ValueError, OSError) as exc:
+        raise fail(exc) from None
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "demographics": dataclasses.asdict(people),
+                    "statistics": dataclasses.asdict(stats),
+                    "missing_records": missing,
+                },
+                indent=2,
+            )
+        )
+        return
+    _print_table(
+        f"Demographics of {people.patients} patients (Table S4)",
+        ["attribute", "value", "patients", "%"],
+        [
+            [attribute, value, str(n), _fmt(100 * n / people.patients, 1)]
+            for attribute, counts in people.counts.items()
+            for value, n in counts.items()
+        ],
+        caption="Age at the record's latest event.",
+    )
+    _print_table(
+        f"Record statistics (Table S5): {stats.records} records, {stats.tokenizer} tokens of the {stats.view} view",
+        ["statistic", "value"],
+        [
+            *([f"≤ {t:,} tokens", f"{n} ({_fmt(100 * n / stats.records, 2)}%)"] for t, n in stats.within.items()),
+            ["median [IQR]", f"{stats.median:,.0f} [{stats.iqr:,.0f}]"],
+            ["range", f"{stats.minimum:,}–{stats.maximum:,}"],
+            ["total tokens", f"{stats.total_tokens:,}"],
+            ["total characters", f"{stats.total_characters:,}"],
+            [
+                "median per record: codes / visits / notes / measurements",
+                f"{stats.median_codes:g} / {stats.median_visits:g} / {stats.median_notes:g} / "
+                f"{stats.median_measurements:g}",
+            ],
+        ],
+        caption=(f"Records not found: {len(missing)} ({', '.join(sorted(missing)[:5])})" if missing else ""),
+    )
+
+
+@instruct_app.command("power")
+def power_command(
+    sd: Annotated[float, typer.Option("--sd", help="Standard error of the score difference (the paper's σ_d).")],
+    alpha: Annotated[float, typer.Option(help="Two-sided significance level.")] = 0.05,
+    power: Annotated[float, typer.Option(help="Probability of detecting the difference.")] = 0.8,
+    df: Annotated[
+        int | None, typer.Option(help="Degrees of freedom for Student's t quantiles [default: normal quantiles].")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Appendix K's power analysis: the minimum detectable difference between two models' scores,
+    (q(1 − α/2) + q(power)) × σ_d. The paper's 0.052 from σ_d 0.014 is reproduced with --df 4 (normal: 0.039)."""
+    from bedside.stats import minimum_detectable_difference
+
+    try:
+        mdd = minimum_detectable_difference(sd, alpha=alpha, power=power, df=df)
+    except ValueError as exc:
+        raise fail(exc) from None
+    quantiles = "normal" if df is None else f"t, {df} df"
+    if as_json:
+        typer.echo(json.dumps({"sd": sd, "alpha": alpha, "power": power, "df": df, "minimum_detectable": mdd}))
+        return
+    out.print(
+        f"minimum detectable difference {mdd:.4f} (σ_d {sd:g}, α {alpha:g}, power {power:g}, {quantiles} quantiles)",
+        highlight=False,
+    )
+
+
 @instruct_app.command("subgroups")
 def subgroups_command(
     labels: LabelsArgument = None,
@@ -315,6 +484,9 @@ def subgroups_command(
     records: Annotated[Path | None, typer.Option("--records", "-r", help="Records [default: the demo cohort].")] = None,
     attribute: Annotated[str, typer.Option(help="sex, race, ethnicity or age (at the record's last event).")] = "sex",
     evaluator: EvaluatorOption = "Annotator_1",
+    column: LabelColumnOption = None,
+    instruction_column: InstructionColumnOption = None,
+    quoting: QuotingOption = "csv",
     as_json: JsonOption = False,
 ) -> None:
     """Correctness by patient subgroup: per model, pairwise χ² tests, Bonferroni-adjusted (Appendix E)."""
@@ -325,8 +497,8 @@ def subgroups_command(
     if attribute not in subgroups.ATTRIBUTES:
         raise fail(ValueError(f"--attribute must be one of {', '.join(subgroups.ATTRIBUTES)}, not {attribute!r}"))
     try:
-        _, chosen = _labels(labels or SYNTHETIC_LABELS, evaluator, False)
-        cases = {i.id: i for i in _instructions(instructions)}
+        _, chosen = _labels(labels or SYNTHETIC_LABELS, evaluator, False, column, quoting)
+        cases = {i.id: i for i in _instructions(instructions, instruction_column, quoting)}
         groups = {
             item: subgroups.demographics(load_ehr(cases[item], str(records or DEMO_RECORDS)))[attribute]
             for item in {x.instruction_id for x in chosen}
@@ -392,10 +564,22 @@ def agreement_command(
         Path | None,
         typer.Option("--records", "-r", help="Records, for the BM25 source of COMET/LENS/UniEval [default: demo]"),
     ] = None,
+    compare: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--compare",
+            help="A:B: compare two metric rows' τ (paired bootstrap over instructions, and the paper's Fisher z); "
+            "repeatable [default: the two best metrics, as the paper compared COMET with BERTScore].",
+        ),
+    ] = None,
+    column: LabelColumnOption = None,
+    instruction_column: InstructionColumnOption = None,
+    quoting: QuotingOption = "csv",
     as_json: JsonOption = False,
 ) -> None:
     """Table 4 shape: per metric, the mean per-instruction Kendall τ-b with the clinicians' ranking (bootstrap
-    95% CI), the inter-rater row, and each metric's win rates beside the clinicians'."""
+    95% CI), the inter-rater row, each metric's win rates beside the clinicians' (learned metrics too, absent
+    with the reason without a checkpoint), and metric comparisons."""
     from bedside.runs.scorers import GENERIC
     from bedside.runs.task import Output, Sample
     from bedside.tasks.instruct import agreement, evaluation
@@ -406,8 +590,8 @@ def agreement_command(
     if unknown:
         raise fail(ValueError(f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(sorted(GENERIC))}"))
     try:
-        every, chosen = _labels(labels or SYNTHETIC_LABELS, evaluator, exclude_errors)
-        cases = {i.id: i for i in _instructions(instructions)}
+        every, chosen = _labels(labels or SYNTHETIC_LABELS, evaluator, exclude_errors, column, quoting)
+        cases = {i.id: i for i in _instructions(instructions, instruction_column, quoting)}
         rows = []
         win_rates = {"clinicians": {r.model: r.win_rate for r in evaluation.table3(chosen).rows}}
         for name in names:
@@ -419,7 +603,6 @@ def agreement_command(
 
             scores = agreement.metric_scores(chosen, cases, score)
             rows.append(agreement.versus_clinicians(name, scores, chosen))
-            win_rates[name] = agreement.metric_win_rates(scores)
         absent: list[str] = []
         learned = {"comet": comet, "bleurt": bleurt, "lens": lens, "unieval": unieval, "bertscore": bertscore_model}
         if any(learned.values()):
@@ -444,13 +627,20 @@ def agreement_command(
                     absent.append(found)
                 else:
                     rows.extend(found)
+        win_rates.update({r.name: r.win_rates for r in rows})
         rows.append(agreement.inter_rater(every))
+        comparisons = _comparisons(rows, compare)
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
     if as_json:
         typer.echo(
             json.dumps(
-                {"agreement": [dataclasses.asdict(r) for r in rows], "win_rates": win_rates, "absent": absent},
+                {
+                    "agreement": [dataclasses.asdict(r) for r in rows],
+                    "win_rates": win_rates,
+                    "comparisons": [dataclasses.asdict(c) for c in comparisons],
+                    "absent": absent,
+                },
                 indent=2,
             )
         )
@@ -467,7 +657,48 @@ def agreement_command(
         "Win rates by ranking source (ties excluded)",
         ["source", *models],
         [[source, *(_fmt(rates.get(m)) for m in models)] for source, rates in win_rates.items()],
+        caption=f"Absent (not zero): {'; '.join(absent)}" if absent else "",
     )
+    if comparisons:
+        _print_table(
+            "Metric comparisons: τ(B) − τ(A)",
+            ["A", "B", "n", "B − A", "95% CI", "p (paired bootstrap)", "Fisher z", "p (Fisher z)"],
+            [
+                [
+                    c.a,
+                    c.b,
+                    str(c.paired.n),
+                    f"{c.paired.difference:+.3f}",
+                    f"[{c.paired.low:+.3f}, {c.paired.high:+.3f}]",
+                    f"{c.paired.p_value:.3g}",
+                    _fmt(c.fisher.statistic, 2) if c.fisher else "-",
+                    f"{c.fisher.p_value:.3g}" if c.fisher else "-",
+                ]
+                for c in comparisons
+            ],
+            caption="Paired bootstrap over the instructions both metrics define (the sound test: the τ are on the "
+            "same items). Fisher z treats the two mean τ as independent correlations, as the paper's Appendix K "
+            "did; shown for comparison only, and only with more than 3 instructions per metric.",
+        )
+
+
+def _comparisons(rows: list[Any], wanted: list[str] | None) -> list[Any]:
+    """``--compare A:B`` pairs (default: the two best metrics) through :func:`.agreement.compare`."""
+    from bedside.tasks.instruct import agreement
+
+    by_name = {r.name: r for r in rows}
+    pairs = []
+    for value in wanted or []:
+        a, sep, b = value.partition(":")
+        if not sep or not a or not b:
+            raise ValueError(f"--compare {value!r}: expected METRIC_A:METRIC_B")
+        missing = [m for m in (a, b) if m not in by_name]
+        if missing:
+            raise ValueError(f"--compare {value!r}: no row named {', '.join(missing)}; rows: {', '.join(by_name)}")
+        pairs.append((a, b))
+    if wanted is None:
+        pairs = agreement.default_comparison(rows)
+    return [agreement.compare(by_name[a], by_name[b]) for a, b in pairs]
 
 
 @instruct_app.command("judge")
@@ -483,6 +714,9 @@ def judge_command(
     evaluator: EvaluatorOption = "Annotator_1",
     cache: Annotated[Path | None, typer.Option("--cache", help="SQLite response cache.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")] = False,
+    column: LabelColumnOption = None,
+    instruction_column: InstructionColumnOption = None,
+    quoting: QuotingOption = "csv",
     as_json: JsonOption = False,
 ) -> None:
     """An LLM judge's correctness (rubric medalign_correctness) and ranking of the labelled responses, validated
@@ -493,8 +727,8 @@ def judge_command(
     from bedside.text.tokens import get_tokenizer
 
     try:
-        _, chosen = _labels(labels or SYNTHETIC_LABELS, evaluator, False)
-        cases = {i.id: i for i in _instructions(instructions)}
+        _, chosen = _labels(labels or SYNTHETIC_LABELS, evaluator, False, column, quoting)
+        cases = {i.id: i for i in _instructions(instructions, instruction_column, quoting)}
         counter = get_tokenizer(tokenizer)
     except (ValueError, OSError) as exc:
         raise fail(exc) from None

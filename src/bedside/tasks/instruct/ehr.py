@@ -16,6 +16,7 @@ from pathlib import Path
 
 from bedside.inputs import read_xml_text
 from bedside.records import Record, RecordError, read_records
+from bedside.records.medalign import EHR_FILE_PREFIX
 from bedside.records.timeline import render_timeline_xml
 from bedside.tasks.instruct.cases import Instruction
 from bedside.text.tokens import Tokenizer
@@ -87,6 +88,18 @@ def records_by_person(path: str) -> Mapping[str, Record]:
     return records
 
 
+def person_xml(folder: str | Path, person: str) -> Path | None:
+    """A person's own XML file in a records folder: ``<person>.xml`` (the release), else ``EHR_<person>.xml``
+    (MedAlign's earlier layout, whose files give the person id without the prefix); None when neither is there."""
+    base = Path(folder)
+    if not base.is_dir():
+        return None
+    for name in (f"{person}.xml", f"{EHR_FILE_PREFIX}{person}.xml"):
+        if (base / name).is_file():
+            return base / name
+    return None
+
+
 _PEOPLE: dict[tuple[str, str], EHR] = {}
 
 
@@ -110,9 +123,8 @@ def load_ehr(instruction: Instruction, records: str | None = None) -> EHR:
             raise RecordNotFoundError(
                 f"instruction {instruction.id}: no record for person {instruction.person_id} in {records}"
             )
-        folder = Path(records)
-        xml = folder / f"{instruction.person_id}.xml" if folder.is_dir() else None
-        raw = read_xml_text(xml, error=RecordError) if xml is not None and xml.is_file() else None
+        xml = person_xml(records, instruction.person_id)
+        raw = read_xml_text(xml, error=RecordError) if xml is not None else None
         return _person_ehr(records, instruction.person_id, found, raw)
     raise RecordNotFoundError(
         f"instruction {instruction.id} has no record: give it a 'record' file, or a person_id and the dataset's "

@@ -12,7 +12,7 @@ Input: one :class:`~.labels.ResponseLabel` per (instruction, model) from the pri
   token lengths, each instruction binned by its record's length).
 - Point-biserial correlation of correct (0/1) with rank, per instruction across its responses, then the mean with
   a bootstrap 95% CI; an instruction whose responses are all correct or all incorrect is undefined, skipped and
-  counted (bedside's choice of unit: the paper does not state it).
+  counted (bedside's choice of unit: the paper does not state it); overall and by category (Table S9).
 - Easy and hard instructions: correct for every model / for none (Appendix M).
 - The provider-error subset: instructions where no response is an endpoint error (the paper's 259), for re-running
   any of the above.
@@ -123,6 +123,29 @@ def correctness_by(
     return Breakdown(name, groups, names, rates, {g: len(members[g]) for g in groups}, micro, macro, row_macro)
 
 
+def with_label_specialties(
+    instructions: Mapping[str, Instruction], labels: Sequence[ResponseLabel]
+) -> dict[str, Instruction]:
+    """The instructions with each one's submitter specialty filled from the labels where the instructions file
+    has none (the release's gold file does not carry it; its reviewed file does, per row). An instruction the
+    labels name but the file lacks is added with only its id and specialty, so the specialty breakdown (Appendix
+    J) counts it. A specialty the instructions file gives wins over the labels'."""
+    found: dict[str, str] = {}
+    for label in labels:
+        if label.submitter_specialty:
+            found.setdefault(label.instruction_id, label.submitter_specialty)
+    merged = dict(instructions)
+    for item, specialty in found.items():
+        existing = merged.get(item)
+        if existing is None:
+            merged[item] = Instruction(
+                id=item, question="(not in the instructions file)", submitter_specialty=specialty
+            )
+        elif not existing.submitter_specialty:
+            merged[item] = existing.model_copy(update={"submitter_specialty": specialty})
+    return merged
+
+
 @dataclass(frozen=True)
 class PointBiserial:
     mean: float | None
@@ -151,6 +174,22 @@ def rank_correctness_correlation(labels: Sequence[ResponseLabel], *, seed: int =
         return PointBiserial(None, None, None, 0, skipped, {})
     interval = bootstrap_ci(list(values.values()), seed=seed)
     return PointBiserial(interval.estimate, interval.low, interval.high, len(values), skipped, values)
+
+
+def correlation_by(
+    labels: Sequence[ResponseLabel],
+    instructions: Mapping[str, Instruction],
+    key: Callable[[Instruction], str | None],
+    *,
+    seed: int = 0,
+) -> dict[str, PointBiserial]:
+    """:func:`rank_correctness_correlation` within each group of instructions (Table S9: by category), groups
+    sorted by name; an instruction not in ``instructions`` or without the key is in ``(unlabelled)``."""
+    groups: dict[str, list[ResponseLabel]] = defaultdict(list)
+    for label in labels:
+        instruction = instructions.get(label.instruction_id)
+        groups[(key(instruction) if instruction else None) or "(unlabelled)"].append(label)
+    return {group: rank_correctness_correlation(members, seed=seed) for group, members in sorted(groups.items())}
 
 
 @dataclass(frozen=True)

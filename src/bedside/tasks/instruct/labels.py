@@ -27,6 +27,9 @@ class ResponseLabel(BaseModel):
     rank: float | None = Field(default=None, ge=1)
     criteria: dict[str, bool] = Field(default_factory=dict)  # criterion -> met (a met criterion makes it incorrect)
     provider_error: bool = False
+    # The specialty of the clinician who submitted the instruction, where the labels file carries it (the
+    # release's reviewed file has it per row; Appendix J's breakdown needs it when the instructions file does not).
+    submitter_specialty: str | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> ResponseLabel:

@@ -157,18 +157,15 @@ def record_documents(path: str, *, view: str = "paper") -> dict[str, str]:
 
     In the paper view an XML file's own text is the document (MedAlign indexed its EHR files); otherwise the
     record rendered as bedside's timeline."""
-    from pathlib import Path
-
     from bedside.inputs import read_xml_text
     from bedside.records import RecordError
     from bedside.records.timeline import render_timeline_xml
-    from bedside.tasks.instruct.ehr import records_by_person
+    from bedside.tasks.instruct.ehr import person_xml, records_by_person
 
-    folder = Path(path)
     documents: dict[str, str] = {}
     for person, record in records_by_person(path).items():
-        raw = folder / f"{person}.xml" if folder.is_dir() else None
-        if view == "paper" and raw is not None and raw.is_file():
+        raw = person_xml(path, person)
+        if view == "paper" and raw is not None:
             documents[person] = read_xml_text(raw, error=RecordError)
         else:
             documents[person] = render_timeline_xml(record)

@@ -218,9 +218,11 @@ def read_release_reviewed(
 ) -> list[ResponseLabel]:
     """The release's reviewed-responses file: one clinician label per (instruction, model).
 
-    ``columns`` maps bedside fields (``instruction_id, model, correct, response, rank, evaluator, used``) to
-    column names; the first three are required, the rest read when present (a column you name explicitly must
-    exist). With ``used_only``, rows whose ``is_used_eval`` is not ``yes`` are left out, as the paper's 303 are."""
+    ``columns`` maps bedside fields (``instruction_id, model, correct, response, rank, evaluator, used,
+    specialty``) to column names; the first three are required, the rest read when present (a column you name
+    explicitly must exist). ``specialty`` (``submitter_specialty``) is kept on each label for the by-specialty
+    breakdown (see :func:`.evaluation.with_label_specialties`). With ``used_only``, rows whose ``is_used_eval``
+    is not ``yes`` are left out, as the paper's 303 are."""
     path = Path(path)
     given = dict(columns or {})
     header, rows = _table(path, delimiter="\t", quoting=quoting)
@@ -248,6 +250,7 @@ def read_release_reviewed(
                     response=row[optional["response"]] if "response" in optional else "",
                     rank=float(rank_text) if rank_text else None,
                     evaluator=(row[optional["evaluator"]].strip() if "evaluator" in optional else "") or "Annotator_1",
+                    submitter_specialty=(row[optional["specialty"]].strip() if "specialty" in optional else "") or None,
                 )
             )
         except ValidationError as exc:

@@ -152,10 +152,30 @@ class InstructTask:
     def report_tables(self, rows: Sequence[Any]) -> list[ReportTable]:
         return report_tables(rows)
 
+    def review_context(self, sample: Mapping[str, Any]) -> str:
+        """What a reviewer ranking a run's answers reads (see :func:`review_context`)."""
+        return review_context(sample)
+
     def report_plots(self, rows: Sequence[Any]) -> list[tuple[str, str]]:
         from bedside.tasks.instruct.plots import report_plots
 
         return report_plots(rows)
+
+
+def review_context(sample: Mapping[str, Any]) -> str:
+    """A stored sample as a clinician reviewing its answers reads it: the instruction, then the whole record as
+    the systems' paper view shows it (the file's own XML for MedAlign records, bedside's timeline otherwise) with
+    its as-of time. The sample's inputs name the records file; a reviewer needs the record, not its path. A
+    record that cannot be loaded any more is said so, with the reason, in its place."""
+    inputs = sample.get("inputs") or {}
+    instruction = Instruction.model_validate(inputs["instruction"])
+    try:
+        ehr = load_ehr(instruction, inputs.get("records"))
+    except (LookupError, ValueError, OSError) as exc:
+        return f"Instruction:\n{instruction.question}\n\nPatient record: not available ({exc})"
+    as_of = f", as of {ehr.as_of:%Y-%m-%d %H:%M}" if ehr.as_of else ""
+    who = instruction.person_id or Path(ehr.source).name
+    return f"Instruction:\n{instruction.question}\n\nPatient record ({who}{as_of}):\n{ehr.text('paper')}"
 
 
 def _mean(values: list[float]) -> str:
@@ -228,10 +248,11 @@ def report_tables(rows: Sequence[Any]) -> list[ReportTable]:
             + (", ".join(f"{s}/{m}: {n}" for (s, m), n in sorted(errors.items())) or "none"),
         )
     ]
+    # One column per system and model: pooling a grid's models into one column would hide what differs.
     by_category: dict[tuple[str, str], list[float]] = defaultdict(list)
     for row in rows:
         if row.status == "ok" and (v := row.scores.get("facts_correct")) is not None:
-            by_category[(row.strata.get("category", "(none)"), row.system)].append(v)
+            by_category[(row.strata.get("category", "(none)"), f"{row.system} / {row.model}")].append(v)
     if by_category:
         systems = sorted({s for _, s in by_category})
         categories = sorted({c for c, _ in by_category})
@@ -240,6 +261,7 @@ def report_tables(rows: Sequence[Any]) -> list[ReportTable]:
                 title="Facts correct by instruction category",
                 columns=["category", *systems],
                 rows=[[c, *(_mean(by_category.get((c, s), [])) for s in systems)] for c in categories],
+                note="Columns: system / model; each cell the mean of facts correct over its instructions.",
             )
         )
     return tables

@@ -1,20 +1,26 @@
-"""Sensemaking cases from files: bedside JSONL, or MediQ's JSONL (``all_dev_good.jsonl`` and its kin).
+"""Sensemaking cases from files: bedside JSONL, MediQ's JSONL (``all_dev_good.jsonl`` and its kin), or the
+MedAgent authors' case CSV.
 
 bedside JSONL: one :class:`~.cases.SensemakingCase` per line. MediQ: ``id``, ``context`` (sentences), ``facts``
 (numbered strings, no vitals split), ``question``, ``options``, ``answer``; the answer becomes the diagnosis
 label only for the cases the caller names as diagnosis cases (most MedQA psych answers are drugs or durations,
 not diagnoses, spec 004 item 6); every other case gets a derived label at run time, marked unreviewed.
+
+MedAgent CSV (:func:`read_medagent_csv`): the reference code's input, ``id``, ``clinical_case_study`` (the MedQA
+vignette) and ``mental_health_classification`` (``Yes``/``No`` from the authors' classifier and review); only
+``Yes`` rows are cases, as in the code. The vignette is decomposed into facts, vitals, intent, goal and a derived
+(unreviewed) label by the ``helper`` role at run time, as the paper does with GPT-4o.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from bedside.inputs import InputError, expect, read_json
+from bedside.inputs import InputError, csv_table, expect, read_json
 from bedside.jsonlines import json_objects
 from bedside.tasks.sensemaking.cases import Diagnosis, SensemakingCase
 
@@ -75,6 +81,45 @@ def read_mediq(
     if not cases:  # the file holds cases (json_objects refuses an empty one), so the id filter chose none
         raise InputError(f"none of the {len(wanted or ())} case ids asked for is in the file", path=path)
     _unique(cases, path)
+    return cases
+
+
+MEDAGENT_COLUMNS = {
+    "id": "id",
+    "vignette": "clinical_case_study",
+    "classification": "mental_health_classification",
+}
+
+
+def read_medagent_csv(path: Path, *, columns: Mapping[str, str] | None = None) -> list[SensemakingCase]:
+    """The cases of a MedAgent case CSV marked ``Yes`` (case-insensitive), in file order.
+
+    ``columns`` maps ``id``, ``vignette`` and ``classification`` to other column names. A missing column, an empty
+    id or vignette on a kept row, a classification other than Yes/No, or a repeated id is an error naming the
+    file, the line and the column."""
+    fields = {field: (columns or {}).get(field, column) for field, column in MEDAGENT_COLUMNS.items()}
+    cases = []
+    seen: dict[str, int] = {}
+    for line, row in csv_table(path, fields, "MedAgent case CSV"):
+        label = row["classification"].lower()
+        if label not in ("yes", "no"):
+            raise InputError(
+                f"expected Yes or No, not {row['classification']!r}",
+                path=path,
+                line=line,
+                field=fields["classification"],
+            )
+        if label == "no":
+            continue
+        for field in ("id", "vignette"):
+            if not row[field]:
+                raise InputError("empty on a row marked Yes", path=path, line=line, field=fields[field])
+        if row["id"] in seen:
+            raise InputError(
+                f"case id {row['id']!r} already on line {seen[row['id']]}", path=path, line=line, field=fields["id"]
+            )
+        seen[row["id"]] = line
+        cases.append(SensemakingCase(id=f"medqa-{row['id']}", vignette=row["vignette"], source="medagent_csv"))
     return cases
 
 

@@ -2,7 +2,9 @@
 
 Datasets: ``path`` to cases (bedside JSONL) or, with ``format: mediq``, MediQ's JSONL (``psych_index`` names
 bedside's derived index file and ``subset`` strict | union; the 22 strict cases whose answer is a diagnosis keep
-it as a given label, the rest get a derived one). Without a path: bedside's synthetic vignettes.
+it as a given label, the rest get a derived one), or, with ``format: medagent_csv``, the MedAgent authors' case
+CSV (``id``, ``clinical_case_study``, ``mental_health_classification``; ``Yes`` rows only; ``columns`` maps other
+names). Without a path: bedside's synthetic vignettes.
 ``options.personas``: ``all`` (the paper's 5 traits × 2 literacy levels) or a list of ``trait-literacy`` ids.
 Each case × persona is one sample, with trait and literacy as strata.
 
@@ -34,7 +36,7 @@ from typing import Any
 
 from bedside.runs.config import DatasetConfig
 from bedside.runs.steps import Steps
-from bedside.runs.task import Output, ReportTable, Sample, SampleContext, System
+from bedside.runs.task import Output, ReportPlot, ReportTable, Sample, SampleContext, System
 from bedside.sim import Knowledge, Simulation
 from bedside.sim.fidelity import FidelityReport, check_fidelity
 from bedside.tasks.sensemaking.cases import SensemakingCase
@@ -42,7 +44,13 @@ from bedside.tasks.sensemaking.evaluation import JUDGES, conversation_smog, rend
 from bedside.tasks.sensemaking.patient import SensemakingPatient
 from bedside.tasks.sensemaking.personas import Persona, goals, intents, select_personas
 from bedside.tasks.sensemaking.prepare import prepare_case
-from bedside.tasks.sensemaking.readers import PSYCH_DIAGNOSIS_IDS, psych_index_ids, read_cases, read_mediq
+from bedside.tasks.sensemaking.readers import (
+    PSYCH_DIAGNOSIS_IDS,
+    psych_index_ids,
+    read_cases,
+    read_medagent_csv,
+    read_mediq,
+)
 from bedside.tasks.sensemaking.sensemaker import Sensemaker, new_memory
 from bedside.tasks.sensemaking.stages import CLOSED_WORLD, EMOTIONS, EXIT, PROVIDING, sim_stages
 from bedside.text.readability import ReadabilityUnavailableError, textstat_smog
@@ -82,6 +90,12 @@ def _load(name: str, config: DatasetConfig) -> list[Sample]:
         index = options.get("psych_index")
         ids = psych_index_ids(Path(index), str(options.get("subset", "strict"))) if index else None
         cases = read_mediq(Path(config.path), ids=ids, diagnosis_ids=PSYCH_DIAGNOSIS_IDS)
+    elif options.get("format") == "medagent_csv":
+        if not config.path:
+            raise ValueError(f"dataset {name!r}: format medagent_csv needs a path to the case CSV")
+        cases = read_medagent_csv(Path(config.path), columns=options.get("columns"))
+    elif options.get("format") not in (None, "bedside"):
+        raise ValueError(f"dataset {name!r}: format must be bedside, mediq or medagent_csv, not {options['format']!r}")
     else:
         cases = read_cases(Path(config.path) if config.path else SYNTHETIC_CASES)
     limit = options.get("cases")
@@ -260,6 +274,11 @@ class SensemakingTask:
         from bedside.tasks.sensemaking.tables import report_tables
 
         return report_tables(rows)
+
+    def report_plots(self, rows: Sequence[Mapping[str, Any]]) -> list[ReportPlot]:
+        from bedside.tasks.sensemaking.figures import report_plots
+
+        return report_plots(rows)
 
 
 TASK = SensemakingTask()
