@@ -1,10 +1,15 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 pytest_plugins = ["bedside.testing.pytest_plugin"]
+
+# The test tasks named by import path (not registered entry points) must be allowed, as a user would; set in the
+# environment (not per test) so Ray workers started by the tests inherit it.
+os.environ["BEDSIDE_TASKS"] = "runs_multiturn_task:TASK,runs_ray_task:TASK"
 
 
 @pytest.fixture

@@ -118,3 +118,59 @@ def test_the_published_formats_read() -> None:
     test_2026 = read_cases(EXTERNAL / "soni-sarvesh_archehr-qa-2026" / "data" / "subtask_1" / "test" / "archehr-qa.xml")
     assert test_2026
     assert all(c.narrative for c in test_2026)
+
+
+def test_a_phrase_that_does_not_match_the_narrative_is_an_error(tmp_path: Path) -> None:
+    """Offsets or texts that disagree with the narrative used to be scored as if they marked the question."""
+    (tmp_path / "cases.xml").write_text(XML.replace('start_char_index="49"', 'start_char_index="40"'))
+    with pytest.raises(CaseFormatError, match=r"phrase 0 says 'Was it necessary\?' at character 40, but the"):
+        read_cases(tmp_path / "cases.xml")
+    (tmp_path / "cases.xml").write_text(XML.replace("Was it necessary?\n      </phrase>", "Was it needed?</phrase>"))
+    with pytest.raises(CaseFormatError, match=r"phrase 0 says 'Was it needed\?'"):
+        read_cases(tmp_path / "cases.xml")
+    [case] = read_cases(SYNTHETIC_CASES)[:1]
+    line = case.model_dump()
+    line["phrases"] = [{"id": "0", "start": 10**6, "text": "x"}]
+    (tmp_path / "cases.jsonl").write_text(json.dumps(line) + "\n")
+    with pytest.raises(CaseFormatError, match=r"cases.jsonl:1: .*phrase 0 says 'x' at character 1000000"):
+        read_cases(tmp_path / "cases.jsonl")
+
+
+def test_a_key_that_labels_a_sentence_or_a_case_twice_is_an_error(tmp_path: Path) -> None:
+    twice = json.loads(json.dumps(KEY))
+    twice[0]["answers"].append({"sentence_id": "1", "relevance": "essential"})
+    (tmp_path / "key.json").write_text(json.dumps(twice))
+    with pytest.raises(CaseFormatError, match=r"key.json: \[0\].answers\[3\]: sentence 1 is labelled twice"):
+        read_key(tmp_path / "key.json")
+    (tmp_path / "key.json").write_text(json.dumps(KEY + KEY))
+    with pytest.raises(CaseFormatError, match=r"key.json: \[1\]: case 7 is in the key twice"):
+        read_key(tmp_path / "key.json")
+    (tmp_path / "key.json").write_text(json.dumps([{"case_id": {"id": 7}, "answers": []}]))
+    with pytest.raises(CaseFormatError, match="case_id"):
+        read_key(tmp_path / "key.json")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"highlighted_evidence_ids": [1, 9]}, r"highlighted_evidence_ids: the example has no sentence\(s\) \['9'\]"),
+        ({"answer": "Aspirin was given |1,7|."}, r"answer: cites sentence\(s\) \['7'\] the example does not have"),
+    ],
+)
+def test_website_examples_that_cite_sentences_they_lack_are_an_error(
+    tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    example = {
+        "example": 1,
+        "patient_question_lines": ["My <u>chest hurts</u>."],
+        "clinician_question": "Why chest pain?",
+        "note_sentences": {"1": "Chest pain.", "2": "Aspirin given."},
+        "highlighted_evidence_ids": [1],
+        "answer": "Aspirin was given |1|.",
+    }
+    path = tmp_path / "website_examples.json"
+    path.write_text(json.dumps([example]))
+    assert len(read_cases(path)) == 1
+    path.write_text(json.dumps([example | change]))
+    with pytest.raises(CaseFormatError, match=message):
+        read_cases(path)

@@ -222,3 +222,28 @@ def test_ids_outside_the_case_are_errors_counted_as_false_positives() -> None:
     questions_only = CASE_A.model_copy(update={"sentences": []})
     keyed = score_answers([questions_only], {"A": "She had a fracture. |1,9|"}, metrics=None)
     assert keyed.invalid_citations == {"A": ("9",)}
+
+
+def test_factuality_scorers_do_not_compute_relevance(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The relevance metrics load MiniLM and the 1 GB MeSH index; a factuality-only run must not touch them."""
+    from bedside.runs.task import Output, Sample
+    from bedside.tasks.citeqa import scoring
+    from bedside.tasks.citeqa import task as citeqa_task
+    from bedside.tasks.citeqa.readers import read_cases as read
+    from bedside.tasks.citeqa.task import SYNTHETIC_CASES, TASK
+
+    def refuse(*args: object, **kwargs: object) -> dict[str, float]:
+        raise AssertionError("relevance computed for a factuality scorer")
+
+    monkeypatch.setattr(scoring, "relevance_scores", refuse)
+    citeqa_task._scores.cache_clear()
+    case = read(SYNTHETIC_CASES)[0]
+    sample = Sample(id=case.id, inputs={"case": case.model_dump(mode="json")})
+    cited = ",".join(case.labelled("essential"))
+    output = Output(text=f"An answer. |{cited}|")
+    for scorer in ("strict_f1", "lenient_f1", "strict_precision", "lenient2026_f1", "invalid_citations"):
+        value = TASK.score(scorer, sample, output)
+        assert value is not None
+    assert TASK.score("strict_recall", sample, output) == 1.0
+    with pytest.raises(AssertionError, match="relevance computed"):
+        TASK.score("relevance_bleu", sample, output)

@@ -58,6 +58,17 @@ CASES: list[tuple[str, str, bytes, list[str]]] = [
     ("rubric toml deep", "rubric.toml", b"x = " + b"[" * 20_000 + b"]" * 20_000 + b"\n", ["judges", "show"]),
     ("train sft wrong types", "sft.jsonl", b'{"messages": {"role": "user"}}\n',
      ["train", "sft", "--output", "OUT", "--data"]),
+    # Issue 37: empty inputs and self-contradicting ones used to pass without a word.
+    ("discharge cases empty", "cases.jsonl", b"\n\n", ["discharge", "cases"]),
+    ("sensemaking cases empty", "cases.jsonl", b"", ["sensemaking", "cases"]),
+    ("instruct gold header only", "gold.tsv", b"instruction_id\tquestion\n", ["instruct", "cases", "--instructions"]),
+    ("drafting pairs empty", "pairs.jsonl", b"", ["drafting", "editjudge", "--matcher", "lexical", "--pairs"]),
+    ("citeqa submission empty list", "submission.json", b"[]", ["citeqa", "score", "--cases", "CASES"]),
+    ("citeqa submission duplicate key", "submission.json", b'[{"case_id": "1", "case_id": "2", "answer": "x"}]',
+     ["citeqa", "score", "--cases", "CASES"]),
+    ("records jsonl empty", "cohort.jsonl", b"", ["records", "show"]),
+    ("fhir duplicate ids", "bundle.json", b'{"resourceType": "Bundle", "entry": [{"resource": {"resourceType": '
+     b'"Patient", "id": "p"}}, {"resource": {"resourceType": "Patient", "id": "p"}}]}', ["records", "show"]),
 ]  # fmt: skip
 
 
@@ -119,3 +130,27 @@ def test_no_traceback_from_the_installed_command(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "Traceback" not in done.stderr + done.stdout
     assert "patient.xml: line 3 <visit>" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("store", "message"),
+    [
+        ("FILE", "file is not a database"),
+        ("mongodb://host/db", "Can't load plugin"),
+        ("sqlite:///", "names no database file"),
+        ("sqlite://", "names no database file"),
+    ],
+)
+@pytest.mark.parametrize("command", [["ls"], ["report", "some-run"], ["show", "some-run", "s1"], ["export", "r"]])
+def test_a_store_that_cannot_be_opened_is_one_line(
+    tmp_path: Path, store: str, message: str, command: list[str]
+) -> None:
+    """A file that is no database, a URL scheme SQLAlchemy has no driver for, or an in-memory SQLite URL (which
+    would lose every result) used to end in a traceback or, for ``sqlite:///``, silently in an empty store."""
+    path = tmp_path / "store.sqlite"
+    path.write_text("not a database\n" * 100)
+    result = CliRunner().invoke(app, [*command, "--store", str(path) if store == "FILE" else store])
+    assert result.exit_code == 1, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert isinstance(result.exception, SystemExit)

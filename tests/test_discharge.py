@@ -663,7 +663,7 @@ def test_bad_labels_name_the_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(LabelsError, match=r"labels.jsonl:2: prefers"):
         read_labels(path)
     path.write_text("", encoding="utf-8")
-    with pytest.raises(LabelsError, match="no labels"):
+    with pytest.raises(LabelsError, match="no data: the file is empty"):
         read_labels(path)
 
 

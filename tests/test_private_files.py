@@ -8,6 +8,7 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -20,6 +21,7 @@ from bedside.llm.types import ProviderResponse
 from bedside.private_files import create_private_file, private_dir, write_private_text
 from bedside.runs import Store, execute, load_config
 from bedside.runs.report import export_jsonl, export_parquet, write_report
+from bedside.runs.store import ResultRow
 from bedside.testing import ScriptedServer
 
 runner = CliRunner()
@@ -201,4 +203,55 @@ def test_in_memory_databases_create_no_file(tmp_path: Path, monkeypatch: pytest.
     assert len(cache) == 1
     cache.close()
     Store(":memory:").close()
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "parquet"])
+def test_an_export_that_fails_part_way_leaves_no_partial_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """A full disk mid-export used to leave a truncated file that looked like an export; now the old file (or
+    none) stays and only complete files are renamed into place."""
+    import errno
+
+    import bedside.runs.report as report
+
+    if kind == "parquet":
+        pytest.importorskip("pyarrow")
+    rows = [
+        ResultRow("r", "c", f"s{i}", 0, "d", "sys", "m", "k", "ok", None, {"text": "x" * 1000}, {}, {}, {}, {})
+        for i in range(50)
+    ]
+    target = tmp_path / f"rows.{kind}"
+    export = report.export_jsonl if kind == "jsonl" else report.export_parquet
+    export(rows[:1], target)
+    before = target.read_bytes()
+
+    if kind == "jsonl":
+        written: list[str] = []
+        from bedside.runs.store import iter_jsonl as original
+
+        def lines(items: Any) -> Iterator[str]:
+            for line in original(items):
+                if len(written) == 10:
+                    raise OSError(errno.ENOSPC, "No space left on device")
+                written.append(line)
+                yield line
+
+        monkeypatch.setattr(report, "iter_jsonl", lines)
+    else:
+        import pyarrow.parquet as pq
+
+        def full(table: Any, where: Any) -> None:
+            where.write(b"PAR1 partial")
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(pq, "write_table", full)
+    with pytest.raises(OSError, match="No space left"):
+        export(rows, target)
+    assert target.read_bytes() == before  # the earlier export, whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]  # no partial file beside it
+    target.unlink()
+    with pytest.raises(OSError, match="No space left"):
+        export(rows, target)
     assert list(tmp_path.iterdir()) == []

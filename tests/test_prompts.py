@@ -160,3 +160,41 @@ def test_a_file_in_the_working_directory_does_not_shadow_a_shipped_template(
     mine.parent.mkdir()
     mine.write_text("mine {{ error }}", encoding="utf-8")
     assert render("mine/prompt.j2", error="E") == "mine E"  # no such name: an existing file is read
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}", "steps"),
+        ("{% for i in range(3) %}{% for j in range(100000) %}{{ j }}{% endfor %}{% endfor %}", "steps"),
+        ("{% for x in [1] recursive %}{{ loop([1]) }}{% endfor %}", "recurses"),
+        ("{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}", "recurses"),
+        ('{{ "x" * 100000000000 }}', "'*' would build"),
+        ("{{ range(100000)|list * 1000 }}", "'*' would build"),
+        ("{{ 10 ** (10 ** 10) }}", "'**' would build"),
+    ],
+)
+def test_runaway_templates_are_stopped_with_an_error_naming_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str, reason: str
+) -> None:
+    import bedside.prompts
+
+    monkeypatch.setattr(bedside.prompts, "MAX_LOOP_STEPS", 200_000)  # the bound, smaller so the test stays quick
+    template = tmp_path / "runaway.j2"
+    template.write_text(source)
+    with pytest.raises(PromptError, match=f"{template}: rendering stopped: .*{re.escape(reason)}"):
+        render(template)
+
+
+def test_bounded_rendering_keeps_ordinary_loops_and_arithmetic(tmp_path: Path) -> None:
+    template = tmp_path / "ok.j2"
+    template.write_text(
+        "{% for i in items %}{{ loop.index }}. {{ i }}\n{% else %}none{% endfor %}"
+        '{{ 2 * 3 }} {{ "ab" * 2 }} {{ 2 ** 8 }} {% for x in [[1, [2]]] recursive %}{{ x }}{% endfor %}'
+    )
+    assert render(template, items=["a", "b"]) == "1. a\n2. b\n6 abab 256 [1, [2]]"
+    assert render(template, items=[]) == "none6 abab 256 [1, [2]]"
+    # Each render has a budget of its own: many renders of a loop-heavy template all pass.
+    many = tmp_path / "many.j2"
+    many.write_text("{% for i in range(90000) %}{% endfor %}ok")
+    assert all(render(many) == "ok" for _ in range(15))

@@ -124,6 +124,9 @@ JSONL_LINES = {
     "wrong types": WRONG_TYPES,
     "undecodable": b'{"id": "caf\xe9"}',
     "nan": b'{"id": NaN}',
+    "duplicate key": b'{"id": "a", "id": "b"}',
+    "empty": b"",  # an empty file (the test adds a newline: a blank line, too, holds nothing)
+    "blank lines": b"\n  \n\t",
 }
 
 
@@ -153,7 +156,9 @@ def test_json_lines_readers(tmp_path: Path, reader: str, kind: str) -> None:
     path = tmp_path / "input.jsonl"
     path.write_bytes(JSONL_LINES[kind] + b"\n")
     error = expect_input_error(JSONL_READERS[reader], path)
-    if kind != "wrong types":  # a schema error may name a field instead
+    if kind == "empty" or kind == "blank lines":  # nothing to read is an error, never an empty run
+        assert "no " in str(error) or "empty" in str(error), str(error)
+    elif kind != "wrong types":  # a schema error may name a field instead
         assert ":1" in str(error) or "line 1" in str(error), str(error)
 
 
@@ -181,6 +186,9 @@ JSON_DOCUMENTS = {
     "huge int": b'[{"case_id": ' + HUGE_INT + b', "answer": "x"}]',
     "undecodable": b'[{"case_id": "caf\xe9"}]',
     "wrong top-level type": b'"just a string"',
+    "empty file": b"",
+    "empty list": b"[]",
+    "duplicate key": b'[{"case_id": "1", "case_id": "2", "answer": "x"}]',
     "wrong element types": b'[{"case_id": {"x": 1}, "answers": {"x": 1}, "answer": [1], "rules": 5, '
     b'"patient_question_lines": 7, "note_sentences": ["a"], "id": []}]',
 }
@@ -375,6 +383,17 @@ def csv_file(tmp_path: Path, reader: str, content: bytes) -> Path:
     path = tmp_path / name
     path.write_bytes(header.encode() + b"\n" + separator.join([b"1", content, *[b"1"] * (len(columns) - 2)]) + b"\n")
     return path
+
+
+@pytest.mark.parametrize("content", ["", "\n\n", "header only"])
+@pytest.mark.parametrize("reader", CSV_READERS)
+def test_csv_readers_refuse_a_table_with_no_rows(tmp_path: Path, reader: str, content: str) -> None:
+    """An empty table gave a successful run over nothing; it is an error naming the file."""
+    name, header, read = CSV_READERS[reader]
+    path = tmp_path / name
+    path.write_text(header + "\n" if content == "header only" else content)
+    error = expect_input_error(read, path)
+    assert "no " in str(error), str(error)
 
 
 @pytest.mark.parametrize("reader", CSV_READERS)

@@ -6,11 +6,15 @@ import asyncio
 import json
 import os
 import random
+import re
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +76,52 @@ def test_config_errors_name_the_file_and_key(tmp_path: Path) -> None:
     assert "concurency" in message
     with pytest.raises(ConfigError, match="expected KEY=VALUE"):
         load_config(path, ["oops"])
+
+
+@pytest.mark.parametrize("repeats", [10**7, 10**12])
+def test_repeats_are_bounded_unless_the_user_raises_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repeats: int
+) -> None:
+    """10^12 repeats passed ``config check`` and spun ``bedside run`` at full CPU; now both refuse in one line."""
+    monkeypatch.delenv("BEDSIDE_MAX_REPEATS", raising=False)
+    with ScriptedServer() as server:
+        path = write_config(tmp_path, server, repeats=repeats)
+    with pytest.raises(
+        ConfigError, match=rf"{re.escape(str(path))}: repeats: .*at most 1,000 repeats.*BEDSIDE_MAX_REPEATS="
+    ):
+        load_config(path)
+    for command in (["config", "check"], ["run"], ["run", "--dry-run"]):
+        result = CliRunner().invoke(app, [*command, str(path)])
+        assert result.exit_code == 1
+        assert "at most 1,000 repeats" in result.output
+        assert "Traceback" not in result.output
+    assert load_config(path, ["repeats=1000"]).repeats == 1000
+    monkeypatch.setenv("BEDSIDE_MAX_REPEATS", str(repeats))  # the user, not the config, raises the bound
+    assert load_config(path).repeats == repeats
+    monkeypatch.setenv("BEDSIDE_MAX_REPEATS", "many")
+    with pytest.raises(ConfigError, match="BEDSIDE_MAX_REPEATS='many': expected a whole number"):
+        load_config(path)
+
+
+def test_choices_per_request_are_bounded(tmp_path: Path) -> None:
+    with ScriptedServer() as server:
+        path = write_config(tmp_path, server, settings={"system": {"n": 10**12}})
+        with pytest.raises(ConfigError, match="less than or equal to 128"):
+            load_config(path)
+        # A request that asks the scripted endpoint for more is a 400, not 10^12 answers built.
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}], "n": 10**12}).encode()
+        request = urllib.request.Request(server.base_url + "/chat/completions", data=body, method="POST")
+        request.add_header("Content-Type", "application/json")
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(request)
+        assert caught.value.code == 400
+
+
+def test_bedside_cache_is_a_default_and_never_overrides_the_configs_cache(tmp_path: Path) -> None:
+    with ScriptedServer() as server:
+        path = write_config(tmp_path, server, cache=str(tmp_path / "mine.sqlite"))
+    config = load_config(path, environ={"BEDSIDE_CACHE": str(tmp_path / "other.sqlite")})
+    assert config.cache == str(tmp_path / "mine.sqlite")
 
 
 def test_overrides_from_environment_and_command_line(tmp_path: Path) -> None:
@@ -240,6 +290,48 @@ def test_sigkill_at_random_points_then_resume_gives_the_uninterrupted_results(tm
         assert any(0 < n < 28 for n in partial_counts), partial_counts
 
 
+def test_a_running_run_whose_process_is_gone_is_listed_as_stale(tmp_path: Path) -> None:
+    """A SIGTERM'd or killed run never writes its final status; its lock tells ``ls`` it is gone."""
+    from sqlalchemy import insert, update
+
+    from bedside.runs.store import LOCK_STALE_S, locks_table
+
+    store = Store(str(tmp_path / "store.sqlite"))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(dead.stdout)  # a pid that has exited (and was reaped)
+    here = socket.gethostname()
+    for run_id, lock in [
+        ("killed", {"host": here, "pid": dead_pid, "heartbeat": time.time()}),
+        ("no-lock", None),
+        ("alive", {"host": here, "pid": os.getpid(), "heartbeat": time.time()}),
+        ("elsewhere-silent", {"host": "other-host", "pid": 1, "heartbeat": time.time() - LOCK_STALE_S - 1}),
+        ("elsewhere-beating", {"host": "other-host", "pid": 1, "heartbeat": time.time()}),
+        ("done", None),
+    ]:
+        store.begin_run(run_id, run_id, "drafting", {})
+        if lock is not None:
+            with store.engine.begin() as db:
+                db.execute(insert(locks_table).values(run_id=run_id, owner=run_id, **lock))
+    store.finish_run("done", "finished")
+    statuses = {run["id"]: run["status"] for run in store.runs()}
+    assert statuses == {
+        "killed": "stale",
+        "no-lock": "stale",
+        "alive": "running",
+        "elsewhere-silent": "stale",
+        "elsewhere-beating": "running",
+        "done": "finished",
+    }
+    assert store.run("killed")["status"] == "stale"
+    listed = runner.invoke(app, ["ls", "--store", str(tmp_path / "store.sqlite"), "--json"])
+    assert {r["id"]: r["status"] for r in json.loads(listed.output)} == statuses
+    # The stored row is untouched: a resumed run takes the lock over and writes its real status.
+    with store.engine.begin() as db:
+        db.execute(update(locks_table).where(locks_table.c.run_id == "killed").values(pid=os.getpid()))
+    assert store.run("killed")["status"] == "running"
+    store.close()
+
+
 def test_fault_drill_every_sample_scored_or_an_error_with_its_cause(tmp_path: Path) -> None:
     faults = (
         "429=0.1,500=0.1,hang=0.05,malformed=0.05,invalid-json=0.05,null=0.1,empty=0.05,length=0.1,retry-after=0.05"
@@ -357,9 +449,28 @@ def test_tasks_resolve_by_entry_point_or_import_path() -> None:
     from bedside.runs import resolve_task
 
     assert resolve_task("drafting").name == "drafting"
-    assert resolve_task("runs_multiturn_task:TASK").name == "toy-conversation"
+    assert resolve_task("runs_multiturn_task:TASK").name == "toy-conversation"  # allowed in conftest
+    with pytest.raises(ValueError, match="not a registered task"):
+        resolve_task("runs_multiturn_task:OTHER")  # an import path the user did not allow
     with pytest.raises(ValueError, match="unknown task 'nope'; registered: citeqa, discharge, drafting"):
         resolve_task("nope")
+
+
+def test_a_dataset_with_no_samples_is_an_error_not_an_empty_successful_run(tmp_path: Path) -> None:
+    with ScriptedServer() as server:
+        path = write_config(
+            tmp_path,
+            server,
+            task="runs_ray_task:TASK",
+            datasets={"d": {"options": {"samples": 0}}},
+            systems={"echo": {"type": "echo"}},
+            scorers=["words"],
+        )
+        for command in (["run"], ["run", "--dry-run"]):
+            result = CliRunner().invoke(app, [*command, str(path)])
+            assert result.exit_code == 1
+            assert "dataset 'd': no samples to run" in result.output
+        assert server.stats()["requests"] == 0
 
 
 def test_a_failing_store_write_stops_the_run_and_keeps_what_was_written(tmp_path: Path) -> None:

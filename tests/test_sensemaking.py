@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from bedside.inputs import InputError
 from bedside.judges import load_rubric
 from bedside.llm import ROLES, ChatMessage, Model, RetriesExhaustedError, Role, StructuredOutputError, get_model
 from bedside.llm.scripted_server import ScriptedServer
@@ -409,6 +410,24 @@ def test_mediq_cases_keep_given_facts_and_label_only_diagnosis_cases(tmp_path: P
     assert cases[0].diagnosis is not None
     assert cases[0].diagnosis.provenance == "given"
     assert cases[1].diagnosis is None  # a drug is not a diagnosis: derived at run time
+
+
+@pytest.mark.parametrize("bad_id", [{"id": 15}, [15], True, None])
+def test_mediq_ids_that_are_not_strings_or_numbers_are_an_error(tmp_path: Path, bad_id: object) -> None:
+    """An object id was stringified ("{'id': 15}") into a case no index could name; now it names the line."""
+    path = tmp_path / "mediq.jsonl"
+    good = {"id": 1, "facts": ["1. A man feels low."]}
+    path.write_text(json.dumps(good) + "\n" + json.dumps({"id": bad_id, "facts": ["1. x"]}) + "\n")
+    with pytest.raises(InputError, match=r"mediq.jsonl:2.*id"):
+        read_mediq(path)
+
+
+def test_mediq_ids_asked_for_that_the_file_lacks_are_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "mediq.jsonl"
+    path.write_text(json.dumps({"id": 1, "facts": ["1. A man feels low."]}) + "\n")
+    assert len(read_mediq(path, ids={"1", "2"})) == 1
+    with pytest.raises(InputError, match="none of the 2 case ids asked for is in the file"):
+        read_mediq(path, ids={"7", "8"})
 
 
 @pytest.mark.skipif(not EXTERNAL.is_dir(), reason="MediQ data not present in ../shared/data/external/mediq")

@@ -95,7 +95,7 @@ def test_bad_preference_pairs_name_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(TrainingDataError, match=r"c\.jsonl:1: 'chosen' must be exactly one assistant message"):
         read_dpo(two)
     empty = _write(tmp_path / "d.jsonl", [""])
-    with pytest.raises(TrainingDataError, match=r"d\.jsonl: no training examples"):
+    with pytest.raises(TrainingDataError, match=r"d\.jsonl: no data: the file is empty"):
         read_dpo(empty)
 
 

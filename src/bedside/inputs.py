@@ -43,6 +43,9 @@ CSV_FIELD_LIMIT = 64 * 1024 * 1024
 A field over this is an :class:`InputError` naming the line."""
 
 
+EMPTY = "no data: the file is empty or holds only blank lines"
+
+
 class InputError(ValueError):
     """A file (or value) bedside was given cannot be read; the message says where and why.
 
@@ -155,6 +158,20 @@ def text_lines(
 # JSON.
 
 
+class _DuplicateKey(Exception):  # not a ValueError: loads_json tells it apart from the parser's own
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object, refusing a key given twice (``json`` keeps the last silently; which one a writer meant is
+    unknowable). Costs about a fifth more parse time on a FHIR-shaped document."""
+    built = dict(pairs)
+    if len(built) != len(pairs):
+        seen: set[str] = set()
+        raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
+    return built
+
+
 def loads_json(
     text: str | bytes,
     *,
@@ -174,7 +191,11 @@ def loads_json(
         raise ValueError(f"{name} is not a JSON value")
 
     try:
-        return json.loads(text, parse_constant=constant)
+        return json.loads(text, parse_constant=constant, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise error(
+            f"not readable JSON: key {exc.args[0]!r} appears twice in one object", path=path, line=line
+        ) from None
     except json.JSONDecodeError as exc:
         if line is None:  # a whole document: its line and column
             raise error(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
@@ -221,8 +242,20 @@ def read_json(path: str | Path, *, max_bytes: int | None = None, error: type[Inp
 
 
 def read_json_lines(path: str | Path, *, error: type[InputError] = InputError) -> list[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line of a JSON Lines file."""
-    return [(n, json_object(t, path=path, line=n, error=error)) for n, t in text_lines(path, error=error)]
+    """(line number, object) for each non-blank line of a JSON Lines file; a file with none is an error (every
+    reader of a JSON Lines file reads data to work on, and an empty one is a mistake, never an empty run)."""
+    lines = text_lines(path, error=error)
+    if not lines:
+        raise error(EMPTY, path=path)
+    return [(n, json_object(t, path=path, line=n, error=error)) for n, t in lines]
+
+
+def nonempty(items: list[T], path: str | Path, what: str, *, error: type[InputError] = InputError) -> list[T]:
+    """``items``, or ``error`` naming the file when there are none: a reader whose file holds no ``what`` must
+    say so, never hand back an empty list that becomes a successful run over nothing."""
+    if not items:
+        raise error(f"the file holds no {what}", path=path)
+    return items
 
 
 def json_type(value: Any) -> str:
@@ -412,10 +445,14 @@ def table_dicts(path: str | Path, *, error: type[InputError] = InputError) -> It
     breaks), otherwise JSON Lines, one object a line. Both shapes read the same so a reader needs one loop."""
     path = Path(path)
     if path.suffix.lower() == ".csv":
-        yield from csv_dicts(io.StringIO(read_text(path, error=error), newline=""), path=path, error=error)
+        found = False
+        for row in csv_dicts(io.StringIO(read_text(path, error=error), newline=""), path=path, error=error):
+            found = True
+            yield row
+        if not found:
+            raise error("no data: the table has no rows under its header (or no header)", path=path)
         return
-    for number, line in text_lines(path, error=error):
-        yield number, json_object(line, path=path, line=number, error=error)
+    yield from read_json_lines(path, error=error)
 
 
 def csv_table(

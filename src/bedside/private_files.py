@@ -30,8 +30,10 @@ import contextlib
 import errno
 import os
 import stat
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import IO, Any, BinaryIO, TextIO
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -100,6 +102,16 @@ def create_private_file(path: str | Path) -> bool:
     return True
 
 
+def _link_refused(path: Path) -> SymlinkRefusedError:
+    return SymlinkRefusedError(
+        errno.ELOOP,
+        f"is a symbolic link (to {os.readlink(path)}); bedside does not write through links, so a "
+        "planted link cannot make it overwrite another file: remove the link, choose another path, "
+        "or pass --follow-symlinks",
+        str(path),
+    )
+
+
 def _open_fd(path: Path, follow_symlinks: bool = False) -> int:
     private_dir(path.parent)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _CLOEXEC
@@ -110,13 +122,7 @@ def _open_fd(path: Path, follow_symlinks: bool = False) -> int:
             except FileNotFoundError:
                 plumbing = False  # a dangling link: writing would create its target
             if not plumbing:
-                raise SymlinkRefusedError(
-                    errno.ELOOP,
-                    f"is a symbolic link (to {os.readlink(path)}); bedside does not write through links, so a "
-                    "planted link cannot make it overwrite another file: remove the link, choose another path, "
-                    "or pass --follow-symlinks",
-                    str(path),
-                )
+                raise _link_refused(path)
         else:
             flags |= _NOFOLLOW  # a link made between the check and the open fails here
     fd = os.open(path, flags, FILE_MODE)
@@ -152,3 +158,41 @@ def write_private_text(path: str | Path, text: str, *, follow_symlinks: bool = F
     with open_private(path, follow_symlinks=follow_symlinks) as handle:
         handle.write(text)
     return Path(path)
+
+
+@contextlib.contextmanager
+def replace_private(path: str | Path, *, binary: bool = False, follow_symlinks: bool = False) -> Iterator[IO[Any]]:
+    """Write a whole file through a 0600 temporary file beside ``path``, renamed over it only once complete.
+
+    An export that fails part-way (the disk fills, the process is stopped) leaves no partial file, and an
+    earlier file at ``path`` as it was. Something that is not a regular file (``-o /dev/stdout``, a pipe) is
+    written in place: it cannot be renamed over. A symbolic link at ``path`` is refused unless
+    ``follow_symlinks``, and then its target is the file replaced.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_file():
+        with (
+            open_private_binary(path, follow_symlinks=follow_symlinks)
+            if binary
+            else open_private(path, follow_symlinks=follow_symlinks)
+        ) as handle:
+            yield handle
+        return
+    if os.path.islink(path):
+        if not follow_symlinks:
+            raise _link_refused(path)
+        path = path.resolve()
+    private_dir(path.parent)
+    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.partial")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, FILE_MODE)
+    try:
+        _tighten(fd)
+        with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

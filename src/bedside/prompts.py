@@ -12,18 +12,26 @@ Templates are data, not code: a run config can name any template file, and confi
 is rendered in Jinja's immutable sandbox, so one cannot reach Python internals (``__class__``, ``__globals__``,
 ...), call methods that change lists or dicts, or build ranges above 100,000 items; trying any of these is a
 :class:`PromptError` naming the template file.
+
+Rendering is also bounded, so a template cannot hang a run: every ``{% for %}`` loop counts its iterations
+against one budget per render (:data:`MAX_LOOP_STEPS`, and a wall-clock :data:`MAX_RENDER_SECONDS` checked at
+each step), ``*`` and ``**`` may not build strings, lists or numbers beyond :data:`MAX_BUILT` items or digits,
+and recursion past Python's limit is stopped; each is a :class:`PromptError` naming the file.
 """
 
 from __future__ import annotations
 
+import contextvars
 import importlib.util
 import os
 import re
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jinja2
+from jinja2 import nodes
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
@@ -73,7 +81,70 @@ class _BedsideLoader(jinja2.BaseLoader):
         return path.read_text(encoding="utf-8"), str(path), uptodate
 
 
-_ENV = ImmutableSandboxedEnvironment(
+MAX_LOOP_STEPS = 1_000_000
+"""Loop iterations one render may take, all loops together (prompts loop over a record's items: thousands)."""
+MAX_RENDER_SECONDS = 60.0
+"""Wall-clock bound on one render, checked at each loop step (the step budget is the deterministic bound)."""
+MAX_BUILT = 10_000_000
+"""The most items (characters, list items, digits) ``*`` and ``**`` may build in a template."""
+
+
+class RenderLimitError(SecurityError):
+    """A render went past one of the bounds above."""
+
+
+class _Budget:
+    def __init__(self, steps: int, seconds: float) -> None:
+        self.steps = steps
+        self.deadline = time.monotonic() + seconds
+
+    def step(self) -> None:
+        self.steps -= 1
+        if self.steps < 0:
+            raise RenderLimitError(f"the template's loops took more than {MAX_LOOP_STEPS:,} steps (a runaway loop?)")
+        if self.steps % 1024 == 0 and time.monotonic() > self.deadline:
+            raise RenderLimitError(f"rendering took longer than {MAX_RENDER_SECONDS:g} s (a runaway loop?)")
+
+
+_BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("bedside_render_budget", default=None)
+
+
+class _BoundedSandbox(ImmutableSandboxedEnvironment):
+    """The immutable sandbox with bounded loops and bounded ``*``/``**`` (see the module docstring)."""
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def _generate(
+        self, source: nodes.Template, name: str | None, filename: str | None, defer_init: bool = False
+    ) -> str:
+        # Jinja's documented hook between parsing and code generation: every loop's iterable is wrapped so each
+        # iteration takes a step of the render's budget.
+        for loop in source.find_all(nodes.For):
+            loop.iter = nodes.Call(nodes.EnvironmentAttribute("bounded_loop"), [loop.iter], [], None, None)
+        return super()._generate(source, name, filename, defer_init)
+
+    def bounded_loop(self, iterable: Iterable[Any]) -> Iterator[Any]:
+        budget = _BUDGET.get()
+        if budget is None:  # rendered outside render() (a caller of load_template): a budget of its own
+            budget = _Budget(MAX_LOOP_STEPS, MAX_RENDER_SECONDS)
+        for item in iterable:
+            budget.step()
+            yield item
+
+    def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any) -> Any:
+        if operator == "*":
+            for sized, times in ((left, right), (right, left)):
+                if isinstance(sized, str | list | tuple) and isinstance(times, int) and len(sized) * times > MAX_BUILT:
+                    raise RenderLimitError(f"'*' would build {len(sized) * times:,} items (at most {MAX_BUILT:,})")
+            return left * right
+        if isinstance(left, int) and isinstance(right, int) and right > 0:
+            digits = max(1, abs(left).bit_length()) * right * 0.302  # decimal digits of the result, roughly
+            if digits > MAX_BUILT:
+                raise RenderLimitError(f"'**' would build a number of about {digits:,.0f} digits")
+        return left**right
+
+
+_ENV = _BoundedSandbox(
     loader=_BedsideLoader(),
     undefined=jinja2.StrictUndefined,
     keep_trailing_newline=False,
@@ -121,14 +192,21 @@ def render(template: str | Path, **variables: Any) -> str:
     the sandbox refuses."""
     loaded = load_template(template)
     where = loaded.filename or str(template)  # the file a template name resolved to, or the path given
+    token = _BUDGET.set(_Budget(MAX_LOOP_STEPS, MAX_RENDER_SECONDS))
     try:
         return loaded.render(**variables).strip()
+    except RenderLimitError as exc:
+        raise PromptError(f"{where}: rendering stopped: {exc}") from None
+    except RecursionError:
+        raise PromptError(f"{where}: rendering stopped: the template recurses without end") from None
     except SecurityError as exc:
         raise PromptError(f"{where}: refused by the template sandbox: {exc}") from None
     except jinja2.UndefinedError as exc:
         raise PromptError(f"{where}: {exc.message}") from None
     except OverflowError as exc:  # among others, the sandbox's limit on range()
         raise PromptError(f"{where}: {exc}") from None
+    finally:
+        _BUDGET.reset(token)
 
 
 def render_chat(template: str | Path, **variables: Any) -> list[ChatMessage]:

@@ -15,6 +15,7 @@ from typer.core import TyperGroup
 
 from bedside import __version__
 from bedside.console import data_table, fail, out, show_table
+from bedside.errors import StorageError
 from bedside.inputs import InputError
 from bedside.llm import Role, default_cache_path
 from bedside.llm.secrets import install_log_redaction
@@ -28,13 +29,15 @@ _BAD_INPUT = (UnicodeError, RecursionError, OverflowError, csv.Error)
 class BedsideGroup(TyperGroup):
     """The root command: an :class:`~bedside.inputs.InputError` that reaches it from any command or task group
     is printed as one line (file, line, field, reason) with exit code 1, as :func:`bedside.console.fail` prints
-    a command's own errors; never a traceback. Most commands catch ``ValueError`` themselves, and every reader
+    a command's own errors; never a traceback. So is a :class:`~bedside.errors.StorageError` (a store or cache
+    that cannot be opened: not a database, an unknown URL scheme, a URL naming no file). Most commands catch
+    ``ValueError`` themselves, and every reader
     error is one; this is for the commands and plugin groups that do not."""
 
     def invoke(self, ctx: Any) -> Any:  # click's Context (typer vendors click; its path is private)
         try:
             return super().invoke(ctx)
-        except InputError as exc:
+        except (InputError, StorageError) as exc:
             raise fail(exc) from None
         except _BAD_INPUT as exc:
             raise fail(InputError(f"unreadable input ({type(exc).__name__}: {exc})")) from None

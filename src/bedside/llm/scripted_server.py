@@ -46,7 +46,7 @@ from typing import Any
 from aiohttp import web
 
 from bedside.llm.scripted import ScriptedRules, count_words
-from bedside.llm.types import ChatMessage
+from bedside.llm.types import MAX_CHOICES, ChatMessage
 
 FAULT_KINDS = (
     "429",
@@ -214,6 +214,8 @@ class ScriptedServer:
                 self.recent.append(body)
                 messages = [ChatMessage.model_validate(m) for m in body["messages"]]
                 n = int(body.get("n", 1))
+                if not 1 <= n <= MAX_CHOICES:
+                    raise ValueError(f"n must be 1 to {MAX_CHOICES}, got {n}")
             except (ValueError, KeyError, TypeError) as exc:
                 outcome = "400"
                 return web.json_response({"error": {"message": f"bad request: {exc}"}}, status=400)

@@ -28,6 +28,10 @@ class ChatMessage(BaseModel):
     content: str
 
 
+MAX_CHOICES = 128
+"""The most completions one request may ask for (``n``), as the OpenAI API allows."""
+
+
 class GenerationSettings(BaseModel):
     """Sampling settings. ``None`` means "the endpoint's default" and is left out of the request."""
 
@@ -42,7 +46,9 @@ class GenerationSettings(BaseModel):
     presence_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
     stop: tuple[str, ...] | None = None
     seed: int | None = None
-    n: int = Field(default=1, ge=1)
+    # OpenAI's own bound on choices per request; an unbounded n would have a local or scripted endpoint build
+    # 10^12 answers (a config typo that hung a run at full CPU).
+    n: int = Field(default=1, ge=1, le=MAX_CHOICES)
 
     def request_fields(self) -> dict[str, object]:
         """The settings as OpenAI request fields, defaults omitted so the endpoint's own apply."""

@@ -34,6 +34,7 @@ from pydantic import ValidationError
 from bedside.inputs import decode, loads_json
 from bedside.records.errors import RecordError, RecordWarning, read_bounded
 from bedside.records.model import (
+    KINDS,
     Allergy,
     Code,
     Component,
@@ -253,6 +254,8 @@ class _BundleReader:
             if not isinstance(resource, dict) or "resourceType" not in resource:
                 raise RecordError("entry has no resource with a resourceType", path=path, where=f"entry[{index}]")
             self.resources.append(_Resource(resource, index, path))
+        _check_unique_ids(self.resources, path)
+        self.notes_without_data = 0
         self.medications_by_id = {r.id: r for r in self.resources if r.type == "Medication"}
 
     def read(self) -> Record:
@@ -286,6 +289,8 @@ class _BundleReader:
             else:
                 kept.append(resource)
         self.resources = kept
+        for resource in self.resources:
+            resource.run(_check_periods, record)
         for resource in self.resources:  # encounters first: medications read their encounter's class
             if resource.type == "Encounter":
                 resource.run(self._encounter, record)
@@ -308,6 +313,7 @@ class _BundleReader:
             warnings.warn(
                 RecordWarning(f"{self.path or 'bundle'}: skipped {self.empty_notes} empty note(s)"), stacklevel=4
             )
+        _warn_consistency(record, self.notes_without_data, self.path)
         for kind, count in sorted(unknown.items()):
             warnings.warn(
                 RecordWarning(f"{self.path or 'bundle'}: skipped {count} {kind} resource(s): not modelled"),
@@ -557,10 +563,15 @@ class _BundleReader:
             )
 
     def _attachment_text(self, r: _Resource, items: list[Any], field: str, *, nested: str | None) -> str | None:
-        """The decoded text of the first plain-text attachment, or None when there is none to read."""
+        """The decoded text of the first plain-text attachment, or None when there is none to read (counted in
+        ``notes_without_data`` when an attachment had no inline ``data``, e.g. only a ``url``, which is not fetched)."""
+        if not isinstance(items, list):
+            raise r.error(field, f"expected a list of attachments, found {type(items).__name__}")
+        lacking = 0
         for index, item in enumerate(items):
             attachment = item.get(nested) if nested and isinstance(item, dict) else item
             if not isinstance(attachment, dict) or "data" not in attachment:
+                lacking += 1
                 continue
             content_type = str(attachment.get("contentType") or "text/plain")
             if not content_type.startswith("text/"):
@@ -577,6 +588,7 @@ class _BundleReader:
                 raise r.error(where, f"attachment is not base64-encoded {charset} text") from None
             except LookupError:
                 raise r.error(f"{field}[{index}].contentType", f"unknown charset {charset!r}") from None
+        self.notes_without_data += bool(lacking)
         return None
 
 
@@ -600,6 +612,61 @@ def _codes_text(r: _Resource, field: str) -> list[str]:
 def _entered_in_error(r: _Resource) -> bool:
     """The source withdrew this resource: its status (or verification status) is ``entered-in-error``."""
     return "entered-in-error" in (r.get("status"), r.get("verificationStatus.coding.code"))
+
+
+# Consistency checks (issue 37): a bundle that contradicts itself is an error naming the entry; one whose
+# references point outside it is usable, and read with a warning that counts them.
+
+PERIOD_FIELDS = ("period", "effectivePeriod", "performedPeriod", "context.period", "onsetPeriod", "abatementPeriod")
+
+
+def _check_unique_ids(resources: list[_Resource], path: str | Path | None) -> None:
+    """Two resources of one type with one id make every reference to that id ambiguous."""
+    first: dict[tuple[str, str], int] = {}
+    for index, resource in enumerate(resources):
+        if "id" not in resource.data:
+            continue
+        seen = first.setdefault((resource.type, resource.id), index)
+        if seen != index:
+            raise RecordError(
+                f"{resource.type}/{resource.id} appears twice (also entry[{seen}])", path=path, where=f"entry[{index}]"
+            )
+
+
+def _check_periods(r: _Resource, record: Record) -> None:
+    """A period that ends before it starts is an error naming the field (it would sort and age wrongly)."""
+    for field in PERIOD_FIELDS:
+        if not isinstance(r.get(field), dict):
+            continue
+        start, end = r.time(f"{field}.start"), r.time(f"{field}.end")
+        if start is None or end is None:
+            continue
+        try:
+            backwards = end < start
+        except TypeError:  # a date-time with a zone against one without: no order to check
+            continue
+        if backwards:
+            raise r.error(f"{field}.end", f"the period ends ({end.isoformat()}) before it starts ({start.isoformat()})")
+
+
+def _warn_consistency(record: Record, notes_without_data: int, path: str | Path | None) -> None:
+    where = path or "bundle"
+    if notes_without_data:
+        warnings.warn(
+            RecordWarning(
+                f"{where}: skipped {notes_without_data} note(s) whose attachment has no inline data "
+                "(an attachment given only by url is not fetched)"
+            ),
+            stacklevel=5,
+        )
+    encounters = {e.id for e in record.encounters}
+    items = [item for kind in KINDS if kind != "encounters" for item in getattr(record, kind)]
+    dangling = sum(1 for item in items if getattr(item, "encounter_id", None) not in (None, *encounters))
+    if dangling:
+        warnings.warn(
+            RecordWarning(f"{where}: {dangling} item(s) refer to an encounter that is not in the bundle"),
+            stacklevel=5,
+        )
 
 
 def _later(resource: _Resource, record: Record) -> None:

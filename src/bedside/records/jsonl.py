@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from bedside.inputs import loads_json
+from bedside.inputs import loads_json, nonempty
 from bedside.private_files import FILE_MODE, private_dir
 from bedside.records.errors import RecordError
 from bedside.records.model import Record
@@ -45,7 +45,7 @@ def _record(line: str, path: Path, number: int) -> Record:
 
 
 def read_records_jsonl(path: str | Path) -> list[Record]:
-    return list(iter_records_jsonl(path))
+    return nonempty(list(iter_records_jsonl(path)), path, "records", error=RecordError)
 
 
 def write_records_jsonl(records: Iterable[Record], path: str | Path) -> int:

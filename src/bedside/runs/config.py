@@ -24,8 +24,9 @@ Example (``configs/drafting-demo.yaml``)::
 Cells are dataset × system × system model. Overrides, later ones winning: the file, then ``BEDSIDE_*``
 variables naming a top-level key (``BEDSIDE_CONCURRENCY=8``; nested keys with double underscores,
 ``BEDSIDE_SYSTEMS__RAG__OPTIONS__K=3``), then ``--set systems.rag.options.k=3``. Values are read as YAML, so
-``3`` is a number and ``[a, b]`` a list. Variables that name no config key (``BEDSIDE_CACHE``,
-``BEDSIDE_PROMPTS``, ...) are not config overrides.
+``3`` is a number and ``[a, b]`` a list. Variables that name no config key (``BEDSIDE_PROMPTS``, ...) are not
+config overrides, and neither is ``BEDSIDE_CACHE``: it is the default cache of every command, used when neither
+``--cache`` nor the config's ``cache:`` names one, so a config that names its cache keeps it.
 
 The run's identity is a hash of everything that can change a result (not ``concurrency``, ``store`` or
 ``cache``): re-running an unchanged config resumes the same run.
@@ -33,7 +34,9 @@ The run's identity is a hash of everything that can change a result (not ``concu
 A config is data and may come from someone else, so it is read with bounds: YAML is loaded through
 :mod:`bedside.safe_yaml` (aliases may not expand it beyond 100,000 values or about 1 MB), the file itself may be
 at most 1 MB, and so may the whole config after overrides, measured as JSON. A small file that would expand to
-gigabytes once validated, hashed and stored is refused before any of that happens.
+gigabytes once validated, hashed and stored is refused before any of that happens. For the same reason
+``repeats`` is bounded (:data:`MAX_REPEATS`; a few characters would otherwise plan 10^12 samples and spin at
+full CPU): the user running the command, not the config, may raise the bound with ``BEDSIDE_MAX_REPEATS``.
 """
 
 from __future__ import annotations
@@ -55,6 +58,11 @@ from bedside.safe_yaml import MAX_NODES, YamlLimitError, safe_load
 EXECUTION_ONLY = ("concurrency", "store", "cache")
 MAX_CONFIG_BYTES = 1_000_000
 """The most a config file, and the whole config after overrides (as JSON), may weigh."""
+MAX_REPEATS = 1000
+"""The most repeats a config may ask for unless ``BEDSIDE_MAX_REPEATS`` (set by the user) allows more."""
+MAX_REPEATS_ENV = "BEDSIDE_MAX_REPEATS"
+NOT_OVERRIDES = ("BEDSIDE_CACHE",)
+"""``BEDSIDE_*`` variables that match a config key but are the commands' defaults, not config overrides."""
 
 
 class ConfigError(InputError):
@@ -92,6 +100,17 @@ class RunConfig(BaseModel):
     concurrency: int = Field(default=16, ge=1)
     store: str = "runs/bedside.sqlite"
     cache: str | None = None
+
+    @field_validator("repeats")
+    @classmethod
+    def _bounded_repeats(cls, value: int) -> int:
+        limit = max_repeats()
+        if value > limit:
+            raise ValueError(
+                f"at most {limit:,} repeats are allowed (got {value:,}); "
+                f"if you mean it, raise the bound: {MAX_REPEATS_ENV}={value}"
+            )
+        return value
 
     @field_validator("models", mode="before")
     @classmethod
@@ -149,6 +168,17 @@ class RunConfig(BaseModel):
     @property
     def run_id(self) -> str:
         return f"{self.name}-{self.identity()[:10]}"
+
+
+def max_repeats() -> int:
+    """:data:`MAX_REPEATS`, or the user's ``BEDSIDE_MAX_REPEATS``."""
+    text = os.environ.get(MAX_REPEATS_ENV, "").strip()
+    if not text:
+        return MAX_REPEATS
+    try:
+        return max(1, int(text))
+    except ValueError:
+        raise ConfigError(f"{MAX_REPEATS_ENV}={text!r}: expected a whole number") from None
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -212,7 +242,7 @@ def environment_overrides(environ: Mapping[str, str] | None = None) -> list[tupl
     fields = set(RunConfig.model_fields)
     found = []
     for variable, text in sorted((environ if environ is not None else os.environ).items()):
-        if not variable.startswith("BEDSIDE_"):
+        if not variable.startswith("BEDSIDE_") or variable in NOT_OVERRIDES:
             continue
         parts = [p.lower() for p in variable[len("BEDSIDE_") :].split("__")]
         if parts[0] in fields:

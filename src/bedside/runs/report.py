@@ -25,7 +25,7 @@ from pathlib import Path
 from statistics import fmean, stdev
 from typing import Any
 
-from bedside.private_files import open_private, open_private_binary, private_dir, write_private_text
+from bedside.private_files import private_dir, replace_private, write_private_text
 from bedside.runs.store import ResultRow, Store, iter_jsonl
 from bedside.runs.task import AbsentPlot, ReportTable, Task, resolve_task
 from bedside.stats import bootstrap_ci, paired_bootstrap
@@ -532,8 +532,9 @@ def compare(store: Store, run_a: str, run_b: str, *, seed: int = 0) -> list[Metr
 
 def export_jsonl(rows: Sequence[ResultRow], path: Path, *, follow_symlinks: bool = False) -> int:
     """One JSON object per result row, written as a 0600 file (rows hold prompts and outputs); a symbolic link
-    at ``path`` is refused unless ``follow_symlinks``."""
-    with open_private(path, follow_symlinks=follow_symlinks) as handle:
+    at ``path`` is refused unless ``follow_symlinks``; complete or not
+    at all (:func:`~bedside.private_files.replace_private`)."""
+    with replace_private(path, follow_symlinks=follow_symlinks) as handle:
         for line in iter_jsonl(rows):
             handle.write(line + "\n")
     return len(rows)
@@ -554,5 +555,5 @@ def export_parquet(rows: Sequence[ResultRow], path: Path, *, follow_symlinks: bo
         for name, value in row.__dict__.items():
             columns[name].append(json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value)
     table = pa.table(dict(columns))
-    with open_private_binary(path, follow_symlinks=follow_symlinks) as handle:
+    with replace_private(path, binary=True, follow_symlinks=follow_symlinks) as handle:
         pq.write_table(table, handle)

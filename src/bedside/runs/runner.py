@@ -328,6 +328,9 @@ def load_datasets(config: RunConfig, task: Task) -> dict[str, list[Sample]]:
     datasets = {}
     for name, dataset in config.datasets.items():
         samples = task.load(name, dataset)
+        if not samples:  # a run over nothing would finish "successfully" and report nothing
+            source = f" ({dataset.path})" if dataset.path else ""
+            raise ValueError(f"dataset {name!r}{source}: no samples to run (the input or its filters left none)")
         if dataset.limit is not None:
             samples = samples[: dataset.limit]
         ids = [s.id for s in samples]

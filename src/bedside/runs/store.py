@@ -58,7 +58,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 
 from bedside import __version__
 from bedside.errors import StorageError
@@ -70,6 +70,8 @@ LOCK_STALE_S = 120.0
 """A run lock whose heartbeat is older than this is abandoned (its process died on another host)."""
 HEARTBEAT_S = 15.0
 """How often a running run renews its lock."""
+STALE = "stale"
+"""The status :meth:`Store.runs` and :meth:`Store.run` report for a ``running`` run whose process is gone."""
 
 metadata = MetaData()
 
@@ -176,7 +178,10 @@ def store_url(location: str) -> str:
         path = Path(location).expanduser()
         create_private_file(path)
         return f"sqlite:///{path}"
-    url = make_url(location)
+    try:
+        url = make_url(location)
+    except ArgumentError as exc:
+        raise StorageError(f"{location!r} is not a store URL ({exc}); give a SQLite path or a SQLAlchemy URL") from None
     if url.password:
         raise StorageError(
             f"the store URL {strip_userinfo(location)} holds a password: bedside would show and store it with the "
@@ -184,6 +189,11 @@ def store_url(location: str) -> str:
             "(https://www.postgresql.org/docs/current/libpq-pgpass.html)"
         )
     database = url.database
+    if url.get_backend_name() == "sqlite" and not database:
+        # sqlite:/// with no file is an in-memory database: every result would vanish when the command ends.
+        raise StorageError(
+            f"{location!r} names no database file (results would be lost); give a path: sqlite:///runs/bedside.sqlite"
+        )
     if url.get_backend_name() == "sqlite" and database and database != ":memory:" and "uri" not in url.query:
         create_private_file(Path(database).expanduser())
     return location
@@ -212,7 +222,13 @@ class Store:
             self.url = store_url(location)
         except OSError as exc:
             raise StorageError(f"cannot create the store's folder for {location}: {exc.strerror or exc}") from None
-        self.engine: Engine = create_engine(self.url)
+        try:
+            self.engine: Engine = create_engine(self.url)
+        except (NoSuchModuleError, ArgumentError, ImportError) as exc:
+            raise StorageError(
+                f"cannot open the store {location}: {exc}; use a SQLite path or a SQLAlchemy URL whose driver is "
+                "installed (postgresql+psycopg://... with the postgres extra)"
+            ) from None
         if self.url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
@@ -390,6 +406,7 @@ class Store:
         )
         with self.engine.connect() as db:
             listed = [dict(r) for r in db.execute(query).mappings()]
+            _mark_stale(db, listed)
         for run in listed:
             run["samples"], run["errors"] = int(run["samples"] or 0), int(run["errors"] or 0)
         return listed
@@ -400,10 +417,10 @@ class Store:
             if found is None:
                 matches = list(db.execute(select(runs_table).where(runs_table.c.id.startswith(run_id))).mappings())
                 if len(matches) == 1:
-                    return dict(matches[0])
+                    return _mark_stale(db, [dict(matches[0])])[0]
                 known = ", ".join(str(r) for r in db.execute(select(runs_table.c.id)).scalars())
                 raise RunNotFoundError(f"no run {run_id!r} in {self.url}" + (f"; runs: {known}" if known else ""))
-            return dict(found)
+            return _mark_stale(db, [dict(found)])[0]
 
 
 def _same_sample(table: Table) -> Any:
@@ -568,6 +585,27 @@ def _alive(host: str, pid: int, heartbeat: float) -> bool:
             return True
         return time.time() - heartbeat < LOCK_STALE_S
     return time.time() - heartbeat < LOCK_STALE_S
+
+
+def _mark_stale(db: Any, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Report a ``running`` run whose lock is gone or whose holder is dead as ``stale``.
+
+    A run killed by SIGTERM or SIGKILL never writes its final status, so the row says ``running`` forever; the
+    run's lock (renewed every :data:`HEARTBEAT_S` while it runs) tells the truth. The stored row is left as it
+    is: re-running the config resumes the run and writes its real status.
+    """
+    ids = [r["id"] for r in runs if r.get("status") == "running"]
+    if not ids:
+        return runs
+    locks = {
+        row["run_id"]: row for row in db.execute(select(locks_table).where(locks_table.c.run_id.in_(ids))).mappings()
+    }
+    for run in runs:
+        if run["id"] in ids:
+            held = locks.get(run["id"])
+            if held is None or not _alive(held["host"], held["pid"], held["heartbeat"]):
+                run["status"] = STALE
+    return runs
 
 
 def _cause(exc: SQLAlchemyError) -> str:

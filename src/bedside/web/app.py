@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -157,6 +157,11 @@ def _resource_dir(name: str) -> Path:
     return Path(str(resources.files("bedside.web") / name))
 
 
+MAX_ROW_NUMBER = 2**31 - 1
+"""The largest epoch or item position a request may name (a larger one is a 422, never a database overflow)."""
+Epoch = Annotated[int, Query(ge=0, le=MAX_ROW_NUMBER)]
+
+
 def create_app(store: Store | str, settings: WebSettings | None = None) -> FastAPI:
     """The app over ``store`` (a :class:`Store` or a location); creates the web tables when missing."""
     settings = settings or WebSettings()
@@ -187,6 +192,11 @@ def create_app(store: Store | str, settings: WebSettings | None = None) -> FastA
     @app.exception_handler(Forbidden)
     async def _forbidden(request: Request, exc: Forbidden) -> Response:
         return Response("forbidden", status_code=403, media_type="text/plain")
+
+    @app.exception_handler(OverflowError)
+    async def _out_of_range(request: Request, exc: OverflowError) -> Response:
+        # A number in the request too large for the database (a crafted id): the request's fault, not a 500.
+        return Response("a number in the request is out of range", status_code=400, media_type="text/plain")
 
     _viewer_routes(app)
     from bedside.web.review_routes import review_routes
@@ -442,7 +452,7 @@ def _viewer_routes(app: FastAPI) -> None:
         )
 
     @app.get("/runs/{run_id}/sample", response_class=HTMLResponse)
-    async def sample(request: Request, run_id: str, cell: str, sample: str, epoch: int = 0) -> Response:
+    async def sample(request: Request, run_id: str, cell: str, sample: str, epoch: Epoch = 0) -> Response:
         session = admin_session(request)
         run = _run_or_404(request, run_id)
         row = browse.one_sample(request.app.state.store, run["id"], cell, sample, epoch)

@@ -51,6 +51,15 @@ class Case(BaseModel):
         ids = [s.id for s in self.sentences]
         if len(set(ids)) != len(ids):
             raise ValueError(f"case {self.id}: sentence ids repeat")
+        # A phrase is scored and shown by its offset; one that does not match the narrative would quietly mark
+        # the wrong words, so it is an error naming the phrase.
+        for phrase in self.phrases:
+            found = self.narrative[phrase.start : phrase.start + len(phrase.text)]
+            if found != phrase.text:
+                raise ValueError(
+                    f"case {self.id}: phrase {phrase.id} says {_short(phrase.text)} at character {phrase.start}, "
+                    f"but the narrative has {_short(found)} there"
+                )
         if self.relevance is not None and self.sentences:
             unknown = sorted(set(self.relevance) - set(ids), key=id_order)
             if unknown:
@@ -77,6 +86,10 @@ class Case(BaseModel):
     def patient_question(self) -> str:
         """The marked question phrases, or the whole narrative when none are marked."""
         return " ".join(p.text for p in self.phrases) or self.narrative
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 def id_order(sentence_id: str) -> tuple[int, str]:

@@ -22,7 +22,8 @@ from xml.etree import ElementTree
 from pydantic import ValidationError
 
 from bedside.inputs import InputError, expect, json_object, parse_xml, read_json, text_lines
-from bedside.tasks.citeqa.cases import Case, NoteSentence, Phrase, Relevance
+from bedside.tasks.citeqa.cases import Case, NoteSentence, Phrase, Relevance, id_order
+from bedside.tasks.citeqa.submission import parse_answer
 
 _LABELS = set(get_args(Relevance))
 T = TypeVar("T")
@@ -48,6 +49,8 @@ def read_cases(path: str | Path, key: str | Path | None = None) -> list[Case]:
         raise CaseFormatError(f"{path}: expected a .xml, .jsonl or website-examples .json file")
     if key is not None:
         cases = _with_key(cases, read_key(key), Path(key))
+    if not cases:
+        raise CaseFormatError(f"{path}: the file holds no cases")
     ids = [c.id for c in cases]
     if len(set(ids)) != len(ids):
         raise CaseFormatError(f"{path}: case ids repeat: {sorted({i for i in ids if ids.count(i) > 1})}")
@@ -74,8 +77,16 @@ def read_key(path: str | Path) -> dict[str, dict[str, Relevance]]:
                 raise CaseFormatError(
                     f"{where}.answers[{j}].relevance: {label!r} is not one of {', '.join(sorted(_LABELS))}"
                 )
-            labels[str(answer["sentence_id"])] = cast(Relevance, label)
-        key[str(entry["case_id"])] = labels
+            sentence_id: str | int = _typed(answer["sentence_id"], (str, int), path, i, f"answers[{j}].sentence_id")
+            if str(sentence_id) in labels:
+                raise CaseFormatError(f"{where}.answers[{j}]: sentence {sentence_id} is labelled twice")
+            labels[str(sentence_id)] = cast(Relevance, label)
+        case_id: str | int = _typed(entry["case_id"], (str, int), path, i, "case_id")
+        if str(case_id) in key:
+            raise CaseFormatError(f"{where}: case {case_id} is in the key twice")
+        key[str(case_id)] = labels
+    if not key:
+        raise CaseFormatError(f"{path}: {EMPTY_KEY}")
     return key
 
 
@@ -146,6 +157,12 @@ def _read_jsonl(path: Path) -> list[Case]:
 
 
 _UNDERLINED = re.compile(r"<u>(.*?)</u>", re.S)
+EMPTY_KEY = "no labels: the key holds no cases"
+
+
+def _cited_ids(answer: str) -> set[str]:
+    """The sentence ids an answer cites (``|1|``, ``|1,3|``), as the submission parser reads them."""
+    return parse_answer(answer, word_limit=1 << 30).citations
 
 
 def _read_website_examples(path: Path) -> list[Case]:
@@ -181,6 +198,12 @@ def _read_website_examples(path: Path) -> list[Case]:
         for j, h in enumerate(highlighted_ids):
             _typed(h, (str, int), path, i, f"highlighted_evidence_ids[{j}]")
         highlighted = {str(h) for h in highlighted_ids}
+        lacking = sorted(highlighted - {str(k) for k in notes}, key=id_order)
+        if lacking:
+            raise CaseFormatError(f"{where}.highlighted_evidence_ids: the example has no sentence(s) {lacking}")
+        cited = sorted(_cited_ids(example.get("answer") or "") - {str(k) for k in notes}, key=id_order)
+        if cited:
+            raise CaseFormatError(f"{where}.answer: cites sentence(s) {cited} the example does not have")
         sentences = [NoteSentence(id=str(k), text=v) for k, v in notes.items()]
         example_id = example.get("example", example.get("case_id", i + 1))
         _typed(example_id, (str, int), path, i, "example")

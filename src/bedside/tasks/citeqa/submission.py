@@ -275,6 +275,8 @@ def load_submission(path: str | Path, parse: ParseMode = "default") -> Submissio
         if case_id in answers:
             raise SubmissionError(f"{where}: case {case_id} answered twice")
         answers[case_id] = entry["answer"]
+    if not answers:
+        raise SubmissionError(f"{path}: the submission holds no answers")
     return Submission(answers, tuple(notes))
 
 

@@ -158,9 +158,11 @@ async def _classifier(sample: Sample, options: Mapping[str, Any], context: Sampl
 
 
 @lru_cache(maxsize=256)
-def _scores(case_json: str, text: str, variant: str) -> CiteQAScores:
+def _scores(case_json: str, text: str, variant: str, relevance: bool = True) -> CiteQAScores:
+    """One case's scores; ``relevance=False`` for the factuality scorers, which need only the citations (the
+    relevance metrics load MiniLM and the 1 GB MeSH index, which a factuality-only run must not pay for)."""
     case = Case.model_validate_json(case_json)
-    metrics = RELEVANCE_METRICS if case.sentences else ()
+    metrics = RELEVANCE_METRICS if case.sentences and relevance else ()
     return score_answers([case], {case.id: text}, lenient=variant, metrics=tuple(metrics))  # type: ignore[arg-type]
 
 
@@ -329,12 +331,12 @@ class CiteQATask:
         answer = answer_of(output)
         if scorer in _FACTUALITY:
             variation, measure = _FACTUALITY[scorer]
-            prf = _scores(case_json, answer, "2025").cases[0].prf[variation]
+            prf = _scores(case_json, answer, "2025", relevance=False).cases[0].prf[variation]
             return float(getattr(prf, measure))
         if scorer == "lenient2026_f1":
-            return _scores(case_json, answer, "2026").cases[0].prf["lenient"].f1
+            return _scores(case_json, answer, "2026", relevance=False).cases[0].prf["lenient"].f1
         if scorer == "invalid_citations":
-            return float(len(_scores(case_json, answer, "2025").cases[0].invalid))
+            return float(len(_scores(case_json, answer, "2025", relevance=False).cases[0].invalid))
         if scorer == "citation_syntax_in_text":
             return float(len(output.extra.get("citation_syntax_in_text", ())))
         if scorer == "cut_to_word_limit":

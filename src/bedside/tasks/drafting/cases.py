@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bedside.data import DEMO_DIR
-from bedside.inputs import InputError, json_object, parse_xml, table_dicts, text_lines
+from bedside.inputs import InputError, json_object, nonempty, parse_xml, table_dicts, text_lines
 from bedside.records import Record, read_records
 from bedside.records.chart import render_chart_summary
 from bedside.records.model import Time
@@ -150,6 +150,7 @@ def read_cases(
         cases = read_table(path, columns)
     else:
         cases = load_portal_messages(path)
+    nonempty(cases, path, "cases")
     if any(c.chart_summary is None for c in cases):
         if records is None:
             raise InputError(f"{path}: messages without chart_summary need records to render one from")

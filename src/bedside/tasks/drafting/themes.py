@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from bedside.inputs import InputError, json_object, loads_toml, read_text
+from bedside.inputs import InputError, json_object, loads_toml, nonempty, read_text
 from bedside.prompts import render_chat
 from bedside.retrieval.linear_model import LinearModel
 from bedside.tasks.drafting.editjudge import EditCounts
@@ -124,7 +124,7 @@ def read_labelled_sentences(path: Path | None = None, themes: Sequence[str] = TH
         if item.theme not in themes:
             raise InputError(f"{name}:{number}: unknown theme {item.theme!r}; known: {', '.join(themes)}")
         out.append(item)
-    return out
+    return nonempty(out, name, "labelled sentences")
 
 
 def _embed(texts: Sequence[str], embedder: MiniLMEmbedder | None) -> NDArray[np.float32]:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from bedside.inputs import InputError, json_object, read_text
+from bedside.inputs import InputError, json_object, nonempty, read_text
 from bedside.tasks.drafting.editjudge import Match, Matcher, locate
 from bedside.tasks.drafting.matchers import GuardedMatcher, SentenceMatcher
 
@@ -67,7 +67,7 @@ def _parse(text: str, name: str) -> list[MatchAnnotation]:
         if annotation.gold is not None and annotation.gold not in annotation.draft:
             raise InputError(f"{name}:{number}: gold span is not verbatim in the draft: {annotation.gold!r}")
         annotations.append(annotation)
-    return annotations
+    return nonempty(annotations, name, "match annotations")
 
 
 @dataclass(frozen=True)

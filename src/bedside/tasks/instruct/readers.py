@@ -81,15 +81,19 @@ def _table(path: Path, *, delimiter: str, quoting: Quoting) -> tuple[list[str], 
     header = [h.strip() for h in header]
 
     def rows() -> Iterator[tuple[int, dict[str, str]]]:
+        found = False
         for number, values in reader:
             if not any(v.strip() for v in values):
                 continue
+            found = True
             if len(values) != len(header):
                 raise InstructDataError(
                     f"{path}:{number}: {len(values)} fields, the header has {len(header)}"
                     + (" (try quoting='none' or 'csv')" if '"' in "".join(values) else "")
                 )
             yield number, dict(zip(header, values, strict=True))
+        if not found:  # an empty table is a mistake, never a run over nothing
+            raise InstructDataError(f"{path}: no data: the table has no rows under its header")
 
     return header, rows()
 

@@ -48,7 +48,8 @@ def read_mediq(
     labelled = {str(i) for i in diagnosis_ids}
     cases = []
     for number, data in json_objects(path):
-        case_id = str(data.get("id", ""))
+        # An id given as an object or list was stringified into an id no index could name: an error instead.
+        case_id = str(expect(data.get("id", ""), (str, int), path=path, line=number, field="id")).strip()
         if wanted is not None and case_id not in wanted:
             continue
         facts = data.get("facts")
@@ -77,6 +78,8 @@ def read_mediq(
                 id=f"mediq-{case_id}", vignette=vignette or None, facts=cleaned, diagnosis=diagnosis, source="mediq"
             )
         )
+    if not cases:  # the file holds cases (json_objects refuses an empty one), so the id filter chose none
+        raise InputError(f"none of the {len(wanted or ())} case ids asked for is in the file", path=path)
     _unique(cases, path)
     return cases
 
