@@ -213,3 +213,54 @@ def test_label_every_task_type_with_the_keyboard(server: tuple[str, Store, dict[
         finally:
             browser.close()
     assert len(list(folders[0].glob("*.png"))) == 11
+
+
+def test_a_simulated_conversation_opens_on_its_transcript(server: tuple[str, Store, dict[str, str]]) -> None:
+    """A DischargeSim or MedAgent sample: the transcript is in the first screen, the long case collapsed below."""
+    from bedside.runs.store import ResultRow
+
+    base, store, _ = server
+    case = {"summary": "Admitted with pneumonia.", "medications": [f"drug {i}: 1 tablet daily" for i in range(300)]}
+    transcript = [
+        {"role": "doctor", "content": "You are going home today. Let us go over your medicines.", "stage": "intro"},
+        {"role": "patient", "content": "Which ones do I keep taking?", "stage": "intro"},
+    ]
+    output = {"text": "doctor: ...", "transcript": transcript, "trace": [], "prompts": [], "extra": {}}
+    store.begin_run("conv-444", "conv", "discharge", {})
+    store.write(
+        [
+            ResultRow(
+                "conv-444",
+                "c",
+                "s1",
+                0,
+                "d",
+                "sys",
+                "m",
+                "k",
+                "ok",
+                None,
+                output,
+                {},
+                {},
+                {},
+                {"inputs": {"case": case}},
+            )
+        ]
+    )
+    with playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+            page.set_default_timeout(BUSY_MACHINE_MS)
+            _login(page, base, "admin")
+            page.goto(f"{base}/runs/conv-444/sample?cell=c&sample=s1&epoch=0")
+            first_turn = page.locator("ol.transcript li").first.bounding_box()
+            assert first_turn is not None and first_turn["y"] < 900  # on the first screen, without scrolling
+            panel = page.locator("details.case")
+            assert panel.get_attribute("open") is None
+            assert not page.get_by_text("drug 299: 1 tablet daily").is_visible()
+            panel.locator("summary").click()
+            assert page.get_by_text("drug 299: 1 tablet daily", exact=False).is_visible()
+        finally:
+            browser.close()
