@@ -13,7 +13,7 @@ from bedside.testing import ScriptedServer
 
 def test_limit_is_never_exceeded() -> None:
     with ScriptedServer(latency_ms=30) as server:
-        server.hold(until_in_flight=5, at_most_s=60)  # the first five wait for each other: the limit is reached however slow
+        server.hold(until_in_flight=5, at_most_s=60)  # the first five wait for each other: reached however slow
 
         async def run() -> None:
             async with get_model(server.model_name(), max_concurrency=5) as model:

@@ -9,11 +9,11 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from bedside import safe_yaml
 from bedside.cli import app
 from bedside.judges import RubricError, rubric_from_file
 from bedside.llm.scripted import ScriptedRules
 from bedside.runs import ConfigError, load_config
-from bedside import safe_yaml
 from bedside.safe_yaml import YamlLimitError, expanded_size, safe_load
 
 runner = CliRunner()

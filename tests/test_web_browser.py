@@ -73,7 +73,8 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Store, dict[str, str]]]:
     thread.start()
     deadline = time.monotonic() + 300  # a hang guard only: wait for the server, however busy the machine
     while not running.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the web app's server did not start"
+        assert thread.is_alive(), "the web app's server stopped before it started"
+        assert time.monotonic() < deadline, "the web app's server did not start"
         time.sleep(0.05)
     yield f"http://127.0.0.1:{port}", store, reviews
     running.should_exit = True
@@ -256,7 +257,8 @@ def test_a_simulated_conversation_opens_on_its_transcript(server: tuple[str, Sto
             _login(page, base, "admin")
             page.goto(f"{base}/runs/conv-444/sample?cell=c&sample=s1&epoch=0")
             first_turn = page.locator("ol.transcript li").first.bounding_box()
-            assert first_turn is not None and first_turn["y"] < 900  # on the first screen, without scrolling
+            assert first_turn is not None
+            assert first_turn["y"] < 900  # on the first screen, without scrolling
             panel = page.locator("details.case")
             assert panel.get_attribute("open") is None
             assert not page.get_by_text("drug 299: 1 tablet daily").is_visible()
