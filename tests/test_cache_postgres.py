@@ -110,7 +110,7 @@ def test_batched_writes_inside_a_loop_are_served_before_commit(pg_url: str) -> N
         for i in range(300):  # crosses the 256-answer batch: one flush on the way
             cache.put(f"k{i}", {}, ProviderResponse(texts=(str(i),)))
         assert cache.get("k299") is not None  # pending, served from memory
-        await asyncio.sleep(0.2)  # the 50 ms flush ran
+        await asyncio.sleep(0.2)  # timers fire in deadline order: the flush due 50 ms after the puts has run
         assert other.get("k299") is not None
 
     asyncio.run(run())

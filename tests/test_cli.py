@@ -159,7 +159,7 @@ def test_serve_scripted_from_the_shell(tmp_path: Path) -> None:
         assert result.output.strip() == "Refill sent to your pharmacy."
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        process.wait(timeout=120)
 
 
 def test_task_command_groups_come_from_entry_points_and_the_core_imports_no_task(

@@ -173,7 +173,8 @@ def test_a_run_against_a_header_echoing_endpoint_stores_shows_and_exports_no_key
 
 
 def test_a_second_live_run_of_the_same_config_is_refused(tmp_path: Path) -> None:
-    with ScriptedServer(latency_ms=400) as server:
+    with ScriptedServer() as server:
+        server.hold()  # the first run's first request waits: it stays live for as long as the test needs
         path = config_file(tmp_path, server, datasets={"demo": {"limit": 8}}, concurrency=1)
         started = subprocess.Popen(
             [sys.executable, "-m", "bedside.cli", "run", str(path), "--no-cache"],
@@ -182,9 +183,7 @@ def test_a_second_live_run_of_the_same_config_is_refused(tmp_path: Path) -> None
         )
         try:
             config = load_config(path)
-            deadline = time.monotonic() + 60
-            while server.stats()["requests"] == 0 and time.monotonic() < deadline:
-                time.sleep(0.05)  # the first run holds its lock once it sends
+            server.wait_until(lambda stats: stats["held"] == 1)  # the first run holds its lock once it sends
             second = runner.invoke(app, ["run", str(path), "--no-cache"])
             assert second.exit_code == 1
             assert "already running" in second.output
@@ -192,6 +191,7 @@ def test_a_second_live_run_of_the_same_config_is_refused(tmp_path: Path) -> None
         finally:
             started.send_signal(signal.SIGKILL)
             started.wait()
+            server.release()
         # Killed, its lock is abandoned (its pid is gone): the next run takes it over at once and finishes.
         resumed = runner.invoke(app, ["run", str(path), "--no-cache"])
         assert resumed.exit_code == 0, resumed.output
@@ -201,7 +201,10 @@ def test_a_second_live_run_of_the_same_config_is_refused(tmp_path: Path) -> None
 
 
 def test_two_runs_started_together_on_a_fresh_store_send_each_request_once(tmp_path: Path) -> None:
-    with ScriptedServer(latency_ms=100) as server:
+    with ScriptedServer() as server:
+        # Whichever run takes the lock waits at its first requests until the other has been refused, so the
+        # winner cannot finish before the loser starts, however slowly the second process starts.
+        server.hold()
         path = config_file(tmp_path, server, datasets={"demo": {"limit": 6}})
         both = [
             subprocess.Popen(
@@ -212,7 +215,15 @@ def test_two_runs_started_together_on_a_fresh_store_send_each_request_once(tmp_p
             )
             for _ in range(2)
         ]
-        outputs = [p.communicate(timeout=120) for p in both]
+        try:
+            deadline = time.monotonic() + 300  # a hang guard only
+            while all(p.poll() is None for p in both):
+                assert server.stats()["held"] <= 2, "both runs got past the lock and sent requests"
+                assert time.monotonic() < deadline, "neither run ended while the other waited"
+                time.sleep(0.05)
+        finally:
+            server.release()
+        outputs = [p.communicate(timeout=300) for p in both]
         codes = sorted(p.returncode for p in both)
         assert codes == [0, 1], outputs
         refused = next(err for p, (_, err) in zip(both, outputs, strict=True) if p.returncode == 1)
@@ -225,7 +236,8 @@ def test_two_runs_started_together_on_a_fresh_store_send_each_request_once(tmp_p
 
 
 def test_the_runs_concurrency_is_the_default_endpoint_cap(tmp_path: Path) -> None:
-    with ScriptedServer(latency_ms=300) as server:
+    with ScriptedServer() as server:
+        server.hold(until_in_flight=17, at_most_s=60)  # 17 must be in flight together for the gate to open
         path = config_file(tmp_path, server, datasets={"demo": {"limit": 14}}, concurrency=28)
         config = load_config(path)
         config = config.model_copy(update={"models": {"system": [server.model_name("a"), server.model_name("b")]}})

@@ -13,6 +13,7 @@ from bedside.testing import ScriptedServer
 
 def test_limit_is_never_exceeded() -> None:
     with ScriptedServer(latency_ms=30) as server:
+        server.hold(until_in_flight=5, at_most_s=60)  # the first five wait for each other: reached however slow
 
         async def run() -> None:
             async with get_model(server.model_name(), max_concurrency=5) as model:
@@ -77,11 +78,11 @@ def test_waiting_acquirers_are_woken_in_order_and_cancellation_frees_nothing() -
         async def worker(i: int) -> None:
             async with limiter:
                 order.append(i)
-                await asyncio.sleep(0.01)
+                await asyncio.sleep(0)
 
         await limiter.acquire()
         tasks = [asyncio.create_task(worker(i)) for i in range(4)]
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0)  # one turn of the loop: every worker is now waiting in acquire(), in order
         tasks[1].cancel()
         limiter.release()
         await asyncio.gather(*tasks, return_exceptions=True)

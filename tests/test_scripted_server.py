@@ -95,3 +95,36 @@ def test_pytest_fixture_takes_options_from_the_marker(scripted_server: ScriptedS
 
     assert asyncio.run(run()) == "hi there"
     assert scripted_server.host == "127.0.0.1"
+
+
+def test_the_gate_holds_requests_until_released_or_enough_are_in_flight() -> None:
+    """Tests observe concurrency through the gate and the counters, never through a latency or a sleep."""
+    with ScriptedServer() as server:
+        server.hold(after=1)
+
+        async def send(count: int) -> list[str]:
+            async with get_model(server.model_name(), max_concurrency=8) as model:
+                return [c.text for c in await asyncio.gather(*(model.generate(f"q{i}") for i in range(count)))]
+
+        async def hold_then_release() -> list[str]:
+            sending = asyncio.ensure_future(send(3))
+            seen = await asyncio.to_thread(server.wait_until, lambda s: s["held"] == 2 and s["answers"])
+            assert seen["answers"] == {"ok": 1}  # the one let through answered; two wait, counted in flight
+            assert (seen["requests"], seen["in_flight"]) == (3, 2)
+            server.release()
+            return await sending
+
+        assert asyncio.run(hold_then_release()) == ["q0", "q1", "q2"]
+        assert server.stats()["held"] == 0
+
+        server.reset()
+        server.hold(until_in_flight=4)
+        assert asyncio.run(send(4)) == ["q0", "q1", "q2", "q3"]  # the fourth opened the gate for all
+        assert server.stats()["max_in_flight"] == 4
+
+        server.reset()
+        server.hold(until_in_flight=5, at_most_s=0.05)  # never reached: the gate opens anyway, nothing hangs
+        assert asyncio.run(send(2)) == ["q0", "q1"]
+        assert server.stats()["max_in_flight"] == 2
+        with pytest.raises(TimeoutError, match="never met the condition"):
+            server.wait_until(lambda s: s["requests"] > 2, timeout_s=0.01)

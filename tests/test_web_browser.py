@@ -41,6 +41,11 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+BUSY_MACHINE_MS = 120_000
+"""How long Playwright waits for a page or an element: a hang guard, long enough for a machine busy with
+other work (every wait is for an event on the page, never a fixed time)."""
+
+
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Store, dict[str, str]]]:
     import uvicorn
@@ -66,9 +71,10 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Store, dict[str, str]]]:
     running = uvicorn.Server(config)
     thread = threading.Thread(target=running.run, daemon=True)
     thread.start()
-    for _ in range(200):
-        if running.started:
-            break
+    deadline = time.monotonic() + 300  # a hang guard only: wait for the server, however busy the machine
+    while not running.started:
+        assert thread.is_alive(), "the web app's server stopped before it started"
+        assert time.monotonic() < deadline, "the web app's server did not start"
         time.sleep(0.05)
     yield f"http://127.0.0.1:{port}", store, reviews
     running.should_exit = True
@@ -140,6 +146,7 @@ def test_label_every_task_type_with_the_keyboard(server: tuple[str, Store, dict[
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         try:
             admin = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+            admin.set_default_timeout(BUSY_MACHINE_MS)
             _login(admin, base, "admin")
             _shot(admin, folders, "viewer-runs")
             admin.goto(f"{base}/runs/demo-run")
@@ -151,6 +158,7 @@ def test_label_every_task_type_with_the_keyboard(server: tuple[str, Store, dict[
             _shot(admin, folders, "viewer-sample")
 
             annotator = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+            annotator.set_default_timeout(BUSY_MACHINE_MS)
             _login(annotator, base, "ann1")
             for task_type in rv.TASK_TYPES:
                 review_id = reviews[task_type]
@@ -199,10 +207,62 @@ def test_label_every_task_type_with_the_keyboard(server: tuple[str, Store, dict[
             annotator.keyboard.press("Enter")
             annotator.wait_for_url(f"**/reviews/{agree_id}/items/2")
             admin.wait_for_function(
-                "() => document.querySelector('[data-live] p.meta').innerText.startsWith('3 labels')", timeout=15000
+                "() => document.querySelector('[data-live] p.meta').innerText.startsWith('3 labels')"
             )
             assert "labels agreeing with the judge" in admin.locator("#judge").inner_text()
             _shot(admin, folders, "review-meta")
         finally:
             browser.close()
     assert len(list(folders[0].glob("*.png"))) == 11
+
+
+def test_a_simulated_conversation_opens_on_its_transcript(server: tuple[str, Store, dict[str, str]]) -> None:
+    """A DischargeSim or MedAgent sample: the transcript is in the first screen, the long case collapsed below."""
+    from bedside.runs.store import ResultRow
+
+    base, store, _ = server
+    case = {"summary": "Admitted with pneumonia.", "medications": [f"drug {i}: 1 tablet daily" for i in range(300)]}
+    transcript = [
+        {"role": "doctor", "content": "You are going home today. Let us go over your medicines.", "stage": "intro"},
+        {"role": "patient", "content": "Which ones do I keep taking?", "stage": "intro"},
+    ]
+    output = {"text": "doctor: ...", "transcript": transcript, "trace": [], "prompts": [], "extra": {}}
+    store.begin_run("conv-444", "conv", "discharge", {})
+    store.write(
+        [
+            ResultRow(
+                "conv-444",
+                "c",
+                "s1",
+                0,
+                "d",
+                "sys",
+                "m",
+                "k",
+                "ok",
+                None,
+                output,
+                {},
+                {},
+                {},
+                {"inputs": {"case": case}},
+            )
+        ]
+    )
+    with playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+            page.set_default_timeout(BUSY_MACHINE_MS)
+            _login(page, base, "admin")
+            page.goto(f"{base}/runs/conv-444/sample?cell=c&sample=s1&epoch=0")
+            first_turn = page.locator("ol.transcript li").first.bounding_box()
+            assert first_turn is not None
+            assert first_turn["y"] < 900  # on the first screen, without scrolling
+            panel = page.locator("details.case")
+            assert panel.get_attribute("open") is None
+            assert not page.get_by_text("drug 299: 1 tablet daily").is_visible()
+            panel.locator("summary").click()
+            assert page.get_by_text("drug 299: 1 tablet daily", exact=False).is_visible()
+        finally:
+            browser.close()

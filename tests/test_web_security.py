@@ -286,19 +286,22 @@ def test_the_real_server_logs_no_query_strings(tmp_path: Path) -> None:
             env=env,
         )
         try:
-            client = httpx.Client(base_url=f"http://127.0.0.1:{port}")
-            for _ in range(200):
+            client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120)
+            deadline = time.monotonic() + 300  # a hang guard only: `bedside serve` starts slowly on a busy machine
+            while True:
                 try:
                     page = client.get("/login")
                     break
                 except httpx.TransportError:
+                    assert server.poll() is None, log.read_text()
+                    assert time.monotonic() < deadline, log.read_text()
                     time.sleep(0.05)
             client.post("/login", data={"name": "admin", "password": PASSWORD, "csrf": csrf_of(page.text)})
             assert client.get("/runs/alpha-111/samples?system=SECRET-QUERY").status_code == 200
             client.post("/login", data={"name": "SECRET-NAME", "password": "SECRET-PASSWORD", "csrf": "x"})
         finally:
             server.terminate()
-            server.wait(timeout=10)
+            server.wait(timeout=120)
     text = log.read_text()
     assert f"http://127.0.0.1:{port}/" in text
     assert "admin GET /runs/{run_id}/samples 200" in text

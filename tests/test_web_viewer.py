@@ -185,7 +185,7 @@ def test_transcript_and_task_sections_render_escaped(store: Store, admin: TestCl
                 {},
                 {},
                 {},
-                {"inputs": {}},
+                {"inputs": {"case": {"diagnosis": "CASE-DIAGNOSIS", "notes": ["n"] * 300}}},
             )
         ]
     )
@@ -195,6 +195,12 @@ def test_transcript_and_task_sections_render_escaped(store: Store, admin: TestCl
     assert "<b>there</b>" not in page.text
     assert "trace (exchange 1)" in page.text
     assert "advance" in page.text
+    # The page opens on the conversation; the case (a long JSON record) waits in a collapsed panel below it.
+    html = page.text
+    assert html.index('<ol class="transcript">') < html.index("CASE-DIAGNOSIS")
+    panel = html[html.rindex("<details", 0, html.index("CASE-DIAGNOSIS")) :]
+    assert panel.startswith('<details class="case">')  # closed: no "open" attribute
+    assert panel.index("CASE-DIAGNOSIS") < panel.index("</details>")
 
 
 def test_highlight_parts() -> None:

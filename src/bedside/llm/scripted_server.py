@@ -30,7 +30,14 @@ With ``echo_headers`` set, every body (the answer's content on HTTP 200, the err
 with the request's headers, as a careless proxy or debug endpoint would: for testing that no key is stored.
 
 Counters (``GET /_scripted/stats``, or :meth:`ScriptedServer.stats`): requests, in flight now, most in flight
-at once, answers by kind. ``POST /_scripted/reset`` zeroes them. It binds to 127.0.0.1 unless told otherwise.
+at once, held now, answers by kind. ``POST /_scripted/reset`` zeroes them. It binds to 127.0.0.1 unless told
+otherwise.
+
+A gate makes concurrency observable without timing: :meth:`ScriptedServer.hold` keeps requests waiting (counted
+in flight) until :meth:`ScriptedServer.release`, or until a given number is in flight at once, so a test can
+say "five requests were in flight together" because the server made them wait for each other, not because a
+latency happened to be long enough on a busy machine. :meth:`ScriptedServer.wait_until` blocks a test until
+the counters say something (a request arrived, one is held) instead of sleeping and hoping.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ import random
 import threading
 import time
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,10 +135,19 @@ class ScriptedServer:
         """The last request bodies received, newest last, for tests that check what was sent."""
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        """Notified whenever a counter changes, for :meth:`wait_until`."""
+        self._gate: asyncio.Event | None = None
+        """While set to an event, requests past ``_let_through`` wait for it (see :meth:`hold`)."""
+        self._let_through = 0
+        self._open_at_in_flight: int | None = None
+        self._hold_at_most_s = 0.0
+        self.held = 0
         self._reset_counters()
         self._runner: web.AppRunner | None = None
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._serving_loop: asyncio.AbstractEventLoop | None = None
 
     # ----------------------------------------------------------------- counters
 
@@ -141,18 +158,83 @@ class ScriptedServer:
             self.max_in_flight = 0
             self.answers: Counter[str] = Counter()
             self._rng = random.Random(self.seed)
+            self._changed.notify_all()
 
     def reset(self) -> None:
         self._reset_counters()
 
     def stats(self) -> dict[str, Any]:
         with self._lock:
-            return {
-                "requests": self.requests,
-                "in_flight": self.in_flight,
-                "max_in_flight": self.max_in_flight,
-                "answers": dict(self.answers),
-            }
+            return self._stats_locked()
+
+    def _stats_locked(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "in_flight": self.in_flight,
+            "max_in_flight": self.max_in_flight,
+            "held": self.held,
+            "answers": dict(self.answers),
+        }
+
+    def wait_until(self, condition: Callable[[dict[str, Any]], bool], *, timeout_s: float = 300.0) -> dict[str, Any]:
+        """Block until ``condition(stats)`` holds and return those stats: a test waits for what the server saw,
+        not for a guessed time. ``timeout_s`` only turns a hang into a :class:`TimeoutError` naming the stats."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: condition(self._stats_locked()), timeout=timeout_s):
+                raise TimeoutError(f"the scripted server's counters never met the condition: {self._stats_locked()}")
+            return self._stats_locked()
+
+    # ----------------------------------------------------------------- gate
+
+    def hold(self, *, after: int = 0, until_in_flight: int | None = None, at_most_s: float = 300.0) -> None:
+        """Hold requests (counted in flight and in ``held``) until :meth:`release`.
+
+        ``after`` lets that many more requests through first. With ``until_in_flight`` the gate also opens by
+        itself once that many requests are in flight at once, which proves a client reaches that concurrency
+        however slow the machine is. ``at_most_s`` opens it anyway, so a client that never gets there fails
+        the test's assertion instead of hanging it. Requests that arrive after the gate opened are not held.
+        """
+        if self._serving_loop is None:
+            raise RuntimeError("start the server before holding its requests")
+        with self._lock:
+            self._gate = asyncio.Event()
+            self._let_through = after
+            self._open_at_in_flight = until_in_flight
+            self._hold_at_most_s = at_most_s
+
+    def release(self) -> None:
+        """Open the gate: every held request goes on, and new ones are no longer held."""
+        with self._lock:
+            gate, self._gate = self._gate, None
+        if gate is not None and self._serving_loop is not None:
+            self._serving_loop.call_soon_threadsafe(gate.set)
+
+    async def _pass_gate(self) -> None:
+        with self._lock:
+            gate = self._gate
+            if gate is None:
+                return
+            if self._let_through > 0:
+                self._let_through -= 1
+                return
+            if self._open_at_in_flight is not None and self.in_flight >= self._open_at_in_flight:
+                self._gate = None
+                gate.set()  # on the serving loop already
+                return
+            self.held += 1
+            self._changed.notify_all()
+            at_most_s = self._hold_at_most_s
+        try:
+            await asyncio.wait_for(gate.wait(), timeout=at_most_s)
+        except TimeoutError:
+            with self._lock:
+                if self._gate is gate:
+                    self._gate = None
+            gate.set()
+        finally:
+            with self._lock:
+                self.held -= 1
+                self._changed.notify_all()
 
     @property
     def base_url(self) -> str:
@@ -178,6 +260,7 @@ class ScriptedServer:
             self.requests += 1
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self._changed.notify_all()
             if index < len(self.faults.first):
                 return self.faults.first[index]
             draw = self._rng.random()
@@ -193,6 +276,7 @@ class ScriptedServer:
         outcome = fault or "ok"
         echoed = "".join(f"{k}: {v}\n" for k, v in request.headers.items()) if self.echo_headers else ""
         try:
+            await self._pass_gate()
             if self.api_key is not None and request.headers.get("Authorization") != f"Bearer {self.api_key}":
                 outcome = "401"
                 return web.json_response({"error": {"message": f"{echoed}missing or wrong API key"}}, status=401)
@@ -247,6 +331,7 @@ class ScriptedServer:
             with self._lock:
                 self.in_flight -= 1
                 self.answers[outcome] += 1
+                self._changed.notify_all()
 
     async def _models(self, request: web.Request) -> web.Response:
         return web.json_response({"object": "list", "data": [{"id": "scripted", "object": "model"}]})
@@ -262,6 +347,7 @@ class ScriptedServer:
 
     async def start_async(self) -> None:
         """Start serving on the running loop; ``port`` is filled in when it was 0."""
+        self._serving_loop = asyncio.get_running_loop()
         self._runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, backlog=1024)
