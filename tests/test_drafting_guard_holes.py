@@ -153,6 +153,9 @@ def test_verb_forms_and_phrases_that_are_not_actions() -> None:
     # A negation an action phrase consumed is not a negation of the sentence.
     assert not guard.signals("You no longer need the prednisone.").negated
     assert guard.conflicts("Stop the prednisone.", "You no longer need the prednisone.") == []
+    # "No more than" is a cap, not a stop, and still differs from a plain dose.
+    assert "stop" not in guard.signals("Take no more than 8 tablets a day.").actions
+    assert guard.conflicts("Take no more than 8 tablets a day.", "Take 8 tablets a day.")
     # A list marker is not a number; a number after the marker still is.
     assert guard.signals("3. Call us if it gets worse.").numbers == frozenset()
     assert guard.signals("2. Take 2 tablets.").numbers == {"2"}

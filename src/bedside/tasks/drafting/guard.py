@@ -335,7 +335,7 @@ _COMPATIBLE = {
 # Negation cues left after removing phrases whose negation is not a negative statement.
 _NOT_NEGATIVE = re.compile(
     r"\b(?:do not|don't|dont|please do not|please don't) hesitate\b|\bnot (?:un\w+|only|sure)\b"
-    r"|\bno later than\b|\bnot to worry\b|\bno matter\b|\bif not\b|\bno more than\b"
+    r"|\bno later than\b|\bnot to worry\b|\bno matter\b|\bif not\b"
 )
 _NEGATION = re.compile(r"\b(?:no|not|never|none|nothing|neither|nor|cannot|can't|won't|isn't|aren't)\b|n't\b")
 
