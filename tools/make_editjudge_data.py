@@ -700,6 +700,128 @@ SCENARIOS = [
 ]
 
 
+# Pairs for the guard alone (not in any draft: they change no match annotation or threshold). Each tests one
+# way a reversal escaped the set-based guard, with paraphrases of the same shapes that must still pass:
+# (category, kind, reference sentence, draft sentence); kind is "paraphrase" or the conflict kind expected.
+GUARD_ONLY: list[tuple[str, str, str, str]] = [
+    # Doses swapped within one sentence: the same numbers, bound to other drugs or times.
+    ("dose order", "number", "Take metoprolol 25 mg in the morning and 50 mg at night.", "Take metoprolol 50 mg in the morning and 25 mg at night."),
+    ("dose order", "number", "Take 1 tablet in the morning and 2 tablets at bedtime.", "Take 2 tablets in the morning and 1 tablet at bedtime."),
+    ("dose order", "number", "Take furosemide 40 mg and potassium 20 mmol each morning.", "Take furosemide 20 mg and potassium 40 mmol each morning."),
+    ("dose order", "number", "Use 10 units of insulin before breakfast and 6 units before dinner.", "Use 6 units of insulin before breakfast and 10 units before dinner."),
+    ("dose order", "number", "Lower the prednisone from 20 mg to 10 mg this week.", "Lower the prednisone from 10 mg to 20 mg this week."),
+    ("dose order", "number", "Take 2 tablets today and then 1 tablet a day for four more days.", "Take 1 tablet today and then 2 tablets a day for four more days."),
+    ("dose order", "number", "Take amlodipine 5 mg and lisinopril 10 mg once a day.", "Take amlodipine 10 mg and lisinopril 5 mg once a day."),
+    ("dose order", "number", "Give 5 ml of the liquid in the morning and 10 ml at night.", "Give 10 ml of the liquid in the morning and 5 ml at night."),
+    ("dose order", "number", "Use 2 puffs of albuterol in the morning and 1 puff in the evening.", "Use 1 puff of albuterol in the morning and 2 puffs in the evening."),
+    ("dose order", "number", "Raise the gabapentin from 300 mg to 600 mg at night.", "Raise the gabapentin from 600 mg to 300 mg at night."),
+    ("dose order", "number", "Take sertraline 50 mg and trazodone 100 mg at bedtime.", "Take sertraline 100 mg and trazodone 50 mg at bedtime."),
+    ("dose order", P, "Take metoprolol 25 mg in the morning and 50 mg at night.", "Take metoprolol 50 mg at night and 25 mg in the morning."),
+    ("dose order", P, "Take amlodipine 5 mg and lisinopril 10 mg once a day.", "Take lisinopril 10 mg and amlodipine 5 mg once a day."),
+    ("dose order", P, "Raise the gabapentin from 300 mg to 600 mg at night.", "Increase your bedtime gabapentin from 300 to 600 mg."),
+    ("dose order", P, "Take 2 tablets today and then 1 tablet a day for four more days.", "Today take 2 tablets, then 1 tablet a day for four more days."),
+    # Polarity without an action verb: "no need to keep taking" is stop, "be sure to finish" is continue.
+    ("implicit polarity", "action", "Please keep taking the amlodipine.", "There is no need to keep taking the amlodipine."),
+    ("implicit polarity", "action", "Be sure to finish the cephalexin.", "You can stop the cephalexin once the redness is gone."),
+    ("implicit polarity", "action", "Be sure to finish the full course of azithromycin.", "You are done with the azithromycin after today."),
+    ("implicit polarity", "action", "Keep using the hydrocortisone cream on the rash.", "You no longer need the hydrocortisone cream on the rash."),
+    ("implicit polarity", "action", "Finish the rest of your antibiotics even if you feel better.", "No more antibiotics once you feel better."),
+    ("implicit polarity", "action", "Stay on the apixaban until the scan.", "The apixaban is no longer needed before the scan."),
+    ("implicit polarity", "action", "Continue the vitamin D.", "You don't need the vitamin D anymore."),
+    ("implicit polarity", "action", "Take the nitrofurantoin until the bottle is empty.", "You can be done with the nitrofurantoin once you feel better."),
+    ("implicit polarity", "action", "Complete the whole course of doxycycline.", "There's no need to finish the course of doxycycline."),
+    ("implicit polarity", "action", "Keep giving her the amoxicillin until it is all gone.", "She is done with the amoxicillin."),
+    ("implicit polarity", P, "Stop the amlodipine.", "There is no need to keep taking the amlodipine."),
+    ("implicit polarity", P, "Be sure to finish the full course of azithromycin.", "Keep taking the azithromycin until it is all gone."),
+    ("implicit polarity", P, "You no longer need the hydrocortisone cream.", "You can stop using the hydrocortisone cream."),
+    ("implicit polarity", P, "Please don't stop the apixaban before the scan.", "Stay on the apixaban until the scan."),
+    ("implicit polarity", P, "Stop the ibuprofen for now.", "No more ibuprofen for now."),
+    # Food timing reversed.
+    ("food", "time", "Take the metformin with meals.", "Take the metformin on an empty stomach."),
+    ("food", "time", "Take levothyroxine 30 minutes before breakfast.", "Take levothyroxine 30 minutes after breakfast."),
+    ("food", "time", "Take the prednisone after eating.", "Take the prednisone without food."),
+    ("food", "time", "Take alendronate first thing in the morning on an empty stomach.", "Take alendronate first thing in the morning with a meal."),
+    ("food", "time", "Take the ibuprofen with a snack so it doesn't upset your stomach.", "Take the ibuprofen between meals so it doesn't upset your stomach."),
+    ("food", "time", "Take the doxycycline with food and a full glass of water.", "Take the doxycycline away from food with a full glass of water."),
+    ("food", "time", "Take the iron tablet between meals.", "Take the iron tablet with a meal."),
+    ("food", "time", "Give the amoxicillin with food.", "Give the amoxicillin before meals."),
+    ("food", "time", "Take the tamoxifen with dinner.", "Take the tamoxifen before dinner."),
+    ("food", "time", "Take the pancreatic enzymes with each meal.", "Take the pancreatic enzymes on an empty stomach."),
+    ("food", P, "Take the metformin with meals.", "Take the metformin with food."),
+    ("food", P, "Take levothyroxine on an empty stomach.", "Take levothyroxine 30 minutes before breakfast."),
+    ("food", P, "Take the ibuprofen with food.", "Do not take the ibuprofen on an empty stomach."),
+    ("food", P, "Take the prednisone after breakfast.", "Take the prednisone in the morning with food."),
+    # Drug classes named by class rather than by drug.
+    ("drug class", "drug", "Start a statin for your cholesterol.", "Start a beta blocker for your cholesterol."),
+    ("drug class", "drug", "You can take an antihistamine at night for the itching.", "You can take a steroid at night for the itching."),
+    ("drug class", "drug", "Hold your blood thinner for two days before the biopsy.", "Hold your water pill for two days before the biopsy."),
+    ("drug class", "drug", "Take an antacid for the heartburn.", "Take an NSAID for the heartburn."),
+    ("drug class", "drug", "I am sending an antiviral for the cold sores.", "I am sending an antibiotic for the cold sores."),
+    ("drug class", "drug", "Take atorvastatin at bedtime.", "Take your blood pressure pill at bedtime."),
+    ("drug class", "drug", "Your opioid can cause constipation, so take a stool softener.", "Your opioid can cause constipation, so take a muscle relaxant."),
+    ("drug class", "drug", "Stop the NSAID while your kidneys recover.", "Stop the ACE inhibitor while your kidneys recover."),
+    ("drug class", "drug", "An SSRI can help with the hot flashes.", "A benzodiazepine can help with the hot flashes."),
+    ("drug class", "drug", "Take an antifungal for the thrush.", "Take an antibiotic for the thrush."),
+    ("drug class", "drug", "Keep taking ibuprofen for the knee pain.", "Keep taking your opioid for the knee pain."),
+    ("drug class", "drug", "Take your diuretic in the morning.", "Take your antidepressant in the morning."),
+    ("drug class", P, "Take your statin at bedtime.", "Take the atorvastatin at bedtime."),
+    ("drug class", P, "Hold your blood thinner for two days before the biopsy.", "Hold the apixaban for two days before the biopsy."),
+    ("drug class", P, "Take an antihistamine for the itching.", "Take an allergy pill for the itching."),
+    ("drug class", P, "Keep taking your water pill.", "Keep taking the furosemide."),
+    ("drug class", P, "An NSAID like ibuprofen can help the swelling.", "Ibuprofen can help the swelling."),
+    # Plan verbs: postpone, proceed, cancel.
+    ("plan", "action", "We will postpone your chemotherapy by one week.", "We will proceed with your chemotherapy as planned."),
+    ("plan", "action", "Let's go ahead with the colonoscopy as scheduled.", "Let's cancel the colonoscopy."),
+    ("plan", "action", "The surgery is postponed until your blood sugar is under control.", "The surgery will go ahead even if your blood sugar is high."),
+    ("plan", "action", "We should delay the next infusion until your counts recover.", "We should go ahead with the next infusion before your counts recover."),
+    ("plan", "action", "Your MRI has been cancelled.", "Your MRI will proceed as planned."),
+    ("plan", "action", "Please reschedule the biopsy.", "Please keep the biopsy as scheduled."),
+    ("plan", "action", "We will proceed with radiation on Monday.", "We will put off radiation until Monday."),
+    ("plan", "action", "Your dental extraction can go ahead.", "Your dental extraction should be delayed."),
+    ("plan", "action", "We are calling off the stress test.", "We are moving forward with the stress test."),
+    ("plan", "action", "Do not postpone your mammogram.", "Postpone your mammogram."),
+    ("plan", P, "We will postpone the infusion by a week.", "We will delay the infusion by a week."),
+    ("plan", P, "Let's go ahead with the colonoscopy.", "We will proceed with the colonoscopy as planned."),
+    ("plan", P, "Your MRI has been cancelled.", "We have called off your MRI."),
+    ("plan", P, "We will hold your chemotherapy this week.", "We will postpone your chemotherapy this week."),
+    ("plan", P, "Do not postpone your mammogram.", "Keep your mammogram as scheduled."),
+    # Gerunds of verbs ending in -e ("increasing"), read as actions.
+    ("gerund", "action", "I recommend continuing the omeprazole at the same dose.", "I recommend increasing the omeprazole dose."),
+    ("gerund", "action", "We are continuing your amlodipine.", "We are reducing your amlodipine."),
+    ("gerund", "action", "I suggest staying on the sertraline.", "I suggest discontinuing the sertraline."),
+    ("gerund", "action", "We are starting you on allopurinol.", "We are pausing your allopurinol."),
+    ("gerund", "action", "I am holding your methotrexate this week.", "I am resuming your methotrexate this week."),
+    ("gerund", "action", "We are tapering your prednisone.", "We are increasing your prednisone."),
+    ("gerund", "action", "I recommend lowering the lisinopril dose.", "I recommend raising the lisinopril dose."),
+    ("gerund", "action", "We will be decreasing your insulin at night.", "We will be increasing your insulin at night."),
+    ("gerund", "action", "I am continuing the ondansetron as needed.", "I am discontinuing the ondansetron."),
+    ("gerund", "action", "Please consider reducing the gabapentin.", "Please consider doubling the gabapentin."),
+    ("gerund", P, "I recommend increasing the omeprazole dose.", "Please raise the omeprazole dose."),
+    ("gerund", P, "We are reducing your amlodipine.", "We will lower your amlodipine."),
+    ("gerund", P, "We are discontinuing the sertraline.", "Please stop the sertraline."),
+    # Actions bound to their drug: the same action and drug sets, other pairings.
+    ("binding", "action", "Keep taking the lisinopril and the aspirin.", "Keep taking the lisinopril but stop the aspirin."),
+    ("binding", "action", "Continue the metformin and the glipizide as before.", "Continue the metformin as before, but consider stopping the glipizide."),
+    ("binding", "action", "Stop the ibuprofen and keep taking the acetaminophen.", "Keep taking the ibuprofen and stop the acetaminophen."),
+    ("binding", "action", "Take acetaminophen instead of ibuprofen for the pain.", "Take ibuprofen instead of acetaminophen for the pain."),
+    ("binding", "action", "Hold the warfarin tonight but continue the metoprolol.", "Continue the warfarin tonight but hold the metoprolol."),
+    ("binding", "action", "Start the losartan and stop the lisinopril on the same day.", "Start the lisinopril and stop the losartan on the same day."),
+    ("binding", "action", "You can stop the prednisone but keep using the albuterol.", "You can keep using the prednisone but stop the albuterol."),
+    ("binding", "action", "Increase the furosemide and continue the spironolactone.", "Continue the furosemide and increase the spironolactone."),
+    ("binding", "action", "Continue your atorvastatin, metformin and amlodipine, and stop the naproxen.", "Continue your atorvastatin, metformin and naproxen, and stop the amlodipine."),
+    ("binding", "action", "Restart the apixaban tomorrow and hold the clopidogrel for a week.", "Hold the apixaban for a week and restart the clopidogrel tomorrow."),
+    ("binding", P, "Keep taking the lisinopril but stop the aspirin.", "Stop the aspirin and keep taking the lisinopril."),
+    ("binding", P, "Take acetaminophen instead of ibuprofen for the pain.", "Use acetaminophen rather than ibuprofen for the pain."),
+    ("binding", P, "Start the losartan and stop the lisinopril on the same day.", "Stop the lisinopril the same day you start the losartan."),
+    ("binding", P, "Hold the warfarin tonight but continue the metoprolol.", "Keep taking the metoprolol, but hold the warfarin tonight."),
+    # List numbering is not a number.
+    ("list numbering", P, "3. Call us if the pain gets worse.", "4. Call us if the pain gets worse."),
+    ("list numbering", P, "1) Keep taking your lisinopril as directed.", "2) Continue your lisinopril as directed."),
+    ("list numbering", P, "2. Take ibuprofen 400 mg with food.", "5. Take 400 mg of ibuprofen with food."),
+    ("list numbering", P, "Step 3: Check your blood pressure every morning.", "4. Check your blood pressure each morning."),
+]  # fmt: skip
+
+
 def _draft(scenario: Scenario) -> str:
     return " ".join(text for text, _ in scenario.draft)
 
@@ -732,6 +854,22 @@ def main() -> None:
                     {"id": item_id, "reference": text, "candidate": candidate, "match": kind == P, "kind": kind}
                 )
         heldout.extend({"text": text, "theme": theme} for text, theme in scenario.draft)
+    seen: set[tuple[str, str]] = set()
+    for number, (category, kind, reference, candidate) in enumerate(GUARD_ONLY, start=1):
+        if (reference, candidate) in seen:
+            raise SystemExit(f"guard-only pair {number} is listed twice: {reference!r} / {candidate!r}")
+        seen.add((reference, candidate))
+        slug = category.replace(" ", "-")
+        pairs.append(
+            {
+                "id": f"g-{slug}-{number}",
+                "reference": reference,
+                "candidate": candidate,
+                "match": kind == P,
+                "kind": kind,
+                "category": category,
+            }
+        )
     for name, items in (
         ("guard_pairs.jsonl", pairs),
         ("match_annotations_clinical.jsonl", annotations),

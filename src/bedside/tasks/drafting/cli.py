@@ -325,6 +325,68 @@ def calibrate_command(
             )
 
 
+@drafting_app.command("guard-eval")
+def guard_eval_command(
+    pairs: Annotated[
+        Path | None,
+        typer.Option(
+            help="JSONL labelled pairs (id, reference, candidate, match, kind, optional category); default: bedside's."
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """The clinical-safety guard on labelled pairs: hard negatives rejected and paraphrases kept, per group."""
+    from bedside.tasks.drafting.guard import evaluate_guard, read_guard_pairs
+
+    try:
+        loaded = read_guard_pairs(pairs)
+    except ValueError as exc:
+        raise fail(exc) from None
+    result = evaluate_guard(loaded)
+    scores = [result.total, *result.groups]
+    if as_json:
+        data = {
+            "pairs": len(loaded),
+            "scores": [
+                {
+                    "group": g.group,
+                    "hard_negatives": g.negatives,
+                    "rejected": g.rejected,
+                    "rejection": g.rejection,
+                    "paraphrases": g.paraphrases,
+                    "kept": g.kept,
+                    "paraphrase_recall": g.recall,
+                }
+                for g in scores
+            ],
+            "missed": [p.id for p in result.missed],
+            "rejected_paraphrases": {p.id: [str(c) for c in conflicts] for p, conflicts in result.rejected},
+        }
+        typer.echo(json.dumps(data, indent=2))
+        return
+    table = Table(title=f"clinical-safety guard on {len(loaded)} labelled pairs")
+    for column in ("group", "hard negatives rejected", "paraphrases kept"):
+        table.add_column(column, justify="left" if column == "group" else "right")
+
+    def share(part: int, whole: int) -> str:
+        return f"{part}/{whole} ({part / whole:.2f})" if whole else "-"
+
+    for g in scores:
+        table.add_row(g.group, share(g.rejected, g.negatives), share(g.kept, g.paraphrases))
+    show_table(table)
+    total = result.total
+    out.print(
+        f"hard-negative rejection {total.rejection or 0:.3f} ({total.rejected}/{total.negatives}); "
+        f"paraphrase recall {total.recall or 0:.3f} ({total.kept}/{total.paraphrases})",
+        highlight=False,
+    )
+    for pair in result.missed:
+        out.print(f"missed ({pair.kind}) {pair.id}: {pair.reference!r} / {pair.candidate!r}", highlight=False)
+    for pair, conflicts in result.rejected:
+        why = "; ".join(map(str, conflicts))
+        out.print(f"rejected paraphrase {pair.id}: {pair.reference!r} / {pair.candidate!r} ({why})", highlight=False)
+
+
 @drafting_app.command("themes")
 def themes_command(
     sentences: Annotated[

@@ -1,0 +1,230 @@
+"""The guard's holes found by an outside audit (issue 30): each kind of reversal is not a match under any default
+matcher, paraphrases of the same shapes still match, and OncQA's two reversals are caught."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from bedside.llm import ChatMessage, Completion, get_model
+from bedside.tasks.drafting.editjudge import Matcher, edit_judge, reference_sentences
+from bedside.tasks.drafting.guard import (
+    ClinicalGuard,
+    default_guard,
+    evaluate_guard,
+    read_guard_pairs,
+)
+from bedside.tasks.drafting.matchers import LexicalMatcher, make_matcher
+
+PAIRS = read_guard_pairs()
+NEW_KINDS = ("dose order", "implicit polarity", "food", "drug class", "plan", "gerund", "binding")
+NEW_NEGATIVES = [p for p in PAIRS if p.category in NEW_KINDS and not p.match]
+NEW_PARAPHRASES = [p for p in PAIRS if p.category and p.match]
+OFFLINE_MATCHERS = ("embedding", "lexical", "trained")
+ONCQA = Path(__file__).resolve().parents[2] / "shared" / "data" / "external" / "AIM-Harvard_OncQA"
+ONCQA_STAGE2 = ONCQA / "Data" / "parsed_data" / "stage2.csv"
+
+
+def test_the_new_hard_negatives_cover_every_hole_with_sixty_or_more() -> None:
+    assert len(NEW_NEGATIVES) >= 60
+    assert {p.category for p in NEW_NEGATIVES} == set(NEW_KINDS)
+    assert all(sum(p.category == kind for p in NEW_NEGATIVES) >= 8 for kind in NEW_KINDS)
+    assert len(NEW_PARAPHRASES) >= 30
+    assert {p.category for p in NEW_PARAPHRASES} == {*NEW_KINDS, "list numbering"}
+
+
+@pytest.fixture(scope="module")
+def offline() -> dict[str, Matcher]:
+    return {kind: make_matcher(kind) for kind in OFFLINE_MATCHERS}
+
+
+class EchoJudge:
+    """An LLM judge that always answers with the candidate it is handed: the guard must overrule it."""
+
+    def __init__(self) -> None:
+        self.answer = ""
+
+    def rules(self, messages: object) -> str:
+        return self.answer
+
+
+@pytest.fixture(scope="module")
+def judged_by_llm() -> Any:
+    """``decide(reference, draft, answer)``: the guarded llm matcher's span when the judge answers ``answer``."""
+    judge = EchoJudge()
+
+    async def decide_all(items: list[tuple[str, str, str]]) -> list[str | None]:
+        async with get_model("scripted/judge", options={"rules": judge.rules}) as model:
+
+            async def generate(chat: list[ChatMessage]) -> Completion:
+                return await model.generate(chat)
+
+            matcher = make_matcher("llm", generate)
+            spans = []
+            for reference, draft, answer in items:
+                judge.answer = answer
+                spans.append((await matcher.match(reference, draft)).span)
+            return spans
+
+    return lambda items: asyncio.run(decide_all(items))
+
+
+@pytest.mark.parametrize("kind", NEW_KINDS)
+def test_each_new_kind_of_reversal_is_not_a_match_under_every_default_matcher(
+    kind: str, offline: dict[str, Matcher], judged_by_llm: Any
+) -> None:
+    negatives = [p for p in NEW_NEGATIVES if p.category == kind]
+
+    async def spans(matcher: Matcher) -> list[str | None]:
+        return [(await matcher.match(p.reference, p.candidate)).span for p in negatives]
+
+    matched = {
+        name: [p.id for p, s in zip(negatives, asyncio.run(spans(m)), strict=True) if s] for name, m in offline.items()
+    }
+    llm = judged_by_llm([(p.reference, p.candidate, p.candidate) for p in negatives])
+    matched["llm"] = [p.id for p, span in zip(negatives, llm, strict=True) if span]
+    assert matched == {name: [] for name in (*OFFLINE_MATCHERS, "llm")}
+    # Without the guard, similarity calls some of each kind matches: the guard is what rejects them.
+    bare = make_matcher("lexical", guard="off")
+    bare_spans = asyncio.run(spans(bare))
+    assert any(bare_spans)
+
+
+def test_paraphrases_of_the_same_shapes_pass_the_guard_and_still_match(judged_by_llm: Any) -> None:
+    guard = default_guard()
+    rejected = {p.id: [str(c) for c in guard.conflicts(p.reference, p.candidate)] for p in NEW_PARAPHRASES}
+    assert {k: v for k, v in rejected.items() if v} == {}
+    kept = judged_by_llm([(p.reference, p.candidate, p.candidate) for p in NEW_PARAPHRASES])
+    assert all(span == p.candidate for p, span in zip(NEW_PARAPHRASES, kept, strict=True))
+
+    async def lexical() -> list[tuple[bool, bool]]:
+        bare, guarded = make_matcher("lexical", guard="off"), make_matcher("lexical")
+        return [
+            ((await bare.match(p.reference, p.candidate)).span is not None,
+             (await guarded.match(p.reference, p.candidate)).span is not None)
+            for p in NEW_PARAPHRASES
+        ]  # fmt: skip
+
+    assert all(guarded for bare, guarded in asyncio.run(lexical()) if bare)
+
+
+def test_whole_set_rejection_and_recall() -> None:
+    result = evaluate_guard(PAIRS)
+    assert result.total.rejection == 1.0
+    assert result.total.kept >= result.total.paraphrases - 1  # the one known miss: "avoid bed rest"
+    assert [p.id for p, _ in result.rejected] == ["c24-4"]
+    assert {g.group for g in result.groups} >= {*NEW_KINDS, "list numbering"}
+
+
+def test_the_instructions_are_aligned_tuples() -> None:
+    guard = ClinicalGuard()
+    signals = guard.signals("Take metoprolol 25 mg in the morning and 50 mg at night.")
+    assert [(i.drug, i.action, i.dose, i.unit, i.time) for i in signals.instructions] == [
+        ("metoprolol", "take", "25", "mg", "morning"),
+        ("metoprolol", "take", "50", "mg", "evening"),
+    ]
+    bound = guard.signals("Continue the lisinopril and metformin, but consider stopping your aspirin.")
+    assert {(i.drug, i.action) for i in bound.instructions} == {
+        ("lisinopril", "continue"),
+        ("metformin", "continue"),
+        ("aspirin", "stop"),
+    }
+    # The same sets, another pairing: only the aligned reading tells them apart.
+    schedule, swapped = "Take 10 mg in the morning and 20 mg at night.", "Take 20 mg in the morning and 10 mg at night."
+    a, b = guard.signals(schedule), guard.signals(swapped)
+    assert (a.numbers, a.times) == (b.numbers, b.times)
+    assert guard.conflicts(schedule, "Take 20 mg at night and 10 mg in the morning.") == []
+    assert [c.kind for c in guard.conflicts(schedule, swapped)] == ["number"]
+
+
+def test_verb_forms_and_phrases_that_are_not_actions() -> None:
+    guard = ClinicalGuard()
+    assert guard.signals("I would recommend increasing your omeprazole.").actions == {"increase"}
+    assert guard.signals("We are tapering and then discontinuing it.").actions == {"decrease", "stop"}
+    assert guard.signals("Take your omeprazole as prescribed.").actions == {"take"}
+    assert guard.signals("Aspirin can increase the risk of bleeding.").actions == frozenset()
+    assert guard.signals("Lower back pain usually settles.").actions == frozenset()
+    # A negation an action phrase consumed is not a negation of the sentence.
+    assert not guard.signals("You no longer need the prednisone.").negated
+    assert guard.conflicts("Stop the prednisone.", "You no longer need the prednisone.") == []
+    # "No more than" is a cap, not a stop, and still differs from a plain dose.
+    assert "stop" not in guard.signals("Take no more than 8 tablets a day.").actions
+    assert guard.conflicts("Take no more than 8 tablets a day.", "Take 8 tablets a day.")
+    # A list marker is not a number; a number after the marker still is.
+    assert guard.signals("3. Call us if it gets worse.").numbers == frozenset()
+    assert guard.signals("2. Take 2 tablets.").numbers == {"2"}
+
+
+def test_drug_classes_come_from_the_class_list() -> None:
+    guard = ClinicalGuard()
+    assert guard.signals("Hold your blood thinners.").classes == {"class:anticoagulant"}
+    assert guard.conflicts("Take your statin at night.", "Take the atorvastatin at night.") == []
+    assert [c.kind for c in guard.conflicts("Take your statin at night.", "Take the metoprolol at night.")] == ["drug"]
+    # A drug in no listed class is never told apart from a class.
+    assert guard.conflicts("Take your statin at night.", "Take the ezetimibe at night.") == []
+
+
+def test_guard_pairs_from_a_file_name_the_bad_line(tmp_path: Path) -> None:
+    path = tmp_path / "pairs.jsonl"
+    good = {"id": "a", "reference": "Stop aspirin.", "candidate": "Continue aspirin.", "match": False, "kind": "action"}
+    path.write_text(json.dumps(good) + "\n" + json.dumps({"id": "b", "reference": "x"}) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"pairs\.jsonl, line 2"):
+        read_guard_pairs(path)
+    path.write_text(json.dumps(good) + "\n", encoding="utf-8")
+    assert evaluate_guard(read_guard_pairs(path)).total.rejected == 1
+
+
+def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
+    from bedside.cli import app
+
+    result = CliRunner().invoke(app, ["drafting", "guard-eval"])
+    assert result.exit_code == 0, result.output
+    assert "hard-negative rejection 1.000 (170/170)" in result.output
+    assert "paraphrase recall 0.993 (142/143)" in result.output
+    data = json.loads(CliRunner().invoke(app, ["drafting", "guard-eval", "--json"]).output)
+    assert data["scores"][0]["group"] == "all"
+    assert data["missed"] == []
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n", encoding="utf-8")
+    failed = CliRunner().invoke(app, ["drafting", "guard-eval", "--pairs", str(bad)])
+    assert failed.exit_code != 0
+    assert "bad.jsonl, line 1" in failed.output
+
+
+def _oncqa_row(index: int) -> dict[str, str]:
+    with ONCQA_STAGE2.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    return rows[index]
+
+
+@pytest.mark.skipif(not ONCQA_STAGE2.is_file(), reason=f"OncQA data not found at {ONCQA} (../shared/data/external)")
+@pytest.mark.parametrize("row", [132, 154], ids=["row132-increasing", "row154-continue-but-stop"])
+def test_oncqa_reversals_are_not_matches(row: int, offline: dict[str, Matcher], judged_by_llm: Any) -> None:
+    """Rows 132 and 154 of OncQA's stage2.csv (0-based): the oncologist reversed one draft instruction ("continue"
+    to "increasing"; one drug of "continue" to "consider stopping"). The text is read here, never stored."""
+    item = _oncqa_row(row)
+    draft, edit = item["raw_response"], item["doc_change"]
+    changed = [s for s in reference_sentences(edit) if s not in draft]
+    assert changed  # the oncologist's reversal
+    # The draft sentence each reversal rewrote: what a bare matcher matches it to (the problem).
+    lexical = LexicalMatcher(threshold=0.0)
+    rewrote = {s: lexical.best(s, draft)[0] for s in changed}
+    for name, matcher in offline.items():
+        judgement = asyncio.run(edit_judge(edit, draft, matcher))
+        assert judgement.counts.f1 < 1.0, name
+        wrongly = [d.sentence for d in judgement.decisions if d.sentence in changed and d.span == rewrote[d.sentence]]
+        assert wrongly == [], name
+        bare = asyncio.run(edit_judge(edit, draft, make_matcher(name, guard="off")))
+        if name != "trained":  # the trained matcher's own features already say no
+            assert any(d.span == rewrote[d.sentence] for d in bare.decisions if d.sentence in changed), name
+    # The judge's most likely answer: the draft sentence the oncologist rewrote.
+    answers = [(s, draft, rewrote[s] or "") for s in changed]
+    assert judged_by_llm(answers) == [None] * len(changed)
+    # And the guard names a conflict between each changed sentence and that draft sentence.
+    assert all(default_guard().conflicts(s, answer) for s, _, answer in answers)
