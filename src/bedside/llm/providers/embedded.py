@@ -53,6 +53,24 @@ def resolve_weights(model: str) -> Path:
     raise ModelConfigError(f"unknown embedded model {model!r}: use '{SMOLLM2_NAME}' or a path to a local .gguf file")
 
 
+def runtime_params(weights: Path, *, n_ctx: int, threads: int, parallel: int = 1) -> Any:
+    """llama.cpp settings for the embedded runtime, shared by the in-process provider and ``serve-model``:
+    ``parallel`` slots split ``n_ctx`` between them; llama.cpp's logging is silenced."""
+    try:
+        import xllamacpp
+    except ImportError:
+        raise ModelConfigError(f"the embedded runtime (xllamacpp) is not installed; {_INSTALL_HINT}") from None
+    params = xllamacpp.CommonParams()
+    params.model.path = str(weights)
+    params.n_ctx = n_ctx
+    params.n_parallel = parallel
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.warmup = False
+    params.verbosity = -1  # llama.cpp prints model metadata to stderr otherwise
+    return params
+
+
 class EmbeddedProvider:
     name = "embedded"
     default_concurrency = 1
@@ -69,18 +87,9 @@ class EmbeddedProvider:
 
     def _load(self) -> Any:
         if self._server is None:
-            try:
-                import xllamacpp
-            except ImportError:
-                raise ModelConfigError(f"the embedded runtime (xllamacpp) is not installed; {_INSTALL_HINT}") from None
-            params = xllamacpp.CommonParams()
-            params.model.path = str(self._weights)
-            params.n_ctx = self._n_ctx
-            params.n_parallel = 1
-            params.cpuparams.n_threads = self._threads
-            params.cpuparams_batch.n_threads = self._threads
-            params.warmup = False
-            params.verbosity = -1  # llama.cpp prints model metadata to stderr otherwise
+            params = runtime_params(self._weights, n_ctx=self._n_ctx, threads=self._threads)
+            import xllamacpp  # importable: runtime_params checked
+
             self._server = xllamacpp.Server(params)
         return self._server
 
