@@ -1,10 +1,13 @@
-"""`bedside generate` and `bedside serve-scripted`: one model call, and the scripted endpoint for drills."""
+"""`bedside generate`, `serve-scripted` and `serve-model`: one model call, the scripted endpoint for drills, and
+the embedded model behind llama.cpp's HTTP server."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
+import threading
 from typing import Annotated
 
 import typer
@@ -89,3 +92,47 @@ def serve_scripted(
         pass
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
+
+
+@app.command("serve-model")
+def serve_model(
+    model: Annotated[
+        str, typer.Option("--model", "-m", help="'smollm2-135m' (the embedded model) or a path to a local .gguf.")
+    ] = "smollm2-135m",
+    port: Annotated[int, typer.Option(help="Port to listen on (0 picks a free one).")] = 8080,
+    host: Annotated[
+        str, typer.Option(help="Address to bind; another than the loopback default needs --api-key-env.")
+    ] = "127.0.0.1",
+    n_ctx: Annotated[int, typer.Option(help="Context tokens in all, split between the parallel slots.")] = 8192,
+    parallel: Annotated[int, typer.Option(help="Requests decoded together.")] = 1,
+    threads: Annotated[int | None, typer.Option(help="CPU threads (default: all cores).")] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option("--api-key-env", help="Environment variable holding the key clients must send (Bearer)."),
+    ] = None,
+) -> None:
+    """Serve a GGUF model with llama.cpp's OpenAI-compatible HTTP server until Ctrl-C.
+
+    Several runs, or machines, then share one loaded model through ``openai-compatible/<model>@<url>``.
+    """
+    from bedside.llm.model_server import start_model_server
+    from bedside.llm.secrets import read_api_key
+
+    try:
+        key = read_api_key(api_key_env)
+        if key is None and host not in {"127.0.0.1", "localhost", "::1"}:
+            raise ValueError(f"--host {host} would serve the model to the network without a key: set --api-key-env")
+        server = start_model_server(
+            model, host=host, port=port, n_ctx=n_ctx, parallel=parallel, threads=threads, api_key=key
+        )
+    except (ModelError, ValueError) as exc:
+        raise fail(exc) from None
+    with server:
+        out.print(
+            f"serving {server.model} on {server.base_url}; use it as --model {server.spec}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        sys.stdout.flush()
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how it stops
+            threading.Event().wait()

@@ -148,7 +148,11 @@ def run_command(
         _print_gates(gated)
     out.print(
         f"{summary.ran} samples run, {summary.reused} reused, {summary.rescored} re-scored, in {summary.wall_s:.1f} s"
-        + (f"; {summary.truncated} with an answer cut off at max_tokens" if summary.truncated else "")
+        + (
+            f"; {summary.truncated} with an answer cut off (max_tokens or the repetition guard)"
+            if summary.truncated
+            else ""
+        )
     )
     if summary.errors:
         err.print(

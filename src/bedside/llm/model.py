@@ -49,6 +49,7 @@ from bedside.llm.errors import (
 )
 from bedside.llm.limiter import AdaptiveLimiter, limiter_factory
 from bedside.llm.providers import Provider, create_provider
+from bedside.llm.repetition import CUT_FINISH_REASONS
 from bedside.llm.retry import RetryPolicy
 from bedside.llm.scope import current_scope
 from bedside.llm.secrets import RedactingFilter, known_secret_count, redact
@@ -269,7 +270,7 @@ class Model:
             prompt_tokens=response.usage.prompt_tokens,
             completion_tokens=response.usage.completion_tokens,
             cost=price.cost(response.usage.prompt_tokens, response.usage.completion_tokens) if price else None,
-            truncated=response.finish_reason == "length",
+            truncated=response.finish_reason in CUT_FINISH_REASONS,
         )
         if scope is not None:
             scope.answered.append(key)
@@ -303,7 +304,9 @@ class Model:
 
     def _handed_out(self, response: ProviderResponse, key: str, started: float, *, cached: bool) -> Completion:
         """Account an answer that cost nothing (cached, or shared with an identical call in flight)."""
-        self._endpoint.usage.record_answer(self.role, cached=cached, truncated=response.finish_reason == "length")
+        self._endpoint.usage.record_answer(
+            self.role, cached=cached, truncated=response.finish_reason in CUT_FINISH_REASONS
+        )
         scope = current_scope()
         if scope is not None:
             scope.answered.append(key)

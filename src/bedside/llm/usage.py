@@ -9,7 +9,8 @@ Counts, per role:
   reported them;
 * ``cost``: from those tokens and the model's price table, when one is configured (else stays 0 and
   ``priced`` is false);
-* ``truncated``: answers handed out that the endpoint cut off (``finish_reason: length``), cache hits included;
+* ``truncated``: answers handed out that were cut off (``finish_reason: length``, or ``repetition``: the
+  repetition guard), cache hits included;
   they are kept and scored, and counted so a report can say how many there were;
 * ``errors``: calls that failed for good.
 """

@@ -26,6 +26,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from bedside.llm.model import Model, Structured
+from bedside.llm.repetition import CUT_FINISH_REASONS
 from bedside.llm.types import ChatMessage, Completion, GenerationSettings, Role
 from bedside.runs.config import DatasetConfig
 
@@ -64,7 +65,7 @@ class RoleCounts:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0  # from the model's price table; stays 0 for unpriced models
-    truncated: int = 0  # answers the endpoint cut off (finish_reason "length"): kept, scored, and counted
+    truncated: int = 0  # answers cut off (max_tokens or the repetition guard): kept, scored, and counted
 
 
 @dataclass
@@ -88,7 +89,7 @@ class SampleContext:
         counts = self.usage.setdefault(role, RoleCounts())
         counts.calls += 1
         counts.cache_hits += completion.cached
-        counts.truncated += completion.finish_reason == "length"
+        counts.truncated += completion.finish_reason in CUT_FINISH_REASONS
         if not completion.cached:
             counts.prompt_tokens += completion.usage.prompt_tokens
             counts.completion_tokens += completion.usage.completion_tokens

