@@ -186,7 +186,19 @@ def create_app(store: Store | str, settings: WebSettings | None = None) -> FastA
 
     @app.exception_handler(Forbidden)
     async def _forbidden(request: Request, exc: Forbidden) -> Response:
-        return Response("forbidden", status_code=403, media_type="text/plain")
+        if request.method != "GET":
+            return Response("forbidden", status_code=403, media_type="text/plain")
+        # someone following a link an admin shared: say why, and where their own work is
+        session = getattr(request.state, "session", None)
+        why = (
+            f"{session.user.name} is an annotator account; the run viewer, review set-up, exports and the audit log "
+            "are for admins. Ask an admin if you need what this link shows."
+            if session is not None
+            else "This page is for admins."
+        )
+        page = render(request, "forbidden.html", session, why=why)
+        page.status_code = 403
+        return page
 
     _viewer_routes(app)
     from bedside.web.review_routes import review_routes
