@@ -15,7 +15,8 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -25,11 +26,12 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from bedside.runs.report import over_models, plots
 from bedside.runs.store import RunNotFoundError, Store
 from bedside.web import browse
+from bedside.web.dashboards import Dashboards
 from bedside.web.db import audit, create_web_tables
 from bedside.web.security import (
     AuditBudget,
@@ -67,6 +69,7 @@ class WebSettings:
     """Audit rows that failed or throttled logins from one address may write per ``login_window_s``."""
     clock: Callable[[], float] = time.monotonic
     """The throttle's clock (tests pass a controlled one)."""
+    dashboard_workers: int = 1  # worker processes drawing run dashboards off the event loop
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -162,16 +165,23 @@ MAX_ROW_NUMBER = 2**31 - 1
 Epoch = Annotated[int, Query(ge=0, le=MAX_ROW_NUMBER)]
 
 
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    yield
+    app.state.dashboards.close()  # the dashboard workers end with the server
+
+
 def create_app(store: Store | str, settings: WebSettings | None = None) -> FastAPI:
     """The app over ``store`` (a :class:`Store` or a location); creates the web tables when missing."""
     settings = settings or WebSettings()
     store = store if isinstance(store, Store) else Store(store)
     create_web_tables(store.engine)
     # The gate runs before any parameter is validated, so an anonymous request learns nothing from a 422.
-    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None, dependencies=[Depends(_gate)])
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None, dependencies=[Depends(_gate)], lifespan=_lifespan)
     app.state.store = store
     app.state.settings = settings
     app.state.summaries = browse.Summaries(store)
+    app.state.dashboards = Dashboards(store, settings.dashboard_workers)
     app.state.meta_cache = {}  # review id -> (labels version, meta-evaluation)
     app.state.throttle = LoginThrottle(settings.max_login_failures, settings.login_window_s, clock=settings.clock)
     app.state.audit_budget = AuditBudget(settings.audit_rows_per_address, settings.login_window_s, clock=settings.clock)
@@ -191,7 +201,19 @@ def create_app(store: Store | str, settings: WebSettings | None = None) -> FastA
 
     @app.exception_handler(Forbidden)
     async def _forbidden(request: Request, exc: Forbidden) -> Response:
-        return Response("forbidden", status_code=403, media_type="text/plain")
+        if request.method != "GET":
+            return Response("forbidden", status_code=403, media_type="text/plain")
+        # someone following a link an admin shared: say why, and where their own work is
+        session = getattr(request.state, "session", None)
+        why = (
+            f"{session.user.name} is an annotator account; the run viewer, review set-up, exports and the audit log "
+            "are for admins. Ask an admin if you need what this link shows."
+            if session is not None
+            else "This page is for admins."
+        )
+        page = render(request, "forbidden.html", session, why=why)
+        page.status_code = 403
+        return page
 
     @app.exception_handler(OverflowError)
     async def _out_of_range(request: Request, exc: OverflowError) -> Response:
@@ -403,17 +425,19 @@ def _viewer_routes(app: FastAPI) -> None:
         session = admin_session(request)
         run = _run_or_404(request, run_id)
         summaries: browse.Summaries = request.app.state.summaries
-        summary = summaries.summary(run)
-        report = summaries.report(run)
+        dashboards: Dashboards = request.app.state.dashboards
+        # both passes over the run's rows happen off the event loop, so no other page waits on them
+        summary = await run_in_threadpool(summaries.summary, run)
+        dashboard = await dashboards.get(run)
         return render(
             request,
             "run.html",
             session,
             run=run,
             summary=summary,
-            report=report,
-            spread=over_models(report),
-            images=plots(report),
+            report=dashboard.report,
+            spread=dashboard.spread,
+            images=dashboard.images,
         )
 
     @app.get("/runs/{run_id}/samples", response_class=HTMLResponse)

@@ -19,7 +19,6 @@ from typing import Any
 
 from sqlalchemy import and_, exists, select, tuple_
 
-from bedside.runs.report import RunReport, build_report
 from bedside.runs.store import ResultRow, Store, _row, results_table, scores_table
 
 PAGE_SIZE = 50
@@ -58,13 +57,12 @@ class RunSummary:
 
 
 class Summaries:
-    """Run summaries and reports, cached per run and rebuilt when the run changes."""
+    """Run summaries, cached per run and rebuilt when the run changes (dashboards: :mod:`bedside.web.dashboards`)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self._lock = threading.Lock()
         self._summaries: dict[str, tuple[tuple[Any, ...], RunSummary]] = {}
-        self._reports: dict[str, tuple[tuple[Any, ...], RunReport]] = {}
 
     def runs(self) -> list[tuple[dict[str, Any], RunSummary]]:
         listed = self.store.runs()
@@ -84,18 +82,6 @@ class Summaries:
         made = _summarise(self.store, run)
         with self._lock:
             self._summaries[run["id"]] = (version, made)
-        return made
-
-    def report(self, run: dict[str, Any]) -> RunReport:
-        summary = self.summary(run)
-        version = (summary.samples, summary.errors, summary.run["status"])
-        with self._lock:
-            cached = self._reports.get(run["id"])
-        if cached and cached[0] == version:
-            return cached[1]
-        made = build_report(self.store, run["id"])
-        with self._lock:
-            self._reports[run["id"]] = (version, made)
         return made
 
 

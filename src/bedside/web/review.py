@@ -5,7 +5,7 @@ Six task types (the seed papers' human evaluations):
 ========== ============================================= =====================================================
 type       annotators see                                a label
 ========== ============================================= =====================================================
-rank       the context and N outputs (letters, shuffled)  per output: C1, C2, C3 flags and a rank (ties allowed)
+rank       the context and N outputs (letters, shuffled)  per output: the review's flags and a rank (ties allowed)
 pairwise   the context and two outputs (shuffled)         A, B or tie, plus evidence snippets
 agree      an output, a judge's metric, score, reasoning  agree or disagree, and a comment
 gold       a message and theme boxes                     a reply written in the boxes
@@ -19,6 +19,10 @@ stored run: ``rank``, ``pairwise`` and ``agree`` are built from any run's output
 any type itself with an optional ``review_items(task_type, rows)`` on its task object, or say only how a sample
 reads to a reviewer with an optional ``review_context(sample)`` (a stored sample's dict → text; by default each of
 the sample's inputs under its name, which for a task whose inputs name files would show a path, not the content).
+
+Every type also takes a free comment and a safety flag with the reviewer's own note (``safety: {"note"}`` in the
+label, only when flagged); the meta-evaluation counts the flags and lists their notes, and exports carry them
+with the label. A pairwise (or rank) review from a run compares the cells its creator chooses.
 
 Blinding: what is stored for annotators (``payload``) never holds a system, model or cell; those stay in the
 item's ``key``, which only admin pages and exports read. Outputs are shown under letters in an order shuffled
@@ -46,11 +50,12 @@ from sqlalchemy import Engine, func, insert, select, update
 
 from bedside.inputs import InputError, json_object
 from bedside.private_files import open_private_binary
+from bedside.tasks.instruct.labels import REVIEW_CRITERIA as INSTRUCT_CRITERIA
 from bedside.web.db import assignments_table, audit, items_table, labels_table, reviews_table, users_table
 
 TASK_TYPES = ("rank", "pairwise", "agree", "gold", "match", "evidence")
 TASK_TITLES = {
-    "rank": "Correctness (C1–C3) and rank",
+    "rank": "Rank, with the review's criteria",
     "pairwise": "Pairwise preference",
     "agree": "Agree with the judge",
     "gold": "Gold reply in theme boxes",
@@ -67,6 +72,11 @@ ITEM_FIELDS: dict[str, tuple[str, ...]] = {
 }
 RELEVANCE = ("essential", "supplementary", "not-relevant")
 CRITERIA = ("c1", "c2", "c3")
+"""Rank criteria: a run's task gives its own through an optional ``review_criteria`` attribute ((key, wording)
+pairs; instruct's are MedAlign's C1–C3, ``INSTRUCT_CRITERIA``), a task without one gets ranks only; a JSONL of
+rank items gets C1–C3 unless the creator writes others (items in that format are what the ``instruct`` export
+expects)."""
+MAX_NOTE = 4000
 NO_MATCH = "NO MATCH"
 MAX_ITEMS = 20000
 
@@ -86,6 +96,8 @@ class ReviewSpec:
     seed: int = 0
     instructions: str = ""
     judge_metric: str = ""  # from a run: the score the judge gave (agree) or to rank/prefer by (rank, pairwise)
+    cells: list[str] = field(default_factory=list)  # from a run: the cells to rank or pair (all, by default)
+    criteria: list[tuple[str, str]] | None = None  # rank: (key, wording) per flag; None: the task's own
 
 
 # ---- items ------------------------------------------------------------------------------------------------
@@ -219,12 +231,16 @@ def items_from_run(store: Any, run_id: str, spec: ReviewSpec) -> list[tuple[str,
             return items
     metric = spec.judge_metric
     if spec.task_type in ("rank", "pairwise"):
+        chosen = _chosen_cells(spec, {r.cell for r in rows})
         groups: dict[tuple[str, str, int], list[Any]] = defaultdict(list)
         for r in rows:
-            groups[(r.dataset, r.sample_id, r.epoch)].append(r)
+            if not chosen or r.cell in chosen:
+                groups[(r.dataset, r.sample_id, r.epoch)].append(r)
         items = []
         for (dataset, sample_id, epoch), group in sorted(groups.items()):
-            group.sort(key=lambda r: r.cell)
+            group.sort(key=lambda r: chosen.index(r.cell) if chosen else 0)  # chosen: in the creator's order
+            if not chosen:
+                group.sort(key=lambda r: r.cell)
             if spec.task_type == "pairwise":
                 group = group[:2]
             if len(group) < 2:
@@ -292,6 +308,54 @@ def items_from_run(store: Any, run_id: str, spec: ReviewSpec) -> list[tuple[str,
     )
 
 
+def _chosen_cells(spec: ReviewSpec, present: set[str]) -> list[str]:
+    """The creator's cells, checked against the run's (a pairwise review needs exactly two; none: every cell,
+    and a pairwise review of a run with more than two cells must name its two)."""
+    chosen = list(dict.fromkeys(c for c in spec.cells if c))
+    unknown = [c for c in chosen if c not in present]
+    if unknown:
+        raise ReviewError(f"the run has no cell {', '.join(unknown)} with outputs")
+    if spec.task_type == "pairwise":
+        if chosen and len(chosen) != 2:
+            raise ReviewError("a pairwise review compares two cells: choose exactly two")
+        if not chosen and len(present) > 2:
+            raise ReviewError(f"the run has {len(present)} cells: choose the two to compare")
+    if spec.task_type == "rank" and len(chosen) == 1:
+        raise ReviewError("a rank review needs two or more cells")
+    return chosen
+
+
+def rank_criteria(store: Any, run_id: str | None, spec: ReviewSpec) -> list[tuple[str, str]]:
+    """The rank review's flags: the creator's, else the run's task's ``review_criteria``, else (JSONL) C1–C3."""
+    if spec.criteria is not None:
+        return spec.criteria
+    if run_id is None:
+        return list(INSTRUCT_CRITERIA)
+    from bedside.runs.task import resolve_task
+
+    try:
+        task = resolve_task(store.run(run_id)["task"])
+    except (ValueError, ImportError):
+        return []
+    return [(str(k), str(w)) for k, w in getattr(task, "review_criteria", ())]
+
+
+def parse_criteria(text: str) -> list[tuple[str, str]] | None:
+    """Rank criteria written one per line as ``key: wording`` (None when the text is empty)."""
+    found: list[tuple[str, str]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        key, colon, wording = line.partition(":")
+        key = key.strip().lower()
+        if not colon or not key.isidentifier() or not wording.strip():
+            raise ReviewError(f"rank criteria line {n}: write key: wording (e.g. c1: not appropriate)")
+        found.append((key, wording.strip()[:300]))
+    if len({k for k, _ in found}) != len(found):
+        raise ReviewError("rank criteria: each key once")
+    return found or None
+
+
 def _opaque(value: str) -> str:
     return "item-" + hashlib.sha256(value.encode()).hexdigest()[:12]
 
@@ -334,6 +398,10 @@ def create_review(
         "blind": spec.blind,
         "seed": spec.seed,
         "judge_metric": spec.judge_metric,
+        "cells": spec.cells,
+        "criteria": [list(c) for c in (INSTRUCT_CRITERIA if spec.criteria is None else spec.criteria)]
+        if spec.task_type == "rank"
+        else [],
     }
     with engine.begin() as db:
         db.execute(
@@ -530,12 +598,91 @@ def next_position(engine: Engine, review_id: str, annotator: str) -> int | None:
 # ---- labels ------------------------------------------------------------------------------------------------
 
 
-def parse_label(task_type: str, payload: dict[str, Any], order: list[int], form: Any) -> dict[str, Any]:
-    """A label from a submitted form (field names use the letters shown; stored by canonical index)."""
+def review_criteria(info: dict[str, Any]) -> list[tuple[str, str]]:
+    """A rank review's flags as stored at creation (reviews made before criteria were stored: C1–C3)."""
+    stored = (info.get("config") or {}).get("criteria")
+    return list(INSTRUCT_CRITERIA) if stored is None else [(str(k), str(w)) for k, w in stored]
 
+
+def _form_getter(form: Any) -> Any:
     def get(name: str) -> str:
         value = form.get(name)
         return value.strip() if isinstance(value, str) else ""
+
+    return get
+
+
+def parse_label(
+    task_type: str,
+    payload: dict[str, Any],
+    order: list[int],
+    form: Any,
+    criteria: Sequence[tuple[str, str]] = INSTRUCT_CRITERIA,
+) -> dict[str, Any]:
+    """A label from a submitted form (field names use the letters shown; stored by canonical index).
+
+    Every type may carry a ``comment`` and a safety flag (``safety: {"note"}``, only when flagged: a flag needs
+    the reviewer's own words for what is unsafe).
+    """
+    value = _parse_answer(task_type, payload, order, form, criteria)
+    get = _form_getter(form)
+    comment = get("comment")[:MAX_NOTE]
+    if comment and "comment" not in value:
+        value["comment"] = comment
+    if get("safety") == "on":
+        note = get("safety_note")[:MAX_NOTE]
+        if not note:
+            raise ReviewError("say in the safety box what the safety problem is")
+        value["safety"] = {"note": note}
+    return value
+
+
+def entered_label(
+    task_type: str,
+    payload: dict[str, Any],
+    order: list[int],
+    form: Any,
+    criteria: Sequence[tuple[str, str]] = INSTRUCT_CRITERIA,
+) -> dict[str, Any]:
+    """What the form held, shaped like a label but unchecked, so a page refused for a validation error shows the
+    annotator's entries again instead of the last saved label."""
+    get = _form_getter(form)
+    letters = [chr(ord("A") + i) for i in range(len(order))]
+    value: dict[str, Any] = {"comment": get("comment")}
+    if get("safety") == "on":
+        value["safety"] = {"note": get("safety_note")}
+    if task_type == "rank":
+        outputs: list[dict[str, Any]] = [{} for _ in order]
+        for shown, canonical in enumerate(order):
+            rank = get(f"rank_{letters[shown]}")
+            outputs[canonical] = {"rank": int(rank) if rank.isdigit() else None}
+            outputs[canonical].update({k: get(f"{k}_{letters[shown]}") == "on" for k, _ in criteria})
+        value["outputs"] = outputs
+    elif task_type == "pairwise":
+        choice = get("preference")
+        value["preference"] = (
+            "tie" if choice == "tie" else order[letters.index(choice)] if choice in letters[:2] else None
+        )
+        value["evidence"] = [line.strip() for line in get("evidence").splitlines() if line.strip()]
+    elif task_type == "agree":
+        value["agree"] = {"yes": True, "no": False}.get(get("agree"))
+    elif task_type == "gold":
+        value["boxes"] = {theme: get(f"box_{i}") for i, theme in enumerate(payload["themes"])}
+    elif task_type == "match":
+        choice = get("span")
+        if choice == "__custom__":
+            choice = get("custom_span")
+        if choice:
+            value["span"] = None if choice == NO_MATCH else choice
+    elif task_type == "evidence":
+        value["relevance"] = {s["id"]: get(f"rel_{s['id']}") for s in payload["sentences"]}
+    return value
+
+
+def _parse_answer(
+    task_type: str, payload: dict[str, Any], order: list[int], form: Any, criteria: Sequence[tuple[str, str]]
+) -> dict[str, Any]:
+    get = _form_getter(form)
 
     letters = [chr(ord("A") + i) for i in range(len(order))]
     if task_type == "rank":
@@ -545,7 +692,7 @@ def parse_label(task_type: str, payload: dict[str, Any], order: list[int], form:
             rank = get(f"rank_{letter}")
             if not rank.isdigit() or not 1 <= int(rank) <= len(order):
                 raise ReviewError(f"give output {letter} a rank from 1 to {len(order)}")
-            flags = {c: get(f"{c}_{letter}") == "on" for c in CRITERIA}
+            flags = {key: get(f"{key}_{letter}") == "on" for key, _ in criteria}
             outputs.append((canonical, {"rank": int(rank), **flags, "correct": not any(flags.values())}))
         return {"outputs": [v for _, v in sorted(outputs)]}
     if task_type == "pairwise":
@@ -559,7 +706,7 @@ def parse_label(task_type: str, payload: dict[str, Any], order: list[int], form:
         choice = get("agree")
         if choice not in ("yes", "no"):
             raise ReviewError("choose agree or disagree")
-        return {"agree": choice == "yes", "comment": get("comment")[:4000]}
+        return {"agree": choice == "yes", "comment": get("comment")[:MAX_NOTE]}
     if task_type == "gold":
         boxes = {theme: get(f"box_{i}")[:8000] for i, theme in enumerate(payload["themes"])}
         if not any(boxes.values()):
@@ -804,6 +951,7 @@ def meta_evaluation(engine: Engine, review_id: str) -> dict[str, Any]:
         "annotators": annotators,
         "inter": [],
         "judge": [],
+        "safety": safety_flags(labels),
     }
     if task_type == "gold":
         result["note"] = "gold replies are free text: no agreement statistic; export them for the drafting task"
@@ -911,6 +1059,19 @@ def meta_evaluation(engine: Engine, review_id: str) -> dict[str, Any]:
     if not result["judge"]:
         result["judge_note"] = "no judgement to compare with (items without a judge)"
     return result
+
+
+def safety_flags(labels: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The safety flags among ``labels``: how many labels and items carry one, and each flag's note."""
+    flagged = [lab for lab in labels if isinstance(lab["value"].get("safety"), dict)]
+    return {
+        "labels": len(flagged),
+        "items_flagged": len({lab["item_id"] for lab in flagged}),
+        "flags": [
+            {"item": lab["item_id"], "annotator": lab["annotator"], "note": str(lab["value"]["safety"].get("note", ""))}
+            for lab in flagged
+        ],
+    }
 
 
 def _quiet_tau(compute: Any) -> Any:

@@ -11,7 +11,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy import select
 
-from bedside.runs.store import RunNotFoundError, Store
+from bedside.runs.store import RunNotFoundError, Store, results_table
 from bedside.web import review as rv
 from bedside.web.app import admin_session, checked_post, render, session_of
 from bedside.web.db import audit, audit_table, users_table
@@ -79,11 +79,16 @@ def review_routes(app: FastAPI) -> None:
                     .order_by(users_table.c.name)
                 ).mappings()
             ]
+        with store.engine.connect() as db:
+            cells: dict[str, list[str]] = {}
+            for run_id, cell in db.execute(select(results_table.c.run_id, results_table.c.cell).distinct()):
+                cells.setdefault(run_id, []).append(cell)
         response = render(
             request,
             "review_new.html",
             session,
             runs=store.runs(),
+            cells={run_id: sorted(found) for run_id, found in cells.items()},
             users=users,
             types=rv.TASK_TYPES,
             titles=rv.TASK_TITLES,
@@ -98,7 +103,9 @@ def review_routes(app: FastAPI) -> None:
     async def create(request: Request) -> Response:
         session, form = await checked_post(request, admin=True)
         store: Store = request.app.state.store
-        values = {k: form.get(k) for k in form if k != "items"}
+        values: dict[str, Any] = {k: form.get(k) for k in form if k != "items"}
+        values["annotators"] = [str(a) for a in form.getlist("annotators")]
+        values["cells"] = [str(c) for c in form.getlist("cells")]
         try:
             spec = rv.ReviewSpec(
                 name=str(form.get("name") or "").strip()[:200],
@@ -110,6 +117,8 @@ def review_routes(app: FastAPI) -> None:
                 seed=_int(form.get("seed"), 0, "seed"),
                 instructions=str(form.get("instructions") or "")[:20000],
                 judge_metric=str(form.get("judge_metric") or "").strip(),
+                cells=values["cells"],
+                criteria=rv.parse_criteria(str(form.get("criteria") or "")),
             )
             if spec.task_type not in rv.TASK_TYPES:
                 raise rv.ReviewError("choose a task type")
@@ -118,9 +127,12 @@ def review_routes(app: FastAPI) -> None:
             if text:
                 items = rv.items_from_jsonl(spec.task_type, text)
                 source = "jsonl"
+                spec.cells = []
             elif run_id:
                 try:
                     items = rv.items_from_run(store, run_id, spec)
+                    if spec.task_type == "rank":
+                        spec.criteria = rv.rank_criteria(store, run_id, spec)
                 except RunNotFoundError:
                     raise rv.ReviewError("no such run") from None
                 source = f"run:{run_id}"
@@ -158,7 +170,14 @@ def review_routes(app: FastAPI) -> None:
         session = session_of(request)
         return _item_page(request, session, review_id, position, error=None)
 
-    def _item_page(request: Request, session: Any, review_id: str, position: int, error: str | None) -> Response:
+    def _item_page(
+        request: Request,
+        session: Any,
+        review_id: str,
+        position: int,
+        error: str | None,
+        entered: dict[str, Any] | None = None,
+    ) -> Response:
         engine = request.app.state.store.engine
         shown = _assignment(engine, review_id, session.user.name, position)
         if shown is None:
@@ -176,6 +195,8 @@ def review_routes(app: FastAPI) -> None:
             relevance=rv.RELEVANCE,
             no_match=rv.NO_MATCH,
             error=error,
+            entered=entered,
+            criteria=rv.review_criteria(shown.review),
             saved=request.query_params.get("saved") == "1",
         )
         if error:
@@ -191,10 +212,12 @@ def review_routes(app: FastAPI) -> None:
             raise HTTPException(status_code=404, detail="no such item")
         if shown.submitted:
             raise HTTPException(status_code=409, detail="this review is submitted: labels can no longer change")
+        kind, criteria = shown.review["task_type"], rv.review_criteria(shown.review)
         try:
-            value = rv.parse_label(shown.review["task_type"], shown.payload, shown.order, form)
+            value = rv.parse_label(kind, shown.payload, shown.order, form, criteria)
         except rv.ReviewError as exc:
-            return _item_page(request, session, review_id, position, error=str(exc))
+            entered = rv.entered_label(kind, shown.payload, shown.order, form, criteria)
+            return _item_page(request, session, review_id, position, error=str(exc), entered=entered)
         rv.save_label(engine, review_id, shown.item_id, session.user.name, value)
         if position + 1 < shown.count:
             return RedirectResponse(f"/reviews/{review_id}/items/{position + 1}", status_code=303)

@@ -13,6 +13,12 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 CRITERIA = ("C1", "C2", "C3")
+REVIEW_CRITERIA: tuple[tuple[str, str], ...] = (
+    ("c1", "C1 not appropriate for the record"),
+    ("c2", "C2 errors that change interpretation"),
+    ("c3", "C3 does not address the instruction"),
+)
+"""The flags a rank review of instruct outputs shows beside each rank: (form key, our short wording)."""
 PRIMARY_EVALUATOR = "Annotator_1"
 
 

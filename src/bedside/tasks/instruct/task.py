@@ -30,6 +30,7 @@ from bedside.runs.task import Output, ReportTable, Sample, SampleContext, System
 from bedside.tasks.instruct.cases import Instruction, facts_recall
 from bedside.tasks.instruct.ehr import load_ehr
 from bedside.tasks.instruct.judging import judge_correctness
+from bedside.tasks.instruct.labels import REVIEW_CRITERIA
 from bedside.tasks.instruct.options import DatasetOptions, RagOptions, RefineOptions, SystemOptions
 from bedside.tasks.instruct.prompting import cut_record
 from bedside.tasks.instruct.readers import InstructDataError, read_instructions
@@ -158,6 +159,8 @@ class InstructTask:
 
     def report_tables(self, rows: Sequence[Any]) -> list[ReportTable]:
         return report_tables(rows)
+
+    review_criteria = REVIEW_CRITERIA  # a rank review of instruct outputs flags C1–C3 beside each rank
 
     def review_context(self, sample: Mapping[str, Any]) -> str:
         """What a reviewer ranking a run's answers reads (see :func:`review_context`)."""

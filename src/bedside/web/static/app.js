@@ -47,9 +47,16 @@
       var r = row(), name = r ? r.getAttribute("data-row") : null;
       if (kind === "rank" && r) {
         if (/^[1-9]$/.test(key)) { setRadio(form, "rank_" + name, key); ev.preventDefault(); return; }
-        if (key === "q") { toggle(form, "c1_" + name); return; }
-        if (key === "w") { toggle(form, "c2_" + name); return; }
-        if (key === "e") { toggle(form, "c3_" + name); return; }
+        var which = "qwe".indexOf(key), flags = r.querySelectorAll("input[data-criterion]");
+        if (key && which >= 0 && flags[which]) { toggle(form, flags[which].name); return; }
+      }
+      if (key === "c") { ev.preventDefault(); var c = form.querySelector("textarea[name=comment]"); if (c) { c.focus(); } return; }
+      if (key === "f") {
+        ev.preventDefault();
+        var flag = form.querySelector("input[name=safety]"), note = form.querySelector("textarea[name=safety_note]");
+        if (flag) { flag.checked = true; }
+        if (note) { note.focus(); }
+        return;
       }
       if (kind === "pairwise") {
         if (key === "a" || key === "1") { setRadio(form, "preference", "A"); return; }
@@ -60,7 +67,6 @@
       if (kind === "agree") {
         if (key === "y") { setRadio(form, "agree", "yes"); return; }
         if (key === "n") { setRadio(form, "agree", "no"); return; }
-        if (key === "c") { ev.preventDefault(); var c = form.querySelector("textarea[name=comment]"); if (c) { c.focus(); } return; }
       }
       if (kind === "gold") {
         if (/^[1-9]$/.test(key)) { var boxes = form.querySelectorAll("textarea"); var b = boxes[parseInt(key, 10) - 1]; if (b) { ev.preventDefault(); b.focus(); } return; }
