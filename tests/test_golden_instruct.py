@@ -291,6 +291,8 @@ def _labels_through_review(golden: dict[str, Any]) -> Path:
     try:
         create_web_tables(store.engine)
         add_user(store.engine, "admin", "a long enough password 1", "admin")
+        for clinician in ("Annotator_1", "Annotator_2"):  # labels are imported only for existing accounts
+            add_user(store.engine, clinician, "a long enough password 1", "annotator")
         spec = rv.ReviewSpec("golden", "rank", ["admin"], per_annotator=10)
         items = rv.items_from_run(store, golden["run"], spec)
         assert sorted(i for i, _, _ in items) == ["golden/i1", "golden/i2", "golden/i3"]

@@ -50,7 +50,6 @@ from sqlalchemy import Engine, func, insert, select, update
 
 from bedside.inputs import InputError, json_object
 from bedside.private_files import open_private_binary
-from bedside.tasks.instruct.labels import REVIEW_CRITERIA as INSTRUCT_CRITERIA
 from bedside.web.db import assignments_table, audit, items_table, labels_table, reviews_table, users_table
 
 TASK_TYPES = ("rank", "pairwise", "agree", "gold", "match", "evidence")
@@ -73,7 +72,7 @@ ITEM_FIELDS: dict[str, tuple[str, ...]] = {
 RELEVANCE = ("essential", "supplementary", "not-relevant")
 CRITERIA = ("c1", "c2", "c3")
 """Rank criteria: a run's task gives its own through an optional ``review_criteria`` attribute ((key, wording)
-pairs; instruct's are MedAlign's C1–C3, ``INSTRUCT_CRITERIA``), a task without one gets ranks only; a JSONL of
+pairs; instruct's are MedAlign's C1–C3, :func:`instruct_criteria`), a task without one gets ranks only; a JSONL of
 rank items gets C1–C3 unless the creator writes others (items in that format are what the ``instruct`` export
 expects)."""
 MAX_NOTE = 4000
@@ -325,12 +324,24 @@ def _chosen_cells(spec: ReviewSpec, present: set[str]) -> list[str]:
     return chosen
 
 
+def instruct_criteria() -> list[tuple[str, str]]:
+    """MedAlign's C1–C3, from the registered instruct task (the web layer imports no task): the flags of a rank
+    review uploaded as JSONL, and of rank reviews stored before reviews stored their criteria."""
+    from bedside.runs.task import resolve_task
+
+    try:
+        task = resolve_task("instruct")
+    except (LookupError, ValueError, ImportError):
+        return []
+    return [(str(k), str(w)) for k, w in getattr(task, "review_criteria", ())]
+
+
 def rank_criteria(store: Any, run_id: str | None, spec: ReviewSpec) -> list[tuple[str, str]]:
     """The rank review's flags: the creator's, else the run's task's ``review_criteria``, else (JSONL) C1–C3."""
     if spec.criteria is not None:
         return spec.criteria
     if run_id is None:
-        return list(INSTRUCT_CRITERIA)
+        return instruct_criteria()
     from bedside.runs.task import resolve_task
 
     try:
@@ -399,7 +410,7 @@ def create_review(
         "seed": spec.seed,
         "judge_metric": spec.judge_metric,
         "cells": spec.cells,
-        "criteria": [list(c) for c in (INSTRUCT_CRITERIA if spec.criteria is None else spec.criteria)]
+        "criteria": [list(c) for c in (instruct_criteria() if spec.criteria is None else spec.criteria)]
         if spec.task_type == "rank"
         else [],
     }
@@ -601,7 +612,7 @@ def next_position(engine: Engine, review_id: str, annotator: str) -> int | None:
 def review_criteria(info: dict[str, Any]) -> list[tuple[str, str]]:
     """A rank review's flags as stored at creation (reviews made before criteria were stored: C1–C3)."""
     stored = (info.get("config") or {}).get("criteria")
-    return list(INSTRUCT_CRITERIA) if stored is None else [(str(k), str(w)) for k, w in stored]
+    return instruct_criteria() if stored is None else [(str(k), str(w)) for k, w in stored]
 
 
 def _form_getter(form: Any) -> Any:
@@ -617,14 +628,14 @@ def parse_label(
     payload: dict[str, Any],
     order: list[int],
     form: Any,
-    criteria: Sequence[tuple[str, str]] = INSTRUCT_CRITERIA,
+    criteria: Sequence[tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
     """A label from a submitted form (field names use the letters shown; stored by canonical index).
 
     Every type may carry a ``comment`` and a safety flag (``safety: {"note"}``, only when flagged: a flag needs
     the reviewer's own words for what is unsafe).
     """
-    value = _parse_answer(task_type, payload, order, form, criteria)
+    value = _parse_answer(task_type, payload, order, form, instruct_criteria() if criteria is None else criteria)
     get = _form_getter(form)
     comment = get("comment")[:MAX_NOTE]
     if comment and "comment" not in value:
@@ -642,11 +653,12 @@ def entered_label(
     payload: dict[str, Any],
     order: list[int],
     form: Any,
-    criteria: Sequence[tuple[str, str]] = INSTRUCT_CRITERIA,
+    criteria: Sequence[tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
     """What the form held, shaped like a label but unchecked, so a page refused for a validation error shows the
     annotator's entries again instead of the last saved label."""
     get = _form_getter(form)
+    criteria = instruct_criteria() if criteria is None else criteria
     letters = [chr(ord("A") + i) for i in range(len(order))]
     value: dict[str, Any] = {"comment": get("comment")}
     if get("safety") == "on":
