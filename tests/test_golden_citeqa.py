@@ -63,17 +63,13 @@ zero-width interval.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 import pytest
-import yaml
-from typer.testing import CliRunner
 
-from bedside.cli import app
-from bedside.runs import Store, execute, load_config
 from bedside.testing import ScriptedServer
+from golden_support import read_report, run_golden
 
 N1, Q1 = "My mother fell twice this week!", "Why did her falls happen?"
 N2, Q2 = "My son has a bad cough!", "What treatment was given?"
@@ -202,28 +198,10 @@ def golden(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "systems": {"one": {"type": "one_stage"}},
             "models": {"system": [server.model_name("answerer")]},
             "scorers": SCORERS,
-            "store": str(folder / "store.sqlite"),
         }
-        path = folder / "run.yaml"
-        path.write_text(yaml.safe_dump(config), encoding="utf-8")
-        loaded = load_config(path)
-        summary = asyncio.run(execute(loaded, cache=False))
-    assert summary.errors == 0
-    store = Store(loaded.store)
-    try:
-        rows = store.results(loaded.run_id)
-    finally:
-        store.close()
-    runner = CliRunner()
-    printed = runner.invoke(app, ["report", loaded.run_id, "--store", str(loaded.store), "--json"])
-    assert printed.exit_code == 0, printed.output
-    written = runner.invoke(app, ["report", loaded.run_id, "--store", str(loaded.store), "-o", str(folder)])
-    assert written.exit_code == 0, written.output
-    return {
-        "rows": rows,
-        "report": json.loads(printed.output),
-        "markdown": (folder / f"{loaded.run_id}.md").read_text(encoding="utf-8"),
-    }
+        store, run_id, rows = run_golden(folder, config)
+    report, markdown = read_report(store, run_id, written_to=folder)
+    return {"rows": rows, "report": report, "markdown": markdown}
 
 
 def test_stored_scores_are_the_hand_worked_ones(golden: dict[str, Any]) -> None:

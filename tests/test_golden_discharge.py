@@ -76,17 +76,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from typer.testing import CliRunner
 
-from bedside.cli import app
 from bedside.judges import load_rubric
 from bedside.llm import ChatMessage
 from bedside.llm.scripted_server import ScriptedServer
-from bedside.runs import Store
-from bedside.runs.report import build_report
-from bedside.runs.report import markdown as report_markdown
 from bedside.tasks.discharge.judging import JUDGES
+from golden_support import read_report, run_golden
 
 SCORES: dict[str, dict[str, float]] = {  # doc-a's scores; doc-b's are each 1.0 lower
     "discharge_conversation": {
@@ -260,7 +255,6 @@ def _run(tmp_path: Path) -> tuple[str, str, list[Any], str, str]:
     """Run the golden config through `bedside run`; (cell a, cell b, stored rows, store path, run id)."""
     cases = tmp_path / "cases.jsonl"
     cases.write_text("".join(json.dumps(case(i, c)) + "\n" for i, c in CASES), encoding="utf-8")
-    store = tmp_path / "store.sqlite"
     with ScriptedServer(rules=Rules("a")) as server_a, ScriptedServer(rules=Rules("b")) as server_b:
         config = {
             "name": "golden-discharge",
@@ -273,22 +267,12 @@ def _run(tmp_path: Path) -> tuple[str, str, list[Any], str, str]:
                 "judge": server_a.model_name("judge"),
             },
             "concurrency": 2,
-            "store": str(store),
         }
-        path = tmp_path / "run.yaml"
-        path.write_text(yaml.safe_dump(config), encoding="utf-8")
-        result = CliRunner().invoke(app, ["run", str(path), "--no-cache"])
-        assert result.exit_code == 0, result.output
-    opened = Store(str(store))
-    try:
-        (run,) = opened.runs()
-        rows = opened.results(run["id"])
-    finally:
-        opened.close()
+        store, run_id, rows = run_golden(tmp_path, config)
     cells = sorted({r.cell for r in rows})
     cell_a = next(c for c in cells if "doc-a" in c)
     cell_b = next(c for c in cells if "doc-b" in c)
-    return cell_a, cell_b, rows, str(store), run["id"]
+    return cell_a, cell_b, rows, store, run_id
 
 
 GoldenRun = tuple[str, str, list[Any], str, str]
@@ -304,14 +288,7 @@ def reported(golden: GoldenRun) -> tuple[dict[str, Any], str]:
     """`bedside report --json`, and the Markdown file `bedside report` writes (built by the same function; its
     HTML twin draws 37 plots, minutes on a loaded CPU)."""
     _, _, _, store, run_id = golden
-    result = CliRunner().invoke(app, ["report", run_id, "--store", store, "--json"])
-    assert result.exit_code == 0, result.output
-    opened = Store(store)
-    try:
-        markdown = report_markdown(build_report(opened, run_id))
-    finally:
-        opened.close()
-    return json.loads(result.output), markdown
+    return read_report(store, run_id)
 
 
 A_SCORES = {

@@ -55,17 +55,13 @@ Report (two samples: the bootstrap interval is [min, max], see test_golden_citeq
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 import pytest
-import yaml
-from typer.testing import CliRunner
 
-from bedside.cli import app
-from bedside.runs import Store, execute, load_config
 from bedside.testing import ScriptedServer
+from golden_support import read_report, run_golden
 
 R1 = "I am sorry about your knee. Please ice it twice a day. Call us if it swells more."
 R2 = "Your statin refill was sent to the pharmacy. Do you have any muscle aches?"
@@ -147,28 +143,10 @@ def golden(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "systems": {"zs": {"type": "zero_shot", "options": {"matcher": "llm", "themes": "llm"}}},
             "models": {"system": [server.model_name("drafter")], "judge": [server.model_name("judge")]},
             "scorers": SCORERS,
-            "store": str(folder / "store.sqlite"),
         }
-        path = folder / "run.yaml"
-        path.write_text(yaml.safe_dump(config), encoding="utf-8")
-        loaded = load_config(path)
-        summary = asyncio.run(execute(loaded, cache=False))
-    assert summary.errors == 0
-    store = Store(loaded.store)
-    try:
-        rows = store.results(loaded.run_id)
-    finally:
-        store.close()
-    runner = CliRunner()
-    printed = runner.invoke(app, ["report", loaded.run_id, "--store", str(loaded.store), "--json"])
-    assert printed.exit_code == 0, printed.output
-    written = runner.invoke(app, ["report", loaded.run_id, "--store", str(loaded.store), "-o", str(folder)])
-    assert written.exit_code == 0, written.output
-    return {
-        "rows": rows,
-        "report": json.loads(printed.output),
-        "markdown": (folder / f"{loaded.run_id}.md").read_text(encoding="utf-8"),
-    }
+        store, run_id, rows = run_golden(folder, config)
+    report, markdown = read_report(store, run_id, written_to=folder)
+    return {"rows": rows, "report": report, "markdown": markdown}
 
 
 def test_stored_scores_and_decisions(golden: dict[str, Any]) -> None:

@@ -65,21 +65,20 @@ Metrics against the clinicians (Kendall Ï„-b per instruction, metric score vs âˆ
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from typer.testing import CliRunner
 
 from bedside.cli import app
-from bedside.runs import Store, execute, load_config
+from bedside.runs import Store
 from bedside.tasks.instruct.task import DEMO_RECORDS
 from bedside.testing import ScriptedServer
 from bedside.testing.scripted_answers import rubric_answer
+from golden_support import read_report, run_golden
 
 INSTRUCTIONS = [
     {
@@ -176,32 +175,18 @@ def golden(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             },
             "models": {"system": list(models.values()), "judge": [a.model_name("judge")]},
             "scorers": ["facts_recall", "facts_correct", "judge_correct", "truncated", "words"],
-            "store": str(folder / "store.sqlite"),
         }
-        path = folder / "run.yaml"
-        path.write_text(yaml.safe_dump(config), encoding="utf-8")
-        loaded = load_config(path)
-        summary = asyncio.run(execute(loaded, cache=False))
-    assert summary.errors == 0
-    store = Store(loaded.store)
-    try:
-        rows = store.results(loaded.run_id)
-    finally:
-        store.close()
-    runner = CliRunner()
-    printed = runner.invoke(app, ["report", loaded.run_id, "--store", str(loaded.store), "--json"])
-    assert printed.exit_code == 0, printed.output
-    written = runner.invoke(app, ["report", loaded.run_id, "--store", str(loaded.store), "-o", str(folder)])
-    assert written.exit_code == 0, written.output
+        store, run_id, rows = run_golden(folder, config)
+    report, markdown = read_report(store, run_id, written_to=folder)
     return {
         "folder": folder,
         "instructions": instructions,
-        "store": loaded.store,
-        "run": loaded.run_id,
+        "store": store,
+        "run": run_id,
         "models": models,
         "rows": rows,
-        "report": json.loads(printed.output),
-        "markdown": (folder / f"{loaded.run_id}.md").read_text(encoding="utf-8"),
+        "report": report,
+        "markdown": markdown,
     }
 
 

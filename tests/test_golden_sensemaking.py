@@ -72,18 +72,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from scipy.stats import mannwhitneyu, ttest_ind
-from typer.testing import CliRunner
 
-from bedside.cli import app
 from bedside.llm import ChatMessage
 from bedside.llm.scripted_server import ScriptedServer
-from bedside.runs import Store
-from bedside.runs.report import build_report
-from bedside.runs.report import markdown as report_markdown
 from bedside.tasks.sensemaking.task import SCORERS
 from bedside.testing.scripted_answers import rubric_answer
+from golden_support import read_report, run_golden
 
 PERSONAS = ["agreeableness-basic", "neuroticism-basic", "openness-basic", "neuroticism-advanced",
             "agreeableness-advanced"]  # fmt: skip
@@ -218,7 +213,6 @@ GoldenRun = tuple[list[Any], str, str]
 def _run(tmp_path: Path) -> GoldenRun:
     cases = tmp_path / "cases.jsonl"
     cases.write_text(json.dumps(CASE) + "\n", encoding="utf-8")
-    store = tmp_path / "store.sqlite"
     with ScriptedServer(rules=Rules("o1")) as server_a, ScriptedServer(rules=Rules("r1")) as server_b:
         config = {
             "name": "golden-sensemaking",
@@ -233,19 +227,9 @@ def _run(tmp_path: Path) -> GoldenRun:
             },
             "scorers": [s for s in SCORERS if s != "smog_textstat"],
             "concurrency": 2,
-            "store": str(store),
         }
-        path = tmp_path / "run.yaml"
-        path.write_text(yaml.safe_dump(config), encoding="utf-8")
-        result = CliRunner().invoke(app, ["run", str(path), "--no-cache"])
-        assert result.exit_code == 0, result.output
-    opened = Store(str(store))
-    try:
-        (run,) = opened.runs()
-        rows = opened.results(run["id"])
-    finally:
-        opened.close()
-    return rows, str(store), run["id"]
+        store, run_id, rows = run_golden(tmp_path, config)
+    return rows, store, run_id
 
 
 @pytest.fixture(scope="module")
@@ -257,15 +241,9 @@ def golden(tmp_path_factory: pytest.TempPathFactory) -> GoldenRun:
 def reported(golden: GoldenRun) -> tuple[dict[str, Any], str, dict[str, str]]:
     """`bedside report --json`, the Markdown `bedside report` writes, and the cell of each model."""
     rows, store, run_id = golden
-    result = CliRunner().invoke(app, ["report", run_id, "--store", store, "--json"])
-    assert result.exit_code == 0, result.output
-    opened = Store(store)
-    try:
-        markdown = report_markdown(build_report(opened, run_id))
-    finally:
-        opened.close()
+    report, markdown = read_report(store, run_id)
     cells = {("o1" if "/o1@" in r.cell else "r1"): r.cell for r in rows}
-    return json.loads(result.output), markdown, cells
+    return report, markdown, cells
 
 
 SMOG_PLAIN, SMOG_TECHNICAL = A, A + D
