@@ -68,7 +68,7 @@ async def _matcher(
     api_key_env: str | None = None,
 ) -> AsyncIterator[Matcher]:
     from bedside.llm import GenerationSettings, default_cache_path, get_model
-    from bedside.tasks.drafting.matchers import make_matcher
+    from bedside.tasks.drafting.matcher_kinds import make_matcher
 
     if kind != "llm":
         yield make_matcher(kind, threshold=threshold, guard=guard)  # type: ignore[arg-type]
@@ -231,8 +231,9 @@ def calibrate_command(
 ) -> None:
     """The judge comparison: agreement, non-match agreement, match agreement, match overlap for every judge."""
     from bedside.llm import GenerationSettings, default_cache_path, get_model
-    from bedside.tasks.drafting.matchers import FEWSHOT_TEMPLATE, MATCH_TEMPLATE, make_matcher
-    from bedside.tasks.drafting.validation import compare_judges, read_annotations
+    from bedside.tasks.drafting.matcher_kinds import compare_judges, make_matcher
+    from bedside.tasks.drafting.matchers import FEWSHOT_TEMPLATE, MATCH_TEMPLATE
+    from bedside.tasks.drafting.validation import read_annotations
 
     try:
         loaded = read_annotations(annotations)
@@ -515,7 +516,7 @@ def export_sft_command(
 ) -> None:
     """SFT data: one chat per clinician reply (zero-shot prompt in, the reply as the assistant turn)."""
     from bedside.tasks.drafting.adaptation import sft_records, write_jsonl
-    from bedside.tasks.drafting.cases import read_cases
+    from bedside.tasks.drafting.readers import read_cases
 
     try:
         loaded = read_cases(cases, column_map(column), records, cases_format)
@@ -598,7 +599,7 @@ def tadpole_command(
     """TADPOLE preference data: base drafts, per-theme enhanced and corrupted versions, four DPO pair sets."""
     from bedside.llm import GenerationSettings, default_cache_path, get_model
     from bedside.tasks.drafting.adaptation import make_tuples, write_tadpole
-    from bedside.tasks.drafting.cases import read_cases
+    from bedside.tasks.drafting.readers import read_cases
 
     try:
         loaded = read_cases(cases, column_map(column), records, cases_format)

@@ -32,7 +32,7 @@ from typing import Any
 
 from bedside.runs.config import DatasetConfig
 from bedside.runs.task import Output, ReportTable, Sample, SampleContext, System
-from bedside.tasks.drafting.cases import PortalMessage, read_cases
+from bedside.tasks.drafting.cases import PortalMessage
 from bedside.tasks.drafting.evaluation import (
     Classify,
     content_counts,
@@ -40,8 +40,9 @@ from bedside.tasks.drafting.evaluation import (
     matcher_failures,
     theme_totals,
 )
-from bedside.tasks.drafting.matchers import make_matcher
+from bedside.tasks.drafting.matcher_kinds import make_matcher
 from bedside.tasks.drafting.options import ClinicianRagOptions, DatasetOptions, RagOptions, SystemOptions
+from bedside.tasks.drafting.readers import read_cases
 from bedside.tasks.drafting.systems import (
     DEFAULT_K,
     TEMPLATES,
