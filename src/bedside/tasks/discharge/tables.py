@@ -92,7 +92,10 @@ def table_one(cells: Mapping[str, list[Any]]) -> ReportTable:
         out,
         "Means over every sample of the cell (all profile conditions pooled). Coverage in the paper's column order "
         "(return indicators, medications, diagnosis, post-discharge treatment, tests & treatments, follow-up). "
-        "AHRQ % is bedside's ahrq_acc (defined in the docs; the paper gives no definition). " + TABLE_ONE_LEGEND + ".",
+        "AHRQ % is bedside's ahrq_acc (defined in the docs; the paper gives no definition). "
+        + TABLE_ONE_LEGEND
+        + "."
+        + _unparsed_note(cells, "dialogue", "Exam A %"),
     )
 
 
@@ -115,38 +118,87 @@ def table_two(cells: Mapping[str, list[Any]]) -> ReportTable:
         "a QuickUMLS index built from your own UMLS release in $BEDSIDE_UMLS_INDEX; concept F1 is "
         "concept_f1[mesh], the offline stand-in. BLEURT needs the bleurt extra, the `bleurt` scorer and a local "
         "checkpoint in $BEDSIDE_BLEURT_CHECKPOINT. None of these ship with bedside: without them the column is "
-        "absent (-), never zero. " + TABLE_TWO_LEGEND + ".",
+        "absent (-), never zero. " + TABLE_TWO_LEGEND + "." + _unparsed_note(cells, "summary", "Exam B %"),
+    )
+
+
+def _exam_counts(counts: Sequence[int]) -> tuple[int, int, int]:
+    """(correct, questions, unparsed) from a stored per-category entry; runs stored before unparsed answers were
+    counted apart have two numbers (their unparsed answers were scored as wrong)."""
+    return int(counts[0]), int(counts[1]), int(counts[2]) if len(counts) > 2 else 0
+
+
+def unparsed_answers(cells: Mapping[str, list[Any]], setting: str) -> dict[str, tuple[int, int, int]]:
+    """Per cell with any unparsed exam answer in ``setting``: (unparsed answers, questions asked, samples whose
+    every answer was unparsed, i.e. whose exam accuracy is absent)."""
+    out: dict[str, tuple[int, int, int]] = {}
+    for cell, rows in cells.items():
+        unparsed = questions = absent = 0
+        for row in rows:
+            exam = (row.output.get("extra", {}).get("exam") or {}).get(setting)
+            if exam is None:
+                continue
+            counts = [_exam_counts(c) for c in exam["by_category"].values()]
+            unparsed += sum(u for _, _, u in counts)
+            questions += sum(t for _, t, _ in counts)
+            absent += exam.get("accuracy") is None
+        if unparsed:
+            out[cell] = (unparsed, questions, absent)
+    return out
+
+
+def _unparsed_note(cells: Mapping[str, list[Any]], setting: str, column: str) -> str:
+    found = unparsed_answers(cells, setting)
+    if not found:
+        return ""
+    listed = "; ".join(f"{cell}: {u} of {q}, {a} exam(s) absent" for cell, (u, q, a) in found.items())
+    return (
+        f" {column}: unparsed exam answers (no option named after the re-asks) are left out of the accuracy, and an "
+        f"exam with none readable is absent: {listed}."
     )
 
 
 def exam_table(cells: Mapping[str, list[Any]]) -> ReportTable:
     categories: list[str] = []
-    pooled: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+    pooled: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for cell, rows in cells.items():
         for row in rows:
             for setting, exam in (row.output.get("extra", {}).get("exam") or {}).items():
-                for category, (correct, total) in exam["by_category"].items():
+                for category, counts in exam["by_category"].items():
                     if category not in categories:
                         categories.append(category)
                     for key in ((cell, setting, category), (cell, setting, "all")):
-                        pooled[key][0] += correct
-                        pooled[key][1] += total
+                        for index, count in enumerate(_exam_counts(counts)):
+                            pooled[key][index] += count
     out = []
+    unparsed_rows = []
     for cell in cells:
         for setting in ("dialogue", "summary", "none"):
             if (cell, setting, "all") not in pooled:
                 continue
             line = [cell, setting]
             for category in ["all", *categories]:
-                correct, total = pooled.get((cell, setting, category), (0, 0))
-                line.append(f"{100 * correct / total:.1f} ({total})" if total else "-")
+                correct, total, unparsed = pooled.get((cell, setting, category), (0, 0, 0))
+                scored = total - unparsed
+                line.append(f"{100 * correct / scored:.1f} ({scored})" if scored else "-")
+            unparsed = pooled[(cell, setting, "all")][2]
+            line.append(str(unparsed))
+            if unparsed:
+                unparsed_rows.append(f"{cell}/{setting}: {unparsed} of {pooled[(cell, setting, 'all')][1]}")
             out.append(line)
-    return ReportTable(
-        "Comprehension exam by setting and category (% correct, questions)",
-        ["cell", "setting", "all", *categories],
-        out,
+    note = (
         "dialogue = setting A (Table 1), summary = setting B (Table 2), none = no material (a baseline the paper "
-        "does not report; chance is 1/3). Pooled over questions; unparsed answers count as wrong.",
+        "does not report; chance is 1/3). Pooled over the answers that named one option, their number in "
+        "brackets; an unparsed answer (no option named after the re-asks) is left out and counted in the unparsed "
+        "column, and a cell with no readable answer is absent (-), never 0.0. Unparsed answers: "
+        + ("; ".join(unparsed_rows) or "none")
+        + "."
+    )
+    return ReportTable(
+        "Comprehension exam by setting and category (% correct, answers scored)",
+        ["cell", "setting", "all", *categories, "unparsed"],
+        out,
+        note,
     )
 
 

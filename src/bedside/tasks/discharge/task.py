@@ -274,6 +274,8 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
         )
         if outcome is not None:
             exams[setting] = outcome.as_dict()
+            if outcome.accuracy is None:  # kept (what was chosen), but a failed step: absent, never 0.0
+                steps.errors[f"exam_{setting}"] = f"all {outcome.total} exam answers unparsed (no option named)"
     extra["exam"] = exams
 
     if checklist is not None:
@@ -410,7 +412,7 @@ class DischargeTask:
             return None if value is None else float(value)
         if scorer.startswith("exam_acc_"):
             exam = extra.get("exam", {}).get(scorer.removeprefix("exam_acc_"))
-            return None if exam is None else float(exam["accuracy"])
+            return None if exam is None or exam["accuracy"] is None else float(exam["accuracy"])
         if scorer == "ahrq_acc":
             ahrq = extra.get("ahrq")
             return None if not ahrq else ahrq["accuracy"]

@@ -37,6 +37,7 @@ from bedside.tasks.drafting.evaluation import (
     Classify,
     content_counts,
     evaluate_draft,
+    matcher_all_failed,
     matcher_failures,
     theme_totals,
 )
@@ -222,6 +223,8 @@ def _score(scorer: str, output: Output) -> float | None:
     level, _, measure = scorer.partition("_")
     if scorer == "matcher_failures":
         return float(matcher_failures(evaluation))
+    if (level == "content" or scorer in ("em", "ea", "ed")) and matcher_all_failed(evaluation):
+        return None  # no matcher answer could be used: the content level was not judged (absent, never 0.0)
     if scorer in ("em", "ea", "ed"):
         return float(getattr(content_counts(evaluation), scorer))
     counts = content_counts(evaluation) if level == "content" else theme_totals(evaluation)
