@@ -106,6 +106,13 @@ def print_judgement(judgement: EditJudgement, console: Console = out) -> None:
         for sentence in judgement.remainder:
             console.print(f"  ED  {escape(sentence)}", highlight=False)
     c = judgement.counts
+    if not judgement.judged:
+        console.print(
+            f"not judged: all {judgement.failures} matcher answers could not be used; precision, recall and "
+            "Edit-F1 absent",
+            highlight=False,
+        )
+        return
     console.print(
         f"EM {c.em}  EA {c.ea}  ED {c.ed}   precision {c.precision:.3f}  recall {c.recall:.3f}  Edit-F1 {c.f1:.3f}",
         highlight=False,
@@ -174,13 +181,17 @@ def editjudge_command(
             str(c.em),
             str(c.ea),
             str(c.ed),
-            f"{c.precision:.3f}",
-            f"{c.recall:.3f}",
-            f"{c.f1:.3f}",
+            *((f"{c.precision:.3f}", f"{c.recall:.3f}", f"{c.f1:.3f}") if judgement.judged else ("-", "-", "-")),
             str(judgement.failures),
         )
     show_table(table)
     summary = summarise(judgements)
+    if not summary.counts:
+        out.print("micro and macro: absent (no pair had a usable matcher answer)", highlight=False)
+        return
+    unjudged = len(judgements) - len(summary.counts)
+    if unjudged:
+        out.print(f"{unjudged} pair(s) with no usable matcher answer left out of the averages", highlight=False)
     for name, averages in (("micro", summary.micro), ("macro", summary.macro)):
         out.print(
             f"{name}: precision {averages.precision:.3f}  recall {averages.recall:.3f}  Edit-F1 {averages.f1:.3f}",
