@@ -32,10 +32,13 @@ def report_tables(rows: Sequence[Any]) -> list[ReportTable]:
     """Systems × context lengths (paper systems first, extensions labelled), and correctness by category."""
     cells: dict[tuple[str, str, int], list[Any]] = defaultdict(list)
     errors: dict[tuple[str, str], int] = defaultdict(int)
+    judge_failed: dict[tuple[str, str], int] = defaultdict(int)
     for row in rows:
         if row.status != "ok" or not row.output:
             errors[(row.system, row.model)] += 1
             continue
+        if row.output.get("extra", {}).get("judge_error"):
+            judge_failed[(row.system, row.model)] += 1
         cells[report_cell(row)].append(row)
     ordered = sorted(cells, key=lambda c: ("extension" in c[0], c[0], c[1], c[2]))
     body = []
@@ -80,7 +83,9 @@ def report_tables(rows: Sequence[Any]) -> list[ReportTable]:
             rows=body,
             note="Paper systems first; rows marked (extension) were not in the paper. MR's context is unbounded "
             "(the paper's 32,768†). Failed samples by system/model: "
-            + (", ".join(f"{s}/{m}: {n}" for (s, m), n in sorted(errors.items())) or "none"),
+            + (", ".join(f"{s}/{m}: {n}" for (s, m), n in sorted(errors.items())) or "none")
+            + ". Judge failures (no valid verdict after the re-asks: judge correct absent for that sample, never "
+            "0): " + (", ".join(f"{s}/{m}: {n}" for (s, m), n in sorted(judge_failed.items())) or "none") + ".",
         )
     ]
     # One column per system and model: pooling a grid's models into one column would hide what differs.
