@@ -103,7 +103,7 @@ def main() -> int:
         return 0
 
     from bedside.tasks.drafting.editjudge import EditCounts, reference_sentences
-    from bedside.tasks.drafting.matchers import make_matcher
+    from bedside.tasks.drafting.matcher_kinds import make_matcher
     from bedside.tasks.drafting.trained_matcher import leave_one_draft_out
     from bedside.tasks.drafting.validation import calibrate, read_annotations
 

@@ -755,13 +755,13 @@ def test_the_reference_codes_checklist_schema_is_scored_in_bedsides_shape() -> N
 
 
 def test_the_papers_table_shapes_spell_out_every_abbreviated_column() -> None:
-    from bedside.tasks.discharge.tables import table_one, table_two
-    from bedside.tasks.discharge.task import (
+    from bedside.tasks.discharge.judging import (
         COVERAGE_CRITERIA,
         STRATEGY_CRITERIA,
         SUMMARY_A_CRITERIA,
         SUMMARY_B_CRITERIA,
     )
+    from bedside.tasks.discharge.tables import table_one, table_two
 
     one, two = table_one({}), table_two({})
     for table, codes in (

@@ -9,7 +9,8 @@ import pytest
 from bedside.llm import ChatMessage, Completion, get_model
 from bedside.tasks.drafting.editjudge import edit_judge
 from bedside.tasks.drafting.guard import CONFLICT_KINDS, ClinicalGuard, default_guard, read_guard_pairs
-from bedside.tasks.drafting.matchers import EmbeddingMatcher, GuardedMatcher, LexicalMatcher, make_matcher
+from bedside.tasks.drafting.matcher_kinds import make_matcher
+from bedside.tasks.drafting.matchers import EmbeddingMatcher, GuardedMatcher, LexicalMatcher
 
 PAIRS = read_guard_pairs()
 NEGATIVES = [p for p in PAIRS if not p.match]

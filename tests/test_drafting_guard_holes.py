@@ -20,7 +20,8 @@ from bedside.tasks.drafting.guard import (
     evaluate_guard,
     read_guard_pairs,
 )
-from bedside.tasks.drafting.matchers import LexicalMatcher, make_matcher
+from bedside.tasks.drafting.matcher_kinds import make_matcher
+from bedside.tasks.drafting.matchers import LexicalMatcher
 
 PAIRS = read_guard_pairs()
 NEW_KINDS = ("dose order", "implicit polarity", "food", "drug class", "plan", "gerund", "binding")

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from bedside.cli import app
 from bedside.runs.config import DatasetConfig
-from bedside.tasks.drafting.cases import read_cases
+from bedside.tasks.drafting.readers import read_cases
 from bedside.tasks.drafting.syppm import SECTION_TITLES, SyPPMError, assemble_chart, read_syppm
 from bedside.tasks.drafting.systems import reply_pool
 from bedside.tasks.drafting.task import _load

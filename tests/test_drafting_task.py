@@ -12,7 +12,8 @@ import yaml
 
 from bedside.runs import Store, execute, load_config
 from bedside.runs.report import build_report, markdown
-from bedside.tasks.drafting.cases import read_cases, read_liveqa, read_oncqa, read_pairs, read_table
+from bedside.tasks.drafting.cases import read_liveqa, read_oncqa, read_pairs, read_table
+from bedside.tasks.drafting.readers import read_cases
 from bedside.testing import ScriptedServer
 
 EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "external"

@@ -154,7 +154,7 @@ def test_llm_classifier_never_offers_question_themes_for_a_statement() -> None:
 def test_identical_texts_score_theme_f1_one_on_one_labelling_path() -> None:
     from bedside.tasks.drafting.cases import ClinicianReply
     from bedside.tasks.drafting.evaluation import evaluate_draft, theme_totals
-    from bedside.tasks.drafting.matchers import make_matcher
+    from bedside.tasks.drafting.matcher_kinds import make_matcher
 
     reply = ClinicianReply(
         clinician_id="dr",

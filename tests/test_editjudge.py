@@ -327,7 +327,10 @@ def test_the_whole_draft_or_a_letter_is_a_matcher_failure_never_a_match() -> Non
     assert unreadable.failure == "answer not found in the draft"
 
 
-def test_matcher_failures_are_counted_per_draft_and_score_as_no_match() -> None:
+def test_matcher_failures_are_counted_per_draft_and_a_draft_with_no_usable_answer_has_no_f1() -> None:
+    """Every answer unusable: the decisions count as NO MATCH, but the pair was not judged, so its precision,
+    recall and Edit-F1 are absent (None), never 0.0 (issue 35). A pair with some usable answers keeps its F1
+    (tests/test_golden_drafting.py, c1)."""
     from bedside.tasks.drafting.editjudge import EditJudgement
 
     async def whole_draft(chat: list[ChatMessage]) -> Completion:
@@ -338,6 +341,8 @@ def test_matcher_failures_are_counted_per_draft_and_score_as_no_match() -> None:
     assert result.failures == 2
     data = result.to_dict()
     assert data["matcher_failures"] == 2
-    assert data["f1"] == 0.0
+    assert not result.judged
+    assert (data["precision"], data["recall"], data["f1"]) == (None, None, None)
+    assert summarise([result]).counts == []
     assert all(d["failure"] and d["flagged"] and d["answer"] == DRAFT for d in data["decisions"])
     assert EditJudgement.from_dict(data).failures == 2

@@ -390,15 +390,18 @@ def test_the_other_tables_and_the_methods_note(golden: GoldenRun, reported: tupl
     cell_a, cell_b = golden[:2]
     report, markdown = reported
     exam = _table(report, "Comprehension exam")
-    assert exam["columns"] == ["cell", "setting", "all", "care_after_discharge", "medication_after_discharge"]
+    assert exam["columns"] == [
+        "cell", "setting", "all", "care_after_discharge", "medication_after_discharge", "unparsed",
+    ]  # fmt: skip
     assert exam["rows"] == [
-        [cell_a, "dialogue", "100.0 (4)", "100.0 (2)", "100.0 (2)"],
-        [cell_a, "summary", "100.0 (4)", "100.0 (2)", "100.0 (2)"],
-        [cell_a, "none", "0.0 (4)", "0.0 (2)", "0.0 (2)"],
-        [cell_b, "dialogue", "75.0 (4)", "50.0 (2)", "100.0 (2)"],
-        [cell_b, "summary", "100.0 (4)", "100.0 (2)", "100.0 (2)"],
-        [cell_b, "none", "0.0 (4)", "0.0 (2)", "0.0 (2)"],
+        [cell_a, "dialogue", "100.0 (4)", "100.0 (2)", "100.0 (2)", "0"],
+        [cell_a, "summary", "100.0 (4)", "100.0 (2)", "100.0 (2)", "0"],
+        [cell_a, "none", "0.0 (4)", "0.0 (2)", "0.0 (2)", "0"],
+        [cell_b, "dialogue", "75.0 (4)", "50.0 (2)", "100.0 (2)", "0"],
+        [cell_b, "summary", "100.0 (4)", "100.0 (2)", "100.0 (2)", "0"],
+        [cell_b, "none", "0.0 (4)", "0.0 (2)", "0.0 (2)", "0"],
     ]
+    assert exam["note"].endswith("Unparsed answers: none.")
     conversations = _table(report, "Conversations")
     reached = ["100"] * 7
     assert conversations["rows"] == [
@@ -423,3 +426,92 @@ def test_the_other_tables_and_the_methods_note(golden: GoldenRun, reported: tupl
     ) in methods
     assert "## Methods: scorers" in markdown
     assert "- rougeL: discharge (the task's own, over bedside's generic one)" in markdown
+
+
+GARBAGE = "I feel fine, thank you."  # names no option: no letter, no option's text
+
+
+class GarbageExamRules(Rules):
+    """``doc-a``'s rules, except that the exam-taker answers garbage (after every re-ask): to every question when
+    it reads the conversation (setting A), to the medication question only when it reads the summary (B)."""
+
+    def __call__(self, messages: Sequence[ChatMessage]) -> str:
+        system = messages[0].content if messages[0].role == "system" else ""
+        if "patient who has just left the hospital" in system:
+            asked = next(m.content for m in messages if m.role == "user")  # the question, also on a re-ask
+            if "## Your conversation with the doctor" in asked:
+                return GARBAGE
+            if "## Your discharge summary" in asked and "Which medicine" in asked:
+                return GARBAGE
+        return super().__call__(messages)
+
+
+@pytest.fixture(scope="module")
+def garbage_exam(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[Any], dict[str, Any], str]:
+    """The golden cases run with ``doc-a`` only, its exam-taker answering garbage; (cell, rows, report, Markdown)."""
+    folder = tmp_path_factory.mktemp("golden-discharge-garbage")
+    cases = folder / "cases.jsonl"
+    cases.write_text("".join(json.dumps(case(i, c)) + "\n" for i, c in CASES), encoding="utf-8")
+    with ScriptedServer(rules=GarbageExamRules("a")) as server:
+        config = {
+            "name": "golden-discharge-garbage-exam",
+            "task": "discharge",
+            "datasets": {"golden": {"path": str(cases), "options": {"profiles": "none"}}},
+            "systems": {"sim": {"type": "dischargesim", "options": {"schedule": "demo", "judges": ["conversation"]}}},
+            "models": {m: server.model_name("doc-a") for m in ("system", "patient", "judge")},
+        }
+        store, run_id, rows = run_golden(folder, config)
+    report, markdown = read_report(store, run_id)
+    return rows[0].cell, rows, report, markdown
+
+
+def test_an_exam_with_no_readable_answer_is_absent_with_its_count(
+    garbage_exam: tuple[str, list[Any], dict[str, Any], str],
+) -> None:
+    """Issue 35: a failed exam shows absent with a count, never 0.0, from the store through the report.
+
+    Worked by hand: setting A, both cases: q1 and q2 unparsed -> no accuracy (None), stored as the step's failure;
+    the exam table's dialogue row "-" in every column, unparsed 4 (2 questions x 2 cases); Table 1's Exam A % "-".
+    Setting B: q1 unparsed, q2 ("clinic", in the summary) right -> 1/1 = 1.0 per case (the unparsed answer is left
+    out, not scored wrong: 0.5 would be the old rule); the row "100.0 (2)" overall and for care_after_discharge,
+    "-" for medication_after_discharge (its only question unparsed in both cases), unparsed 2. Setting none: the
+    irrelevant option, read and wrong: a measured 0.0, unparsed 0.
+    """
+    cell, rows, report, markdown = garbage_exam
+    assert len(rows) == 2
+    assert all(r.status == "ok" for r in rows)
+    for row in rows:
+        assert row.scores.get("exam_acc_dialogue") is None
+        assert row.scores["exam_acc_summary"] == 1.0
+        assert row.scores["exam_acc_none"] == 0.0
+        extra = row.output["extra"]
+        dialogue = extra["exam"]["dialogue"]
+        assert dialogue["accuracy"] is None
+        assert sorted(dialogue["unparsed"]) == ["q1", "q2"]
+        assert extra["exam"]["summary"]["unparsed"] == ["q1"]
+        assert extra["errors"]["exam_dialogue"] == "all 2 exam answers unparsed (no option named)"
+        assert "exam_summary" not in extra["errors"]
+
+    means = {m["metric"]: m for m in next(c for c in report["cells"] if c["cell"] == cell)["metrics"]}
+    assert "exam_acc_dialogue" not in means  # no sample has a value: no mean, no 0.0
+    assert (means["exam_acc_summary"]["mean"], means["exam_acc_summary"]["n"]) == (1.0, 2)
+
+    exam = _table(report, "Comprehension exam")
+    assert exam["rows"] == [
+        [cell, "dialogue", "-", "-", "-", "4"],
+        [cell, "summary", "100.0 (2)", "100.0 (2)", "-", "2"],
+        [cell, "none", "0.0 (4)", "0.0 (2)", "0.0 (2)", "0"],
+    ]
+    assert exam["note"].endswith(f"Unparsed answers: {cell}/dialogue: 4 of 4; {cell}/summary: 2 of 4.")
+    one, two = _table(report, "DischargeSim Table 1"), _table(report, "DischargeSim Table 2")
+    assert one["rows"][0][one["columns"].index("Exam A %")] == "-"
+    assert two["rows"][0][two["columns"].index("Exam B %")] == "100.0"
+    assert one["note"].endswith(f"{cell}: 4 of 4, 2 exam(s) absent.")
+    assert two["note"].endswith(f"{cell}: 2 of 4, 0 exam(s) absent.")
+    failed = _table(report, "Failed and skipped steps")
+    assert [cell, "exam_dialogue", "2", "0", "all 2 exam answers unparsed (no option named)"] in failed["rows"]
+
+    md_exam = {tuple(r[:2]): r[2:] for r in _md_rows(markdown, "Comprehension exam")[1:]}
+    assert md_exam[(cell, "dialogue")] == ["-", "-", "-", "4"]
+    assert md_exam[(cell, "summary")] == ["100.0 (2)", "100.0 (2)", "-", "2"]
+    assert "0.0 %" not in markdown

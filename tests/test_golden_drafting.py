@@ -202,6 +202,7 @@ def test_report_tables(golden: dict[str, Any]) -> None:
         [cell, "llm", "2", "0.43", "0.60", "0.50", "0.75", "0.60", "0.67", "0.20", "0.20"],
         ["IAP: golden (llm, 1 cases)", "", "2", "1.00", "1.00", "1.00", "1.00", "1.00", "1.00", "0.00", "0.00"],
     ]
+    assert main["note"].endswith("Samples left out so: none.")
     proportions = tables["Theme proportions: share of responses carrying each theme"]
     assert proportions["columns"] == [
         "source",
@@ -254,3 +255,64 @@ def test_markdown_shows_the_same_cells(golden: dict[str, Any]) -> None:
     assert f"| {cell} | llm | 2 | 0.43 | 0.60 | 0.50 | 0.75 | 0.60 | 0.67 | 0.20 | 0.20 |" in text
     assert "| clinicians: golden | 0.50 | 0.50 | 0.00 | 0.00 | 0.50 | 0.50 | 0.00 | 0.50 | 0.00 |" in text
     assert "| golden | 2 | 2 | 3 | 6.50 ± 0.71 | 15.33 ± 2.31 |" in text
+
+
+# The same run with a judge whose every answer for c1's draft is the whole draft (not one sentence or clause of
+# it: unusable), so c1's content level is never judged; c2 is judged as above.
+GARBAGE_RULES = [(r"Draft reply:\s*I am sorry about your knee\. Rest", D1), *RULES]
+
+
+@pytest.fixture(scope="module")
+def garbage_judge(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    folder = tmp_path_factory.mktemp("golden-drafting-garbage")
+    cases = folder / "cases.jsonl"
+    cases.write_text("".join(json.dumps(c) + "\n" for c in CASES), encoding="utf-8")
+    with ScriptedServer(GARBAGE_RULES) as server:
+        config = {
+            "name": "golden-drafting-garbage-judge",
+            "task": "drafting",
+            "datasets": {"golden": {"path": str(cases)}},
+            "systems": {"zs": {"type": "zero_shot", "options": {"matcher": "llm", "themes": "llm"}}},
+            "models": {"system": [server.model_name("drafter")], "judge": [server.model_name("judge")]},
+            "scorers": SCORERS,
+        }
+        store, run_id, rows = run_golden(folder, config)
+    report, markdown = read_report(store, run_id)
+    return {"rows": rows, "report": report, "markdown": markdown}
+
+
+def test_a_draft_with_no_usable_judge_answer_has_no_content_scores(garbage_judge: dict[str, Any]) -> None:
+    """Issue 35: a failed judge component shows absent with a count, never 0.0, from the store through the report.
+
+    Worked by hand: c1's three judge answers all fail, so c1 stores no content score (all NO MATCH would have
+    stored P = R = F1 = 0.0 and EM 0, EA 3, ED 3) and matcher_failures 3; its themes are judged as before. The
+    content columns pool c2 alone (EM 1 EA 1 ED 1: P = R = F1 0.50, n 1); the theme columns both drafts as in the
+    main golden run; matcher failed and judge flagged 3 of 5 reference sentences = 0.60. Content recall per theme
+    from c2 alone: Logis 1, SymQ 0, the rest "-".
+    """
+    rows = {r.sample_id: r for r in garbage_judge["rows"]}
+    assert all(r.status == "ok" for r in rows.values())
+    c1 = rows["c1"].scores
+    for name in ("content_precision", "content_recall", "content_f1", "em", "ea", "ed"):
+        assert c1.get(name) is None, name
+        assert rows["c2"].scores[name] == pytest.approx(EXPECTED["c2"][name]), name
+    assert c1["matcher_failures"] == 3
+    for name in ("theme_precision", "theme_recall", "theme_f1"):
+        assert c1[name] == pytest.approx(EXPECTED["c1"][name]), name
+
+    cell = _cell(garbage_judge["report"])
+    summaries = {m["metric"]: m for m in cell["metrics"]}
+    assert (summaries["content_f1"]["n"], summaries["content_f1"]["mean"]) == (1, pytest.approx(0.5))
+    assert (summaries["matcher_failures"]["n"], summaries["matcher_failures"]["mean"]) == (2, pytest.approx(1.5))
+    assert (summaries["theme_precision"]["n"], summaries["theme_precision"]["mean"]) == (2, pytest.approx(5 / 6))
+
+    tables = {t["title"]: t for t in garbage_judge["report"]["tables"]}
+    main = tables["EditJudge: content and theme level, micro-averaged"]
+    assert main["rows"][0] == [cell["cell"], "llm", "1", "0.50", "0.50", "0.50", "0.75", "0.60", "0.67", "0.60", "0.60"]
+    assert main["note"].endswith(f"Samples left out so: {cell['cell']}: 1.")
+    recall = tables["Content-level recall per theme of the reference sentence"]
+    assert recall["rows"][0] == [cell["cell"], "-", "0.00", "-", "-", "-", "1.00", "-", "-"]
+    assert (
+        f"| {cell['cell']} | llm | 1 | 0.50 | 0.50 | 0.50 | 0.75 | 0.60 | 0.67 | 0.60 | 0.60 |"
+        in (garbage_judge["markdown"])
+    )

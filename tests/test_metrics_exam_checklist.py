@@ -28,7 +28,9 @@ def test_parse_choice(answer: str, expected: str | None) -> None:
     assert parse_choice(answer, OPTIONS) == expected
 
 
-def test_exam_accuracy_keeps_unparsed_and_unanswered_in_the_denominator() -> None:
+def test_exam_accuracy_scores_only_the_answers_that_name_an_option() -> None:
+    """Unparsed and unanswered questions are counted, not scored as wrong; an exam with none readable has no
+    accuracy (None), never 0.0."""
     questions = [
         ExamQuestion("q1", "How often do you take metoprolol?", OPTIONS, "B"),
         ExamQuestion("q2", "When do you take oxycodone?", OPTIONS, "C"),
@@ -36,10 +38,13 @@ def test_exam_accuracy_keeps_unparsed_and_unanswered_in_the_denominator() -> Non
         ExamQuestion("q4", "How often do you weigh yourself?", OPTIONS, "A"),
     ]
     result = exam_accuracy(questions, {"q1": "B", "q2": "A", "q3": "no idea"})
-    assert (result.correct, result.total, result.accuracy) == (1, 4, 0.25)
+    assert (result.correct, result.total, result.scored, result.accuracy) == (1, 4, 2, 0.5)
     assert result.unparsed == ["q3"]
     assert result.unanswered == ["q4"]
     assert result.chosen == {"q1": "B", "q2": "A", "q3": None, "q4": None}
+    garbage = exam_accuracy(questions, {q.id: "I feel fine, thank you." for q in questions})
+    assert (garbage.correct, garbage.scored, garbage.accuracy) == (0, 0, None)
+    assert garbage.unparsed == ["q1", "q2", "q3", "q4"]
 
 
 def test_an_answer_key_outside_the_options_is_refused() -> None:

@@ -27,8 +27,8 @@ from bedside.tasks.citeqa.readers import read_key
 from bedside.tasks.citeqa.submission import load_submission
 from bedside.tasks.discharge.agreement import read_labels as discharge_labels
 from bedside.tasks.discharge.readers import read_cases as discharge_cases
-from bedside.tasks.drafting.cases import read_cases as drafting_cases
 from bedside.tasks.drafting.cases import read_oncqa, read_pairs
+from bedside.tasks.drafting.readers import read_cases as drafting_cases
 from bedside.tasks.drafting.themes import load_themes, read_labelled_sentences
 from bedside.tasks.drafting.validation import read_annotations
 from bedside.tasks.instruct.readers import (

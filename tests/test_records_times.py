@@ -21,7 +21,7 @@ from bedside.records.chart import render_chart_summary
 from bedside.records.numbered import render_numbered_sentences
 from bedside.records.timeline import render_timeline_xml
 from bedside.records.times import parse_fhir_time, parse_medalign_time, parse_user_time
-from bedside.tasks.drafting.cases import read_cases
+from bedside.tasks.drafting.readers import read_cases
 
 TEN_UTC = datetime(2020, 1, 1, 10, tzinfo=UTC)
 WRITTEN = ["2020-01-01T10:00:00Z", "2020-01-01T12:00:00+02:00", "2020-01-01T10:00:00"]

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from bedside.cli import app
 from bedside.tasks.drafting.adaptation import PreferenceTuple, preference_pairs, sft_records, write_jsonl
-from bedside.tasks.drafting.cases import read_cases
+from bedside.tasks.drafting.readers import read_cases
 from bedside.tasks.drafting.systems import zero_shot_chat
 from bedside.training import TrainingDataError, paper_recipe, read_dpo, read_sft
 

@@ -27,7 +27,7 @@ def config_check(
     its API key variable is set), and every dataset (read in full). Errors name the file and the key."""
     from bedside.llm import ModelError
     from bedside.llm.config import parse_model_spec
-    from bedside.llm.providers import create_provider
+    from bedside.llm.pool import build_provider
     from bedside.runs import ConfigError, load_config
     from bedside.runs.runner import check_config, load_datasets
     from bedside.runs.scorers import resolve_scorers
@@ -49,7 +49,7 @@ def config_check(
     for role, specs in loaded.models.items():
         for index, spec in enumerate(specs):
             try:
-                create_provider(parse_model_spec(spec, **loaded.model_options.get(role, {})))
+                build_provider(parse_model_spec(spec, **loaded.model_options.get(role, {})))
             except (ModelError, TypeError) as exc:
                 raise fail(ValueError(f"{config}: models.{role}[{index}] ({spec}): {exc}")) from None
     try:

@@ -13,6 +13,10 @@ import time
 from collections import deque
 from collections.abc import Callable
 from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bedside.llm.providers import Provider
 
 
 class AdaptiveLimiter:
@@ -85,8 +89,8 @@ class AdaptiveLimiter:
         self.release()
 
 
-# [scale-out] Where endpoint limiters come from. ``None``: this process's own (bedside.llm.model keeps one per
-# endpoint). A Ray worker installs a factory whose limiters are cluster-wide (bedside.llm.shared_limiter).
+# [scale-out] Where endpoint limiters come from. ``None``: this process's own (kept below, one per endpoint).
+# A Ray worker installs a factory whose limiters are cluster-wide (bedside.llm.shared_limiter).
 LimiterFactory = Callable[[tuple[str, str], int], AdaptiveLimiter]
 _factory: LimiterFactory | None = None
 
@@ -99,3 +103,21 @@ def install_limiter_factory(factory: LimiterFactory | None) -> None:
 
 def limiter_factory() -> LimiterFactory | None:
     return _factory
+
+
+_limiters: dict[tuple[str, str], AdaptiveLimiter] = {}
+
+
+def endpoint_limiter(provider: Provider, maximum: int) -> AdaptiveLimiter:
+    """The limiter shared by every model of this process that talks to the same endpoint."""
+    key = (provider.name, provider.base_url or provider.model)
+    factory = limiter_factory()  # [scale-out] cluster-wide limiters on Ray (bedside.llm.shared_limiter)
+    if factory is not None:
+        return factory(key, maximum)
+    limiter = _limiters.get(key)
+    if limiter is None:
+        limiter = _limiters[key] = AdaptiveLimiter(maximum)
+    elif maximum < limiter.maximum:  # the strictest configured limit wins
+        limiter.maximum = maximum
+        limiter.limit = min(limiter.limit, maximum)
+    return limiter

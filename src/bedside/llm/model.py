@@ -47,8 +47,9 @@ from bedside.llm.errors import (
     RetriesExhaustedError,
     StructuredOutputError,
 )
-from bedside.llm.limiter import AdaptiveLimiter, limiter_factory
-from bedside.llm.providers import Provider, create_provider
+from bedside.llm.limiter import AdaptiveLimiter, endpoint_limiter
+from bedside.llm.pool import build_provider
+from bedside.llm.providers import Provider
 from bedside.llm.repetition import CUT_FINISH_REASONS
 from bedside.llm.retry import RetryPolicy
 from bedside.llm.scope import current_scope
@@ -63,7 +64,6 @@ T = TypeVar("T", bound=BaseModel)
 logger = logging.getLogger("bedside.llm")
 logger.addFilter(RedactingFilter())
 
-_limiters: dict[tuple[str, str], AdaptiveLimiter] = {}
 _DEFAULT_SETTINGS = GenerationSettings()  # frozen: one object, so what is derived from it is computed once
 
 STRUCTURED_INSTRUCTIONS = "llm/structured_instructions.j2"
@@ -116,21 +116,6 @@ def _check_not_empty(
         f"{name} ({role}): the endpoint answered with no text ({what}, {why}){hint}",
         finish_reason=response.finish_reason,
     )
-
-
-def endpoint_limiter(provider: Provider, maximum: int) -> AdaptiveLimiter:
-    """The limiter shared by every model of this process that talks to the same endpoint."""
-    key = (provider.name, provider.base_url or provider.model)
-    factory = limiter_factory()  # [scale-out] cluster-wide limiters on Ray (bedside.llm.shared_limiter)
-    if factory is not None:
-        return factory(key, maximum)
-    limiter = _limiters.get(key)
-    if limiter is None:
-        limiter = _limiters[key] = AdaptiveLimiter(maximum)
-    elif maximum < limiter.maximum:  # the strictest configured limit wins
-        limiter.maximum = maximum
-        limiter.limit = min(limiter.limit, maximum)
-    return limiter
 
 
 @dataclass
@@ -468,7 +453,7 @@ def get_model(
     ``overrides``: :class:`ModelConfig` fields (``api_key_env=...``, ``max_concurrency=...``, ...).
     """
     config = parse_model_spec(spec, **overrides)
-    provider = create_provider(config)
+    provider = build_provider(config)
     limiter = endpoint_limiter(provider, config.max_concurrency or provider.default_concurrency)
     if cache is not None and not isinstance(cache, ResponseCache):
         from bedside.llm.cache_postgres import open_cache  # [scale-out] a path or a postgresql:// URL

@@ -29,7 +29,8 @@ from typing import Any
 
 from bedside.llm.config import ModelConfig
 from bedside.llm.errors import ModelRequestError
-from bedside.llm.limiter import AdaptiveLimiter
+from bedside.llm.limiter import AdaptiveLimiter, endpoint_limiter
+from bedside.llm.providers import Provider, create_provider
 from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
 
 REST_S = 1.0
@@ -102,9 +103,6 @@ class PooledProvider:
 
 def create_pool(config: ModelConfig) -> PooledProvider:
     """One provider per base URL, each behind its endpoint's (process- or cluster-wide) limiter."""
-    from bedside.llm.model import endpoint_limiter  # the model layer owns the endpoint limiter registry
-    from bedside.llm.providers import create_provider
-
     assert config.base_urls
     cap = config.replica_max_concurrency or config.max_concurrency
     replicas = []
@@ -115,3 +113,11 @@ def create_pool(config: ModelConfig) -> PooledProvider:
         replicas.append(provider)
         limiters.append(endpoint_limiter(provider, cap or provider.default_concurrency))
     return PooledProvider(config, replicas, limiters)
+
+
+def build_provider(config: ModelConfig) -> Provider | PooledProvider:
+    """The provider a model config asks for: a pool of its replicas when it lists ``base_urls``, else the one
+    provider of its protocol (:func:`bedside.llm.providers.create_provider`). The model layer and ``config check``
+    build providers through here, so the pool sits above the single providers and neither imports the other back.
+    """
+    return create_pool(config) if config.base_urls else create_provider(config)

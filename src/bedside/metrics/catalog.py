@@ -156,7 +156,12 @@ CATALOG: tuple[MetricInfo, ...] = (
     ),
     MetricInfo("smog", "readability", "sample", "SMOG grade: 1.0430*sqrt(polysyllables*30/sentences)+3.1291"),
     MetricInfo("fkgl", "readability", "sample", "Flesch-Kincaid grade: 0.39*words/sentence+11.8*syllables/word-15.59"),
-    MetricInfo("exam_accuracy", "comprehension", "set", "share of multiple-choice questions answered correctly"),
+    MetricInfo(
+        "exam_accuracy",
+        "comprehension",
+        "set",
+        "share correct of the multiple-choice answers that name one option (unparsed ones counted, not scored)",
+    ),
     MetricInfo("checklist_exact", "structure", "set", "share of reference JSON fields whose value is equal"),
     MetricInfo(
         "checklist_normalised",

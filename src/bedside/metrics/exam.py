@@ -1,9 +1,12 @@
 """Multiple-choice exam accuracy: how many questions a (simulated) patient answers correctly.
 
 Answers come back as free text from a model, so the chosen option is read out of it first
-(:func:`parse_choice`). An answer that names no option, or names two, is wrong and counted as unparsed, and a
-question with no answer at all is wrong and listed as unanswered; neither is silently dropped from the
-denominator.
+(:func:`parse_choice`). An answer that names no option, or names two, is listed as unparsed, and a question with
+no answer at all as unanswered. Neither is a choice, so neither is scored: accuracy is the share correct of the
+questions whose answer named one option (``scored``), and the unparsed and unanswered are counted beside it.
+Scoring them as wrong would report an exam-taker that failed to answer in the format as one that misunderstood
+(in a simulation the exam measures what the *other* agent taught, so that error would land on the teacher). An
+exam none of whose answers could be read has no accuracy (None), never 0.0.
 """
 
 from __future__ import annotations
@@ -34,8 +37,14 @@ class ExamResult:
     chosen: dict[str, str | None] = field(default_factory=dict)
 
     @property
-    def accuracy(self) -> float:
-        return self.correct / self.total if self.total else 0.0
+    def scored(self) -> int:
+        """Questions whose answer named exactly one option: the denominator of :attr:`accuracy`."""
+        return self.total - len(self.unparsed) - len(self.unanswered)
+
+    @property
+    def accuracy(self) -> float | None:
+        """Correct over scored; None when no answer could be read (absent, never 0.0)."""
+        return self.correct / self.scored if self.scored else None
 
 
 _LETTER_PATTERNS = (

@@ -49,10 +49,10 @@ def provider_names() -> list[str]:
 
 
 def create_provider(config: ModelConfig) -> Provider:
-    if config.base_urls:  # [scale-out] replicas of one model, balanced (bedside.llm.pool)
-        from bedside.llm.pool import create_pool
-
-        return create_pool(config)
+    """The one provider of ``config``'s protocol. A config with ``base_urls`` (replicas of one model) is built as
+    a pool by :func:`bedside.llm.pool.build_provider`, which calls this once per replica."""
+    if config.base_urls:  # never silently one replica of a pool
+        raise ModelConfigError("a config with base_urls is a pool of replicas: build it with bedside.llm.pool")
     target = _REGISTRY.get(config.provider)
     if target is None:
         raise ModelConfigError(

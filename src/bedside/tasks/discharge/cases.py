@@ -39,6 +39,19 @@ bedside's, because the guideline has none for the return-to-hospital stage the c
 
 CATEGORIES: tuple[Category, ...] = get_args(Category)
 
+_DRUG_WORD = re.compile(r"[a-z]+")
+
+
+def drug_key(name: str) -> str:
+    """A medicine's name reduced to what aligns it with another's: the first word, lower case, letters only.
+
+    "Metoprolol succinate ER" and "metoprolol" share the key ``metoprolol``; brand names are not resolved. It lives
+    with the case data because the documents (merging the reference checklist's time buckets) and the scoring
+    (aligning predicted and reference medicines, drug coverage) must align names the same way.
+    """
+    words = _DRUG_WORD.findall(name.lower())
+    return words[0] if words else ""
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bedside.llm.types import ChatMessage, GenerationSettings
 from bedside.prompts import render_chat
 from bedside.runs.task import SampleContext, Turn
-from bedside.tasks.discharge.cases import DischargeCase, DischargeStructure, DischargeSummary, TimeSlot
+from bedside.tasks.discharge.cases import DischargeCase, DischargeStructure, DischargeSummary, TimeSlot, drug_key
 
 DocumentsFrom = Literal["note_and_dialogue", "dialogue"]
 _TEXT = 400  # caps on free text keep a grammar-constrained small model from running out of tokens in a string
@@ -90,8 +90,6 @@ class ReferenceChecklist(_Doc):
 
     def to_checklist(self) -> Checklist:
         """Bedside's shape for scoring: one medicine per drug name with every bucket it appears in."""
-        from bedside.tasks.discharge.scoring import drug_key
-
         merged: dict[str, ChecklistMedicine] = {}
         buckets: tuple[tuple[TimeSlot, dict[str, ReferenceMedicine]], ...] = (
             ("morning", self.medicines.morning),

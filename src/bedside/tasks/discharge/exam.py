@@ -10,8 +10,12 @@ given. The material of the setting is all it sees.
 
 Options are shuffled per question with a generator seeded from (run seed, sample, epoch, question id), so the
 answer is not always the first option and a re-run asks the same thing. The answer is a structured letter at
-temperature 0; an answer that still does not name one option after the re-asks is wrong and listed as
-unparsed, never dropped from the denominator (see :mod:`bedside.metrics.exam`).
+temperature 0; an answer that still does not name one option after the re-asks is listed as unparsed and left
+out of the accuracy, which is the share correct of the answers that could be read (:mod:`bedside.metrics.exam`;
+the paper does not say how it parses or what it does with an unreadable answer). The exam-taker is the patient
+model, the same for every doctor compared, so its format failures must not be scored as the doctor's teaching.
+An exam with no readable answer has no accuracy (None): the task records it as the step's failure, and the
+report shows it absent with the unparsed count.
 """
 
 from __future__ import annotations
@@ -54,10 +58,10 @@ def shuffled(question: Question, *, seed: int, sample_id: str, epoch: str) -> Ex
 @dataclass(frozen=True)
 class ExamOutcome:
     setting: Setting
-    accuracy: float
+    accuracy: float | None  # correct / scored; None when no answer could be read
     correct: int
     total: int
-    by_category: dict[str, list[int]]  # category -> [correct, total]
+    by_category: dict[str, list[int]]  # category -> [correct, total, unparsed]; scored = total - unparsed
     chosen: dict[str, str | None]
     key: dict[str, str]
     unparsed: list[str]
@@ -103,9 +107,10 @@ async def take_exam(
     key = {q.id: q.answer for q in exam}
     by_category: dict[str, list[int]] = {}
     for question in questions:
-        entry = by_category.setdefault(question.category, [0, 0])
+        entry = by_category.setdefault(question.category, [0, 0, 0])
         entry[1] += 1
         entry[0] += scored.chosen.get(question.id) == key[question.id]
+        entry[2] += scored.chosen.get(question.id) is None
     order: dict[str, int] = {c: i for i, c in enumerate(CATEGORIES)}
     return ExamOutcome(
         setting=setting,

@@ -1,4 +1,8 @@
-"""DischargeSim's cross-model figures (§5) for the HTML report, from the profile-sensitivity gaps of :mod:`.tables`.
+"""DischargeSim's figures for the HTML report, from the profile-sensitivity gaps of :mod:`.tables` (this module sits
+above it: the task asks here for its plots, there for its tables).
+
+- **Profile sensitivity** (:func:`report_plots`, one plot per cell): per level pair, the relative difference on each
+  dimension with its 95% interval.
 
 - **Variability** (Figs. 7, 10, 12): per profile dimension (health literacy, education, emotion), the sample
   standard deviation *across models* of each level pair's relative difference, per scored dimension (L&D, HCC,
@@ -25,7 +29,7 @@ from typing import Any
 from bedside.runs.task import AbsentPlot, ReportPlot
 from bedside.stats.agreement import pearson_r
 from bedside.tasks.discharge.profiles import PAPER_LABELS, SENSITIVITY_PAIRS
-from bedside.tasks.discharge.tables import DIMENSION_SCORERS, Gap
+from bedside.tasks.discharge.tables import DIMENSION_SCORERS, Gap, _by_cell, _ok, sensitivity_gaps
 
 PROFILE_DIMENSIONS = {"literacy": "health literacy", "education": "education", "emotion": "emotional style"}
 PAPER_FIGURES = {
@@ -278,3 +282,45 @@ def report_figures(cells: Mapping[str, Sequence[Any]], gaps: Sequence[Gap]) -> l
     """The variability and size figures, or why each is absent."""
     models = cell_models(cells)
     return [*variability_plots(gaps, models), *size_plots(gaps, models)]
+
+
+def report_plots(rows: Sequence[Any]) -> list[ReportPlot]:
+    """Profile sensitivity as plots, one per cell: per level pair, the relative difference on each dimension with
+    its 95% interval; then the cross-model variability and size-correlation figures (:func:`report_figures`), or why
+    each is absent. (title, base64 PNG) or :class:`AbsentPlot`; none without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    from bedside.runs.report import png_base64
+
+    cells = _by_cell(_ok(rows))
+    gaps = sensitivity_gaps(cells)
+    plots: list[ReportPlot] = []
+    for cell in dict.fromkeys(g.cell for g in gaps):
+        mine = [g for g in gaps if g.cell == cell]
+        comparisons = list(dict.fromkeys(g.comparison for g in mine))
+        scorers = [name for name in DIMENSION_SCORERS if any(g.scorer == name for g in mine)]
+        figure, axes = plt.subplots(figsize=(7, 0.6 + 0.5 * len(comparisons) * max(1, len(scorers)) / 3))
+        height = 0.8 / max(1, len(scorers))
+        for index, name in enumerate(scorers):
+            points = [(i, g) for i, c in enumerate(comparisons) for g in mine if g.comparison == c and g.scorer == name]
+            ys = [i + index * height for i, _ in points]
+            xs = [g.gap for _, g in points]
+            errors = [
+                [g.gap - g.interval[0] if g.interval else 0.0 for _, g in points],
+                [g.interval[1] - g.gap if g.interval else 0.0 for _, g in points],
+            ]
+            axes.barh(ys, xs, height=height, xerr=errors, capsize=2, label=name)
+        axes.axvline(0.0, color="#444", linewidth=0.8)
+        axes.set_yticks([i + 0.4 - height / 2 for i in range(len(comparisons))], comparisons, fontsize=7)
+        axes.invert_yaxis()
+        axes.set_xlabel("relative difference (S_level - S_baseline) / S_baseline, 95% CI")
+        axes.legend(fontsize=6, loc="best")
+        axes.set_title(cell, fontsize=8)
+        plots.append((f"Profile sensitivity: {cell}", png_base64(figure)))
+    plots += report_figures(cells, gaps)
+    return plots

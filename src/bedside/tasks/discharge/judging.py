@@ -34,6 +34,25 @@ JUDGES: dict[str, str] = {
 }
 NEEDS_SUMMARY = frozenset({"summary_a", "summary_b"})
 
+COVERAGE_CRITERIA = {  # the judge's criteria under the paper's Table 1 codes, in its column order
+    "IRH": "return_indications",
+    "MED": "medications",
+    "DX": "diagnosis",
+    "PDT": "post_discharge_care",
+    "TDS": "hospital_course",
+    "FU": "follow_up",
+}
+STRATEGY_CRITERIA = {
+    "FR": "fostering_relationship",
+    "GI": "gathering_information",
+    "PI": "providing_information",
+    "DM": "decision_making",
+    "EBC": "enabling_behaviour_change",
+    "RE": "responding_to_emotions",
+}
+SUMMARY_A_CRITERIA = {"FL": "fluency", "CO": "coherence", "INF": "informativeness", "PER": "personalisation"}
+SUMMARY_B_CRITERIA = {"SC": "semantic_coverage", "FAC": "factuality", "REL": "relevance", "CON": "consistency"}
+
 
 async def run_judges(
     names: Sequence[str],

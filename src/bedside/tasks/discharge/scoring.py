@@ -33,15 +33,10 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from bedside.prompts import render_chat
 from bedside.runs.task import SampleContext, Turn
+from bedside.tasks.discharge.cases import drug_key
 from bedside.tasks.discharge.documents import Checklist, ChecklistMedicine
 
-_WORD = re.compile(r"[a-z]+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-
-
-def drug_key(name: str) -> str:
-    words = _WORD.findall(name.lower())
-    return words[0] if words else ""
 
 
 def same_dose(a: str, b: str) -> bool:

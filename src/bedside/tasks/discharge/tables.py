@@ -27,11 +27,11 @@ from typing import Any
 import numpy as np
 
 from bedside.runs.steps import failures_table
-from bedside.runs.task import ReportPlot, ReportTable
+from bedside.runs.task import ReportTable
 from bedside.stats.agreement import pearson_r
+from bedside.tasks.discharge.judging import COVERAGE_CRITERIA, STRATEGY_CRITERIA, SUMMARY_A_CRITERIA, SUMMARY_B_CRITERIA
 from bedside.tasks.discharge.profiles import PAPER_LABELS, SENSITIVITY_PAIRS
 from bedside.tasks.discharge.schedules import CLOSING, STAGE_IDS
-from bedside.tasks.discharge.task import COVERAGE_CRITERIA, STRATEGY_CRITERIA, SUMMARY_A_CRITERIA, SUMMARY_B_CRITERIA
 
 DIMENSION_SCORERS = {
     "L&D": "ld",
@@ -92,7 +92,10 @@ def table_one(cells: Mapping[str, list[Any]]) -> ReportTable:
         out,
         "Means over every sample of the cell (all profile conditions pooled). Coverage in the paper's column order "
         "(return indicators, medications, diagnosis, post-discharge treatment, tests & treatments, follow-up). "
-        "AHRQ % is bedside's ahrq_acc (defined in the docs; the paper gives no definition). " + TABLE_ONE_LEGEND + ".",
+        "AHRQ % is bedside's ahrq_acc (defined in the docs; the paper gives no definition). "
+        + TABLE_ONE_LEGEND
+        + "."
+        + _unparsed_note(cells, "dialogue", "Exam A %"),
     )
 
 
@@ -115,38 +118,87 @@ def table_two(cells: Mapping[str, list[Any]]) -> ReportTable:
         "a QuickUMLS index built from your own UMLS release in $BEDSIDE_UMLS_INDEX; concept F1 is "
         "concept_f1[mesh], the offline stand-in. BLEURT needs the bleurt extra, the `bleurt` scorer and a local "
         "checkpoint in $BEDSIDE_BLEURT_CHECKPOINT. None of these ship with bedside: without them the column is "
-        "absent (-), never zero. " + TABLE_TWO_LEGEND + ".",
+        "absent (-), never zero. " + TABLE_TWO_LEGEND + "." + _unparsed_note(cells, "summary", "Exam B %"),
+    )
+
+
+def _exam_counts(counts: Sequence[int]) -> tuple[int, int, int]:
+    """(correct, questions, unparsed) from a stored per-category entry; runs stored before unparsed answers were
+    counted apart have two numbers (their unparsed answers were scored as wrong)."""
+    return int(counts[0]), int(counts[1]), int(counts[2]) if len(counts) > 2 else 0
+
+
+def unparsed_answers(cells: Mapping[str, list[Any]], setting: str) -> dict[str, tuple[int, int, int]]:
+    """Per cell with any unparsed exam answer in ``setting``: (unparsed answers, questions asked, samples whose
+    every answer was unparsed, i.e. whose exam accuracy is absent)."""
+    out: dict[str, tuple[int, int, int]] = {}
+    for cell, rows in cells.items():
+        unparsed = questions = absent = 0
+        for row in rows:
+            exam = (row.output.get("extra", {}).get("exam") or {}).get(setting)
+            if exam is None:
+                continue
+            counts = [_exam_counts(c) for c in exam["by_category"].values()]
+            unparsed += sum(u for _, _, u in counts)
+            questions += sum(t for _, t, _ in counts)
+            absent += exam.get("accuracy") is None
+        if unparsed:
+            out[cell] = (unparsed, questions, absent)
+    return out
+
+
+def _unparsed_note(cells: Mapping[str, list[Any]], setting: str, column: str) -> str:
+    found = unparsed_answers(cells, setting)
+    if not found:
+        return ""
+    listed = "; ".join(f"{cell}: {u} of {q}, {a} exam(s) absent" for cell, (u, q, a) in found.items())
+    return (
+        f" {column}: unparsed exam answers (no option named after the re-asks) are left out of the accuracy, and an "
+        f"exam with none readable is absent: {listed}."
     )
 
 
 def exam_table(cells: Mapping[str, list[Any]]) -> ReportTable:
     categories: list[str] = []
-    pooled: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+    pooled: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for cell, rows in cells.items():
         for row in rows:
             for setting, exam in (row.output.get("extra", {}).get("exam") or {}).items():
-                for category, (correct, total) in exam["by_category"].items():
+                for category, counts in exam["by_category"].items():
                     if category not in categories:
                         categories.append(category)
                     for key in ((cell, setting, category), (cell, setting, "all")):
-                        pooled[key][0] += correct
-                        pooled[key][1] += total
+                        for index, count in enumerate(_exam_counts(counts)):
+                            pooled[key][index] += count
     out = []
+    unparsed_rows = []
     for cell in cells:
         for setting in ("dialogue", "summary", "none"):
             if (cell, setting, "all") not in pooled:
                 continue
             line = [cell, setting]
             for category in ["all", *categories]:
-                correct, total = pooled.get((cell, setting, category), (0, 0))
-                line.append(f"{100 * correct / total:.1f} ({total})" if total else "-")
+                correct, total, unparsed = pooled.get((cell, setting, category), (0, 0, 0))
+                scored = total - unparsed
+                line.append(f"{100 * correct / scored:.1f} ({scored})" if scored else "-")
+            unparsed = pooled[(cell, setting, "all")][2]
+            line.append(str(unparsed))
+            if unparsed:
+                unparsed_rows.append(f"{cell}/{setting}: {unparsed} of {pooled[(cell, setting, 'all')][1]}")
             out.append(line)
-    return ReportTable(
-        "Comprehension exam by setting and category (% correct, questions)",
-        ["cell", "setting", "all", *categories],
-        out,
+    note = (
         "dialogue = setting A (Table 1), summary = setting B (Table 2), none = no material (a baseline the paper "
-        "does not report; chance is 1/3). Pooled over questions; unparsed answers count as wrong.",
+        "does not report; chance is 1/3). Pooled over the answers that named one option, their number in "
+        "brackets; an unparsed answer (no option named after the re-asks) is left out and counted in the unparsed "
+        "column, and a cell with no readable answer is absent (-), never 0.0. Unparsed answers: "
+        + ("; ".join(unparsed_rows) or "none")
+        + "."
+    )
+    return ReportTable(
+        "Comprehension exam by setting and category (% correct, answers scored)",
+        ["cell", "setting", "all", *categories, "unparsed"],
+        out,
+        note,
     )
 
 
@@ -343,47 +395,3 @@ def report_tables(rows: Sequence[Any]) -> list[ReportTable]:
         tables += [conversation_table(cells), fidelity_table(cells)]
     tables.append(failures_table(rows, "In this task: no summary, no questions or no reference summary."))
     return [t for t in tables if t is not None]
-
-
-def report_plots(rows: Sequence[Any]) -> list[ReportPlot]:
-    """Profile sensitivity as plots, one per cell: per level pair, the relative difference on each dimension with
-    its 95% interval; then the cross-model variability and size-correlation figures (:mod:`.figures`), or why
-    each is absent. (title, base64 PNG) or :class:`AbsentPlot`; none without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return []
-    from bedside.runs.report import png_base64
-
-    cells = _by_cell(_ok(rows))
-    gaps = sensitivity_gaps(cells)
-    plots: list[ReportPlot] = []
-    for cell in dict.fromkeys(g.cell for g in gaps):
-        mine = [g for g in gaps if g.cell == cell]
-        comparisons = list(dict.fromkeys(g.comparison for g in mine))
-        scorers = [name for name in DIMENSION_SCORERS if any(g.scorer == name for g in mine)]
-        figure, axes = plt.subplots(figsize=(7, 0.6 + 0.5 * len(comparisons) * max(1, len(scorers)) / 3))
-        height = 0.8 / max(1, len(scorers))
-        for index, name in enumerate(scorers):
-            points = [(i, g) for i, c in enumerate(comparisons) for g in mine if g.comparison == c and g.scorer == name]
-            ys = [i + index * height for i, _ in points]
-            xs = [g.gap for _, g in points]
-            errors = [
-                [g.gap - g.interval[0] if g.interval else 0.0 for _, g in points],
-                [g.interval[1] - g.gap if g.interval else 0.0 for _, g in points],
-            ]
-            axes.barh(ys, xs, height=height, xerr=errors, capsize=2, label=name)
-        axes.axvline(0.0, color="#444", linewidth=0.8)
-        axes.set_yticks([i + 0.4 - height / 2 for i in range(len(comparisons))], comparisons, fontsize=7)
-        axes.invert_yaxis()
-        axes.set_xlabel("relative difference (S_level - S_baseline) / S_baseline, 95% CI")
-        axes.legend(fontsize=6, loc="best")
-        axes.set_title(cell, fontsize=8)
-        plots.append((f"Profile sensitivity: {cell}", png_base64(figure)))
-    from bedside.tasks.discharge.figures import report_figures
-
-    plots += report_figures(cells, gaps)
-    return plots

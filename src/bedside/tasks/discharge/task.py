@@ -57,34 +57,24 @@ from bedside.tasks.discharge.documents import (
     write_summary,
 )
 from bedside.tasks.discharge.exam import SETTINGS, take_exam
-from bedside.tasks.discharge.judging import JUDGES, run_judges
+from bedside.tasks.discharge.figures import report_plots
+from bedside.tasks.discharge.judging import (
+    COVERAGE_CRITERIA,
+    JUDGES,
+    STRATEGY_CRITERIA,
+    SUMMARY_A_CRITERIA,
+    SUMMARY_B_CRITERIA,
+    run_judges,
+)
 from bedside.tasks.discharge.options import DatasetOptions, SystemOptions
 from bedside.tasks.discharge.parse import parse_note
 from bedside.tasks.discharge.profiles import profile_id, profiles, strata
 from bedside.tasks.discharge.readers import read_cases, read_mimic_cases
 from bedside.tasks.discharge.schedules import get_schedule
 from bedside.tasks.discharge.scoring import ahrq_accuracy, drug_coverage
+from bedside.tasks.discharge.tables import report_tables
 
 SYNTHETIC_CASES = Path(__file__).parent / "data" / "synthetic_cases.jsonl"
-
-COVERAGE_CRITERIA = {  # the judge's criteria under the paper's Table 1 codes, in its column order
-    "IRH": "return_indications",
-    "MED": "medications",
-    "DX": "diagnosis",
-    "PDT": "post_discharge_care",
-    "TDS": "hospital_course",
-    "FU": "follow_up",
-}
-STRATEGY_CRITERIA = {
-    "FR": "fostering_relationship",
-    "GI": "gathering_information",
-    "PI": "providing_information",
-    "DM": "decision_making",
-    "EBC": "enabling_behaviour_change",
-    "RE": "responding_to_emotions",
-}
-SUMMARY_A_CRITERIA = {"FL": "fluency", "CO": "coherence", "INF": "informativeness", "PER": "personalisation"}
-SUMMARY_B_CRITERIA = {"SC": "semantic_coverage", "FAC": "factuality", "REL": "relevance", "CON": "consistency"}
 
 # scorer name -> (judge, criterion | group | None for the rubric's aggregate)
 _JUDGE_SCORERS: dict[str, tuple[str, str | None, str]] = {
@@ -284,6 +274,8 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
         )
         if outcome is not None:
             exams[setting] = outcome.as_dict()
+            if outcome.accuracy is None:  # kept (what was chosen), but a failed step: absent, never 0.0
+                steps.errors[f"exam_{setting}"] = f"all {outcome.total} exam answers unparsed (no option named)"
     extra["exam"] = exams
 
     if checklist is not None:
@@ -420,7 +412,7 @@ class DischargeTask:
             return None if value is None else float(value)
         if scorer.startswith("exam_acc_"):
             exam = extra.get("exam", {}).get(scorer.removeprefix("exam_acc_"))
-            return None if exam is None else float(exam["accuracy"])
+            return None if exam is None or exam["accuracy"] is None else float(exam["accuracy"])
         if scorer == "ahrq_acc":
             ahrq = extra.get("ahrq")
             return None if not ahrq else ahrq["accuracy"]
@@ -460,13 +452,9 @@ class DischargeTask:
         raise KeyError(scorer)
 
     def report_tables(self, rows: Sequence[Mapping[str, Any]]) -> list[ReportTable]:
-        from bedside.tasks.discharge.tables import report_tables
-
         return report_tables(rows)
 
     def report_plots(self, rows: Sequence[Mapping[str, Any]]) -> list[ReportPlot]:
-        from bedside.tasks.discharge.tables import report_plots
-
         return report_plots(rows)
 
 

@@ -1,6 +1,6 @@
 """Drafting cases: a patient's portal message, the chart beside it, and clinicians' independent replies.
 
-Readers:
+Readers of one format each (:func:`.readers.read_cases` picks one for a file):
 
 - bedside JSONL (one :class:`PortalMessage` per line, ``references`` a list of clinician replies);
 - flat CSV or JSONL with a column mapping (``columns={"message": "patient_text", ...}``): one row per reply;
@@ -22,9 +22,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from bedside.data import DEMO_DIR
-from bedside.inputs import InputError, json_object, nonempty, parse_xml, table_dicts, text_lines
-from bedside.records import Record, read_records
+from bedside.inputs import InputError, json_object, parse_xml, table_dicts, text_lines
+from bedside.records import Record
 from bedside.records.chart import render_chart_summary
 from bedside.records.model import Time
 from bedside.tasks.drafting.themes import RESPONSE_THEMES
@@ -116,46 +115,6 @@ def _check_unique(messages: list[PortalMessage], path: Path) -> None:
         if message.id in seen:
             raise InputError(f"{path}: message id {message.id!r} appears twice")
         seen.add(message.id)
-
-
-FORMATS = ("auto", "syppm")
-"""Values of ``layout`` (``options.format`` in a run config): ``auto`` tells bedside JSONL, a flat table and
-LiveQA XML apart by the file; ``syppm`` reads the seed paper's SyPPM release (:mod:`.syppm`)."""
-
-
-def read_cases(
-    source: str | Path,
-    columns: Mapping[str, str] | None = None,
-    records: str | Path | None = None,
-    layout: str | None = None,
-) -> list[PortalMessage]:
-    """Cases from ``source`` (a file, or ``demo``) read as ``layout`` (one of :data:`FORMATS`; default auto),
-    charts filled from ``records`` where missing."""
-    layout = layout or "auto"
-    if layout not in FORMATS:
-        raise InputError(f"cases format {layout!r}: not one of {', '.join(FORMATS)}")
-    if str(source) == "demo":
-        path, records = DEMO_DIR / "portal_messages.jsonl", records or DEMO_DIR / "cohort.jsonl"
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise InputError(f"{path}: no such cases file")
-    if layout == "syppm":
-        from bedside.tasks.drafting.syppm import read_syppm
-
-        cases = read_syppm(path, columns)
-    elif path.suffix.lower() == ".xml":
-        cases = read_liveqa(path)
-    elif columns or path.suffix.lower() == ".csv":
-        cases = read_table(path, columns)
-    else:
-        cases = load_portal_messages(path)
-    nonempty(cases, path, "cases")
-    if any(c.chart_summary is None for c in cases):
-        if records is None:
-            raise InputError(f"{path}: messages without chart_summary need records to render one from")
-        cases = with_chart_from(cases, read_records(Path(records)))
-    return cases
 
 
 # Flat tables with a column mapping.

@@ -68,7 +68,7 @@ async def _matcher(
     api_key_env: str | None = None,
 ) -> AsyncIterator[Matcher]:
     from bedside.llm import GenerationSettings, default_cache_path, get_model
-    from bedside.tasks.drafting.matchers import make_matcher
+    from bedside.tasks.drafting.matcher_kinds import make_matcher
 
     if kind != "llm":
         yield make_matcher(kind, threshold=threshold, guard=guard)  # type: ignore[arg-type]
@@ -106,6 +106,13 @@ def print_judgement(judgement: EditJudgement, console: Console = out) -> None:
         for sentence in judgement.remainder:
             console.print(f"  ED  {escape(sentence)}", highlight=False)
     c = judgement.counts
+    if not judgement.judged:
+        console.print(
+            f"not judged: all {judgement.failures} matcher answers could not be used; precision, recall and "
+            "Edit-F1 absent",
+            highlight=False,
+        )
+        return
     console.print(
         f"EM {c.em}  EA {c.ea}  ED {c.ed}   precision {c.precision:.3f}  recall {c.recall:.3f}  Edit-F1 {c.f1:.3f}",
         highlight=False,
@@ -174,13 +181,17 @@ def editjudge_command(
             str(c.em),
             str(c.ea),
             str(c.ed),
-            f"{c.precision:.3f}",
-            f"{c.recall:.3f}",
-            f"{c.f1:.3f}",
+            *((f"{c.precision:.3f}", f"{c.recall:.3f}", f"{c.f1:.3f}") if judgement.judged else ("-", "-", "-")),
             str(judgement.failures),
         )
     show_table(table)
     summary = summarise(judgements)
+    if not summary.counts:
+        out.print("micro and macro: absent (no pair had a usable matcher answer)", highlight=False)
+        return
+    unjudged = len(judgements) - len(summary.counts)
+    if unjudged:
+        out.print(f"{unjudged} pair(s) with no usable matcher answer left out of the averages", highlight=False)
     for name, averages in (("micro", summary.micro), ("macro", summary.macro)):
         out.print(
             f"{name}: precision {averages.precision:.3f}  recall {averages.recall:.3f}  Edit-F1 {averages.f1:.3f}",
@@ -231,8 +242,9 @@ def calibrate_command(
 ) -> None:
     """The judge comparison: agreement, non-match agreement, match agreement, match overlap for every judge."""
     from bedside.llm import GenerationSettings, default_cache_path, get_model
-    from bedside.tasks.drafting.matchers import FEWSHOT_TEMPLATE, MATCH_TEMPLATE, make_matcher
-    from bedside.tasks.drafting.validation import compare_judges, read_annotations
+    from bedside.tasks.drafting.matcher_kinds import compare_judges, make_matcher
+    from bedside.tasks.drafting.matchers import FEWSHOT_TEMPLATE, MATCH_TEMPLATE
+    from bedside.tasks.drafting.validation import read_annotations
 
     try:
         loaded = read_annotations(annotations)
@@ -515,7 +527,7 @@ def export_sft_command(
 ) -> None:
     """SFT data: one chat per clinician reply (zero-shot prompt in, the reply as the assistant turn)."""
     from bedside.tasks.drafting.adaptation import sft_records, write_jsonl
-    from bedside.tasks.drafting.cases import read_cases
+    from bedside.tasks.drafting.readers import read_cases
 
     try:
         loaded = read_cases(cases, column_map(column), records, cases_format)
@@ -598,7 +610,7 @@ def tadpole_command(
     """TADPOLE preference data: base drafts, per-theme enhanced and corrupted versions, four DPO pair sets."""
     from bedside.llm import GenerationSettings, default_cache_path, get_model
     from bedside.tasks.drafting.adaptation import make_tuples, write_tadpole
-    from bedside.tasks.drafting.cases import read_cases
+    from bedside.tasks.drafting.readers import read_cases
 
     try:
         loaded = read_cases(cases, column_map(column), records, cases_format)

@@ -132,6 +132,12 @@ class EditJudgement:
         """Reference sentences whose matcher answer could not be used (counted as NO MATCH)."""
         return sum(d.failure is not None for d in self.decisions)
 
+    @property
+    def judged(self) -> bool:
+        """Whether any matcher answer could be used; if none could, the counts say nothing about the draft (every
+        sentence NO MATCH by failure), so its Edit-F1 is absent, never 0.0."""
+        return not self.decisions or self.failures < len(self.decisions)
+
     def to_dict(self) -> dict[str, Any]:
         counts = self.counts
         return {
@@ -139,9 +145,10 @@ class EditJudgement:
             "em": counts.em,
             "ea": counts.ea,
             "ed": counts.ed,
-            "precision": counts.precision,
-            "recall": counts.recall,
-            "f1": counts.f1,
+            # absent (None) when no matcher answer could be used: all NO MATCH by failure would read as 0.0
+            "precision": counts.precision if self.judged else None,
+            "recall": counts.recall if self.judged else None,
+            "f1": counts.f1 if self.judged else None,
             "matcher_failures": self.failures,
             "decisions": [{**vars(d), "conflicts": list(d.conflicts)} for d in self.decisions],
             "remainder": list(self.remainder),
@@ -253,4 +260,7 @@ class EditSummary:
 
 
 def summarise(judgements: Sequence[EditJudgement | EditCounts]) -> EditSummary:
-    return EditSummary([j.counts if isinstance(j, EditJudgement) else j for j in judgements])
+    """Micro and macro averages over the judged pairs (a pair none of whose matcher answers could be used is
+    left out: see :attr:`EditJudgement.judged`)."""
+    judged = [j for j in judgements if not isinstance(j, EditJudgement) or j.judged]
+    return EditSummary([j.counts if isinstance(j, EditJudgement) else j for j in judged])

@@ -65,6 +65,14 @@ def matcher_failures(evaluation: Mapping[str, Any]) -> int:
     return sum(d.get("failure") is not None for d in evaluation["content"]["decisions"])
 
 
+def matcher_all_failed(evaluation: Mapping[str, Any]) -> bool:
+    """Whether no matcher answer of this evaluation could be used: then its content level was not judged at all,
+    so its Edit-F1 and counts are absent (every NO MATCH would make them 0.0), and only the failures are counted.
+    A draft with some failures keeps its content scores, each failure counted as NO MATCH (and counted)."""
+    decisions = evaluation["content"]["decisions"]
+    return bool(decisions) and all(d.get("failure") is not None for d in decisions)
+
+
 def theme_counts_of(evaluation: Mapping[str, Any]) -> dict[str, ThemeCounts]:
     return theme_counts(evaluation["reference_themes"], evaluation["draft_themes"])
 
@@ -76,9 +84,9 @@ def theme_totals(evaluation: Mapping[str, Any]) -> EditCounts:
 
 @dataclass(frozen=True)
 class LevelScores:
-    precision: float
-    recall: float
-    f1: float
+    precision: float | None  # None: nothing of this level was judged (every matcher answer failed)
+    recall: float | None
+    f1: float | None
     n: int
 
 
@@ -105,11 +113,12 @@ class SystemTables:
 
 def tables_for(evaluations: Iterable[Mapping[str, Any]]) -> SystemTables:
     items = list(evaluations)
-    content = sum((content_counts(e) for e in items), EditCounts())
+    judged = [e for e in items if not matcher_all_failed(e)]  # content level: drafts the matcher judged at all
+    content = sum((content_counts(e) for e in judged), EditCounts())
     theme_total, by_theme = pooled(theme_counts_of(e) for e in items)
     theme = theme_total.as_edit_counts()
     matched: dict[str, list[bool]] = {t: [] for t in RESPONSE_THEMES}
-    for e in items:
+    for e in judged:
         for decision, label in zip(e["content"]["decisions"], e["reference_sentence_themes"], strict=True):
             if label in matched:
                 matched[label].append(decision["span"] is not None)
@@ -119,7 +128,11 @@ def tables_for(evaluations: Iterable[Mapping[str, Any]]) -> SystemTables:
         per_theme_f1[t] = c.as_edit_counts().f1 if c is not None else None
     decisions = [d for e in items for d in e["content"]["decisions"]]
     return SystemTables(
-        content=LevelScores(content.precision, content.recall, content.f1, len(items)),
+        content=(
+            LevelScores(content.precision, content.recall, content.f1, len(judged))
+            if judged
+            else LevelScores(None, None, None, 0)
+        ),
         theme=LevelScores(theme.precision, theme.recall, theme.f1, len(items)),
         theme_proportions=theme_proportions(e["draft_themes"] for e in items),
         content_recall_by_theme={t: (sum(v) / len(v) if v else None) for t, v in matched.items()},

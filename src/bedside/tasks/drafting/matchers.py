@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING
 
 from bedside.prompts import render_chat
 from bedside.tasks.drafting.editjudge import Match, Matcher
-from bedside.tasks.drafting.guard import GUARD_MODES, ClinicalGuard, GuardMode, default_guard
+from bedside.tasks.drafting.guard import ClinicalGuard, GuardMode, default_guard
 from bedside.text.sentences import split_sentences
 
 if TYPE_CHECKING:
@@ -69,7 +69,6 @@ FEWSHOT_TEMPLATE = "drafting/editjudge_match_fewshot.j2"  # 5-shot, the examples
 # 0.52 and 0.26: the threshold moves with the data, which is why the trained matcher exists.
 EMBEDDING_THRESHOLD = 0.60
 LEXICAL_THRESHOLD = 0.33
-MATCHERS = ("embedding", "lexical", "trained", "llm")
 
 
 class SentenceMatcher(ABC):
@@ -362,52 +361,10 @@ class GuardedMatcher:
         return Match(None, score=ranked[0][1], conflicts=rejected)
 
 
-def make_matcher(
-    kind: str,
-    generate: Generate | None = None,
-    *,
-    threshold: float | None = None,
-    guard: GuardMode = "reject",
-    template: str | Path | None = None,
-    model_path: str | Path | None = None,
-    min_content_share: float | None = None,
-) -> Matcher:
-    """A matcher by name, behind the clinical-safety guard unless ``guard="off"``.
-
-    ``llm`` needs ``generate`` (one chat in, one completion out) and takes a judge ``template`` (0-shot by
-    default; ``drafting/editjudge_match_fewshot.j2`` is the 5-shot one) and ``min_content_share`` (the smallest
-    share of a reference sentence's content a judge's span must carry; default 0.25). ``trained`` loads
-    ``model_path`` (a ``.npz`` from ``bedside drafting train-matcher``) or trains on bedside's annotations at
-    first use.
-    """
-    if guard not in GUARD_MODES:
-        raise ValueError(f"guard {guard!r}: choose one of {', '.join(GUARD_MODES)}")
-    matcher: Matcher
-    if kind == "embedding":
-        matcher = EmbeddingMatcher(EMBEDDING_THRESHOLD if threshold is None else threshold)
-    elif kind == "lexical":
-        matcher = LexicalMatcher(LEXICAL_THRESHOLD if threshold is None else threshold)
-    elif kind == "trained":
-        from bedside.tasks.drafting.trained_matcher import trained_matcher
-
-        matcher = trained_matcher(model_path, threshold=threshold)
-    elif kind == "llm":
-        if generate is None:
-            raise ValueError("the llm matcher needs a model (a judge role in a run, or -m MODEL on the command line)")
-        share = MIN_CONTENT_SHARE if min_content_share is None else min_content_share
-        matcher = LLMMatcher(generate, template=template or MATCH_TEMPLATE, min_content_share=share)
-    else:
-        raise ValueError(f"unknown matcher {kind!r}; choose one of {', '.join(MATCHERS)}")
-    if guard == "off":
-        return matcher
-    return GuardedMatcher(matcher, mode=guard)
-
-
 __all__ = [
     "EMBEDDING_THRESHOLD",
     "FEWSHOT_TEMPLATE",
     "LEXICAL_THRESHOLD",
-    "MATCHERS",
     "MIN_CONTENT_SHARE",
     "STOP_WORDS",
     "EmbeddingMatcher",
@@ -419,7 +376,6 @@ __all__ = [
     "content_share",
     "content_words",
     "is_unit",
-    "make_matcher",
     "read_match_answer",
     "span_failure",
 ]

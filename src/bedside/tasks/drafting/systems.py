@@ -28,7 +28,8 @@ from typing import Any
 
 from bedside.llm import ChatMessage, Completion, GenerationSettings, Model
 from bedside.prompts import render_chat
-from bedside.tasks.drafting.cases import PortalMessage, read_cases
+from bedside.tasks.drafting.cases import PortalMessage
+from bedside.tasks.drafting.readers import read_cases
 from bedside.tasks.drafting.themes import RESPONSE_THEMES, THEMES, default_theme_classifier, response_themes
 from bedside.text.sentences import split_sentences
 

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from bedside.runs.task import ReportTable
-from bedside.tasks.drafting.evaluation import SystemTables, tables_for
+from bedside.tasks.drafting.evaluation import SystemTables, matcher_all_failed, tables_for
 from bedside.tasks.drafting.themes import RESPONSE_THEMES, THEMES
 
 _LABELS = {t.key: t.label for t in THEMES}
@@ -87,6 +87,7 @@ def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
     if not by_cell:
         return []
     cells = [(cell, tables_for(evaluations), _matcher(evaluations)) for cell, evaluations in sorted(by_cell.items())]
+    unjudged = {cell: sum(map(matcher_all_failed, evaluations)) for cell, evaluations in sorted(by_cell.items())}
     iap = _iap_rows(inter)
     tables = []
     main = [
@@ -119,7 +120,11 @@ def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
             "was aligned to the draft, or unusable); a high share means the judge model is not doing the task. "
             "Matcher failed: share of reference sentences where the judge's answer could not be used at all (not "
             "in the draft, not a whole sentence or clause of it, or too little of the sentence's content), each "
-            "counted as NO MATCH.",
+            "counted as NO MATCH. A sample none of whose matcher answers could be used has no content level (its "
+            "content scores are absent, never 0.0): it is left out of the content columns and of n (the samples "
+            "judged), and its failures stay in matcher failed. Samples left out so: "
+            + ("; ".join(f"{cell}: {k}" for cell, k in unjudged.items() if k) or "none")
+            + ".",
         )
     )
     dataset_of = {row.cell: row.dataset for row in rows}
@@ -316,5 +321,5 @@ def _cosine_iaa(rows: Sequence[Any]) -> list[ReportTable]:
     return tables
 
 
-def _level_values(t: SystemTables) -> list[float]:
+def _level_values(t: SystemTables) -> list[float | None]:
     return [t.content.precision, t.content.recall, t.content.f1, t.theme.precision, t.theme.recall, t.theme.f1]

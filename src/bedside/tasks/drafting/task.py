@@ -32,16 +32,18 @@ from typing import Any
 
 from bedside.runs.config import DatasetConfig
 from bedside.runs.task import Output, ReportTable, Sample, SampleContext, System
-from bedside.tasks.drafting.cases import PortalMessage, read_cases
+from bedside.tasks.drafting.cases import PortalMessage
 from bedside.tasks.drafting.evaluation import (
     Classify,
     content_counts,
     evaluate_draft,
+    matcher_all_failed,
     matcher_failures,
     theme_totals,
 )
-from bedside.tasks.drafting.matchers import make_matcher
+from bedside.tasks.drafting.matcher_kinds import make_matcher
 from bedside.tasks.drafting.options import ClinicianRagOptions, DatasetOptions, RagOptions, SystemOptions
+from bedside.tasks.drafting.readers import read_cases
 from bedside.tasks.drafting.systems import (
     DEFAULT_K,
     TEMPLATES,
@@ -221,6 +223,8 @@ def _score(scorer: str, output: Output) -> float | None:
     level, _, measure = scorer.partition("_")
     if scorer == "matcher_failures":
         return float(matcher_failures(evaluation))
+    if (level == "content" or scorer in ("em", "ea", "ed")) and matcher_all_failed(evaluation):
+        return None  # no matcher answer could be used: the content level was not judged (absent, never 0.0)
     if scorer in ("em", "ea", "ed"):
         return float(getattr(content_counts(evaluation), scorer))
     counts = content_counts(evaluation) if level == "content" else theme_totals(evaluation)

@@ -32,12 +32,18 @@ from bedside.retrieval.linear_model import LinearModel
 from bedside.tasks.drafting.editjudge import Match, locate
 from bedside.tasks.drafting.guard import CONFLICT_KINDS, ClinicalGuard, default_guard
 from bedside.tasks.drafting.matchers import EmbeddingMatcher, SentenceMatcher, content_words
+from bedside.tasks.drafting.validation import (
+    JudgeAgreement,
+    MatchAnnotation,
+    best_threshold,
+    judge_agreement,
+    read_annotations,
+)
 from bedside.text.sentences import split_sentences
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from bedside.tasks.drafting.validation import JudgeAgreement, MatchAnnotation
 
 FORMAT = "bedside-drafting-matcher/1"
 TRAINED_THRESHOLD = 0.5
@@ -156,8 +162,6 @@ class TrainedMatcher(SentenceMatcher):
 @cache
 def default_trained_matcher() -> TrainedMatcher:
     """Trained on bedside's 309 match annotations at first use (a few seconds), then kept for the process."""
-    from bedside.tasks.drafting.validation import read_annotations
-
     return TrainedMatcher.fit(read_annotations())
 
 
@@ -183,8 +187,6 @@ def leave_one_draft_out(
     The threshold is chosen on the training drafts too (maximum agreement, as ``calibrate`` does), so nothing
     of the held-out draft informs its own decisions. Guarded: candidates with a guard conflict are never chosen.
     """
-    from bedside.tasks.drafting.validation import _best_threshold, judge_agreement
-
     features = features or PairFeatures()
     drafts = sorted({a.draft for a in annotations})
     if len(drafts) < 2:
@@ -213,7 +215,7 @@ def leave_one_draft_out(
         model = LinearModel.fit(
             np.vstack([blocks[i][1] for i in train]), [y for i in train for y in blocks[i][2]], c=1.0
         )
-        threshold = _best_threshold([annotations[i] for i in train], [best(model, i) for i in train])
+        threshold = best_threshold([annotations[i] for i in train], [best(model, i) for i in train])
         for i, annotation in enumerate(annotations):
             if annotation.draft == draft:
                 span, score = best(model, i)

@@ -155,7 +155,7 @@ def calibrate(matcher: SentenceMatcher | GuardedMatcher, annotations: Sequence[M
     if not annotations:
         raise ValueError("no annotations to calibrate on")
     best = [matcher.best(a.sentence, a.draft) for a in annotations]
-    chosen = _best_threshold(annotations, best)
+    chosen = best_threshold(annotations, best)
     predictions = [Match(span if span is not None and score >= chosen else None, score=score) for span, score in best]
     held_out = None
     drafts = sorted({a.draft for a in annotations})
@@ -164,7 +164,7 @@ def calibrate(matcher: SentenceMatcher | GuardedMatcher, annotations: Sequence[M
         for draft in drafts:
             inside = [i for i, a in enumerate(annotations) if a.draft == draft]
             outside = [i for i, a in enumerate(annotations) if a.draft != draft]
-            threshold = _best_threshold([annotations[i] for i in outside], [best[i] for i in outside])
+            threshold = best_threshold([annotations[i] for i in outside], [best[i] for i in outside])
             for i in inside:
                 span, score = best[i]
                 by_draft[i] = Match(span if span is not None and score >= threshold else None, score=score)
@@ -172,7 +172,8 @@ def calibrate(matcher: SentenceMatcher | GuardedMatcher, annotations: Sequence[M
     return Calibration(round(chosen, 4), judge_agreement(annotations, predictions), held_out)
 
 
-def _best_threshold(annotations: Sequence[MatchAnnotation], best: Sequence[tuple[str | None, float]]) -> float:
+def best_threshold(annotations: Sequence[MatchAnnotation], best: Sequence[tuple[str | None, float]]) -> float:
+    """The threshold on the best candidates' scores that maximises agreement (ties go to the higher one)."""
     scores = sorted({score for _, score in best})
     candidates = [scores[0] - 1e-6, *((a + b) / 2 for a, b in itertools.pairwise(scores))]
     candidates.append(scores[-1] + 1e-6)
@@ -185,48 +186,6 @@ def _best_threshold(annotations: Sequence[MatchAnnotation], best: Sequence[tuple
         if agree >= most:
             chosen, most = threshold, agree
     return chosen
-
-
-@dataclass(frozen=True)
-class JudgeRow:
-    """One judge in the paper's judge comparison (its Table 8): measures on the annotations, and held out."""
-
-    name: str
-    kind: str  # "threshold", "trained" or the llm judge's template
-    agreement: JudgeAgreement
-    threshold: float | None = None
-    held_out: JudgeAgreement | None = None
-
-
-async def compare_judges(
-    judges: Sequence[tuple[str, Matcher]], annotations: Sequence[MatchAnnotation]
-) -> list[JudgeRow]:
-    """Every judge on the same annotations, as one table's rows.
-
-    An offline matcher with a threshold is calibrated (the best threshold in-sample, leave-one-draft-out held
-    out); the trained matcher is refitted on ``annotations`` and held out by leave-one-draft-out training; an
-    LLM judge is asked once per annotation (nothing to fit, so no held-out column).
-    """
-    from bedside.tasks.drafting.matchers import GuardedMatcher
-    from bedside.tasks.drafting.trained_matcher import TrainedMatcher, leave_one_draft_out
-
-    rows = []
-    for name, judge in judges:
-        inner = judge.inner if isinstance(judge, GuardedMatcher) else judge
-        guarded = isinstance(judge, GuardedMatcher)
-        if isinstance(inner, TrainedMatcher):
-            refit = TrainedMatcher.fit(annotations, features=inner.features)
-            matcher = GuardedMatcher(refit, judge.guard, judge.mode) if isinstance(judge, GuardedMatcher) else refit
-            calibration = calibrate(matcher, annotations)
-            held = leave_one_draft_out(annotations, guarded=guarded, features=inner.features)
-            rows.append(JudgeRow(name, "trained", calibration.agreement, calibration.threshold, held.agreement))
-        elif isinstance(inner, SentenceMatcher):
-            calibration = calibrate(judge, annotations)  # type: ignore[arg-type]
-            rows.append(JudgeRow(name, "threshold", calibration.agreement, calibration.threshold, calibration.held_out))
-        else:
-            template = getattr(inner, "template", "")
-            rows.append(JudgeRow(name, str(template), judge_agreement(annotations, await predict(judge, annotations))))
-    return rows
 
 
 def split_by_draft(

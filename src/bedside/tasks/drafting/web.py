@@ -76,7 +76,7 @@ def web_sections(row: Any) -> list[dict[str, Any]]:
             "kind": "table",
             "title": (
                 f"EditJudge decisions: EM {content.get('em')}, EA {content.get('ea')}, ED {content.get('ed')}, "
-                f"content F1 {float(content.get('f1') or 0):.3f}"
+                f"content F1 {_f1(content.get('f1'))}"
             ),
             "columns": ["reference sentence", "matched draft span", "guard flagged", "matcher failure"],
             "rows": table_rows,
@@ -125,3 +125,8 @@ def _opaque(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     import hashlib
 
     return [{**i, "id": "item-" + hashlib.sha256(i["id"].encode()).hexdigest()[:12]} for i in items]
+
+
+def _f1(value: Any) -> str:
+    """A stored content F1; absent (None) when no matcher answer of the draft could be used."""
+    return "absent (no usable matcher answer)" if value is None else f"{float(value):.3f}"

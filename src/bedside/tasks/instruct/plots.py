@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bedside.runs.report import png_base64
-from bedside.tasks.instruct.task import context_label, report_cell
+from bedside.tasks.instruct.tables import context_label, report_cell
 
 CORRECTNESS = ("facts_correct", "judge_correct")
 

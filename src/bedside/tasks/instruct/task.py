@@ -18,7 +18,6 @@ generic text metrics against the references (``google_bleu``, ``rougeL``, ``chrf
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,9 +31,11 @@ from bedside.tasks.instruct.ehr import load_ehr
 from bedside.tasks.instruct.judging import judge_correctness
 from bedside.tasks.instruct.labels import REVIEW_CRITERIA
 from bedside.tasks.instruct.options import DatasetOptions, RagOptions, RefineOptions, SystemOptions
+from bedside.tasks.instruct.plots import report_plots
 from bedside.tasks.instruct.prompting import cut_record
 from bedside.tasks.instruct.readers import InstructDataError, read_instructions
 from bedside.tasks.instruct.systems import budgeted, rag, refine
+from bedside.tasks.instruct.tables import report_tables
 from bedside.text.tokens import get_tokenizer
 
 SYNTHETIC_INSTRUCTIONS = Path(__file__).parent / "data" / "synthetic_instructions.jsonl"
@@ -167,8 +168,6 @@ class InstructTask:
         return review_context(sample)
 
     def report_plots(self, rows: Sequence[Any]) -> list[tuple[str, str]]:
-        from bedside.tasks.instruct.plots import report_plots
-
         return report_plots(rows)
 
 
@@ -186,95 +185,6 @@ def review_context(sample: Mapping[str, Any]) -> str:
     as_of = f", as of {ehr.as_of:%Y-%m-%d %H:%M}" if ehr.as_of else ""
     who = instruction.person_id or Path(ehr.source).name
     return f"Instruction:\n{instruction.question}\n\nPatient record ({who}{as_of}):\n{ehr.text('paper')}"
-
-
-def _mean(values: list[float]) -> str:
-    return f"{sum(values) / len(values):.3f}" if values else "-"
-
-
-def report_cell(row: Any) -> tuple[str, str, int]:
-    """(system kind, model, context tokens): the cell a result row is reported in, by the tables and the plots."""
-    extra = row.output.get("extra", {})
-    return str(extra.get("system_kind", row.system)), row.model, int(extra.get("context", 0))
-
-
-def context_label(kind: str, context: int) -> str:
-    """A cell's context as shown: multi-step refinement reads the whole record ("unbounded", the paper's †)."""
-    return "unbounded" if kind.startswith("refine") else str(context)
-
-
-def report_tables(rows: Sequence[Any]) -> list[ReportTable]:
-    """Systems × context lengths (paper systems first, extensions labelled), and correctness by category."""
-    cells: dict[tuple[str, str, int], list[Any]] = defaultdict(list)
-    errors: dict[tuple[str, str], int] = defaultdict(int)
-    for row in rows:
-        if row.status != "ok" or not row.output:
-            errors[(row.system, row.model)] += 1
-            continue
-        cells[report_cell(row)].append(row)
-    ordered = sorted(cells, key=lambda c: ("extension" in c[0], c[0], c[1], c[2]))
-    body = []
-    for kind, model, context in ordered:
-        group = cells[(kind, model, context)]
-        extras = [r.output["extra"] for r in group]
-
-        def scores(name: str, group: list[Any] = group) -> list[float]:
-            return [v for r in group if (v := r.scores.get(name)) is not None]
-
-        body.append(
-            [
-                kind,
-                model,
-                context_label(kind, context),
-                str(len(group)),
-                _mean(scores("facts_correct")),
-                _mean(scores("judge_correct")),
-                _mean(scores("facts_recall")),
-                _mean(scores("truncated")),
-                _mean([float(e["prompt_tokens"]) for e in extras if "prompt_tokens" in e]),
-                str(sum(int(e.get("step_errors", 0)) for e in extras)),
-                ",".join(sorted({str(e.get("record_view")) for e in extras})),
-            ]
-        )
-    tables = [
-        ReportTable(
-            title="Instructions: systems × context length",
-            columns=[
-                "system",
-                "model",
-                "context",
-                "n",
-                "facts correct",
-                "judge correct",
-                "facts recall",
-                "truncated",
-                "prompt tokens",
-                "MR step errors",
-                "view",
-            ],
-            rows=body,
-            note="Paper systems first; rows marked (extension) were not in the paper. MR's context is unbounded "
-            "(the paper's 32,768†). Failed samples by system/model: "
-            + (", ".join(f"{s}/{m}: {n}" for (s, m), n in sorted(errors.items())) or "none"),
-        )
-    ]
-    # One column per system and model: pooling a grid's models into one column would hide what differs.
-    by_category: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for row in rows:
-        if row.status == "ok" and (v := row.scores.get("facts_correct")) is not None:
-            by_category[(row.strata.get("category", "(none)"), f"{row.system} / {row.model}")].append(v)
-    if by_category:
-        systems = sorted({s for _, s in by_category})
-        categories = sorted({c for c, _ in by_category})
-        tables.append(
-            ReportTable(
-                title="Facts correct by instruction category",
-                columns=["category", *systems],
-                rows=[[c, *(_mean(by_category.get((c, s), [])) for s in systems)] for c in categories],
-                note="Columns: system / model; each cell the mean of facts correct over its instructions.",
-            )
-        )
-    return tables
 
 
 TASK = InstructTask()
