@@ -189,6 +189,7 @@ def create_app(store: Store | str, settings: WebSettings | None = None) -> FastA
     templates.env.filters["pretty"] = lambda v: json.dumps(v, indent=2, ensure_ascii=False, default=str)
     templates.env.filters["num"] = _num
     templates.env.globals["highlight_parts"] = browse.highlight_parts
+    templates.env.globals["timeline"] = browse.timeline
     app.state.templates = templates
     app.mount("/static", StaticFiles(directory=str(_resource_dir("static"))), name="static")
     app.add_middleware(_Guard, max_bytes=settings.max_upload_bytes)

@@ -311,3 +311,43 @@ def highlight_parts(text: str, spans: list[dict[str, Any]]) -> list[tuple[str, s
     if at < len(text):
         parts.append((text[at:], None))
     return parts
+
+
+@dataclass
+class Timeline:
+    """A sample's model calls laid out for the sample page (bars in a 0–1000 wide drawing)."""
+
+    calls: list[dict[str, Any]]
+    span: float
+    cache_hits: int
+    errors: int
+    left_out: int
+    note: str = ""
+
+
+def timeline(row: ResultRow) -> Timeline:
+    """The sample's call timeline, from what the runner stored (``row.calls``), with each call's bar position.
+
+    Rows stored before timelines were kept have none: the note says so rather than showing an empty chart."""
+    stored = row.calls
+    if stored is None:
+        note = "No call timeline: this sample was stored by a bedside that did not keep one."
+        return Timeline([], 0.0, 0, 0, 0, note)
+    calls = [dict(c) for c in stored if "start_s" in c]
+    left_out = sum(int(c.get("left_out", 0)) for c in stored if "left_out" in c)
+    if not calls:
+        return Timeline([], 0.0, 0, 0, left_out, "This sample made no model call.")
+    first = min(float(c["start_s"]) for c in calls)
+    span = max(float(c["end_s"]) for c in calls) - first
+    for c in calls:
+        start, end = float(c["start_s"]) - first, float(c["end_s"]) - first
+        c["x"] = round(1000 * start / span, 1) if span > 0 else 0.0
+        c["w"] = max(2.0, round(1000 * (end - start) / span, 1)) if span > 0 else 1000.0
+        c["role_class"] = "".join(ch if ch.isalnum() else "-" for ch in str(c.get("role", "")))
+    return Timeline(
+        calls=calls,
+        span=span,
+        cache_hits=sum(bool(c.get("cached")) for c in calls),
+        errors=sum(bool(c.get("error")) for c in calls),
+        left_out=left_out,
+    )
