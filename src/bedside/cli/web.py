@@ -81,14 +81,14 @@ def serve(
     )
 
 
-users_app = typer.Typer(help="Accounts of the web app (roles: admin, annotator).", no_args_is_help=True)
+users_app = typer.Typer(help="Accounts of the web app (roles: admin, annotator, adjudicator).", no_args_is_help=True)
 app.add_typer(users_app, name="users")
 
 
 @users_app.command("add")
 def users_add(
     name: Annotated[str, typer.Argument(help="User name (letters, digits, - _ .).")],
-    role: Annotated[str, typer.Option(help="admin or annotator.")] = "annotator",
+    role: Annotated[str, typer.Option(help="admin, annotator or adjudicator.")] = "annotator",
     store: StoreOption = DEFAULT_STORE,
     password_stdin: Annotated[
         bool, typer.Option("--password-stdin", help="Read the password from standard input, not a prompt.")

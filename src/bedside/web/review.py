@@ -50,7 +50,15 @@ from sqlalchemy import Engine, func, insert, select, update
 
 from bedside.inputs import InputError, json_object
 from bedside.private_files import open_private_binary
-from bedside.web.db import assignments_table, audit, items_table, labels_table, reviews_table, users_table
+from bedside.web.db import (
+    adjudications_table,
+    assignments_table,
+    audit,
+    items_table,
+    labels_table,
+    reviews_table,
+    users_table,
+)
 
 TASK_TYPES = ("rank", "pairwise", "agree", "gold", "match", "evidence")
 TASK_TITLES = {
@@ -774,6 +782,19 @@ def submit(engine: Engine, review_id: str, annotator: str) -> int:
     return int(done.rowcount)
 
 
+def reopen(engine: Engine, review_id: str, annotator: str) -> int:
+    """Take back ``annotator``'s submission so they can edit their own labels; they submit again when done."""
+    a = assignments_table.c
+    with engine.begin() as db:
+        done = db.execute(
+            update(assignments_table)
+            .where((a.review_id == review_id) & (a.annotator == annotator))
+            .values(submitted=False)
+        )
+    audit(engine, annotator, "review-reopened", review_id, items=done.rowcount)
+    return int(done.rowcount)
+
+
 def all_labels(engine: Engine, review_id: str) -> list[dict[str, Any]]:
     lab = labels_table.c
     with engine.connect() as db:
@@ -1113,6 +1134,7 @@ def export_labels(engine: Engine, review_id: str, fmt: str) -> tuple[str, str]:
     submitted = _submitted(engine, review_id)
     lines: list[dict[str, Any]] = []
     if fmt == "labels":
+        settled = _adjudicated_values(engine, review_id)
         for lab in labels:
             lines.append(
                 {
@@ -1124,6 +1146,7 @@ def export_labels(engine: Engine, review_id: str, fmt: str) -> tuple[str, str]:
                     "submitted": (lab["item_id"], lab["annotator"]) in submitted,
                     "updated_at": lab["updated_at"],
                     "key": unblinded(items[lab["item_id"]]["key"] or {}),
+                    "adjudicated": settled.get(lab["item_id"]),
                 }
             )
     elif fmt == "drafting":
@@ -1248,6 +1271,13 @@ def parquet_bytes(engine: Engine, review_id: str) -> bytes:
 def _need(task_type: str, wanted: str, fmt: str) -> None:
     if task_type != wanted:
         raise ReviewError(f"the {fmt} format is for {wanted} reviews; this one is {task_type}")
+
+
+def _adjudicated_values(engine: Engine, review_id: str) -> dict[str, Any]:
+    """Item id -> the adjudicated label (see :mod:`bedside.web.adjudication`), for the labels export."""
+    t = adjudications_table.c
+    with engine.connect() as db:
+        return {r.item_id: r.value for r in db.execute(select(t.item_id, t.value).where(t.review_id == review_id))}
 
 
 def _submitted(engine: Engine, review_id: str) -> set[tuple[str, str]]:
