@@ -142,3 +142,24 @@ def test_an_annotator_reopens_a_submitted_review_to_edit_their_labels(store: Sto
     assert rv.progress(store.engine, review_id, only="ann1")[0].submitted is False
     # someone else's review: nothing to reopen
     assert _client(store, "ann2").post(f"/reviews/{review_id}/reopen", data={"csrf": token}).status_code in (403, 404)
+
+
+def test_rank_meta_evaluation_reports_agreement_on_the_ranks(store: Store) -> None:
+    """Rank agreement covers the ranks (Kendall's W and τ between annotators), not only the flags."""
+    admin = _client(store, "admin")
+    review_id = create_review(admin, "rank", ["ann1", "ann2"], overlap=2)
+    items = sorted(rv.all_items(store.engine, review_id).values(), key=lambda i: i["position"])
+    orders = {"ann1": [[1, 2, 3], [1, 2, 3], [2, 1, 3]], "ann2": [[1, 2, 3], [3, 2, 1], [1, 2, 3]]}
+    for annotator, per_item in orders.items():
+        for item, ranks in zip(items, per_item, strict=True):
+            value = {"outputs": [{"rank": r, "correct": True, "c1": False, "c2": False, "c3": False} for r in ranks]}
+            rv.save_label(store.engine, review_id, item["item_id"], annotator, value)
+    meta = rv.meta_evaluation(store.engine, review_id)
+    found = {e.name: e for e in meta["inter"]}
+    w = found["rank: Kendall's W between annotators (mean over items)"]
+    tau = found["rank: Kendall τ-b between annotator pairs (mean over items)"]
+    # per item, two raters: τ = 1, −1, 1/3; W = (1 + Spearman ρ) / 2 with ρ = 1, −1, 1/2 → W = 1, 0, 3/4
+    assert tau.value == pytest.approx((1 - 1 + 1 / 3) / 3)
+    assert w.value == pytest.approx((1 + 0 + 3 / 4) / 3)
+    assert w.low is not None  # three items: an interval
+    assert "Kendall&#39;s W between annotators" in admin.get(f"/reviews/{review_id}/meta").text

@@ -537,42 +537,6 @@ def test_users_cli(store: Store) -> None:
     assert runner.invoke(app, ["users", "disable", "ghost", "--store", store.url]).exit_code == 1
 
 
-def test_bootstrap_count_formulas_equal_bedside_stats() -> None:
-    """The meta-evaluation's intervals resample per-item counts; on the full data those formulas must give
-    exactly bedside.stats' α, κ and percent agreement."""
-    import random
-
-    import numpy as np
-
-    from bedside.stats import cohen_kappa, krippendorff_alpha, percent_agreement
-
-    rng = random.Random(4)
-    raters = 3
-    units = [[rng.choice([0, 1, 2, None]) for _ in range(raters)] for _ in range(300)]
-    units = [u for u in units if sum(v is not None for v in u) >= 2]
-    coincidence = np.zeros((3, 3))
-    pairs = np.zeros(2)
-    for u in units:
-        counts = np.bincount([v for v in u if v is not None], minlength=3).astype(float)
-        m = counts.sum()
-        coincidence += (np.outer(counts, counts) - np.diag(counts)) / (m - 1)
-        pairs += [(counts * (counts - 1) / 2).sum(), m * (m - 1) / 2]
-    rows = [[u[r] for u in units] for r in range(raters)]
-    assert float(rv._alpha_nominal(coincidence)) == pytest.approx(krippendorff_alpha(rows, level="nominal"))
-    assert float(rv._ratio(pairs)) == pytest.approx(percent_agreement(rows))
-    a = [rng.choice("xyz") for _ in range(200)]
-    b = [x if rng.random() < 0.6 else rng.choice("xyz") for x in a]
-    confusion = np.zeros((3, 3))
-    for x, y in zip(a, b, strict=True):
-        confusion["xyz".index(x), "xyz".index(y)] += 1
-    assert float(rv._kappa(confusion)) == pytest.approx(cohen_kappa(a, b))
-    # resampled totals: each resample draws as many items as there are, so totals sum to n × per-item totals
-    parts = np.ones((10, 2))
-    totals = rv._resampled_totals(parts, seed=0, resamples=250)
-    assert totals.shape == (250, 2)
-    assert np.all(totals.sum(axis=1) == 20)
-
-
 def test_meta_evaluation_page_is_cached_until_labels_change(store: Store) -> None:
     admin = _client(store, "admin")
     review_id = create_review(admin, "agree", ["ann1", "ann2"], overlap=2)
