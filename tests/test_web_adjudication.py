@@ -163,3 +163,19 @@ def test_rank_meta_evaluation_reports_agreement_on_the_ranks(store: Store) -> No
     assert w.value == pytest.approx((1 + 0 + 3 / 4) / 3)
     assert w.low is not None  # three items: an interval
     assert "Kendall&#39;s W between annotators" in admin.get(f"/reviews/{review_id}/meta").text
+
+
+def test_the_cli_reports_the_same_meta_evaluation(store: Store) -> None:
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+
+    admin = _client(store, "admin")
+    review_id = create_review(admin, "agree", ["ann1", "ann2"], overlap=2)
+    _label_agree(store, review_id, {"ann1": [True, True, False], "ann2": [True, False, False]})
+    result = CliRunner().invoke(app, ["review", "meta", review_id, "--store", store.url, "--json"])
+    assert result.exit_code == 0, result.output
+    printed = {s["name"]: s["value"] for s in json.loads(result.output)["statistics"]}
+    web = {e.name: e.value for group in ("inter", "judge") for e in rv.meta_evaluation(store.engine, review_id)[group]}
+    assert printed == web
+    assert printed["agree: percent agreement"] == pytest.approx(2 / 3)
