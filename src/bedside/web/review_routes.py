@@ -10,6 +10,7 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
 
 from bedside.runs.store import RunNotFoundError, Store, results_table
 from bedside.web import adjudication as adj
@@ -258,9 +259,9 @@ def review_routes(app: FastAPI) -> None:
         if cached is not None and cached[0] == version:
             result = cached[1]
         else:
-            result = rv.meta_evaluation(engine, review_id)
+            result = await run_in_threadpool(rv.meta_evaluation, engine, review_id)
             cache[review_id] = (version, result)
-        found = adj.disputed(engine, review_id)
+        found = await run_in_threadpool(adj.disputed, engine, review_id)
         result = {**result, "disputed": {"items": len(found), "settled": sum(d.resolved is not None for d in found)}}
         return render(request, "meta.html", session, review=info, meta=result, updated=time.strftime("%H:%M:%S"))
 
@@ -272,7 +273,7 @@ def review_routes(app: FastAPI) -> None:
         engine = request.app.state.store.engine
         if fmt == "parquet":
             try:
-                data = rv.parquet_bytes(engine, review_id)
+                data = await run_in_threadpool(rv.parquet_bytes, engine, review_id)
             except rv.ReviewError as exc:
                 raise HTTPException(status_code=400, detail=str(exc)) from None
             audit(engine, session.user.name, "labels-exported", review_id, format=fmt)
@@ -283,9 +284,10 @@ def review_routes(app: FastAPI) -> None:
             )
         try:
             if fmt == "adjudicated":
-                text, name = adj.export_adjudicated(engine, review_id), f"{review_id}-adjudicated.jsonl"
+                text = await run_in_threadpool(adj.export_adjudicated, engine, review_id)
+                name = f"{review_id}-adjudicated.jsonl"
             else:
-                text, name = rv.export_labels(engine, review_id, fmt)
+                text, name = await run_in_threadpool(rv.export_labels, engine, review_id, fmt)
         except rv.ReviewError as exc:
             raise HTTPException(status_code=400, detail=str(exc)) from None
         audit(engine, session.user.name, "labels-exported", review_id, format=fmt)
@@ -333,7 +335,7 @@ def review_routes(app: FastAPI) -> None:
     async def adjudication_list(request: Request, review_id: str) -> Response:
         session = _adjudicator(request)
         info = _review_or_404(request, review_id)
-        found = adj.disputed(request.app.state.store.engine, review_id)
+        found = await run_in_threadpool(adj.disputed, request.app.state.store.engine, review_id)
         return render(
             request,
             "adjudicate.html",
