@@ -225,6 +225,18 @@ def review_routes(app: FastAPI) -> None:
             return RedirectResponse(f"/reviews/{review_id}/items/{position + 1}", status_code=303)
         return RedirectResponse(f"/reviews/{review_id}/done", status_code=303)
 
+    @app.get("/reviews/{review_id}/items/{position}/record", response_class=HTMLResponse)
+    async def item_record(request: Request, review_id: str, position: int) -> Response:
+        """The whole record behind the reviewer's own item (read and rendered in a thread: a task may load a
+        large record file)."""
+        session = session_of(request)
+        store: Store = request.app.state.store
+        shown = _assignment(store.engine, review_id, session.user.name, position)
+        if shown is None:
+            raise HTTPException(status_code=404, detail="no such item")
+        record = await run_in_threadpool(_record_of, store, review_id, shown.item_id)
+        return render(request, "record.html", session, a=shown, record=record)
+
     @app.get("/reviews/{review_id}/done", response_class=HTMLResponse)
     async def done(request: Request, review_id: str) -> Response:
         session = session_of(request)
@@ -419,6 +431,20 @@ def review_routes(app: FastAPI) -> None:
         for entry in entries:
             entry["when"] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(entry["at"]))
         return render(request, "audit.html", session, entries=entries)
+
+
+def _record_of(store: Store, review_id: str, item_id: str) -> Any:
+    from bedside.web.db import items_table
+    from bedside.web.record_view import item_record
+
+    t = items_table.c
+    with store.engine.connect() as db:
+        item = (
+            db.execute(select(t.payload, t.key).where((t.review_id == review_id) & (t.item_id == item_id)))
+            .mappings()
+            .one()
+        )
+    return item_record(store, dict(item))
 
 
 def _format_fits(fmt: str, task_type: str) -> bool:
