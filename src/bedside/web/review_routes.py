@@ -220,7 +220,8 @@ def review_routes(app: FastAPI) -> None:
         except rv.ReviewError as exc:
             entered = rv.entered_label(kind, shown.payload, shown.order, form, criteria)
             return _item_page(request, session, review_id, position, error=str(exc), entered=entered)
-        rv.save_label(engine, review_id, shown.item_id, session.user.name, value)
+        # a write: in a thread, so a store busy with a run's writes never holds the event loop
+        await run_in_threadpool(rv.save_label, engine, review_id, shown.item_id, session.user.name, value)
         if position + 1 < shown.count:
             return RedirectResponse(f"/reviews/{review_id}/items/{position + 1}", status_code=303)
         return RedirectResponse(f"/reviews/{review_id}/done", status_code=303)
@@ -256,7 +257,7 @@ def review_routes(app: FastAPI) -> None:
             raise HTTPException(status_code=404, detail="no such review")
         if mine[0].labelled < mine[0].assigned:
             raise HTTPException(status_code=409, detail="label every item before submitting")
-        rv.submit(engine, review_id, session.user.name)
+        await run_in_threadpool(rv.submit, engine, review_id, session.user.name)
         return RedirectResponse(f"/reviews/{review_id}/done", status_code=303)
 
     @app.get("/reviews/{review_id}/meta", response_class=HTMLResponse)
@@ -395,7 +396,8 @@ def review_routes(app: FastAPI) -> None:
         _review_or_404(request, review_id)
         engine = request.app.state.store.engine
         try:
-            adj.adjudicate(
+            await run_in_threadpool(
+                adj.adjudicate,
                 engine,
                 review_id,
                 position,
@@ -418,7 +420,7 @@ def review_routes(app: FastAPI) -> None:
         mine = rv.progress(engine, review_id, only=session.user.name)
         if not mine:
             raise HTTPException(status_code=404, detail="no such review")
-        rv.reopen(engine, review_id, session.user.name)
+        await run_in_threadpool(rv.reopen, engine, review_id, session.user.name)
         return RedirectResponse(f"/reviews/{review_id}/items/0", status_code=303)
 
     @app.get("/audit", response_class=HTMLResponse)
