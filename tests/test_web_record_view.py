@@ -3,6 +3,7 @@ with the sentences the outputs repeat highlighted, and no system or model named.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +78,14 @@ def test_a_jsonl_review_item_record(store: Store) -> None:
     assert page.status_code == 200
     assert "Dose raised to 20 mg." in page.text
     assert "What this item was built from" in page.text
+
+
+def test_a_pairwise_item_marks_the_words_that_differ(store: Store) -> None:
+    spec = rv.ReviewSpec(name="r", task_type="pairwise", annotators=["ann1"], per_annotator=5)
+    review_id = rv.create_review(store.engine, spec, rv.items_from_run(store, "notes-1", spec), source="run:notes-1",
+                                 created_by="admin")  # fmt: skip
+    page = _client(store, "ann1").get(f"/reviews/{review_id}/items/0").text
+    marked = re.findall(r'<mark class="diff-word">([^<]*)</mark>', page)
+    assert "Take ibuprofen 400 mg with food twice a day. " in marked  # only in the first output
+    assert "and ice " in marked  # only in the second
+    assert not any("knee." in m for m in marked)  # shared by both: unmarked

@@ -170,9 +170,9 @@ def review_routes(app: FastAPI) -> None:
     @app.get("/reviews/{review_id}/items/{position}", response_class=HTMLResponse)
     async def item(request: Request, review_id: str, position: int) -> Response:
         session = session_of(request)
-        return _item_page(request, session, review_id, position, error=None)
+        return await _item_page(request, session, review_id, position, error=None)
 
-    def _item_page(
+    async def _item_page(
         request: Request,
         session: Any,
         review_id: str,
@@ -185,10 +185,17 @@ def review_routes(app: FastAPI) -> None:
         if shown is None:
             raise HTTPException(status_code=404, detail="no such item")
         mine = rv.progress(engine, review_id, only=session.user.name)
+        outputs = shown.payload.get("outputs") or []
+        diffs = None
+        if shown.review["task_type"] == "pairwise" and len(outputs) == 2:  # the drafts' differences, marked
+            from bedside.web.browse import word_diff
+
+            diffs = await run_in_threadpool(word_diff, str(outputs[0]), str(outputs[1]))
         response = render(
             request,
             "item.html",
             session,
+            diffs=diffs,
             a=shown,
             kind=shown.review["task_type"],
             title=rv.TASK_TITLES[shown.review["task_type"]],
@@ -219,7 +226,7 @@ def review_routes(app: FastAPI) -> None:
             value = rv.parse_label(kind, shown.payload, shown.order, form, criteria)
         except rv.ReviewError as exc:
             entered = rv.entered_label(kind, shown.payload, shown.order, form, criteria)
-            return _item_page(request, session, review_id, position, error=str(exc), entered=entered)
+            return await _item_page(request, session, review_id, position, error=str(exc), entered=entered)
         # a write: in a thread, so a store busy with a run's writes never holds the event loop
         await run_in_threadpool(rv.save_label, engine, review_id, shown.item_id, session.user.name, value)
         if position + 1 < shown.count:
