@@ -65,9 +65,10 @@ def _client(store: Store, name: str) -> TestClient:
 def _letters_to_canonical(task_type: str, html: str) -> dict[str, int]:
     """From an item page: shown letter -> canonical output index (read from the output texts)."""
     found = {}
-    for letter, body in re.findall(
-        r'data-row="([A-Z])"><h2>Output \1</h2>\s*<div class="text clip">([^<]*)</div>', html
+    for letter, marked in re.findall(
+        r'data-row="([A-Z])"><h2>Output \1</h2>\s*<div class="text clip">(.*?)</div>', html
     ):
+        body = re.sub(r"<[^>]+>", "", marked)  # a pairwise item marks the words that differ
         for item in REVIEW_ITEMS[task_type]:
             texts = [o["text"] for o in item["outputs"]]
             if body in texts:
