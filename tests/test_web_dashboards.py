@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 from pathlib import Path
 from typing import Any
 
@@ -118,3 +119,18 @@ def test_a_failed_drawing_is_not_cached(store: Store) -> None:
     asyncio.run(twice())
     assert calls == ["alpha-111", "alpha-111"]
     assert dashboards.cached(run) is None
+
+
+@pytest.mark.skipif(not hasattr(os, "nice"), reason="CPU priority (nice) is POSIX only")
+def test_dashboard_workers_run_at_a_lower_cpu_priority(store: Store) -> None:
+    """On a machine with fewer free cores than busy processes, the pages people wait on get the CPU first."""
+    from bedside.web.dashboards import WORKER_NICENESS
+
+    dashboards = Dashboards(store)
+    try:
+        dashboards._submit("alpha-111").result()
+        executor = dashboards._executor
+        assert executor is not None
+        assert executor.submit(os.nice, 0).result() == min(19, os.nice(0) + WORKER_NICENESS)
+    finally:
+        dashboards.close()

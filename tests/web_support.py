@@ -238,3 +238,30 @@ def create_review(client: Any, task_type: str, annotators: list[str], *, overlap
     )
     assert response.status_code == 303, response.text[:500]
     return str(response.headers["location"]).rsplit("/", 1)[1]
+
+
+def serve_in_thread(app: Any) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on a free loopback port in a thread; yields its base URL, stops it after."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 300  # a hang guard only: wait for the server, however busy the machine
+    while not running.started:
+        assert thread.is_alive(), "the web app's server stopped before it started"
+        assert time.monotonic() < deadline, "the web app's server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        running.should_exit = True
+        thread.join(timeout=10)

@@ -81,14 +81,14 @@ def serve(
     )
 
 
-users_app = typer.Typer(help="Accounts of the web app (roles: admin, annotator).", no_args_is_help=True)
+users_app = typer.Typer(help="Accounts of the web app (roles: admin, annotator, adjudicator).", no_args_is_help=True)
 app.add_typer(users_app, name="users")
 
 
 @users_app.command("add")
 def users_add(
     name: Annotated[str, typer.Argument(help="User name (letters, digits, - _ .).")],
-    role: Annotated[str, typer.Option(help="admin or annotator.")] = "annotator",
+    role: Annotated[str, typer.Option(help="admin, annotator or adjudicator.")] = "annotator",
     store: StoreOption = DEFAULT_STORE,
     password_stdin: Annotated[
         bool, typer.Option("--password-stdin", help="Read the password from standard input, not a prompt.")
@@ -196,7 +196,8 @@ def review_export(
         typer.Option(
             "--format",
             help="labels (generic JSONL, what `review import` reads), drafting (match annotations), instruct "
-            "(response labels), citeqa (relevance key JSON), sensemaking (agree labels), parquet.",
+            "(response labels), citeqa (relevance key JSON), sensemaking (agree labels), adjudicated (one line "
+            "per item: the adjudicated or shared label and the originals), parquet.",
         ),
     ] = "labels",
     store: StoreOption = DEFAULT_STORE,
@@ -213,6 +214,10 @@ def review_export(
     try:
         if fmt == "parquet":
             export_parquet(opened.engine, review, output)
+        elif fmt == "adjudicated":
+            from bedside.web.adjudication import export_adjudicated
+
+            write_private_text(output, export_adjudicated(opened.engine, review))
         else:
             text, _ = export_labels(opened.engine, review, fmt)
             write_private_text(output, text)
@@ -220,3 +225,48 @@ def review_export(
         err.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1) from None
     out.print(f"wrote {output}")
+
+
+@review_app.command("meta")
+def review_meta(
+    review: Annotated[str, typer.Argument(help="Review id.")],
+    store: StoreOption = DEFAULT_STORE,
+    as_json: JsonOption = False,
+) -> None:
+    """A review's meta-evaluation (agreement between annotators and with the judge, with bootstrap CIs): the same
+    bedside.stats computation as the web page."""
+    _need_web()
+    import dataclasses
+
+    from bedside.runs.store import Store
+    from bedside.web.db import create_web_tables
+    from bedside.web.review import ReviewError, meta_evaluation
+
+    opened = Store(store)
+    create_web_tables(opened.engine)
+    try:
+        meta = meta_evaluation(opened.engine, review)
+    except ReviewError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+    rows = [{"group": group, **dataclasses.asdict(e)} for group in ("inter", "judge") for e in meta[group]]
+    if as_json:
+        typer.echo(json.dumps({"labels": meta["labels"], "statistics": rows, "safety": meta["safety"]}, indent=2))
+        return
+    out.print(f"{meta['labels']} labels on {meta['items_labelled']} items from {len(meta['annotators'])} annotators")
+
+    def shown(value: float | None) -> str:
+        return "–" if value is None else f"{value:.3f}"
+
+    from rich.table import Table
+
+    table = Table("between", "statistic", "value", "95% CI", "n")
+    for r in rows:
+        table.add_row(
+            "annotators" if r["group"] == "inter" else "judge",
+            r["name"],
+            shown(r["value"]),
+            f"[{shown(r['low'])}, {shown(r['high'])}]" if r["low"] is not None else "–",
+            str(r["n"]),
+        )
+    show_table(table)

@@ -232,6 +232,18 @@ class Model:
         except Exception as exc:
             future.set_exception(exc)
             future.exception()  # mark retrieved: waiters, if any, re-raise it themselves
+            if scope is not None:
+                scope.note_call(
+                    started,
+                    role=self.role,
+                    model=ep.config.model,
+                    cached=False,
+                    prompt_tokens=0,
+                    completion_tokens=0,
+                    finish_reason=None,
+                    attempts=getattr(exc, "attempts", 1),
+                    error=f"{type(exc).__name__}: {exc}"[:500],
+                )
             more = ep.config.empty_retry_max_tokens
             if not (isinstance(exc, EmptyAnswerError) and more and (settings.max_tokens or 0) < more):
                 ep.usage.record_error(self.role)
@@ -347,6 +359,18 @@ class Model:
             await asyncio.sleep(delay)
 
     def _completion(self, response: ProviderResponse, key: str, started: float, *, cached: bool) -> Completion:
+        scope = current_scope()
+        if scope is not None:
+            scope.note_call(
+                started,
+                role=self.role,
+                model=self._endpoint.config.model,
+                cached=cached,
+                prompt_tokens=0 if cached else response.usage.prompt_tokens,
+                completion_tokens=0 if cached else response.usage.completion_tokens,
+                finish_reason=response.finish_reason,
+                key=key[:16],
+            )
         return Completion(
             texts=response.texts,
             usage=response.usage,

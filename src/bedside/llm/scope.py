@@ -13,15 +13,23 @@ Two things need it:
   replayed from the cache (its new answer replaces the cached one), while every other call of the sample is
   still a free cache hit.
 * **An error says which answers caused it**: ``answered`` and ``rejected`` are what the runner stores.
+* **A sample's call timeline**: every call the sample made (role, model, start and end relative to the scope's
+  opening, tokens, cache hit, finish reason, error) is kept in ``calls``, which the runner stores with the
+  sample and the viewer draws as the sample's timeline.
 * **A dry run sends nothing**: in a ``cache_only`` scope a call the cache cannot answer raises
   :class:`~bedside.llm.errors.CacheMissError` instead of reaching the endpoint.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
+from typing import Any
+
+MAX_TIMELINE_CALLS = 1000
+"""A sample keeps at most this many calls in its timeline (a long simulation's later calls are counted only)."""
 
 
 @dataclass
@@ -34,6 +42,26 @@ class CallScope:
     """Cache keys of answers a caller refused (a structured answer that never validated)."""
     cache_only: bool = False
     """Answer from the cache or raise ``CacheMissError``; never send a request."""
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    """The timeline: one entry per call made in this scope, in the order the calls ended."""
+    calls_left_out: int = 0
+    """Calls past :data:`MAX_TIMELINE_CALLS`, counted but not kept."""
+    opened: float = field(default_factory=time.perf_counter)
+
+    def note_call(self, started: float, **entry: Any) -> None:
+        """Add one call to the timeline: ``started`` is its ``time.perf_counter()`` at the start; the entry's
+        ``start_s``/``end_s`` are seconds since the scope opened."""
+        if len(self.calls) >= MAX_TIMELINE_CALLS:
+            self.calls_left_out += 1
+            return
+        now = time.perf_counter()
+        self.calls.append({"start_s": round(started - self.opened, 6), "end_s": round(now - self.opened, 6), **entry})
+
+    def timeline(self) -> list[dict[str, Any]]:
+        """What the runner stores: the calls, and a last entry counting those left out when there were any."""
+        if not self.calls_left_out:
+            return list(self.calls)
+        return [*self.calls, {"left_out": self.calls_left_out}]
 
     def take_bypass(self, key: str) -> bool:
         """Whether ``key`` must be asked again; true once per key, so a repeated identical call reuses the

@@ -164,6 +164,8 @@ class _Scoring:
     culprits: list[str]
     """The cache keys a retry must ask again for, should a scorer fail (the sample's call scope is closed)."""
     truncated: bool
+    calls: list[dict[str, Any]] | None = None
+    """The sample's call timeline (:meth:`bedside.llm.scope.CallScope.timeline`)."""
 
 
 class _Writer:
@@ -597,17 +599,24 @@ class _Running:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                self._finish_error(item, exc, calls.culprits(), context)
+                self._finish_error(item, exc, calls.culprits(), context, calls.timeline())
                 return
             culprits = calls.culprits()
         usage = {role: vars(c) for role, c in context.usage.items()}
         truncated = any(c.truncated for c in context.usage.values())
         # Scored on the writer's thread (``_scored_row``), counted once stored (``_stored``).
-        self.writer.add(_Scoring(item, output, usage, culprits, truncated))
+        self.writer.add(_Scoring(item, output, usage, culprits, truncated, calls.timeline()))
         if (behind := self.writer.behind()) is not None:
             await asyncio.wait([asyncio.wrap_future(behind)])  # its failure is reported by the next add or flush
 
-    def _finish_error(self, item: Item, exc: Exception, culprits: list[str], context: SampleContext) -> None:
+    def _finish_error(
+        self,
+        item: Item,
+        exc: Exception,
+        culprits: list[str],
+        context: SampleContext,
+        timeline: list[dict[str, Any]] | None = None,
+    ) -> None:
         """Store what a sample raised (its system, or a scorer) as the sample's error."""
         rejected = exc.rejected if isinstance(exc, StructuredOutputError) else ()
         failure = {
@@ -623,6 +632,7 @@ class _Running:
                 scores={},
                 usage={role: vars(c) for role, c in context.usage.items()},
                 failure=failure,
+                calls=timeline,
             )
         )
 
@@ -642,9 +652,12 @@ class _Running:
                 scores={},
                 usage=done.usage,
                 failure=failure,
+                calls=done.calls,
             )
         output = done.output.model_dump(mode="json")
-        return self._row(done.item, status="ok", error=None, output=output, scores=scores, usage=done.usage)
+        return self._row(
+            done.item, status="ok", error=None, output=output, scores=scores, usage=done.usage, calls=done.calls
+        )
 
     def _stored(self, entries: list[ResultRow | _Scoring], rows: list[ResultRow]) -> None:
         """On the loop: count a written batch's samples, and show progress."""
@@ -675,6 +688,7 @@ class _Running:
                 output=stored.output,
                 scores={name: scores.get(name) for name in plan.scorers},
                 usage=stored.usage,
+                calls=stored.calls,
             )
         )
 

@@ -110,6 +110,7 @@ results_table = Table(
     Column("sample", JSON),
     Column("finished_at", DateTime),
     Column("failure", JSON),
+    Column("calls", JSON),
 )
 
 locks_table = Table(
@@ -153,6 +154,9 @@ class ResultRow:
     sample: dict[str, Any]
     failure: dict[str, Any] | None = None
     """For an error: its type and the cache keys of the answers that caused it (``retry_bypass``)."""
+    calls: list[dict[str, Any]] | None = None
+    """The sample's call timeline: one entry per model call (role, model, start_s/end_s since the sample began,
+    tokens, cache hit, finish reason, error); None for rows stored before timelines were kept."""
 
 
 class RunLockedError(RuntimeError):
@@ -346,6 +350,7 @@ class Store:
                         "sample": r.sample,
                         "finished_at": now,
                         "failure": r.failure,
+                        "calls": r.calls,
                     }
                     for r in rows
                 ],
@@ -536,6 +541,7 @@ def _row(r: Any) -> ResultRow:
         strata=r["strata"] or {},
         sample=r["sample"] or {},
         failure=r["failure"],
+        calls=r.get("calls"),
     )
 
 
@@ -551,7 +557,7 @@ def _create_tables(engine: Engine) -> None:
                 raise
             time.sleep(0.05 * (attempt + 1))
     present = {c["name"] for c in inspect(engine).get_columns("results")}
-    for column in ("failure",):
+    for column in ("failure", "calls"):
         if column not in present:
             with engine.begin() as db:
                 db.execute(text(f"ALTER TABLE results ADD COLUMN {column} JSON"))

@@ -14,6 +14,7 @@ from bedside.stats.agreement import (
 )
 from bedside.stats.bootstrap import Interval, PairedDifference, bootstrap_ci, paired_bootstrap
 from bedside.stats.rankings import HeadToHead, head_to_head, mean_rank, ranks_from_scores
+from bedside.stats.reliability import Estimate, fleiss_kappa, kendall_w, nominal_agreement, rank_agreement
 from bedside.stats.significance import (
     StratumDifference,
     TestResult,
@@ -29,6 +30,7 @@ from bedside.stats.significance import (
 
 __all__ = [
     "Correlation",
+    "Estimate",
     "HeadToHead",
     "Interval",
     "MeanTau",
@@ -40,17 +42,21 @@ __all__ = [
     "chi_square",
     "cohen_kappa",
     "fisher_z",
+    "fleiss_kappa",
     "head_to_head",
     "kendall_tau",
+    "kendall_w",
     "krippendorff_alpha",
     "mann_whitney_u",
     "mean_kendall_tau",
     "mean_rank",
     "minimum_detectable_difference",
+    "nominal_agreement",
     "paired_bootstrap",
     "pearson_r",
     "percent_agreement",
     "point_biserial",
+    "rank_agreement",
     "ranks_from_scores",
     "relative_difference",
     "relative_difference_by_stratum",

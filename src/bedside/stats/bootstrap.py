@@ -78,8 +78,11 @@ def paired_bootstrap(
     level: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    batch: int | None = None,
 ) -> PairedDifference:
-    """Mean of b − a over items scored by both systems, with a percentile interval and a two-sided p-value."""
+    """Mean of b − a over items scored by both systems, with a percentile interval and a two-sided p-value.
+
+    ``batch`` resamples at a time bounds the memory (scipy's own batching; the same draws either way)."""
     from scipy.stats import bootstrap
 
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
@@ -99,6 +102,7 @@ def paired_bootstrap(
         statistic,
         paired=True,
         n_resamples=n_resamples,
+        batch=batch,
         confidence_level=level,
         method="percentile",
         vectorized=True,

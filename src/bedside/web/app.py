@@ -183,12 +183,14 @@ def create_app(store: Store | str, settings: WebSettings | None = None) -> FastA
     app.state.summaries = browse.Summaries(store)
     app.state.dashboards = Dashboards(store, settings.dashboard_workers)
     app.state.meta_cache = {}  # review id -> (labels version, meta-evaluation)
+    app.state.compare_cache = {}  # (runs, cells, versions, metrics) -> paired differences
     app.state.throttle = LoginThrottle(settings.max_login_failures, settings.login_window_s, clock=settings.clock)
     app.state.audit_budget = AuditBudget(settings.audit_rows_per_address, settings.login_window_s, clock=settings.clock)
     templates = Jinja2Templates(directory=str(_resource_dir("templates")))
     templates.env.filters["pretty"] = lambda v: json.dumps(v, indent=2, ensure_ascii=False, default=str)
     templates.env.filters["num"] = _num
     templates.env.globals["highlight_parts"] = browse.highlight_parts
+    templates.env.globals["timeline"] = browse.timeline
     app.state.templates = templates
     app.mount("/static", StaticFiles(directory=str(_resource_dir("static"))), name="static")
     app.add_middleware(_Guard, max_bytes=settings.max_upload_bytes)
@@ -418,12 +420,12 @@ def _viewer_routes(app: FastAPI) -> None:
         if not session.user.admin:
             return RedirectResponse("/reviews", status_code=303)
         summaries: browse.Summaries = request.app.state.summaries
-        return render(request, "runs.html", session, runs=summaries.runs())
+        return render(request, "runs.html", session, runs=await run_in_threadpool(summaries.runs))
 
     @app.get("/runs/{run_id}", response_class=HTMLResponse)
     async def run_dashboard(request: Request, run_id: str) -> Response:
         session = admin_session(request)
-        run = _run_or_404(request, run_id)
+        run = await run_in_threadpool(_run_or_404, request, run_id)
         summaries: browse.Summaries = request.app.state.summaries
         dashboards: Dashboards = request.app.state.dashboards
         # both passes over the run's rows happen off the event loop, so no other page waits on them
@@ -443,9 +445,10 @@ def _viewer_routes(app: FastAPI) -> None:
     @app.get("/runs/{run_id}/samples", response_class=HTMLResponse)
     async def samples(request: Request, run_id: str) -> Response:
         session = admin_session(request)
-        run = _run_or_404(request, run_id)
-        summary = request.app.state.summaries.summary(run)
+        run = await run_in_threadpool(_run_or_404, request, run_id)
+        summary = await run_in_threadpool(request.app.state.summaries.summary, run)
         q = request.query_params
+        sort = q.get("sort", "")
         flt = browse.SampleFilter(
             dataset=q.get("dataset", ""),
             system=q.get("system", ""),
@@ -455,13 +458,23 @@ def _viewer_routes(app: FastAPI) -> None:
             low=_float(q.get("low")),
             high=_float(q.get("high")),
             errors_only=q.get("errors") == "1",
+            search=q.get("q", ""),
+            sort=sort if sort.lstrip("-") in summary.metrics else "",
         )
-        page = browse.sample_page(
-            request.app.state.store, summary, flt, after=_key(q.get("after")), before=_key(q.get("before"))
-        )
-        shown = [m for m in ([flt.metric] if flt.metric else []) + summary.metrics if m][:6]
+        store = request.app.state.store
+        number = 0
+        if flt.sort:
+            number = _int_param(q.get("page"), "page")
+            rows, more = await run_in_threadpool(browse.sorted_sample_page, store, summary, flt, number)
+            page = browse.SamplePage(rows, None, None)
+        else:
+            more = False
+            page = await run_in_threadpool(
+                browse.sample_page, store, summary, flt, after=_key(q.get("after")), before=_key(q.get("before"))
+            )
+        shown = [m for m in [flt.sort.lstrip("-"), flt.metric, *summary.metrics] if m][:6]
         shown = list(dict.fromkeys(shown))
-        base = {k: v for k, v in q.items() if k not in ("after", "before") and v}
+        base = {k: v for k, v in q.items() if k not in ("after", "before", "page") and v}
         return render(
             request,
             "samples.html",
@@ -472,17 +485,38 @@ def _viewer_routes(app: FastAPI) -> None:
             page=page,
             metrics=shown,
             base=base,
+            number=number,
+            more=more,
             key_json=lambda k: json.dumps(list(k)),
+        )
+
+    @app.get("/runs/{run_id}/failures", response_class=HTMLResponse)
+    async def failures(request: Request, run_id: str) -> Response:
+        session = admin_session(request)
+        run = await run_in_threadpool(_run_or_404, request, run_id)
+        summary = await run_in_threadpool(request.app.state.summaries.summary, run)
+        found = await run_in_threadpool(browse.failures, request.app.state.store, run["id"])
+        cells = {c.cell: c for c in summary.cells}
+        return render(request, "failures.html", session, run=run, summary=summary, failures=found, cells=cells)
+
+    @app.get("/runs/{run_id}/progress", response_class=HTMLResponse)
+    async def run_progress(request: Request, run_id: str) -> Response:
+        """What a running run has stored so far; the run page polls it (a grouped count, never the dashboard)."""
+        session = admin_session(request)
+        run = await run_in_threadpool(_run_or_404, request, run_id)
+        cells = await run_in_threadpool(browse.progress, request.app.state.store, run["id"])
+        return render(
+            request, "progress.html", session, run=run, cells=cells, updated=time.strftime("%H:%M:%S", time.gmtime())
         )
 
     @app.get("/runs/{run_id}/sample", response_class=HTMLResponse)
     async def sample(request: Request, run_id: str, cell: str, sample: str, epoch: Epoch = 0) -> Response:
         session = admin_session(request)
-        run = _run_or_404(request, run_id)
-        row = browse.one_sample(request.app.state.store, run["id"], cell, sample, epoch)
+        run = await run_in_threadpool(_run_or_404, request, run_id)
+        row = await run_in_threadpool(browse.one_sample, request.app.state.store, run["id"], cell, sample, epoch)
         if row is None:
             raise HTTPException(status_code=404, detail="no such sample")
-        sections, note = browse.task_sections(run["task"], row)
+        sections, note = await run_in_threadpool(browse.task_sections, run["task"], row)
         return render(request, "sample.html", session, run=run, row=row, sections=sections, note=note)
 
     @app.get("/compare", response_class=HTMLResponse)
@@ -491,20 +525,30 @@ def _viewer_routes(app: FastAPI) -> None:
         q = request.query_params
         store: Store = request.app.state.store
         summaries: browse.Summaries = request.app.state.summaries
-        runs = store.runs()
+        runs = await run_in_threadpool(store.runs)
         if not q.get("a") or not q.get("b"):
             return render(request, "compare.html", session, runs=runs, a=None, b=None)
-        run_a, run_b = _run_or_404(request, q["a"]), _run_or_404(request, q["b"])
-        sa, sb = summaries.summary(run_a), summaries.summary(run_b)
+        run_a = await run_in_threadpool(_run_or_404, request, q["a"])
+        run_b = await run_in_threadpool(_run_or_404, request, q["b"])
+        sa = await run_in_threadpool(summaries.summary, run_a)
+        sb = await run_in_threadpool(summaries.summary, run_b)
         pairs = browse.matched_cells(sa, sb)
         chosen = q.get("pair", "")
         pair = next((p for p in pairs if f"{p[0]}|{p[1]}" == chosen), pairs[0] if pairs else None)
         rows: list[Any] = []
+        diffs: list[Any] = []
+        differences: list[browse.PairedMetric] = []
         after = None
+        metrics = sorted(set(sa.metrics) & set(sb.metrics))[:4]
         if pair is not None:
             start = _page_key(q["after"]) if q.get("after") else None
-            rows, after = browse.paired_rows(store, run_a["id"], pair[0], run_b["id"], pair[1], after=start)
-        metrics = sorted(set(sa.metrics) & set(sb.metrics))[:4]
+            rows, after = await run_in_threadpool(
+                browse.paired_rows, store, run_a["id"], pair[0], run_b["id"], pair[1], after=start
+            )
+            diffs = await run_in_threadpool(_diffs, rows)
+            differences = await _paired_metrics(
+                request, run_a, pair[0], run_b, pair[1], sorted(set(sa.metrics) & set(sb.metrics))
+            )
         return render(
             request,
             "compare.html",
@@ -514,10 +558,53 @@ def _viewer_routes(app: FastAPI) -> None:
             b=run_b,
             pairs=pairs,
             pair=pair,
-            rows=rows,
+            rows=list(zip(rows, diffs, strict=True)),
             after=json.dumps(list(after)) if after else None,
             metrics=metrics,
+            differences=differences,
         )
+
+
+def _int_param(value: str | None, name: str) -> int:
+    if not value:
+        return 0
+    try:
+        number = int(value)
+    except ValueError:
+        raise HTTPException(status_code=400, detail=f"{name} must be a whole number") from None
+    if not 0 <= number <= MAX_ROW_NUMBER:
+        raise HTTPException(status_code=400, detail=f"{name} is out of range")
+    return number
+
+
+def _diffs(rows: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> list[Any]:
+    """Word-level differences of each pair's outputs (None where either side has no output)."""
+    found = []
+    for ra, rb in rows:
+        text_a = ((ra.get("output") or {}).get("text") or "")[:20000]
+        text_b = (((rb or {}).get("output") or {}).get("text") or "")[:20000]
+        both = ra.get("status") == "ok" and rb is not None and rb.get("status") == "ok"
+        found.append(browse.word_diff(text_a, text_b) if both else None)
+    return found
+
+
+async def _paired_metrics(
+    request: Request, run_a: dict[str, Any], cell_a: str, run_b: dict[str, Any], cell_b: str, metrics: list[str]
+) -> list[browse.PairedMetric]:
+    """The compare page's differences with CIs, computed in a thread and kept per runs' versions (a bootstrap
+    over thousands of samples is not redone on every page of the same comparison)."""
+    from bedside.web.dashboards import run_version
+
+    cache: dict[Any, list[browse.PairedMetric]] = request.app.state.compare_cache
+    key = (run_a["id"], cell_a, run_b["id"], cell_b, run_version(run_a), run_version(run_b), tuple(metrics))
+    if key not in cache:
+        store = request.app.state.store
+        cache[key] = await run_in_threadpool(
+            browse.paired_metrics, store, run_a["id"], cell_a, run_b["id"], cell_b, metrics
+        )
+        while len(cache) > 64:
+            cache.pop(next(iter(cache)))
+    return cache[key]
 
 
 __all__ = ["WebSettings", "admin_session", "checked_post", "create_app", "render", "session_of"]

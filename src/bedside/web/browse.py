@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, exists, select, tuple_
+from sqlalchemy import and_, case, exists, func, or_, select, tuple_
 
 from bedside.runs.store import ResultRow, Store, _row, results_table, scores_table
 
@@ -129,10 +129,22 @@ class SampleFilter:
     low: float | None = None
     high: float | None = None
     errors_only: bool = False
+    search: str = ""  # words in the sample id, the output text or the error (case-insensitive)
+    sort: str = ""  # "METRIC" (ascending) or "-METRIC" (descending); empty: key order
 
     def active(self) -> bool:
         return any(
-            (self.dataset, self.system, self.model, self.stratum, self.metric, self.low is not None, self.errors_only)
+            (
+                self.dataset,
+                self.system,
+                self.model,
+                self.stratum,
+                self.metric,
+                self.low is not None,
+                self.errors_only,
+                self.search,
+                self.sort,
+            )
         )
 
 
@@ -143,22 +155,18 @@ class SamplePage:
     before: tuple[str, str, int] | None  # key of the first row shown, when there are earlier rows
 
 
-def sample_page(
-    store: Store,
-    summary: RunSummary,
-    flt: SampleFilter,
-    *,
-    after: tuple[str, str, int] | None = None,
-    before: tuple[str, str, int] | None = None,
-    size: int = PAGE_SIZE,
-) -> SamplePage:
+PREVIEW_CHARS = 200
+MAX_SEARCH_CHARS = 200
+
+
+def _conditions(summary: RunSummary, flt: SampleFilter) -> list[Any] | None:
+    """The WHERE conditions of a filter (None when it can match nothing)."""
     r = results_table.c
-    key = tuple_(r.cell, r.sample_id, r.epoch)
     conditions: list[Any] = [r.run_id == summary.run["id"]]
     if flt.dataset or flt.system or flt.model:
         cells = summary.cells_where(flt.dataset, flt.system, flt.model)
         if not cells:
-            return SamplePage([], None, None)
+            return None
         if len(cells) < len(summary.cells):
             conditions.append(r.cell.in_(cells))
     if flt.errors_only:
@@ -166,6 +174,15 @@ def sample_page(
     if flt.stratum and "=" in flt.stratum:
         name, _, value = flt.stratum.partition("=")
         conditions.append(r.strata[name].as_string() == value)
+    if flt.search.strip():
+        words = flt.search.strip()[:MAX_SEARCH_CHARS]
+        conditions.append(
+            or_(
+                r.sample_id.icontains(words, autoescape=True),
+                r.output["text"].as_string().icontains(words, autoescape=True),
+                r.error.icontains(words, autoescape=True),
+            )
+        )
     if flt.metric and (flt.low is not None or flt.high is not None):
         s = scores_table.c
         probe = [
@@ -180,7 +197,31 @@ def sample_page(
         if flt.high is not None:
             probe.append(s.value <= flt.high)
         conditions.append(exists().where(and_(*probe)))
-    columns = [r.cell, r.sample_id, r.epoch, r.dataset, r.system, r.model, r.status, r.error, r.scores, r.strata]
+    return conditions
+
+
+def _columns() -> list[Any]:
+    r = results_table.c
+    preview = func.substr(r.output["text"].as_string(), 1, PREVIEW_CHARS).label("preview")
+    return [r.cell, r.sample_id, r.epoch, r.dataset, r.system, r.model, r.status, r.error, r.scores, r.strata, preview]
+
+
+def sample_page(
+    store: Store,
+    summary: RunSummary,
+    flt: SampleFilter,
+    *,
+    after: tuple[str, str, int] | None = None,
+    before: tuple[str, str, int] | None = None,
+    size: int = PAGE_SIZE,
+) -> SamplePage:
+    """A page of samples in key order, by key (see the module's docstring); each row with a preview of its
+    output (the first :data:`PREVIEW_CHARS` characters)."""
+    r = results_table.c
+    key = tuple_(r.cell, r.sample_id, r.epoch)
+    conditions = _conditions(summary, flt)
+    if conditions is None:
+        return SamplePage([], None, None)
     backwards = before is not None and after is None
     if backwards:
         assert before is not None
@@ -190,7 +231,7 @@ def sample_page(
         if after is not None:
             conditions.append(key > tuple_(*after))
         order = [r.cell.asc(), r.sample_id.asc(), r.epoch.asc()]
-    query = select(*columns).where(and_(*conditions)).order_by(*order).limit(size + 1)
+    query = select(*_columns()).where(and_(*conditions)).order_by(*order).limit(size + 1)
     with store.engine.connect() as db:
         found = [dict(row) for row in db.execute(query).mappings()]
     more = len(found) > size
@@ -202,6 +243,90 @@ def sample_page(
         return SamplePage(found, rows_key[-1] if found else None, rows_key[0] if (found and more) else None)
     earlier = after is not None and bool(found)
     return SamplePage(found, rows_key[-1] if (found and more) else None, rows_key[0] if earlier else None)
+
+
+MAX_SORTED_PAGES = 200
+
+
+def sorted_sample_page(
+    store: Store, summary: RunSummary, flt: SampleFilter, page: int, *, size: int = PAGE_SIZE
+) -> tuple[list[dict[str, Any]], bool]:
+    """A page of samples sorted by a score (``flt.sort``: ``metric`` or ``-metric``; samples without that score
+    last), by page number: (rows, whether there is a next page). Pages past :data:`MAX_SORTED_PAGES` are not
+    served (an offset scan that deep is slow; narrow the filter instead)."""
+    r, s = results_table.c, scores_table.c
+    metric = flt.sort.lstrip("-")
+    conditions = _conditions(summary, flt)
+    if conditions is None or not 0 <= page < MAX_SORTED_PAGES:
+        return [], False
+    value = (
+        select(s.value)
+        .where(
+            (s.run_id == r.run_id)
+            & (s.cell == r.cell)
+            & (s.sample_id == r.sample_id)
+            & (s.epoch == r.epoch)
+            & (s.metric == metric)
+        )
+        .scalar_subquery()
+    )
+    ordered = value.desc() if flt.sort.startswith("-") else value.asc()
+    query = (
+        select(*_columns())
+        .where(and_(*conditions))
+        .order_by(value.is_(None), ordered, r.cell, r.sample_id, r.epoch)
+        .offset(page * size)
+        .limit(size + 1)
+    )
+    with store.engine.connect() as db:
+        found = [dict(row) for row in db.execute(query).mappings()]
+    return found[:size], len(found) > size
+
+
+@dataclass
+class Failure:
+    cell: str
+    cause: str
+    count: int
+    example: str  # one error message of this cause
+
+
+def failures(store: Store, run_id: str) -> list[Failure]:
+    """A run's errors across its grid: per cell and cause (the error's type), how many, with one message."""
+    r = results_table.c
+    found: dict[tuple[str, str], Failure] = {}
+    with store.engine.connect() as db:
+        query = select(r.cell, r.error, r.failure).where((r.run_id == run_id) & (r.status == "error"))
+        for row in db.execute(query.execution_options(yield_per=2000)):
+            message = row.error or ""
+            cause = str((row.failure or {}).get("type") or message.split(":", 1)[0] or "unknown")
+            entry = found.get((row.cell, cause))
+            if entry is None:
+                found[(row.cell, cause)] = Failure(row.cell, cause, 1, message[:500])
+            else:
+                entry.count += 1
+    return sorted(found.values(), key=lambda f: (-f.count, f.cell, f.cause))
+
+
+@dataclass
+class CellProgress:
+    cell: str
+    done: int
+    errors: int
+
+
+def progress(store: Store, run_id: str) -> list[CellProgress]:
+    """Samples stored so far per cell (and how many are errors): a grouped count on the run's index, cheap
+    enough to poll while the run is being written."""
+    r = results_table.c
+    with store.engine.connect() as db:
+        rows = db.execute(
+            select(r.cell, func.count(), func.sum(case((r.status == "error", 1), else_=0)))
+            .where(r.run_id == run_id)
+            .group_by(r.cell)
+            .order_by(r.cell)
+        ).all()
+    return [CellProgress(cell, int(done), int(errors or 0)) for cell, done, errors in rows]
 
 
 def one_sample(store: Store, run_id: str, cell: str, sample_id: str, epoch: int) -> ResultRow | None:
@@ -311,3 +436,131 @@ def highlight_parts(text: str, spans: list[dict[str, Any]]) -> list[tuple[str, s
     if at < len(text):
         parts.append((text[at:], None))
     return parts
+
+
+@dataclass
+class Timeline:
+    """A sample's model calls laid out for the sample page (bars in a 0–1000 wide drawing)."""
+
+    calls: list[dict[str, Any]]
+    span: float
+    cache_hits: int
+    errors: int
+    left_out: int
+    note: str = ""
+
+
+def timeline(row: ResultRow) -> Timeline:
+    """The sample's call timeline, from what the runner stored (``row.calls``), with each call's bar position.
+
+    Rows stored before timelines were kept have none: the note says so rather than showing an empty chart."""
+    stored = row.calls
+    if stored is None:
+        note = "No call timeline: this sample was stored by a bedside that did not keep one."
+        return Timeline([], 0.0, 0, 0, 0, note)
+    calls = [dict(c) for c in stored if "start_s" in c]
+    left_out = sum(int(c.get("left_out", 0)) for c in stored if "left_out" in c)
+    if not calls:
+        return Timeline([], 0.0, 0, 0, left_out, "This sample made no model call.")
+    first = min(float(c["start_s"]) for c in calls)
+    span = max(float(c["end_s"]) for c in calls) - first
+    for c in calls:
+        start, end = float(c["start_s"]) - first, float(c["end_s"]) - first
+        c["x"] = round(1000 * start / span, 1) if span > 0 else 0.0
+        c["w"] = max(2.0, round(1000 * (end - start) / span, 1)) if span > 0 else 1000.0
+        c["role_class"] = "".join(ch if ch.isalnum() else "-" for ch in str(c.get("role", "")))
+    return Timeline(
+        calls=calls,
+        span=span,
+        cache_hits=sum(bool(c.get("cached")) for c in calls),
+        errors=sum(bool(c.get("error")) for c in calls),
+        left_out=left_out,
+    )
+
+
+@dataclass
+class PairedMetric:
+    """Run B minus run A on one metric over the samples both scored, with its paired bootstrap interval."""
+
+    metric: str
+    n: int
+    mean_a: float
+    mean_b: float
+    difference: float
+    low: float
+    high: float
+    p_value: float
+
+
+COMPARE_RESAMPLES = 2000
+
+
+def paired_metrics(
+    store: Store,
+    run_a: str,
+    cell_a: str,
+    run_b: str,
+    cell_b: str,
+    metrics: list[str],
+    *,
+    seed: int = 0,
+    resamples: int = COMPARE_RESAMPLES,
+) -> list[PairedMetric]:
+    """Per metric, mean(B) − mean(A) over the (sample, epoch) pairs scored in both cells, with the paired
+    bootstrap interval and p-value of :func:`bedside.stats.paired_bootstrap` (what ``bedside compare`` reports;
+    fewer resamples here, batched, so a page stays quick and small in memory)."""
+    from statistics import fmean
+
+    from bedside.stats import paired_bootstrap
+
+    s = scores_table.c
+    values: dict[str, dict[tuple[str, int], list[float | None]]] = {m: {} for m in metrics}
+    with store.engine.connect() as db:
+        for side, (run_id, cell) in enumerate(((run_a, cell_a), (run_b, cell_b))):
+            query = select(s.sample_id, s.epoch, s.metric, s.value).where(
+                (s.run_id == run_id) & (s.cell == cell) & s.metric.in_(metrics)
+            )
+            for sample_id, epoch, metric, value in db.execute(query.execution_options(yield_per=5000)):
+                values[metric].setdefault((sample_id, epoch), [None, None])[side] = value
+    found = []
+    for metric in metrics:
+        pairs = [(float(a), float(b)) for a, b in values[metric].values() if a is not None and b is not None]
+        if not pairs:
+            continue
+        xs, ys = [a for a, _ in pairs], [b for _, b in pairs]
+        result = paired_bootstrap(xs, ys, n_resamples=resamples, seed=seed, batch=100)
+        found.append(
+            PairedMetric(metric, len(pairs), fmean(xs), fmean(ys), result.difference, result.low, result.high,
+                         result.p_value)
+        )  # fmt: skip
+    return found
+
+
+MAX_DIFF_WORDS = 3000
+
+
+def word_diff(a: str, b: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
+    """Two texts cut into (piece, changed) parts at word level: in ``a`` the words B dropped or replaced, in
+    ``b`` the words it added. Texts past :data:`MAX_DIFF_WORDS` words are compared on their beginning and the
+    rest shown unmarked."""
+    import difflib
+    import re
+
+    def words(text: str) -> list[str]:
+        return re.findall(r"\S+\s*", text)
+
+    wa, wb = words(a), words(b)
+    head_a, head_b = wa[:MAX_DIFF_WORDS], wb[:MAX_DIFF_WORDS]
+    parts_a: list[tuple[str, bool]] = []
+    parts_b: list[tuple[str, bool]] = []
+    matcher = difflib.SequenceMatcher(a=[w.strip() for w in head_a], b=[w.strip() for w in head_b], autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if i2 > i1:
+            parts_a.append(("".join(head_a[i1:i2]), op != "equal"))
+        if j2 > j1:
+            parts_b.append(("".join(head_b[j1:j2]), op != "equal"))
+    if len(wa) > MAX_DIFF_WORDS:
+        parts_a.append(("".join(wa[MAX_DIFF_WORDS:]), False))
+    if len(wb) > MAX_DIFF_WORDS:
+        parts_b.append(("".join(wb[MAX_DIFF_WORDS:]), False))
+    return parts_a, parts_b

@@ -4,7 +4,8 @@ A dashboard (the run's report with its bootstrap intervals, the spread over mode
 takes seconds on a large run. Computed inside a request handler it would hold the server's single event loop,
 so one admin opening a dashboard would stall every annotator's item page. Here it is computed in a worker
 *process* (a ``spawn`` pool): the loop only awaits the result, the computation does not contend for the web
-process's GIL, and matplotlib's pyplot state (which the tasks' own plots use and which is not thread-safe)
+process's GIL (and runs at a lower CPU priority, :data:`WORKER_NICENESS`), and matplotlib's pyplot state
+(which the tasks' own plots use and which is not thread-safe)
 lives in a process that draws one dashboard at a time.
 
 Results are cached per run under its store version (sample count, error count, status, last update): a
@@ -56,6 +57,21 @@ def dashboard_of(store: Store, run_id: str) -> Dashboard:
 def run_version(run: dict[str, Any]) -> Version:
     """What identifies a run's stored state, as listed by :meth:`Store.runs`."""
     return (run["samples"], run["errors"], run["status"], run["updated_at"])
+
+
+WORKER_NICENESS = 10
+"""How much lower the dashboard workers' CPU priority is than the server's: on a machine with fewer free cores
+than busy processes, the scheduler then gives the pages people are waiting on the CPU first, and a dashboard
+takes longer instead."""
+
+
+def _lower_priority() -> None:
+    """A worker's initializer: lower its own CPU priority (POSIX ``nice``; elsewhere nothing changes)."""
+    import contextlib
+    import os
+
+    with contextlib.suppress(AttributeError, OSError):
+        os.nice(WORKER_NICENESS)
 
 
 def _in_memory(url: str) -> bool:
@@ -118,7 +134,9 @@ class Dashboards:
             return self._executor.submit(self._in_thread, run_id)
         if self._executor is None:
             spawn = multiprocessing.get_context("spawn")
-            self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=spawn)
+            self._executor = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=spawn, initializer=_lower_priority
+            )
         return self._executor.submit(compute_dashboard, self.store.url, run_id)
 
     def _in_thread(self, run_id: str) -> Dashboard:

@@ -7,7 +7,10 @@
   never item text.
 - ``reviews``, ``review_items`` (what annotators see in ``payload``; the unblinding ``key`` never leaves admin
   pages and exports), ``review_assignments`` (annotator, item, the annotator's own seeded position) and
-  ``review_labels`` (one per annotator and item, editable until that annotator submits the review).
+  ``review_labels`` (one per annotator and item, editable until that annotator submits the review, and again
+  after they reopen it).
+- ``review_adjudications``: per disputed item, the label an adjudicator chose (which annotator's, and why); the
+  annotators' own labels are never changed by it.
 """
 
 from __future__ import annotations
@@ -107,6 +110,19 @@ labels_table = Table(
     Column("value", JSON, nullable=False),
     Column("updated_at", Float, nullable=False),
     Column("source", String, nullable=False, default="web"),
+)
+
+
+adjudications_table = Table(
+    "review_adjudications",
+    web_metadata,
+    Column("review_id", String, primary_key=True),
+    Column("item_id", String, primary_key=True),
+    Column("value", JSON, nullable=False),
+    Column("chosen", String, nullable=False),
+    Column("adjudicator", String, nullable=False),
+    Column("note", Text, nullable=False, default=""),
+    Column("at", Float, nullable=False),
 )
 
 

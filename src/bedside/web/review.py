@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import random
 import time
 from collections import Counter, defaultdict
@@ -50,7 +49,15 @@ from sqlalchemy import Engine, func, insert, select, update
 
 from bedside.inputs import InputError, json_object
 from bedside.private_files import open_private_binary
-from bedside.web.db import assignments_table, audit, items_table, labels_table, reviews_table, users_table
+from bedside.web.db import (
+    adjudications_table,
+    assignments_table,
+    audit,
+    items_table,
+    labels_table,
+    reviews_table,
+    users_table,
+)
 
 TASK_TYPES = ("rank", "pairwise", "agree", "gold", "match", "evidence")
 TASK_TITLES = {
@@ -774,6 +781,19 @@ def submit(engine: Engine, review_id: str, annotator: str) -> int:
     return int(done.rowcount)
 
 
+def reopen(engine: Engine, review_id: str, annotator: str) -> int:
+    """Take back ``annotator``'s submission so they can edit their own labels; they submit again when done."""
+    a = assignments_table.c
+    with engine.begin() as db:
+        done = db.execute(
+            update(assignments_table)
+            .where((a.review_id == review_id) & (a.annotator == annotator))
+            .values(submitted=False)
+        )
+    audit(engine, annotator, "review-reopened", review_id, items=done.rowcount)
+    return int(done.rowcount)
+
+
 def all_labels(engine: Engine, review_id: str) -> list[dict[str, Any]]:
     lab = labels_table.c
     with engine.connect() as db:
@@ -835,114 +855,15 @@ def _judge_units(task_type: str, item: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-@dataclass
-class Estimate:
-    name: str
-    value: float | None
-    low: float | None
-    high: float | None
-    n: int
-    note: str = ""
-
-
-BOOTSTRAP_RESAMPLES = 1000
-
-
-def _resampled_totals(parts: Any, seed: int, resamples: int = BOOTSTRAP_RESAMPLES) -> Any:
-    """Bootstrap over items: for each resample, the sum of the items' count arrays (``parts[i]``), drawn with
-    replacement. Done as (resample weights) @ (items' counts), in chunks, so a review of thousands of items takes
-    milliseconds rather than re-running a statistic's library call per resample."""
-    import numpy as np
-
-    n = parts.shape[0]
-    flat = parts.reshape(n, -1)
-    rng = np.random.default_rng(seed)
-    out = []
-    for start in range(0, resamples, 100):
-        size = min(100, resamples - start)
-        draws = rng.integers(0, n, size=(size, n))
-        offsets = (np.arange(size) * n)[:, None]
-        weights = np.bincount((draws + offsets).ravel(), minlength=size * n).reshape(size, n).astype(float)
-        out.append(weights @ flat)
-    return np.concatenate(out).reshape(resamples, *parts.shape[1:])
-
-
-def _interval(draws: Any) -> tuple[float | None, float | None]:
-    import numpy as np
-
-    finite = draws[np.isfinite(draws)]
-    if finite.size < len(draws) // 2:
-        return None, None
-    low, high = np.percentile(finite, [2.5, 97.5])
-    return float(low), float(high)
-
-
-def _alpha_nominal(coincidences: Any) -> Any:
-    """Krippendorff's α (nominal) from coincidence matrices (..., C, C): 1 − (n − 1)·D_o / Σ_{c≠k} n_c n_k."""
-    import numpy as np
-
-    n_c = coincidences.sum(axis=-1)
-    n = n_c.sum(axis=-1)
-    observed = n - np.trace(coincidences, axis1=-2, axis2=-1)
-    expected = n**2 - (n_c**2).sum(axis=-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return 1.0 - (n - 1.0) * observed / expected
-
-
-def _kappa(confusion: Any) -> Any:
-    """Cohen's κ from confusion matrices (..., C, C)."""
-    import numpy as np
-
-    total = confusion.sum(axis=(-2, -1))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        observed = np.trace(confusion, axis1=-2, axis2=-1) / total
-        expected = (confusion.sum(axis=-1) * confusion.sum(axis=-2)).sum(axis=-1) / total**2
-        return (observed - expected) / (1.0 - expected)
-
-
-def _ratio(parts: Any) -> Any:
-    import numpy as np
-
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return parts[..., 0] / parts[..., 1]
-
-
-def _estimate(name: str, value: float | None, parts: Any, statistic: Any, n: int, *, seed: int = 0) -> Estimate:
-    """An estimate with its bootstrap 95% interval over items (none with fewer than three items)."""
-    import math as _math
-
-    if value is None or (isinstance(value, float) and _math.isnan(value)):
-        return Estimate(name, None, None, None, n)
-    if parts.shape[0] < 3:
-        return Estimate(name, float(value), None, None, n)
-    low, high = _interval(statistic(_resampled_totals(parts, seed)))
-    return Estimate(name, float(value), low, high, n)
-
-
-def _quiet(compute: Any) -> float | None:
-    """A bedside.stats value, None where it is undefined (scikit-learn's warnings on one category silenced)."""
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            value = float(compute())
-        except (ValueError, ZeroDivisionError):
-            return None
-    return None if math.isnan(value) else value
-
-
 def meta_evaluation(engine: Engine, review_id: str) -> dict[str, Any]:
     """Inter-annotator agreement and judge–human agreement from the labels stored so far, with n and CIs.
 
-    Point estimates are bedside.stats' (Krippendorff's α, percent agreement, Cohen's κ, mean Kendall τ-b); their
-    intervals are percentile bootstraps over items (1,000 resamples, seed 0), computed from each item's counts
-    (coincidences, confusion matrices, agreeing pairs) so the page stays fast while labels arrive; a test checks
-    that the count formulas give bedside.stats' values.
+    The statistics are :mod:`bedside.stats.reliability`'s (Krippendorff's α, percent agreement, Cohen's or
+    Fleiss' κ, Kendall's W and τ between annotators' ranks, judge agreement; percentile bootstrap intervals over
+    items, 1,000 resamples, seed 0): this function only turns labels into the units those functions read.
     """
-    import numpy as np
-
-    from bedside.stats import cohen_kappa, krippendorff_alpha, mean_kendall_tau, percent_agreement
+    from bedside.stats import mean_kendall_tau
+    from bedside.stats.reliability import judge_agreement, nominal_agreement, rank_agreement, rate_with_ci
 
     info = review(engine, review_id)
     if info is None:
@@ -975,56 +896,28 @@ def meta_evaluation(engine: Engine, review_id: str) -> dict[str, Any]:
             [votes for u, votes in units.items() if u.split("/")[0] == kind and len(votes) >= 2]
             for units in by_item.values()
         ]
-        groups = [g for g in groups if g]
-        units_all = [votes for g in groups for votes in g]
-        if not units_all:
-            result["inter"].append(Estimate(f"{kind}: agreement", None, None, None, 0, "needs items with two labels"))
-            continue
-        codes = {c: i for i, c in enumerate(sorted({str(v) for votes in units_all for v in votes.values()}))}
-        size = len(codes)
-        coincidence = np.zeros((len(groups), size, size))
-        pairs = np.zeros((len(groups), 2))
-        for g, group in enumerate(groups):
-            for votes in group:
-                counts = np.bincount([codes[str(v)] for v in votes.values()], minlength=size).astype(float)
-                m = counts.sum()
-                coincidence[g] += (np.outer(counts, counts) - np.diag(counts)) / (m - 1)
-                pairs[g] += [(counts * (counts - 1) / 2).sum(), m * (m - 1) / 2]
-        rows = [[codes[str(v[a])] if a in v else None for v in units_all] for a in annotators]
-        n_units = len(units_all)
-        alpha = _quiet(lambda: krippendorff_alpha(rows, level="nominal"))  # noqa: B023 - called at once
-        result["inter"].append(_estimate(f"{kind}: Krippendorff's α", alpha, coincidence, _alpha_nominal, n_units))
-        agreement = _quiet(lambda: percent_agreement([[v.get(a) for v in units_all] for a in annotators]))  # noqa: B023
-        result["inter"].append(_estimate(f"{kind}: percent agreement", agreement, pairs, _ratio, n_units))
-        if len(annotators) == 2:
-            first, second = annotators
-            confusion = np.zeros((len(groups), size, size))
-            both = []
-            for g, group in enumerate(groups):
-                for votes in group:
-                    if first in votes and second in votes:
-                        confusion[g, codes[str(votes[first])], codes[str(votes[second])]] += 1
-                        both.append((str(votes[first]), str(votes[second])))
-            kappa = _quiet(lambda: cohen_kappa([x for x, _ in both], [y for _, y in both]))  # noqa: B023
-            result["inter"].append(_estimate(f"{kind}: Cohen's κ", kappa, confusion, _kappa, len(both)))
+        result["inter"].extend(nominal_agreement(kind, groups, annotators))
+    if task_type == "rank":
+        ranks: dict[str, dict[str, list[float]]] = defaultdict(dict)
+        for lab in labels:
+            ranks[lab["item_id"]][lab["annotator"]] = [float(o["rank"]) for o in lab["value"]["outputs"]]
+        if any(len(by) >= 2 for by in ranks.values()):
+            result["inter"].extend(rank_agreement(ranks))
 
     # judge - human
     if task_type == "agree":
         per_item: dict[str, list[bool]] = defaultdict(list)
         for lab in labels:
             per_item[lab["item_id"]].append(bool(lab["value"]["agree"]))
-        counts = np.array([[sum(v), len(v)] for v in per_item.values()], dtype=float)
-        rate = float(counts[:, 0].sum() / counts[:, 1].sum()) if len(counts) else None
         result["judge"].append(
-            _estimate("agreement rate (labels agreeing with the judge)", rate, counts, _ratio, len(labels))
+            rate_with_ci(
+                "agreement rate (labels agreeing with the judge)",
+                [(sum(v), len(v)) for v in per_item.values()],
+                len(labels),
+            )
         )
-        majority = np.array(
-            [[float(sum(v) * 2 > len(v)), 1.0] for v in per_item.values() if sum(v) * 2 != len(v)], dtype=float
-        ).reshape(-1, 2)
-        rate = float(majority[:, 0].mean()) if len(majority) else None
-        result["judge"].append(
-            _estimate("agreement rate (item majority, ties left out)", rate, majority, _ratio, len(majority))
-        )
+        majority = [(float(sum(v) * 2 > len(v)), 1.0) for v in per_item.values() if sum(v) * 2 != len(v)]
+        result["judge"].append(rate_with_ci("agreement rate (item majority, ties left out)", majority, len(majority)))
     elif task_type == "rank":
         human: dict[str, dict[str, float]] = {}
         machine: dict[str, dict[str, float]] = {}
@@ -1038,12 +931,9 @@ def meta_evaluation(engine: Engine, review_id: str) -> dict[str, Any]:
             machine[key] = {str(i): float(s) for i, s in enumerate(scores) if s is not None}
         if human:
             found = _quiet_tau(lambda: mean_kendall_tau(human, machine))
-            taus = np.array(
-                [[t, 1.0] for t in (found.per_item.values() if found else []) if t is not None], dtype=float
-            ).reshape(-1, 2)
-            value = found.mean if found else None
+            taus = [(t, 1.0) for t in (found.per_item.values() if found else []) if t is not None]
             result["judge"].append(
-                _estimate("Kendall τ-b, human rank vs judge score (mean over labels)", value, taus, _ratio, len(taus))
+                rate_with_ci("Kendall τ-b, human rank vs judge score (mean over labels)", taus, len(taus))
             )
     else:
         matched: dict[str, list[tuple[str, str, str]]] = defaultdict(list)  # item -> (kind, human, judge)
@@ -1053,21 +943,8 @@ def meta_evaluation(engine: Engine, review_id: str) -> dict[str, Any]:
                 if unit in judged:
                     matched[lab["item_id"]].append((unit.split("/")[0], str(category), str(judged[unit])))
         for kind in sorted({k for found in matched.values() for k, _, _ in found}):
-            chosen = {item: [(h, j) for k, h, j in found if k == kind] for item, found in matched.items()}
-            chosen = {item: pairs_ for item, pairs_ in chosen.items() if pairs_}
-            flat = [pair for pairs_ in chosen.values() for pair in pairs_]
-            codes = {c: i for i, c in enumerate(sorted({x for pair in flat for x in pair}))}
-            confusion = np.zeros((len(chosen), len(codes), len(codes)))
-            for g, pairs_ in enumerate(chosen.values()):
-                for h, j in pairs_:
-                    confusion[g, codes[h], codes[j]] += 1
-            agree_counts = np.stack([np.trace(confusion, axis1=1, axis2=2), confusion.sum(axis=(1, 2))], axis=1)
-            rate = sum(h == j for h, j in flat) / len(flat)
-            result["judge"].append(
-                _estimate(f"{kind}: agreement rate with the judge", rate, agree_counts, _ratio, len(flat))
-            )
-            kappa = _quiet(lambda: cohen_kappa([h for h, _ in flat], [j for _, j in flat]))  # noqa: B023
-            result["judge"].append(_estimate(f"{kind}: Cohen's κ with the judge", kappa, confusion, _kappa, len(flat)))
+            pairs = [[(h, j) for k, h, j in found if k == kind] for found in matched.values()]
+            result["judge"].extend(judge_agreement(kind, pairs))
     if not result["judge"]:
         result["judge_note"] = "no judgement to compare with (items without a judge)"
     return result
@@ -1113,6 +990,7 @@ def export_labels(engine: Engine, review_id: str, fmt: str) -> tuple[str, str]:
     submitted = _submitted(engine, review_id)
     lines: list[dict[str, Any]] = []
     if fmt == "labels":
+        settled = _adjudicated_values(engine, review_id)
         for lab in labels:
             lines.append(
                 {
@@ -1124,6 +1002,7 @@ def export_labels(engine: Engine, review_id: str, fmt: str) -> tuple[str, str]:
                     "submitted": (lab["item_id"], lab["annotator"]) in submitted,
                     "updated_at": lab["updated_at"],
                     "key": unblinded(items[lab["item_id"]]["key"] or {}),
+                    "adjudicated": settled.get(lab["item_id"]),
                 }
             )
     elif fmt == "drafting":
@@ -1248,6 +1127,13 @@ def parquet_bytes(engine: Engine, review_id: str) -> bytes:
 def _need(task_type: str, wanted: str, fmt: str) -> None:
     if task_type != wanted:
         raise ReviewError(f"the {fmt} format is for {wanted} reviews; this one is {task_type}")
+
+
+def _adjudicated_values(engine: Engine, review_id: str) -> dict[str, Any]:
+    """Item id -> the adjudicated label (see :mod:`bedside.web.adjudication`), for the labels export."""
+    t = adjudications_table.c
+    with engine.connect() as db:
+        return {r.item_id: r.value for r in db.execute(select(t.item_id, t.value).where(t.review_id == review_id))}
 
 
 def _submitted(engine: Engine, review_id: str) -> set[tuple[str, str]]:

@@ -10,10 +10,12 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
 
 from bedside.runs.store import RunNotFoundError, Store, results_table
+from bedside.web import adjudication as adj
 from bedside.web import review as rv
-from bedside.web.app import admin_session, checked_post, render, session_of
+from bedside.web.app import Forbidden, admin_session, checked_post, render, session_of
 from bedside.web.db import audit, audit_table, users_table
 
 
@@ -59,8 +61,8 @@ def review_routes(app: FastAPI) -> None:
     async def reviews(request: Request) -> Response:
         session = session_of(request)
         engine = request.app.state.store.engine
-        listed = rv.reviews_for(engine, None if session.user.admin else session.user.name)
-        mine = rv.reviews_for(engine, session.user.name) if session.user.admin else listed
+        listed = rv.reviews_for(engine, None if session.user.adjudicates else session.user.name)
+        mine = rv.reviews_for(engine, session.user.name) if session.user.adjudicates else listed
         return render(request, "reviews.html", session, reviews=listed, mine=mine, titles=rv.TASK_TITLES)
 
     @app.get("/reviews/new", response_class=HTMLResponse)
@@ -161,16 +163,16 @@ def review_routes(app: FastAPI) -> None:
             progress=rv.progress(engine, review_id),
             position=position,
             title=rv.TASK_TITLES[info["task_type"]],
-            formats=[f for f in (*rv.EXPORT_FORMATS, "parquet") if _format_fits(f, info["task_type"])],
+            formats=[f for f in (*rv.EXPORT_FORMATS, "adjudicated", "parquet") if _format_fits(f, info["task_type"])],
             error=None,
         )
 
     @app.get("/reviews/{review_id}/items/{position}", response_class=HTMLResponse)
     async def item(request: Request, review_id: str, position: int) -> Response:
         session = session_of(request)
-        return _item_page(request, session, review_id, position, error=None)
+        return await _item_page(request, session, review_id, position, error=None)
 
-    def _item_page(
+    async def _item_page(
         request: Request,
         session: Any,
         review_id: str,
@@ -183,10 +185,17 @@ def review_routes(app: FastAPI) -> None:
         if shown is None:
             raise HTTPException(status_code=404, detail="no such item")
         mine = rv.progress(engine, review_id, only=session.user.name)
+        outputs = shown.payload.get("outputs") or []
+        diffs = None
+        if shown.review["task_type"] == "pairwise" and len(outputs) == 2:  # the drafts' differences, marked
+            from bedside.web.browse import word_diff
+
+            diffs = await run_in_threadpool(word_diff, str(outputs[0]), str(outputs[1]))
         response = render(
             request,
             "item.html",
             session,
+            diffs=diffs,
             a=shown,
             kind=shown.review["task_type"],
             title=rv.TASK_TITLES[shown.review["task_type"]],
@@ -217,11 +226,24 @@ def review_routes(app: FastAPI) -> None:
             value = rv.parse_label(kind, shown.payload, shown.order, form, criteria)
         except rv.ReviewError as exc:
             entered = rv.entered_label(kind, shown.payload, shown.order, form, criteria)
-            return _item_page(request, session, review_id, position, error=str(exc), entered=entered)
-        rv.save_label(engine, review_id, shown.item_id, session.user.name, value)
+            return await _item_page(request, session, review_id, position, error=str(exc), entered=entered)
+        # a write: in a thread, so a store busy with a run's writes never holds the event loop
+        await run_in_threadpool(rv.save_label, engine, review_id, shown.item_id, session.user.name, value)
         if position + 1 < shown.count:
             return RedirectResponse(f"/reviews/{review_id}/items/{position + 1}", status_code=303)
         return RedirectResponse(f"/reviews/{review_id}/done", status_code=303)
+
+    @app.get("/reviews/{review_id}/items/{position}/record", response_class=HTMLResponse)
+    async def item_record(request: Request, review_id: str, position: int) -> Response:
+        """The whole record behind the reviewer's own item (read and rendered in a thread: a task may load a
+        large record file)."""
+        session = session_of(request)
+        store: Store = request.app.state.store
+        shown = _assignment(store.engine, review_id, session.user.name, position)
+        if shown is None:
+            raise HTTPException(status_code=404, detail="no such item")
+        record = await run_in_threadpool(_record_of, store, review_id, shown.item_id)
+        return render(request, "record.html", session, a=shown, record=record)
 
     @app.get("/reviews/{review_id}/done", response_class=HTMLResponse)
     async def done(request: Request, review_id: str) -> Response:
@@ -242,7 +264,7 @@ def review_routes(app: FastAPI) -> None:
             raise HTTPException(status_code=404, detail="no such review")
         if mine[0].labelled < mine[0].assigned:
             raise HTTPException(status_code=409, detail="label every item before submitting")
-        rv.submit(engine, review_id, session.user.name)
+        await run_in_threadpool(rv.submit, engine, review_id, session.user.name)
         return RedirectResponse(f"/reviews/{review_id}/done", status_code=303)
 
     @app.get("/reviews/{review_id}/meta", response_class=HTMLResponse)
@@ -257,8 +279,10 @@ def review_routes(app: FastAPI) -> None:
         if cached is not None and cached[0] == version:
             result = cached[1]
         else:
-            result = rv.meta_evaluation(engine, review_id)
+            result = await run_in_threadpool(rv.meta_evaluation, engine, review_id)
             cache[review_id] = (version, result)
+        found = await run_in_threadpool(adj.disputed, engine, review_id)
+        result = {**result, "disputed": {"items": len(found), "settled": sum(d.resolved is not None for d in found)}}
         return render(request, "meta.html", session, review=info, meta=result, updated=time.strftime("%H:%M:%S"))
 
     @app.get("/reviews/{review_id}/export")
@@ -269,7 +293,7 @@ def review_routes(app: FastAPI) -> None:
         engine = request.app.state.store.engine
         if fmt == "parquet":
             try:
-                data = rv.parquet_bytes(engine, review_id)
+                data = await run_in_threadpool(rv.parquet_bytes, engine, review_id)
             except rv.ReviewError as exc:
                 raise HTTPException(status_code=400, detail=str(exc)) from None
             audit(engine, session.user.name, "labels-exported", review_id, format=fmt)
@@ -279,7 +303,11 @@ def review_routes(app: FastAPI) -> None:
                 headers={"content-disposition": f'attachment; filename="{review_id}-labels.parquet"'},
             )
         try:
-            text, name = rv.export_labels(engine, review_id, fmt)
+            if fmt == "adjudicated":
+                text = await run_in_threadpool(adj.export_adjudicated, engine, review_id)
+                name = f"{review_id}-adjudicated.jsonl"
+            else:
+                text, name = await run_in_threadpool(rv.export_labels, engine, review_id, fmt)
         except rv.ReviewError as exc:
             raise HTTPException(status_code=400, detail=str(exc)) from None
         audit(engine, session.user.name, "labels-exported", review_id, format=fmt)
@@ -308,12 +336,99 @@ def review_routes(app: FastAPI) -> None:
                 progress=rv.progress(engine, review_id),
                 position=None,
                 title=rv.TASK_TITLES[info["task_type"]],
-                formats=[f for f in (*rv.EXPORT_FORMATS, "parquet") if _format_fits(f, info["task_type"])],
+                formats=[
+                    f for f in (*rv.EXPORT_FORMATS, "adjudicated", "parquet") if _format_fits(f, info["task_type"])
+                ],
                 error=str(exc),
             )
             response.status_code = 400
             return response
         return RedirectResponse(f"/reviews/{review_id}/meta", status_code=303)
+
+    def _adjudicator(request: Request) -> Any:
+        session = session_of(request)
+        if not session.user.adjudicates:
+            raise Forbidden()
+        return session
+
+    @app.get("/reviews/{review_id}/adjudicate", response_class=HTMLResponse)
+    async def adjudication_list(request: Request, review_id: str) -> Response:
+        session = _adjudicator(request)
+        info = _review_or_404(request, review_id)
+        found = await run_in_threadpool(adj.disputed, request.app.state.store.engine, review_id)
+        return render(
+            request,
+            "adjudicate.html",
+            session,
+            review=info,
+            disputed=found,
+            open=sum(d.resolved is None for d in found),
+            title=rv.TASK_TITLES[info["task_type"]],
+        )
+
+    @app.get("/reviews/{review_id}/adjudicate/{position}", response_class=HTMLResponse)
+    async def adjudication_item(request: Request, review_id: str, position: int) -> Response:
+        session = _adjudicator(request)
+        return _adjudication_page(request, session, review_id, position, error=None)
+
+    def _adjudication_page(
+        request: Request, session: Any, review_id: str, position: int, error: str | None
+    ) -> Response:
+        info = _review_or_404(request, review_id)
+        found = adj.disputed(request.app.state.store.engine, review_id)
+        item = next((d for d in found if d.position == position), None)
+        if item is None:
+            raise HTTPException(status_code=404, detail="no disagreement on that item")
+        later = [d for d in found if d.resolved is None and d.position != position]
+        response = render(
+            request,
+            "adjudicate_item.html",
+            session,
+            review=info,
+            item=item,
+            kind=info["task_type"],
+            title=rv.TASK_TITLES[info["task_type"]],
+            next_open=later[0].position if later else None,
+            error=error,
+        )
+        if error:
+            response.status_code = 400
+        return response
+
+    @app.post("/reviews/{review_id}/adjudicate/{position}")
+    async def adjudicate(request: Request, review_id: str, position: int) -> Response:
+        session, form = await checked_post(request)
+        if not session.user.adjudicates:
+            raise Forbidden()
+        _review_or_404(request, review_id)
+        engine = request.app.state.store.engine
+        try:
+            await run_in_threadpool(
+                adj.adjudicate,
+                engine,
+                review_id,
+                position,
+                session.user.name,
+                str(form.get("chosen") or ""),
+                str(form.get("note") or ""),
+            )
+        except rv.ReviewError as exc:
+            return _adjudication_page(request, session, review_id, position, error=str(exc))
+        remaining = [d for d in adj.disputed(engine, review_id) if d.resolved is None]
+        if remaining:
+            return RedirectResponse(f"/reviews/{review_id}/adjudicate/{remaining[0].position}", status_code=303)
+        return RedirectResponse(f"/reviews/{review_id}/adjudicate", status_code=303)
+
+    @app.post("/reviews/{review_id}/reopen")
+    async def reopen(request: Request, review_id: str) -> Response:
+        """An annotator takes back their submission to edit their own labels (audited); they submit again."""
+        session, _ = await checked_post(request)
+        engine = request.app.state.store.engine
+        mine = rv.progress(engine, review_id, only=session.user.name)
+        if not mine:
+            raise HTTPException(status_code=404, detail="no such review")
+        await run_in_threadpool(rv.reopen, engine, review_id, session.user.name)
+        return RedirectResponse(f"/reviews/{review_id}/items/0", status_code=303)
 
     @app.get("/audit", response_class=HTMLResponse)
     async def audit_page(request: Request) -> Response:
@@ -327,9 +442,23 @@ def review_routes(app: FastAPI) -> None:
         return render(request, "audit.html", session, entries=entries)
 
 
+def _record_of(store: Store, review_id: str, item_id: str) -> Any:
+    from bedside.web.db import items_table
+    from bedside.web.record_view import item_record
+
+    t = items_table.c
+    with store.engine.connect() as db:
+        item = (
+            db.execute(select(t.payload, t.key).where((t.review_id == review_id) & (t.item_id == item_id)))
+            .mappings()
+            .one()
+        )
+    return item_record(store, dict(item))
+
+
 def _format_fits(fmt: str, task_type: str) -> bool:
     return (
-        fmt == "labels"
+        fmt in ("labels", "adjudicated")
         or {
             "drafting": "match",
             "instruct": "rank",

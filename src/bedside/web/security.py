@@ -32,7 +32,7 @@ from sqlalchemy import Engine, delete, insert, select, update
 
 from bedside.web.db import sessions_table, users_table
 
-ROLES = ("admin", "annotator")
+ROLES = ("admin", "annotator", "adjudicator")
 MIN_PASSWORD = 10
 
 
@@ -95,6 +95,11 @@ class User:
     @property
     def admin(self) -> bool:
         return self.role == "admin"
+
+    @property
+    def adjudicates(self) -> bool:
+        """Admins and adjudicators settle disagreements (adjudicators see items blinded, and nothing else)."""
+        return self.role in ("admin", "adjudicator")
 
 
 # A fixed hash to verify against when the user does not exist, so a login takes as long either way.
