@@ -46,6 +46,12 @@ class FidelityItem:
     clinician_said: tuple[str, ...]
     sentences: tuple[str, ...]
     labels: tuple[Label, ...]
+    split: str = ""
+    """``dev`` or ``test`` in a set with halves (rules are tuned on dev only); "" where the set has none."""
+    kind: str = ""
+    """How a sentence departs from its facts ("dose", "side", "new_drug", ...) or "paraphrase"; free text."""
+    style: str = ""
+    """``dialogue`` for sentences written in the style of recorded patient talk, else ``plain``/""."""
 
 
 def read_fidelity_items(path: Path | None = None) -> list[FidelityItem]:
@@ -66,6 +72,9 @@ def read_fidelity_items(path: Path | None = None) -> list[FidelityItem]:
                 clinician_said=tuple(str(c) for c in data.get("clinician_said") or ()),
                 sentences=sentences,
                 labels=labels,
+                split=str(data.get("split") or ""),
+                kind=str(data.get("kind") or ""),
+                style=str(data.get("style") or ""),
             )
         except (KeyError, TypeError) as exc:
             raise InputError(f"{where}: needs id, facts, sentences and labels ({exc})") from None
