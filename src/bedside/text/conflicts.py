@@ -643,7 +643,7 @@ class ClinicalGuard:
         """How ``candidate`` (draft content) contradicts ``reference`` (the clinician's sentence); [] if not."""
         ref, cand = self.signals(reference), self.signals(candidate)
         found = []
-        if ref.actions and cand.actions and not _actions_agree(ref.actions, cand.actions):
+        if ref.actions and cand.actions and not actions_agree(ref.actions, cand.actions):
             found.append(Conflict("action", _show(ref.actions), _show(cand.actions)))
         elif bound := _bound_conflict(ref.instructions, cand.instructions, "action"):
             found.append(Conflict("action", *bound))
@@ -752,7 +752,8 @@ def _drug_key(name: str) -> str:
     return words[0] if words else ""
 
 
-def _actions_agree(a: Iterable[str], b: Iterable[str]) -> bool:
+def actions_agree(a: Iterable[str], b: Iterable[str]) -> bool:
+    """Whether two sets of actions share one or hold a compatible pair (take and continue, cancel and stop...)."""
     a, b = set(a), set(b)
     return bool(a & b) or any(frozenset({x, y}) in _COMPATIBLE for x in a for y in b)
 
@@ -796,7 +797,7 @@ def _bound_conflict(
         theirs = {getattr(i, field) for i in cand if i.drug and _same_drug(drug, i.drug)} - {None}
         if not mine or not theirs:
             continue
-        disagree = not _actions_agree(mine, theirs) if field == "action" else not (mine <= theirs or theirs <= mine)
+        disagree = not actions_agree(mine, theirs) if field == "action" else not (mine <= theirs or theirs <= mine)
         if disagree:
             return f"{drug}: {_show(frozenset(mine))}", f"{drug}: {_show(frozenset(theirs))}"
     return None
@@ -858,6 +859,7 @@ __all__ = [
     "DrugFinder",
     "DrugMention",
     "Instruction",
+    "actions_agree",
     "default_guard",
     "drug_classes",
 ]
