@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bedside.text.conflicts import ClinicalGuard, ClinicalSignals, actions_agree, default_guard, drug_classes
 from bedside.text.numbers import spell_numbers
@@ -88,6 +88,13 @@ def small_talk_prototypes() -> tuple[str, ...]:
     """bedside's small-talk sentences (written for bedside; one per line, # for comments)."""
     text = (resources.files("bedside.sim") / "data" / "small_talk.txt").read_text(encoding="utf-8")
     return tuple(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
+@lru_cache(maxsize=1)
+def _small_talk_vectors() -> Any:
+    from bedside.retrieval.embeddings import default_embedder
+
+    return default_embedder().embed(list(small_talk_prototypes()))
 
 
 def is_question(sentence: str) -> bool:
@@ -290,7 +297,7 @@ def label_combined(
     embedder = default_embedder()
     mine = embedder.embed(list(sentences))
     to_known = mine @ embedder.embed(known).T if known else None
-    to_chat = mine @ embedder.embed(list(small_talk_prototypes())).T
+    to_chat = mine @ _small_talk_vectors().T
     labelled: list[CombinedLabel] = []
     for i, sentence in enumerate(sentences):
         scores = [float(x) for x in to_known[i]] if to_known is not None else []
