@@ -30,6 +30,7 @@ P, D = "plain", "dialogue"
 
 # (case, facts, rows); a row is (label, kind, style, sentence) or (label, kind, style, sentence, clinician_said).
 Row = tuple[str, ...]
+# fmt: off
 CASES: list[tuple[str, list[str], list[Row]]] = [
     (
         "heart_failure",
@@ -612,6 +613,7 @@ CASES: list[tuple[str, list[str], list[Row]]] = [
         ],
     ),
 ]
+# fmt: on
 
 
 def main() -> None:
