@@ -70,7 +70,7 @@ def test_a_contradiction_names_its_fact_and_an_addition_is_not_one() -> None:
         [
             "I take furosemide 80 mg once a day.",
             "I also take spironolactone every morning.",
-            "Um, the forty, once a day.",
+            "Um, the water pill, the furosemide, that's forty once a day.",
         ],
         facts,
     )

@@ -27,7 +27,10 @@ def fidelity_agreement(
     ] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Turns judged at once.")] = 4,
     checker: Annotated[
-        str, typer.Option(help="llm (the judge model) | embedding (MiniLM cosine, no model call).")
+        str,
+        typer.Option(
+            help="llm (the judge model) | embedding (MiniLM cosine) | combined (rules + MiniLM; no model call)."
+        ),
     ] = "llm",
     threshold: Annotated[float, typer.Option(help="The embedding checker's cosine for entailed.")] = 0.6,
     prefilter: Annotated[
