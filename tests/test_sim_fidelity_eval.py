@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from bedside.cli import app
 from bedside.llm import ChatMessage
 from bedside.sim.contradiction import label_combined
-from bedside.sim.validation import SENTENCE_SET, compare, read_fidelity_items, splits_of
+from bedside.sim.validation import SENTENCE_SET, FidelityItem, compare, read_fidelity_items, splits_of
 from bedside.testing import ScriptedServer
 from bedside.text.numbers import spell_numbers
 
@@ -42,11 +42,11 @@ def test_the_set_is_large_enough_in_every_kind_and_split_by_patient() -> None:
         assert kept.count("unsupported") >= 25
 
 
-def _combined(items: Sequence[object]) -> dict[str, tuple[str, ...]]:
-    predicted = {}
+def _combined(items: Sequence[FidelityItem]) -> dict[str, tuple[str, ...]]:
+    predicted: dict[str, tuple[str, ...]] = {}
     for item in items:
-        found = label_combined(item.sentences, item.facts, item.clinician_said)  # type: ignore[attr-defined]
-        predicted[item.id] = tuple(f.label for f in found)  # type: ignore[attr-defined]
+        found = label_combined(item.sentences, item.facts, item.clinician_said)
+        predicted[item.id] = tuple(f.label for f in found)
     return predicted
 
 
