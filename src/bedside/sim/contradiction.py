@@ -6,15 +6,19 @@ order:
 
 1. **non_informative**: a question (a tag question such as "..., right?" is a statement being checked), or a
    sentence nearer to bedside's small-talk prototypes (``data/small_talk.txt``) than to any fact;
-2. **contradicted**: a rule finds a conflict between the sentence and a fact it is *aligned* with (the nearest
-   fact, and any other at or above ``align`` cosine), or with something the clinician said. Rules are
-   EditJudge's guard signals (:mod:`bedside.text.conflicts`) read after number words are written as digits
-   (:mod:`bedside.text.numbers`): a different side of the body; different numbers, doses, frequencies, times or
-   food timing; a different medication action; the opposite polarity (negated against affirmed) when the fact
-   is near enough (``negation_align``); and a different drug of the same class as a listed one ("warfarin"
-   against "apixaban", both anticoagulants) unless the sentence says it is extra ("also", "too");
-3. **unsupported**: a drug no fact or clinician sentence names, or a sentence below ``entail`` cosine to every
-   fact and clinician sentence;
+2. **contradicted**: a rule finds a conflict between the sentence and a fact it is *aligned* with (every fact
+   at or above ``align`` cosine, nearest first, or else the nearest one if at least ``floor``), or with
+   something the clinician stated. Rules are EditJudge's guard signals (:mod:`bedside.text.conflicts`) read
+   after number words are written as digits (:mod:`bedside.text.numbers`): a different side of the body; a
+   number no fact states against a fact with numbers; a different duration (compared in days), frequency,
+   time of day or food timing; an incompatible medication action; the opposite polarity (negated against
+   affirmed; "normal", "fine", "without" count as negated) against the nearest fact when it is at least
+   ``negation_align`` near; another drug in place of the nearest fact's (at least ``swap`` near), or a drug of
+   the same class as a listed one ("warfarin" against "apixaban", both anticoagulants). A sentence that says
+   it is extra ("also", "too") is checked for side and polarity only. A fact that agrees on a number, drug or
+   side ends the search;
+3. **unsupported**: a drug, number or person (mother, neighbour...) no fact or clinician sentence names, or a
+   sentence below ``entail`` cosine to every fact and clinician sentence;
 4. **entailed**: the rest.
 
 What it can claim: the contradictions it reports are surface conflicts in these signals, each with the fact it
