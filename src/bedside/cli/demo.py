@@ -169,7 +169,7 @@ def _demo_discharge(
                     "schedule": "demo",
                     "judges": ["conversation", "summary_a"],
                     "documents_max_tokens": 600,
-                    "fidelity_checker": "embedding",  # the embedded model checks at chance (ARCHITECTURE.md, sim)
+                    "fidelity_checker": "combined",  # the embedded model checks at chance (ARCHITECTURE.md, sim)
                 },
             }
         },
@@ -203,7 +203,7 @@ def _demo_sensemaking(
                     "path": "reference",
                     "max_sensemaker_messages": 4,
                     "judges": ["flow", "hard", "soft"],
-                    "fidelity_checker": "embedding",  # the embedded model checks at chance (ARCHITECTURE.md, sim)
+                    "fidelity_checker": "combined",  # the embedded model checks at chance (ARCHITECTURE.md, sim)
                 },
             }
         },

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -27,7 +27,10 @@ def fidelity_agreement(
     ] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Turns judged at once.")] = 4,
     checker: Annotated[
-        str, typer.Option(help="llm (the judge model) | embedding (MiniLM cosine, no model call).")
+        str,
+        typer.Option(
+            help="llm (the judge model) | embedding (MiniLM cosine) | combined (rules + MiniLM; no model call)."
+        ),
     ] = "llm",
     threshold: Annotated[float, typer.Option(help="The embedding checker's cosine for entailed.")] = 0.6,
     prefilter: Annotated[
@@ -94,3 +97,79 @@ def fidelity_agreement(
         out.print(f"flagged recall: {data['flagged_recall']:.3f} of invented or contradicting sentences caught")
     for item, cause in data["failed"].items():
         err.print(f"[yellow]{item}[/]: no valid labels ({cause}); left out")
+
+
+@sim_app.command("fidelity-eval")
+def fidelity_eval(
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="The llm checker's judge, PROVIDER/MODEL[@BASE_URL]; without it the llm checker is left out.",
+        ),
+    ] = None,
+    labels: Annotated[
+        Path | None,
+        typer.Option(
+            "--set", help="Labelled patient sentences (JSONL, optional split dev/test) [default: bedside's 288]."
+        ),
+    ] = None,
+    checkers: Annotated[
+        str, typer.Option(help="Comma-separated checkers to measure: embedding, combined, llm.")
+    ] = "embedding,combined,llm",
+    concurrency: Annotated[int, typer.Option(min=1, help="Turns the llm checker judges at once.")] = 4,
+    api_key_env: ApiKeyEnvOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Per-label precision and recall of each fidelity checker on a labelled set, on its dev and test halves and
+    on all of it (the combined checker's thresholds were chosen on bedside's dev half only)."""
+    from bedside.llm import ModelError, get_model
+    from bedside.sim.fidelity import CHECKERS
+    from bedside.sim.validation import SENTENCE_SET, evaluate_checkers, read_fidelity_items
+
+    chosen = [c.strip() for c in checkers.split(",") if c.strip()]
+    unknown = [c for c in chosen if c not in CHECKERS]
+    if unknown or not chosen:
+        raise fail(ValueError(f"--checkers: unknown {unknown or chosen}; choose from {', '.join(CHECKERS)}"))
+    if "llm" in chosen and model is None:
+        err.print("no --model: the llm checker is left out")
+        chosen.remove("llm")
+    try:
+        items = read_fidelity_items(labels or SENTENCE_SET)
+    except ValueError as exc:
+        raise fail(exc) from None
+
+    async def run() -> list[Any]:
+        if "llm" not in chosen:
+            return await evaluate_checkers(items, chosen)  # type: ignore[arg-type]
+        assert model is not None
+        async with get_model(model, role="judge", cache=_cache_path(cache, no_cache), api_key_env=api_key_env) as judge:
+            return await evaluate_checkers(items, chosen, judge, concurrency=concurrency)  # type: ignore[arg-type]
+
+    try:
+        results = asyncio.run(run())
+    except (ModelError, ValueError) as exc:
+        raise fail(exc) from None
+    data = [result.as_dict() for result in results]
+    if as_json:
+        typer.echo(json.dumps({"set": str(labels or SENTENCE_SET), "checkers": data}, indent=2))
+        return
+    for result in data:
+        table = Table(title=f"Fidelity checker {result['checker']}: {result['name']}")
+        for column in ("split", "label", "support", "predicted", "precision", "recall"):
+            table.add_column(column, justify="left" if column in ("split", "label") else "right")
+        for split, figures in result["splits"].items():
+            for label, row in figures["per_label"].items():
+                table.add_row(
+                    split,
+                    label,
+                    str(row["support"]),
+                    str(row["predicted"]),
+                    *("-" if row[k] is None else f"{row[k]:.3f}" for k in ("precision", "recall")),
+                )
+            for item, cause in figures["failed"].items():
+                err.print(f"[yellow]{item}[/]: no valid labels from {result['checker']} ({cause}); left out")
+        show_table(table)

@@ -13,11 +13,14 @@ One judge call per patient turn labels all its sentences (split by bedside's sen
 sample's context under the ``judge`` role, so it is cached and counted like every other call and never runs
 inside the conversation loop. The answer must hold exactly one label per sentence (re-asked otherwise).
 
-Two cheaper checkers, measured against hand labels by ``bedside sim fidelity-agreement`` (figures in
-ARCHITECTURE.md): ``checker="embedding"`` labels without a model call (all-MiniLM-L6-v2 cosine between a sentence
-and every fact and earlier clinician sentence: at or above ``threshold`` entailed, a question non-informative,
-anything else unsupported; it cannot see a contradiction), and ``prefilter=t`` keeps the LLM judge but labels the
-sentences at or above ``t`` entailed without asking, sending only the rest (a turn left with none costs no call).
+Cheaper checkers, measured against hand labels by ``bedside sim fidelity-agreement`` and ``bedside sim
+fidelity-eval`` (figures in ARCHITECTURE.md and docs/fidelity/simulator.md): ``checker="combined"`` (the demos'
+offline checker; :mod:`bedside.sim.contradiction`) reads surface contradictions with EditJudge's guard signals
+and labels the rest with MiniLM and a few rules, without a model call; ``checker="embedding"`` labels without a
+model call (all-MiniLM-L6-v2 cosine between a sentence and every fact and earlier clinician sentence: at or above
+``threshold`` entailed, a question non-informative, anything else unsupported; it cannot see a contradiction),
+and ``prefilter=t`` keeps the LLM judge but labels the sentences at or above ``t`` entailed without asking,
+sending only the rest (a turn left with none costs no call).
 
 Rates use the informative sentences as the denominator: ``unsupported_rate`` and ``contradicted_rate`` are
 shares of the sentences that state a fact. Per-stage counts let a task report, for instance, that unsupported
@@ -46,7 +49,8 @@ FIDELITY_TEMPLATE = "sim/fidelity.j2"
 EMBEDDING_THRESHOLD = 0.6
 """Cosine at or above which the embedding checker (and the pre-filter's suggested value) call a sentence entailed:
 the best of 0.40-0.70 on bedside's labelled set (113 sentences), where it also keeps flagged recall above 0.9."""
-Checker = Literal["llm", "embedding"]
+Checker = Literal["llm", "embedding", "combined"]
+CHECKERS: tuple[Checker, ...] = get_args(Checker)
 
 
 @dataclass(frozen=True)
@@ -125,8 +129,8 @@ async def check_fidelity(
     prefilter: float | None = None,
 ) -> FidelityReport:
     """Label every sentence the patient said in ``transcript``; raises the model layer's errors on failure."""
-    if checker not in ("llm", "embedding"):
-        raise ValueError(f"fidelity checker must be llm or embedding, not {checker!r}")
+    if checker not in CHECKERS:
+        raise ValueError(f"fidelity checker must be one of {', '.join(CHECKERS)}, not {checker!r}")
     labelled: list[LabelledSentence] = []
     clinician_said: list[str] = []
     for index, turn in enumerate(transcript):
@@ -137,7 +141,12 @@ async def check_fidelity(
         if not sentences:
             continue
         labels: dict[int, Label] = {}
-        if checker == "embedding" or prefilter is not None:
+        if checker == "combined":
+            from bedside.sim.contradiction import label_combined
+
+            combined = label_combined(sentences, knowledge.facts, clinician_said)
+            labels.update((i, found.label) for i, found in enumerate(combined))
+        elif checker == "embedding" or prefilter is not None:
             similar = _similarity(sentences, knowledge.facts, clinician_said)
             cut = threshold if checker == "embedding" else prefilter
             for i, (sentence, score) in enumerate(zip(sentences, similar, strict=True)):

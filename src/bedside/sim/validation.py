@@ -25,6 +25,7 @@ from bedside.inputs import InputError
 from bedside.jsonlines import json_objects
 from bedside.llm import GenerationSettings, Model
 from bedside.llm.errors import ModelError
+from bedside.llm.types import Role
 from bedside.runs.task import SampleContext, Turn
 from bedside.sim.fidelity import EMBEDDING_THRESHOLD, FIDELITY_TEMPLATE, LABELS, Checker, Label, check_fidelity
 from bedside.sim.knowledge import Knowledge
@@ -46,6 +47,12 @@ class FidelityItem:
     clinician_said: tuple[str, ...]
     sentences: tuple[str, ...]
     labels: tuple[Label, ...]
+    split: str = ""
+    """``dev`` or ``test`` in a set with halves (rules are tuned on dev only); "" where the set has none."""
+    kind: str = ""
+    """How a sentence departs from its facts ("dose", "side", "new_drug", ...) or "paraphrase"; free text."""
+    style: str = ""
+    """``dialogue`` for sentences written in the style of recorded patient talk, else ``plain``/""."""
 
 
 def read_fidelity_items(path: Path | None = None) -> list[FidelityItem]:
@@ -66,6 +73,9 @@ def read_fidelity_items(path: Path | None = None) -> list[FidelityItem]:
                 clinician_said=tuple(str(c) for c in data.get("clinician_said") or ()),
                 sentences=sentences,
                 labels=labels,
+                split=str(data.get("split") or ""),
+                kind=str(data.get("kind") or ""),
+                style=str(data.get("style") or ""),
             )
         except (KeyError, TypeError) as exc:
             raise InputError(f"{where}: needs id, facts, sentences and labels ({exc})") from None
@@ -123,9 +133,9 @@ class FidelityValidation:
         }
 
 
-async def validate_fidelity(
+async def predict_fidelity(
     items: Sequence[FidelityItem],
-    judge: Model,
+    judge: Model | None,
     *,
     settings: GenerationSettings | None = None,
     template: str | Path = FIDELITY_TEMPLATE,
@@ -133,18 +143,22 @@ async def validate_fidelity(
     checker: Checker = "llm",
     threshold: float = EMBEDDING_THRESHOLD,
     prefilter: float | None = None,
-) -> FidelityValidation:
-    """Label every item with the checker (on ``judge`` unless it is the embedding one) and compare with the hand
-    labels."""
+) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
+    """Each item's labels from the checker, exactly as a run labels a patient turn (item id -> labels), and the
+    items the checker gave no valid answer for (item id -> cause). ``judge`` may be None for the checkers that
+    call no model (embedding, combined)."""
+    if judge is None and (checker == "llm" or prefilter is not None):
+        raise ValueError(f"the {checker} checker needs a judge model")
     settings = settings or GenerationSettings(temperature=0.0, seed=0, max_tokens=256)
     gate = asyncio.Semaphore(concurrency)
     predicted: dict[str, tuple[str, ...]] = {}
     failed: dict[str, str] = {}
+    models: dict[Role, Model] = {"judge": judge} if judge is not None else {}
 
     async def one(item: FidelityItem) -> None:
         transcript = [Turn(role="clinician", content=c) for c in item.clinician_said]
         transcript.append(Turn(role="patient", content=" ".join(item.sentences), stage=item.stage))
-        context = SampleContext({"judge": judge}, {"judge": settings}, epoch="0", seed=0)
+        context = SampleContext(models, {"judge": settings}, epoch="0", seed=0)
         async with gate:
             try:
                 report = await check_fidelity(
@@ -162,10 +176,42 @@ async def validate_fidelity(
         predicted[item.id] = tuple(s.label for s in report.sentences)
 
     await asyncio.gather(*(one(item) for item in items))
-    name = "embedding (all-MiniLM-L6-v2)" if checker == "embedding" else judge.name
-    if prefilter is not None and checker == "llm":
-        name += f" with an embedding pre-filter at {prefilter:g}"
-    return compare(items, predicted, model=name, failed=failed)
+    return predicted, failed
+
+
+def checker_name(checker: Checker, judge: Model | None, prefilter: float | None = None) -> str:
+    if checker == "embedding":
+        return "embedding (all-MiniLM-L6-v2)"
+    if checker == "combined":
+        return "combined (conflict rules + MiniLM)"
+    name = judge.name if judge is not None else "llm"
+    return name + (f" with an embedding pre-filter at {prefilter:g}" if prefilter is not None else "")
+
+
+async def validate_fidelity(
+    items: Sequence[FidelityItem],
+    judge: Model | None,
+    *,
+    settings: GenerationSettings | None = None,
+    template: str | Path = FIDELITY_TEMPLATE,
+    concurrency: int = 4,
+    checker: Checker = "llm",
+    threshold: float = EMBEDDING_THRESHOLD,
+    prefilter: float | None = None,
+) -> FidelityValidation:
+    """Label every item with the checker (on ``judge`` unless it calls no model) and compare with the hand
+    labels."""
+    predicted, failed = await predict_fidelity(
+        items,
+        judge,
+        settings=settings,
+        template=template,
+        concurrency=concurrency,
+        checker=checker,
+        threshold=threshold,
+        prefilter=prefilter,
+    )
+    return compare(items, predicted, model=checker_name(checker, judge, prefilter), failed=failed)
 
 
 def compare(
@@ -219,3 +265,60 @@ def compare(
         confusion=confusion,
         failed=dict(failed or {}),
     )
+
+
+SENTENCE_SET = Path(__file__).parent / "data" / "fidelity_sentences.jsonl"
+"""bedside's sentence-level set for ``bedside sim fidelity-eval``: 288 sentences with dev and test halves."""
+
+
+@dataclass
+class CheckerEvaluation:
+    """One checker's per-label figures on each half of a labelled set (``dev``, ``test``) and on all of it."""
+
+    checker: Checker
+    name: str
+    by_split: dict[str, FidelityValidation]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "checker": self.checker,
+            "name": self.name,
+            "splits": {split: result.as_dict() for split, result in self.by_split.items()},
+        }
+
+
+def splits_of(items: Sequence[FidelityItem]) -> dict[str, list[FidelityItem]]:
+    """The set's halves in order (dev, test, then any other named split), and ``all``."""
+    named = sorted({item.split for item in items if item.split}, key=lambda s: (s != "dev", s != "test", s))
+    out = {split: [item for item in items if item.split == split] for split in named}
+    out["all"] = list(items)
+    return out
+
+
+async def evaluate_checkers(
+    items: Sequence[FidelityItem],
+    checkers: Sequence[Checker],
+    judge: Model | None = None,
+    *,
+    settings: GenerationSettings | None = None,
+    concurrency: int = 4,
+) -> list[CheckerEvaluation]:
+    """Each checker's labels on every item, compared with the hand labels per split: what ``bedside sim
+    fidelity-eval`` prints. The llm checker needs ``judge``; the others call no model."""
+    results = []
+    for checker in checkers:
+        predicted, failed = await predict_fidelity(
+            items, judge, settings=settings, concurrency=concurrency, checker=checker
+        )
+        name = checker_name(checker, judge)
+        by_split = {}
+        for split, chosen in splits_of(items).items():
+            ids = {item.id for item in chosen}
+            by_split[split] = compare(
+                chosen,
+                {k: v for k, v in predicted.items() if k in ids},
+                model=name,
+                failed={k: v for k, v in failed.items() if k in ids},
+            )
+        results.append(CheckerEvaluation(checker, name, by_split))
+    return results

@@ -34,7 +34,7 @@ class SystemOptions(Options):
     judges: JudgeName | list[JudgeName] = Field(default_factory=lambda: list(get_args(JudgeName)))
     judge_profile: bool = False
     fidelity: bool = True
-    fidelity_checker: Literal["llm", "embedding"] = "llm"
+    fidelity_checker: Literal["llm", "embedding", "combined"] = "llm"
     fidelity_prefilter: float | None = Field(None, description="a cosine")
     documents: bool = True
     documents_max_tokens: int | None = Field(None, ge=1, description="default 1500")

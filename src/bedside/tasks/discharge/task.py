@@ -23,9 +23,9 @@ Options: ``schedule`` (``paper`` | ``reference`` | ``demo``, see :mod:`.schedule
 code's choices under the ``reference`` schedule and to the paper's (bedside's six-area schema) otherwise —
 ``max_doctor_messages``, ``exam`` (list of ``dialogue``, ``summary``, ``none``), ``judges`` (list of
 ``conversation``, ``coverage``, ``strategy``, ``summary_a``, ``summary_b``), ``judge_profile`` (bool),
-``fidelity`` (bool), ``fidelity_checker`` (``llm`` | ``embedding``), ``fidelity_prefilter`` (a cosine; see
-:mod:`bedside.sim.fidelity`), ``documents`` (bool), ``documents_max_tokens`` (default 1500: the checklist and summary
-are long JSON, and the system role's ``max_tokens`` is usually set for conversation turns).
+``fidelity`` (bool), ``fidelity_checker`` (``llm`` | ``embedding`` | ``combined``), ``fidelity_prefilter`` (a
+cosine; see :mod:`bedside.sim.fidelity`), ``documents`` (bool), ``documents_max_tokens`` (default 1500: the
+checklist and summary are long JSON, and the system role's ``max_tokens`` is usually set for conversation turns).
 
 A failure in the conversation is the sample's error. A failure in a later step (a checklist still malformed
 after its re-asks, a judge that never answers on the scale) is recorded in ``extra["errors"]`` with its cause

@@ -29,5 +29,5 @@ class SystemOptions(Options):
     judges: JudgeName | list[JudgeName] = Field(default_factory=lambda: list(get_args(JudgeName)))
     judge_stage_labels: bool = False
     fidelity: bool = True
-    fidelity_checker: Literal["llm", "embedding"] = "llm"
+    fidelity_checker: Literal["llm", "embedding", "combined"] = "llm"
     fidelity_prefilter: float | None = Field(None, description="a cosine")

@@ -24,7 +24,8 @@ true: set one false to keep the reference's separate calls for that step when th
 ``bedside sensemaking validate-efficient``, misses its bar on your model), ``max_sensemaker_messages``
 (default 30: above the 21 the stage caps allow, so only a runaway conversation meets it), ``vitals`` (``rules`` |
 ``llm``), ``judges``, ``judge_stage_labels`` (bool, default false), ``fidelity`` (bool, default true),
-``fidelity_checker`` (``llm`` | ``embedding``) and ``fidelity_prefilter`` (a cosine; see :mod:`bedside.sim.fidelity`).
+``fidelity_checker`` (``llm`` | ``embedding`` | ``combined``) and ``fidelity_prefilter`` (a cosine; see
+:mod:`bedside.sim.fidelity`).
 
 A failure in preparation or in the conversation is the sample's error; a later step's failure is that step's
 error in ``extra["errors"]`` with its cause, and its scores are absent, never zero.

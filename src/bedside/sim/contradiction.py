@@ -1,0 +1,325 @@
+"""The combined fidelity checker: surface contradiction rules, then the embedding pre-filter for the rest.
+
+The embedding checker alone (MiniLM cosine to the facts) cannot see a contradiction: "I take furosemide 80 mg"
+is as close to "furosemide 40 mg once a day" as a faithful repeat. This checker labels each patient sentence in
+order:
+
+1. **non_informative**: a question (a tag question such as "..., right?" is a statement being checked), or a
+   sentence nearer to bedside's small-talk prototypes (``data/small_talk.txt``) than to any fact;
+2. **contradicted**: a rule finds a conflict between the sentence and a fact it is *aligned* with (every fact
+   at or above ``align`` cosine, nearest first, or else the nearest one if at least ``floor``), or with
+   something the clinician stated. Rules are EditJudge's guard signals (:mod:`bedside.text.conflicts`) read
+   after number words are written as digits (:mod:`bedside.text.numbers`): a different side of the body; a
+   number no fact states against a fact with numbers; a different duration (compared in days), frequency,
+   time of day or food timing; an incompatible medication action; the opposite polarity (negated against
+   affirmed; "normal", "fine", "without" count as negated) against the nearest fact when it is at least
+   ``negation_align`` near; another drug in place of the nearest fact's (at least ``swap`` near), or a drug of
+   the same class as a listed one ("warfarin" against "apixaban", both anticoagulants). A sentence that says
+   it is extra ("also", "too") is checked for side and polarity only. A fact that agrees on a number, drug or
+   side ends the search;
+3. **unsupported**: a drug, number or person (mother, neighbour...) no fact or clinician sentence names, or a
+   sentence below ``entail`` cosine to every fact and clinician sentence;
+4. **entailed**: the rest.
+
+What it can claim: the contradictions it reports are surface conflicts in these signals, each with the fact it
+conflicts with. What it cannot: a contradiction carried by meaning rather than by a side, number, drug, time,
+action or negation ("I sleep like a baby" against months of insomnia, "I'm a teacher" against an accountant)
+passes as unsupported or entailed, and an invented detail close in wording to a fact passes as entailed.
+Thresholds were tuned on the dev half of bedside's labelled set only (``bedside sim fidelity-eval``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from bedside.text.conflicts import ClinicalGuard, ClinicalSignals, actions_agree, default_guard, drug_classes
+from bedside.text.numbers import spell_numbers
+from bedside.text.sentences import split_sentences
+
+if TYPE_CHECKING:
+    from bedside.sim.fidelity import Label
+
+_TAG_QUESTION = re.compile(r",\s*(?:right|correct|yeah|yes|no|isn't it|is that right|ok(?:ay)?)\s*\?\s*$", re.I)
+_PRIVATIVE = re.compile(
+    r"\b(?:without|short(?:ness)? of|lack of|unable|normal|fine|okay|ok|clear|negative|unremarkable)\b", re.I
+)
+_NUMBER = re.compile(r"(?<![\w/.])\d+(?:\.\d+)?")
+_PERSON = re.compile(
+    r"\b(?:mother|mom|mum|father|dad|sister|brother|wife|husband|partner|son|daughter|friend|neighbou?r|boss"
+    r"|girlfriend|boyfriend|aunt|uncle|grandmother|grandfather|cousin|colleague)\b",
+    re.I,
+)
+_EXTRA = re.compile(r"\b(?:also|too|as well|another|other|extra|plus|besides|in addition)\b", re.I)
+
+
+@dataclass(frozen=True)
+class CombinedThresholds:
+    """The combined checker's cosines (MiniLM), chosen on the dev half of the labelled set."""
+
+    entail: float = 0.5
+    """At or above: entailed (when no rule fired); below: unsupported."""
+    align: float = 0.55
+    """Facts at or above this cosine are compared by the rules, besides the nearest fact."""
+    negation_align: float = 0.25
+    """A polarity flip counts only against a fact at least this near (negation is common in paraphrase)."""
+    small_talk: float = 0.35
+    """A sentence at least this near a small-talk prototype, and nearer to it than to any fact, states nothing."""
+    floor: float = 0.25
+    """The nearest fact is compared only when at least this near (below, the sentence is about something else)."""
+    swap: float = 0.6
+    """A nearest fact this near that names another drug, with no "also", makes the sentence a wrong drug."""
+
+
+@dataclass(frozen=True)
+class FactConflict:
+    """A contradiction found by a rule: which kind, and the fact (or clinician sentence) it conflicts with."""
+
+    kind: str
+    fact: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.kind} against {self.fact!r}: {self.detail}"
+
+
+@lru_cache(maxsize=1)
+def small_talk_prototypes() -> tuple[str, ...]:
+    """bedside's small-talk sentences (written for bedside; one per line, # for comments)."""
+    text = (resources.files("bedside.sim") / "data" / "small_talk.txt").read_text(encoding="utf-8")
+    return tuple(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
+@lru_cache(maxsize=1)
+def _small_talk_vectors() -> Any:
+    from bedside.retrieval.embeddings import default_embedder
+
+    return default_embedder().embed(list(small_talk_prototypes()))
+
+
+def is_question(sentence: str) -> bool:
+    """A question asks rather than states; "so twice a day, right?" states something and checks it."""
+    text = sentence.strip()
+    return text.endswith("?") and not _TAG_QUESTION.search(text)
+
+
+@lru_cache(maxsize=1)
+def _class_of() -> dict[str, frozenset[str]]:
+    found: dict[str, set[str]] = {}
+    for drug_class in drug_classes():
+        for member in drug_class.members:
+            found.setdefault(member, set()).add(drug_class.key)
+    return {drug: frozenset(keys) for drug, keys in found.items()}
+
+
+def _classes(signals: ClinicalSignals) -> frozenset[str]:
+    keys = {c.removeprefix("class:") for c in signals.classes}
+    for drug in signals.drugs:
+        keys |= _class_of().get(drug, frozenset())
+    return frozenset(keys)
+
+
+def _sets_conflict(a: frozenset[str], b: frozenset[str]) -> bool:
+    return bool(a) and bool(b) and not (a <= b or b <= a)
+
+
+class ContradictionRules:
+    """Surface contradictions between a patient sentence and the facts it is aligned with."""
+
+    def __init__(self, guard: ClinicalGuard | None = None, thresholds: CombinedThresholds | None = None) -> None:
+        self.guard = guard or default_guard()
+        self.thresholds = thresholds or CombinedThresholds()
+
+    def signals(self, text: str) -> ClinicalSignals:
+        return self.guard.signals(spell_numbers(text))
+
+    def negated(self, text: str) -> bool:
+        """The guard's negation, or an absence said another way: "without", "short of", "normal", "fine"."""
+        return self.signals(text).negated or bool(_PRIVATIVE.search(text))
+
+    def named_drugs(self, texts: Sequence[str]) -> frozenset[str]:
+        """Every drug and drug class the texts name (classes as ``class:key``)."""
+        found: set[str] = set()
+        for text in texts:
+            signals = self.signals(text)
+            found |= signals.drugs | signals.classes
+        return frozenset(found)
+
+    def find(self, sentence: str, known: Sequence[str], similarity: Sequence[float]) -> FactConflict | None:
+        """The first conflict between ``sentence`` and an aligned known sentence (facts, then what the clinician
+        said), nearest first; None when the rules see none. A fact that agrees with the sentence on a number,
+        drug or side ends the search: the sentence has found its fact."""
+        if not known:
+            return None
+        limits = self.thresholds
+        order = sorted(range(len(known)), key=lambda i: -similarity[i])
+        near = [i for i in order if similarity[i] >= limits.align]
+        aligned = near or [i for i in order[:1] if similarity[i] >= limits.floor]
+        mine = self.signals(sentence)
+        quantities = _quantities(sentence)
+        unheard = quantities - frozenset().union(*(_quantities(k) for k in known))
+        extra = bool(_EXTRA.search(sentence))
+        for rank, i in enumerate(aligned):
+            fact = self.signals(known[i])
+            if mine.drugs and fact.drugs and not mine.drugs & fact.drugs:
+                if rank == 0 and similarity[i] >= limits.swap and not extra:
+                    return FactConflict("drug", known[i], f"{_show(mine.drugs)} in place of {_show(fact.drugs)}")
+                continue  # another drug's fact: its numbers and times say nothing about this one
+            conflict = self._compare(
+                mine,
+                fact,
+                quantities,
+                _quantities(known[i]),
+                first=rank == 0,
+                extra=extra,
+                unheard=bool(unheard),
+                negated=(self.negated(sentence), self.negated(known[i])),
+                cosine=similarity[i],
+            )
+            if conflict:
+                return FactConflict(conflict[0], known[i], conflict[1])
+            if (quantities & _quantities(known[i])) or (mine.drugs & fact.drugs) or (mine.sides & fact.sides):
+                return None
+        return self._wrong_drug(sentence, mine, known)
+
+    def _compare(
+        self,
+        mine: ClinicalSignals,
+        fact: ClinicalSignals,
+        my_numbers: frozenset[str],
+        fact_numbers: frozenset[str],
+        *,
+        first: bool,
+        extra: bool,
+        unheard: bool,
+        negated: tuple[bool, bool],
+        cosine: float,
+    ) -> tuple[str, str] | None:
+        if _sets_conflict(mine.sides, fact.sides):
+            return "side", f"{_show(fact.sides)} vs {_show(mine.sides)}"
+        if first and negated[0] != negated[1] and cosine >= self.thresholds.negation_align:
+            return "negation", f"{_polarity(negated[1])} vs {_polarity(negated[0])}"
+        if extra:
+            return None  # "I also take ...": an addition, whose numbers and times describe something else
+        if unheard and fact_numbers and not my_numbers <= fact_numbers:
+            return "number", f"{_show(fact_numbers)} vs {_show(my_numbers)}"
+        mine_times, fact_times = _in_days(mine.times), _in_days(fact.times)
+        if _sets_conflict(mine_times, fact_times):
+            return "time", f"{_show(fact_times)} vs {_show(mine_times)}"
+        if _sets_conflict(mine.food, fact.food):
+            return "time", f"{_show(fact.food)} vs {_show(mine.food)}"
+        if mine.actions and fact.actions and not actions_agree(mine.actions, fact.actions):
+            return "action", f"{_show(fact.actions)} vs {_show(mine.actions)}"
+        return None
+
+    def _wrong_drug(self, sentence: str, mine: ClinicalSignals, known: Sequence[str]) -> FactConflict | None:
+        """A drug no known sentence names, of the same class as one a known sentence names, not said to be extra."""
+        if _EXTRA.search(sentence):
+            return None
+        listed = self.named_drugs(known)
+        new = [d for d in mine.drugs if d not in listed]
+        for drug in new:
+            classes = _class_of().get(drug, frozenset())
+            for text in known:
+                theirs = self.signals(text)
+                if classes & _classes(theirs) and drug not in theirs.drugs:
+                    return FactConflict("drug", text, f"{drug} instead of {_show(theirs.drugs | theirs.classes)}")
+        return None
+
+
+def _quantities(text: str) -> frozenset[str]:
+    """The numbers a text states, number words included, compared by value ("40" and "40.0" agree)."""
+    return frozenset(f"{float(n):g}" for n in _NUMBER.findall(spell_numbers(text, frequencies=True)))
+
+
+_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+
+
+def _in_days(times: frozenset[str]) -> frozenset[str]:
+    """Durations in days, so "for a week" and "for 7 days" agree; other time labels unchanged."""
+    out = set()
+    for time in times:
+        parts = time.split()
+        if len(parts) == 2 and parts[1] in _DAYS and re.fullmatch(r"\d+(?:\.\d+)?", parts[0]):
+            out.add(f"{float(parts[0]) * _DAYS[parts[1]]:g} day")
+        else:
+            out.add(time)
+    return frozenset(out)
+
+
+def new_details(sentence: str, known: Sequence[str], rules: ContradictionRules) -> str | None:
+    """What ``sentence`` adds that nothing known states: a drug, a number, or a person; None if nothing."""
+    drugs = rules.signals(sentence).drugs - rules.named_drugs(known)
+    if drugs:
+        return f"drug {_show(drugs)}"
+    numbers = _quantities(sentence) - frozenset().union(*(_quantities(k) for k in known))
+    if numbers:
+        return f"number {_show(numbers)}"
+    people = {p.lower() for p in _PERSON.findall(sentence)} - {p.lower() for k in known for p in _PERSON.findall(k)}
+    if people:
+        return f"person {_show(frozenset(people))}"
+    return None
+
+
+def _show(values: frozenset[str]) -> str:
+    return ", ".join(sorted(values)) or "none"
+
+
+def _polarity(negated: bool) -> str:
+    return "negated" if negated else "affirmative"
+
+
+@dataclass(frozen=True)
+class CombinedLabel:
+    label: Label
+    conflict: FactConflict | None = None
+    """For a contradicted sentence: the rule that fired and the fact it fired against."""
+
+
+def label_combined(
+    sentences: Sequence[str],
+    facts: Sequence[str],
+    clinician_said: Sequence[str] = (),
+    *,
+    rules: ContradictionRules | None = None,
+) -> list[CombinedLabel]:
+    """Label a patient turn's sentences against the patient's facts and what the clinician said before."""
+    from bedside.retrieval.embeddings import default_embedder
+
+    rules = rules or ContradictionRules()
+    limits = rules.thresholds
+    said = [s.text for turn in clinician_said for s in split_sentences(turn)]
+    # Rules compare with facts and with what the clinician stated; a clinician's question asserts nothing.
+    statements = [*facts, *(s for s in said if not is_question(s))]
+    known = [*facts, *said]
+    if not sentences:
+        return []
+    embedder = default_embedder()
+    mine = embedder.embed(list(sentences))
+    to_known = mine @ embedder.embed(known).T if known else None
+    to_chat = mine @ _small_talk_vectors().T
+    labelled: list[CombinedLabel] = []
+    for i, sentence in enumerate(sentences):
+        scores = [float(x) for x in to_known[i]] if to_known is not None else []
+        best = max(scores, default=0.0)
+        chat = float(to_chat[i].max())
+        if is_question(sentence) or (chat >= limits.small_talk and chat > best):
+            labelled.append(CombinedLabel("non_informative"))
+            continue
+        conflict = rules.find(sentence, statements, _statement_scores(scores, len(facts), said))
+        if conflict:
+            labelled.append(CombinedLabel("contradicted", conflict))
+        elif best < limits.entail or new_details(sentence, known, rules):
+            labelled.append(CombinedLabel("unsupported"))
+        else:
+            labelled.append(CombinedLabel("entailed"))
+    return labelled
+
+
+def _statement_scores(scores: Sequence[float], n_facts: int, said: Sequence[str]) -> list[float]:
+    """The cosines of the facts and of the clinician's non-question sentences, in ``statements`` order."""
+    return [*scores[:n_facts], *(score for s, score in zip(said, scores[n_facts:], strict=True) if not is_question(s))]

@@ -1,0 +1,865 @@
+"""Clinical conflicts between two sentences: what to do about a medicine, doses, negation, sides, times.
+
+Shared rules (a text layer, no task): EditJudge's clinical-safety guard (:mod:`bedside.tasks.drafting.guard`)
+refuses a match that conflicts with the clinician's sentence, and the simulator fidelity checker
+(:mod:`bedside.sim.contradiction`) reads a patient sentence that conflicts with one of its facts as a
+contradiction. Why rules: two sentences that differ in what to do about a medicine are not a match.
+
+Embeddings and word overlap score "continue aspirin" and "stop aspirin" as near-identical, and EditJudge would
+count the draft's sentence as content the clinician keeps: an error in the direction that matters most. The
+guard reads signals from each side with rules (and the MeSH drug recogniser of the ``concepts`` extra) and
+reports a conflict when the two sides disagree. Whole-sentence signals:
+
+- **action**: start, stop, continue, increase, decrease, hold, and the plan verbs postpone, proceed and cancel
+  (``take``/``use`` is compatible with start and continue; "don't take" is ``avoid``, compatible with stop and
+  hold; postpone is compatible with hold, proceed with continue/start/take, cancel with stop/avoid/hold). A
+  negated action is read as its consequence: "don't stop it" is continue, "don't increase" is continue, "not
+  postpone" is proceed. Verb forms are inflected ("increasing", "stopped", "tapering"), and an instruction's
+  polarity is read without an action verb: "no need to keep taking", "no longer needed", "no more" and "you're
+  done with" are stop; "be sure to finish", "complete the course" and "until it's gone" are continue. "As
+  prescribed" is not a start, "increase the risk" not an increase, "lower back" not a decrease.
+- **drug**: generic names (a brand resolves to its generic, so "Tylenol" equals "acetaminophen"), and drug
+  classes from bedside's class list (``bedside/text/data/drug_classes.toml``: "statin", "blood thinner", "water
+  pill"...): two different classes, or a named drug outside the class the other side names, conflict.
+- **number**: numbers with their units (doses, readings, counts); a reference that gives a dose (mg, tablets,
+  puffs, ...) against a candidate with no number at all is a conflict too (the draft is vaguer). A list marker
+  at the start of a sentence or line ("3.", "4)") is not a number.
+- **negation**: one side is negated and the other is not, after the negations an action consumed ("don't
+  stop", "no longer needed") and fixed phrases that carry no negative meaning ("don't hesitate to call").
+- **laterality**: left, right, both sides (only next to a body part, so "right away" is not a side).
+- **time**: today, tonight, tomorrow, now, weekdays, durations ("2 weeks"), frequencies ("twice a day"), and
+  food timing (with food / on an empty stomach, reported as a time conflict). "Don't take it on an empty
+  stomach" is read as "take it with food".
+
+Sets are not enough: "10 mg in the morning and 20 mg at night" has the same numbers as its reverse, and
+"continue lisinopril, metformin and aspirin" shares its actions and drugs with "continue lisinopril and
+metformin but consider stopping aspirin". So each sentence is also read as aligned **instructions**, one
+(drug, action, dose, unit, time) tuple per drug or dose mention: a dose binds to the drug next to it in its
+segment (a run between commas, "and", "or", "then") and to the nearest time there; a drug binds to the nearest
+action in its clause (between ";", ":", "but", "while"...; "instead of X" and "rather than X" bind stop to X).
+Two sentences conflict when the same drug is bound to disagreeing actions or times, when the doses for the
+same drug and time differ or come in a different order, or when a dose change runs the other way ("from 20 to
+24" vs "from 24 to 20").
+
+Whole-sentence drugs, numbers, sides and times conflict only when both sides mention some and neither side's
+set contains the other's (a draft that names one of the reference's two drugs is partial, not contradictory).
+Actions conflict when both sides name actions and none is shared or compatible. A sentence without a signal
+never conflicts on it: the guard judges contradictions, not vagueness (except the dose rule above); similarity
+judges the rest.
+
+The rules were written with bedside's labelled pairs (``data/guard_pairs.jsonl``: paraphrases and hard
+negatives of each kind, written for bedside); they are a regression set, not an unbiased estimate of accuracy.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import tomllib
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal, NamedTuple
+
+CONFLICT_KINDS = ("action", "drug", "number", "negation", "laterality", "time")
+
+_WORD = re.compile(r"[a-z0-9]+(?:[.'’/][a-z0-9]+)*")
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100,
+    "half": 0.5, "a": 1, "an": 1,
+}  # fmt: skip
+_DOSE_UNITS = {
+    "mg": "mg", "milligram": "mg", "milligrams": "mg", "mcg": "mcg", "microgram": "mcg", "micrograms": "mcg",
+    "g": "g", "gram": "g", "grams": "g", "ml": "ml", "milliliter": "ml", "milliliters": "ml", "cc": "ml",
+    "unit": "unit", "units": "unit", "tablet": "tablet", "tablets": "tablet", "pill": "tablet", "pills": "tablet",
+    "capsule": "tablet", "capsules": "tablet", "puff": "puff", "puffs": "puff", "drop": "drop", "drops": "drop",
+    "patch": "patch", "patches": "patch", "dose": "dose", "doses": "dose", "mmol": "mmol",
+}  # fmt: skip
+_TIME_UNITS = {
+    "minute": "minute", "minutes": "minute", "hour": "hour", "hours": "hour", "hr": "hour", "hrs": "hour",
+    "day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
+    "year": "year", "years": "year",
+}  # fmt: skip
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+# Food timing: (pattern, food label, time label the phrase also carries). Read before the time phrases.
+_MEAL = r"(?:food|(?:each |every )?meals?|a meal|a snack|something to eat|(?:a glass of )?milk)"
+_FOOD_PHRASES: tuple[tuple[str, str, str | None], ...] = (
+    (r"\bbefore (?:your )?breakfast\b", "empty stomach", "morning"),
+    (r"\bbefore (?:your )?(?:dinner|supper)\b", "empty stomach", "evening"),
+    (r"\b(?:with|after) (?:your )?breakfast\b", "with food", "morning"),
+    (r"\b(?:with|after) (?:your )?(?:dinner|supper|evening meal)\b", "with food", "evening"),
+    (r"\bon an empty stomach\b|\bbefore (?:eating|you eat|meals|a meal|food|any food)\b", "empty stomach", None),
+    (r"\bwithout (?:any )?(?:food|eating|a meal|meals)\b|\bbetween meals\b", "empty stomach", None),
+    (rf"\b(?:away|apart|separately) from {_MEAL}", "empty stomach", None),
+    (rf"\b(?:with|alongside|together with) (?:some |a little |a bit of |your )?(?:{_MEAL}|lunch)", "with food", None),
+    (r"\bafter (?:eating|you eat|a meal|meals|food|lunch)\b|\bwhile (?:eating|you eat)\b", "with food", None),
+    (r"\bon a full stomach\b", "with food", None),
+)  # fmt: skip
+_COMPILED_FOOD = tuple((re.compile(p), food, time) for p, food, time in _FOOD_PHRASES)
+_FOOD_FLIP = {"with food": "empty stomach", "empty stomach": "with food"}
+
+# Time phrases, most specific first; each match is blanked so its words are not read twice.
+_TIME_PHRASES: tuple[tuple[str, str], ...] = (
+    (r"\b(?:twice (?:a|per|each) day|twice daily|two times (?:a|per) day|bid|b\.i\.d\.?)\b", "2/day"),
+    (r"\b(?:three times (?:a|per) day|three times daily|tid|t\.i\.d\.?)\b", "3/day"),
+    (r"\b(?:four times (?:a|per) day|four times daily|qid|q\.i\.d\.?)\b", "4/day"),
+    (r"\b(?:once (?:a|per|each) day|once daily|every day|each day|daily|qd)\b", "1/day"),
+    (r"(?<!for )(?<!in )\b(?:a|per) day\b", "1/day"),
+    (r"\b(?:once (?:a|per) week|weekly|every week)\b", "1/week"),
+    (r"\b(?:as needed|when needed|if needed|when you need it|prn)\b", "as needed"),
+    (r"\b(?:right away|immediately|at once|as soon as possible|asap|right now|without delay)\b", "now"),
+    (r"\b(?:tonight|this evening|this night)\b", "tonight"),
+    (r"\b(?:this morning|this afternoon|today|later today|by the end of the day|the same day)\b", "today"),
+    (r"\b(?:tomorrow)\b", "tomorrow"),
+    (r"\b(?:yesterday)\b", "yesterday"),
+    (r"\b(?:this week)\b", "this week"),
+    (r"\b(?:next week)\b", "next week"),
+    (r"\b(?:next month)\b", "next month"),
+    (r"\b(?:at bedtime|before bed|at night|nightly|in the evening|every evening|every night)\b", "evening"),
+    (r"\b(?:in the morning|every morning|each morning)\b", "morning"),
+)
+_COMPILED_TIMES = tuple((re.compile(p), label) for p, label in _TIME_PHRASES)
+
+_IRREGULAR = {
+    "take": ("take", "takes", "took", "taken", "taking"),
+    "begin": ("begin", "begins", "began", "begun", "beginning"),
+    "hold": ("hold", "holds", "held", "holding"),
+    "get": ("get", "gets", "got", "getting"),
+    "come": ("come", "comes", "came", "coming"),
+    "keep": ("keep", "keeps", "kept", "keeping"),
+    "stick": ("stick", "sticks", "stuck", "sticking"),
+    "go": ("go", "goes", "went", "going"),
+    "quit": ("quit", "quits", "quitting"),
+    "cut": ("cut", "cuts", "cutting"),
+    "put": ("put", "puts", "putting"),
+    "cancel": ("cancel", "cancels", "canceled", "cancelled", "canceling", "cancelling"),
+}
+_DOUBLED = {"stop", "skip", "drop", "step", "plan", "swap", "up", "scrap"}
+
+
+def _inflect(verb: str) -> tuple[str, ...]:
+    """A verb's forms: stop → stops, stopped, stopping; increase → increases, increased, increasing."""
+    if verb in _IRREGULAR:
+        return _IRREGULAR[verb]
+    if verb in _DOUBLED:
+        return (verb, verb + "s", verb + verb[-1] + "ed", verb + verb[-1] + "ing")
+    if verb.endswith("e"):
+        return (verb, verb + "s", verb + "d", verb[:-1] + "ing")
+    if verb.endswith("y") and verb[-2] not in "aeiou":
+        return (verb, verb[:-1] + "ies", verb[:-1] + "ied", verb + "ing")
+    plural = verb + "es" if verb.endswith(("s", "sh", "ch", "x", "z")) else verb + "s"
+    return (verb, plural, verb + "ed", verb + "ing")
+
+
+def _v(phrase: str) -> str:
+    """``phrase`` as a regex whose first word (a verb) may take any of its forms."""
+    verb, _, rest = phrase.partition(" ")
+    forms = "(?:" + "|".join(sorted(_inflect(verb), key=len, reverse=True)) + ")"
+    return forms + (" " + rest if rest else "")
+
+
+_COURSE = (
+    r"(?: (?:the|your|all|of|whole|full|entire|rest|remaining|this))* (?:course|prescription|pills|tablets|capsules"
+    r"|antibiotics?|medicines?|medications?|treatment|pack|bottle|supply|round|doses)\b"
+)
+_PRESCRIBED = r"(?<!as )(?<!your )(?<!the )(?<!my )(?<!her )(?<!his )(?<!their )(?<!other )prescribed"
+# Medication and plan actions, in the order the alternation tries them. Each is read after an optional
+# negation just before it; a pattern need not be a verb ("no more", "until it's gone").
+_ACTION_PATTERNS: tuple[tuple[str, str], ...] = (
+    (
+        "|".join(
+            (
+                _v("keep on") + r"(?: (?:taking|using))?",
+                _v("keep") + r" (?:taking|using|giving|applying)",
+                _v("continue"),
+                _v("carry on with"),
+                _v("stay on"),
+                _v("remain on"),
+                _v("stick with"),
+                r"stay the course",
+                r"(?:be sure|make sure|make certain)(?: (?:that )?you| to)? (?:finish|complete)(?:s|es|ed|d|ing)?",
+                _v("finish") + _COURSE,
+                _v("complete") + _COURSE,
+                r"until (?:it is|it's|they are|they're|the (?:bottle|pack|box|course) is) (?:all )?"
+                r"(?:gone|finished|done|empty|used up|completed)",
+            )
+        ),
+        "continue",
+    ),
+    (
+        "|".join(
+            (
+                _v("discontinue"),
+                _v("stop"),
+                _v("quit"),
+                _v("cease"),
+                _v("come off"),
+                _v("get off"),
+                r"no longer (?:" + _v("take") + "|" + _v("use") + "|" + _v("need") + ")",
+                r"(?:is|are|'s|'re) no longer (?:needed|necessary|required)",
+                r"(?:do not|don't|does not|doesn't|won't|will not) (?:really )?" + _v("need") + r"(?! to)",
+                r"no more(?! than)",
+                r"(?:are|'re|be|is|'s) (?:all )?(?:done|finished) with",
+                _v("avoid"),
+            )
+        ),
+        "stop",
+    ),
+    (
+        "|".join(
+            (
+                _v("restart"),
+                _v("resume"),
+                _v("start"),
+                _v("begin"),
+                _v("initiate"),
+                "prescribing|prescribes?|" + _PRESCRIBED,
+                _v("add"),
+                _v("try"),
+                _v("switch") + r" (?:you |him |her |them )?(?:over )?to",
+                _v("put") + r" (?:you|him|her|them) on",
+            )
+        ),
+        "start",
+    ),
+    (
+        "|".join(
+            (
+                _v("increase"),
+                _v("raise"),
+                _v("double"),
+                _v("go up on"),
+                _v("bump up"),
+                _v("titrate up"),
+                _v("up") + " (?:the|your) dose",
+                "a higher dose",
+            )
+        ),
+        "increase",
+    ),
+    (
+        "|".join(
+            (
+                _v("decrease"),
+                _v("reduce"),
+                _v("lower"),
+                _v("cut back"),
+                _v("cut down"),
+                _v("taper"),
+                _v("halve"),
+                _v("wean"),
+                _v("titrate down"),
+                "a lower dose",
+            )
+        ),
+        "decrease",
+    ),
+    (
+        "|".join(
+            (
+                _v("hold off on"),
+                _v("put") + r"(?: \w+){0,3} on hold",
+                _v("take") + " a break from",
+                _v("hold"),
+                _v("pause"),
+                _v("skip"),
+                _v("withhold"),
+            )
+        ),
+        "hold",
+    ),
+    (
+        "|".join(
+            (
+                _v("postpone"),
+                _v("delay"),
+                _v("defer"),
+                _v("put off"),
+                _v("reschedule"),
+                _v("push") + r"(?: (?!back\b)\w+){0,3} back",
+            )
+        ),
+        "postpone",
+    ),
+    (
+        "|".join(
+            (
+                _v("proceed") + r"(?! to\b)",
+                _v("go ahead"),
+                _v("move forward"),
+                r"as (?:planned|scheduled)",
+                "on schedule",
+            )
+        ),
+        "proceed",
+    ),
+    ("|".join((_v("cancel"), _v("call off"), _v("scrap"))), "cancel"),
+    ("|".join((_v("take"), _v("use"), _v("apply"))), "take"),
+)
+_COMPILED_ACTIONS = tuple((re.compile(pattern), label) for pattern, label in _ACTION_PATTERNS)
+_NEGATION_PREFIX = (
+    r"(?:do not|don't|dont|please don't|please do not|does not|doesn't|did not|didn't|will not|won't|should not"
+    r"|shouldn't|(?:there is |there's )?no need to|(?:do not|don't|does not|doesn't) need to"
+    r"|(?:do not|don't) have to|never|not)"
+)
+_ACTION = re.compile(
+    rf"\b(?P<neg>{_NEGATION_PREFIX}\s+(?:\w+\s+)??)?"
+    r"(?P<verb>" + "|".join(f"(?:{p})" for p, _ in _ACTION_PATTERNS) + r")\b"
+    r"(?:\s+(?:taking|using|to take|to use)\b)?"  # "stop taking": the gerund belongs to the action
+)
+# Words after a verb that make it something other than a medication action: "increase the risk", "lower back".
+_NOT_AN_ACTION_AFTER = re.compile(
+    r"\s+(?:the |your |a |an |his |her |their |this )?(?:risk|risks|chance|chances|likelihood|odds|back|legs?|"
+    r"abdomen|belly|body|part|lip|jaw|extremit\w+|lobe|left|right)\b"
+)
+# Bind stop to the drug right after them only: "take acetaminophen instead of ibuprofen".
+_REPLACED = re.compile(r"\b(?:instead of|rather than|in place of|switch(?:ing)? (?:you )?from|chang(?:e|ing) from)\b")
+_NEGATED = {"stop": "continue", "hold": "continue", "increase": "continue", "decrease": "continue"}
+_NEGATED.update({"take": "avoid", "continue": "stop", "start": "hold"})
+_NEGATED.update({"postpone": "proceed", "cancel": "proceed", "proceed": "hold"})
+_COMPATIBLE = {
+    frozenset({"take", "continue"}),
+    frozenset({"take", "start"}),
+    frozenset({"avoid", "stop"}),
+    frozenset({"avoid", "hold"}),
+    frozenset({"postpone", "hold"}),
+    frozenset({"proceed", "continue"}),
+    frozenset({"proceed", "start"}),
+    frozenset({"proceed", "take"}),
+    frozenset({"cancel", "stop"}),
+    frozenset({"cancel", "avoid"}),
+    frozenset({"cancel", "hold"}),
+}
+
+# Negation cues left after removing phrases whose negation is not a negative statement.
+_NOT_NEGATIVE = re.compile(
+    r"\b(?:do not|don't|dont|please do not|please don't) hesitate\b|\bnot (?:un\w+|only|sure)\b"
+    r"|\bno later than\b|\bnot to worry\b|\bno matter\b|\bif not\b"
+)
+_NEGATION = re.compile(r"\b(?:no|not|never|none|nothing|neither|nor|cannot|can't|won't|isn't|aren't)\b|n't\b")
+
+_BODY = (
+    r"arm|arms|leg|legs|hand|hands|foot|feet|eye|eyes|ear|ears|knee|knees|hip|hips|shoulder|shoulders|breast|"
+    r"breasts|side|sides|lung|lungs|kidney|kidneys|ankle|ankles|wrist|wrists|elbow|elbows|chest|flank|groin|neck|"
+    r"jaw|thigh|thighs|calf|calves|toe|toes|finger|fingers|heel|heels|ovary|ovaries|testicle|buttock|abdomen|"
+    r"lobe|ventricle|atrium|carotid|temple|cheek|nostril|armpit|axilla|rib|ribs|back|lower|upper|sided"
+)
+_SIDE = re.compile(
+    rf"\b(?P<side>left|right|bilateral|both)[\s-]+(?:\w+[\s-]+)?(?:{_BODY})\b|\bon the (?P<side2>left|right)\b|"
+    r"\b(?P<side3>bilaterally)\b"
+)
+_NUMBER = re.compile(r"(?<![\w/])(\d+(?:\.\d+)?(?:/\d+)?)(?:\s*(%|[a-z]+))?")
+_PHONE = re.compile(r"\b\d{3}[-.\s]\d{3,4}(?:[-.\s]\d{4})?\b|\b911\b")
+# A list marker opening the text or a line: "3. In the meantime", "(2) Call us", "Step 4: ...".
+_LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:\(?\d{1,2}[.)]|step \d{1,2}:?|#\d{1,2})[ \t]+(?=\S)")
+_TRANSITION = re.compile(r"\bfrom (\d+(?:\.\d+)?)(?:\s*[a-z]+)? (?:up |down )?to (\d+(?:\.\d+)?)\b")
+# Clauses bound an action's reach; segments (inside clauses) bound a dose's drug and time.
+_CLAUSE_BREAK = re.compile(
+    r"[;:!?]|\.(?=\s|$)|\b(?:but|however|although|though|whereas|while|unless|otherwise|because|since)\b"
+)
+_SEGMENT_BREAK = re.compile(r",|\b(?:and|or|then|followed by|plus)\b")
+_NO_BREAK = re.compile(r"(?!)")  # with _same_part: only clause breaks part two mentions
+
+
+class DrugMention(NamedTuple):
+    """A drug named in a text: its name and where (character offsets into the text)."""
+
+    name: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """One aligned reading of a drug or dose mention: which drug, what to do, how much, when (None: not said)."""
+
+    drug: str | None  # a generic key ("metoprolol") or a class ("class:statin")
+    action: str | None
+    dose: str | None  # the number as written ("25", "0.5")
+    unit: str | None  # the dose unit ("mg", "tablet")
+    time: str | None  # a time or food label ("morning", "with food")
+
+    def __str__(self) -> str:
+        parts = (self.drug, self.action, f"{self.dose} {self.unit}" if self.dose else None, self.time)
+        return "(" + ", ".join(p or "-" for p in parts) + ")"
+
+
+@dataclass(frozen=True)
+class ClinicalSignals:
+    """What one sentence says about medicines, numbers, sides and times, normalised for comparison."""
+
+    actions: frozenset[str]
+    drugs: frozenset[str]
+    numbers: frozenset[str]
+    doses: frozenset[str]
+    negated: bool
+    sides: frozenset[str]
+    times: frozenset[str]
+    food: frozenset[str] = frozenset()
+    classes: frozenset[str] = frozenset()
+    instructions: tuple[Instruction, ...] = ()
+    transitions: frozenset[tuple[str, str]] = frozenset()
+
+
+@dataclass(frozen=True)
+class Conflict:
+    kind: str  # one of CONFLICT_KINDS
+    reference: str
+    candidate: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.reference} vs {self.candidate}"
+
+
+DrugFinder = Callable[[str], Sequence[DrugMention | str]]
+"""Finds the drugs in a text: mentions with offsets, or bare names (then found in the text by their spelling)."""
+
+
+def _mesh_drug_finder() -> DrugFinder | None:
+    try:
+        from drug_named_entity_recognition import find_drugs
+    except ImportError:
+        warnings.warn(
+            "the clinical-safety guard cannot check drug names: install the MeSH recognisers "
+            "(pip install 'bedside[concepts]'); actions, numbers, negation, sides and times are still checked",
+            stacklevel=3,
+        )
+        return None
+
+    def drugs(text: str) -> list[DrugMention]:
+        tokens = list(re.finditer(r"\w+(?:[-'’]\w+)*", text))
+        found: Any = find_drugs([t.group() for t in tokens], is_use_omop_api=False, use_pub_chem_api=False)
+        mentions = []
+        for data, first, last in found:
+            name = str(data.get("name") or data.get("matching_string")).lower()
+            start, end = tokens[first].start(), tokens[max(first, last - 1)].end()
+            mentions.append(DrugMention(name, start, end))
+        return mentions
+
+    return drugs
+
+
+@dataclass(frozen=True)
+class DrugClass:
+    """A class of drugs as bedside's class list names it (``bedside/text/data/drug_classes.toml``)."""
+
+    key: str
+    names: tuple[str, ...]
+    members: frozenset[str]
+
+
+@lru_cache(maxsize=1)
+def drug_classes() -> tuple[DrugClass, ...]:
+    """bedside's drug classes: how a class is named and which generic drugs belong to it."""
+    from importlib import resources
+
+    path = resources.files("bedside.text") / "data" / "drug_classes.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    return tuple(
+        DrugClass(key, tuple(entry["names"]), frozenset(entry["members"])) for key, entry in data["classes"].items()
+    )
+
+
+@lru_cache(maxsize=1)
+def _class_pattern() -> re.Pattern[str]:
+    names = sorted({name for c in drug_classes() for name in c.names}, key=len, reverse=True)
+    return re.compile(r"\b(" + "|".join(re.escape(n).replace(r"\ ", r"[\s-]+") for n in names) + r")(?:e?s)?\b")
+
+
+@lru_cache(maxsize=1)
+def _class_by_name() -> dict[str, str]:
+    return {re.sub(r"[\s-]+", " ", name): c.key for c in drug_classes() for name in c.names}
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return _NUMBER_WORDS.get(text)
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}"
+
+
+@dataclass(frozen=True)
+class _Mention:
+    """A signal found at a place in the text (internal: for binding drugs, doses, actions and times)."""
+
+    label: str
+    start: int
+    end: int
+    forward_only: bool = False  # "instead of": binds only to the drug right after it
+    from_take: bool = False  # "don't take": flips a food instruction in its segment
+    dose: str | None = None
+    unit: str | None = None
+
+
+class ClinicalGuard:
+    """Reads :class:`ClinicalSignals` from sentences and finds the conflicts between two of them."""
+
+    def __init__(self, drug_finder: DrugFinder | Literal["mesh"] | None = "mesh") -> None:
+        self._drug_finder = _mesh_drug_finder() if drug_finder == "mesh" else drug_finder
+        self.signals = lru_cache(maxsize=4096)(self._signals)
+
+    @property
+    def checks_drugs(self) -> bool:
+        return self._drug_finder is not None
+
+    def _drug_mentions(self, text: str, lowered: str) -> list[_Mention]:
+        mentions: list[_Mention] = []
+        classes = _class_pattern()
+        for match in classes.finditer(lowered):
+            key = _class_by_name()[re.sub(r"[\s-]+", " ", match.group(1))]
+            mentions.append(_Mention(f"class:{key}", match.start(), match.end()))
+        if self._drug_finder is None:
+            return mentions
+        for found in self._drug_finder(text):
+            if isinstance(found, str):
+                at = lowered.find(found.lower())
+                name, start, end = found, max(at, 0), max(at, 0) + len(found) if at >= 0 else 0
+                positioned = at >= 0
+            else:
+                name, start, end = found
+                positioned = True
+            key = _drug_key(name.lower())
+            if not key or any(m.start <= start < m.end for m in mentions if m.label.startswith("class:")):
+                continue  # a class name the MeSH recogniser also knows ("antibiotic") is read as a class
+            mentions.append(_Mention(key, start if positioned else -1, end if positioned else -1))
+        return sorted(mentions, key=lambda m: m.start)
+
+    def _signals(self, text: str) -> ClinicalSignals:
+        # Offsets stay those of ``lowered`` throughout: phrases already read are blanked, never cut out.
+        lowered = _LIST_MARKER.sub(lambda m: " " * len(m.group()), text.lower().replace("’", "'"))
+        lowered = _PHONE.sub(lambda m: " " * len(m.group()), lowered)
+        drug_mentions = self._drug_mentions(text, lowered)
+
+        def blank(pattern: re.Pattern[str], source: str) -> str:
+            return pattern.sub(lambda m: " " * len(m.group()), source)
+
+        times: set[str] = set()
+        time_mentions: list[_Mention] = []
+        food_mentions: list[_Mention] = []
+        for pattern, food, time in _COMPILED_FOOD:
+            for match in pattern.finditer(lowered):
+                food_mentions.append(_Mention(food, match.start(), match.end()))
+                if time:
+                    time_mentions.append(_Mention(time, match.start(), match.end()))
+            lowered = blank(pattern, lowered)
+        for pattern, label in _COMPILED_TIMES:
+            for match in pattern.finditer(lowered):
+                time_mentions.append(_Mention(label, match.start(), match.end()))
+            lowered = blank(pattern, lowered)
+        for day in _WEEKDAYS:
+            time_mentions.extend(_Mention(day, m.start(), m.end()) for m in re.finditer(rf"\b{day}s?\b", lowered))
+        times.update(m.label for m in time_mentions)
+        # Durations and intervals: "in 2 weeks", "every 6 hours", "a few days".
+        words = _WORD.findall(lowered)
+        for index, (amount, unit) in enumerate(itertools.pairwise(words)):
+            every = "every " if index > 0 and words[index - 1] == "every" else ""
+            if unit in _TIME_UNITS and (value := _number(amount)) is not None:
+                times.add(f"{every}{_fmt(value)} {_TIME_UNITS[unit]}")
+            elif unit in _TIME_UNITS and amount in ("few", "several", "couple"):
+                times.add(f"few {_TIME_UNITS[unit]}")
+        numbers: set[str] = set()
+        doses: set[str] = set()
+        dose_mentions: list[_Mention] = []
+        for match in _NUMBER.finditer(lowered):
+            digits, unit = match.group(1), match.group(2) or ""
+            if unit in _TIME_UNITS:
+                continue
+            if unit in _DOSE_UNITS:
+                doses.add(f"{digits} {_DOSE_UNITS[unit]}")
+                written = _fmt(float(digits)) if "/" not in digits else digits
+                dose_mentions.append(_Mention("dose", *match.span(), dose=written, unit=_DOSE_UNITS[unit]))
+            numbers.add(digits)  # compared by value: "20 to 24 units" and "20 units to 24 units" agree
+        for word in re.finditer(r"[a-z]+", lowered):  # "two tablets", "two senna tablets"
+            amount = _NUMBER_WORDS.get(word.group()) if word.group() not in ("a", "an") else None
+            after = _WORD.findall(lowered, word.end(), word.end() + 40)[:2]
+            dose_unit = next((w for w in after if w in _DOSE_UNITS), None)
+            if amount is not None and dose_unit is not None:
+                doses.add(f"{_fmt(amount)} {_DOSE_UNITS[dose_unit]}")
+                numbers.add(_fmt(amount))
+                dose_mentions.append(_Mention("dose", *word.span(), dose=_fmt(amount), unit=_DOSE_UNITS[dose_unit]))
+        dose_mentions.sort(key=lambda m: m.start)
+        transitions = {(_fmt(float(a)), _fmt(float(b))) for a, b in _TRANSITION.findall(lowered)}
+        actions: set[str] = set()
+        action_mentions: list[_Mention] = []
+        consumed: list[tuple[int, int]] = []
+        for match in _ACTION.finditer(lowered):
+            verb = match.group("verb")
+            if _NOT_AN_ACTION_AFTER.match(lowered, match.end("verb")):
+                continue
+            action = next(label for pattern, label in _COMPILED_ACTIONS if pattern.fullmatch(verb))
+            from_take = False
+            if match.group("neg"):
+                from_take = action == "take"
+                action = _NEGATED.get(action, action)
+            consumed.append(match.span())
+            actions.add(action)
+            action_mentions.append(_Mention(action, *match.span(), from_take=from_take))
+        action_mentions.extend(_Mention("stop", *m.span(), forward_only=True) for m in _REPLACED.finditer(lowered))
+        action_mentions.sort(key=lambda m: m.start)
+        residual = lowered
+        for start, end in sorted(consumed, reverse=True):
+            residual = residual[:start] + " " * (end - start) + residual[end:]
+        residual = _NOT_NEGATIVE.sub(" ", residual)
+        # "Don't take it on an empty stomach" says "take it with food".
+        for mention in list(action_mentions):
+            if not mention.from_take:
+                continue
+            flipped = [f for f in food_mentions if _same_part(_SEGMENT_BREAK, lowered, mention, f)]
+            if flipped:
+                food_mentions = [
+                    _Mention(_FOOD_FLIP[f.label], f.start, f.end) if f in flipped else f for f in food_mentions
+                ]
+                action_mentions[action_mentions.index(mention)] = _Mention("take", mention.start, mention.end)
+                actions = {m.label for m in action_mentions if not m.forward_only}
+        sides = set()
+        for match in _SIDE.finditer(lowered):
+            side = match.group("side") or match.group("side2") or match.group("side3")
+            sides.add("both" if side in ("both", "bilateral", "bilaterally") else side)
+        drugs = frozenset(m.label for m in drug_mentions if not m.label.startswith("class:"))
+        classes = frozenset(m.label for m in drug_mentions if m.label.startswith("class:"))
+        instructions = _instructions(lowered, drug_mentions, dose_mentions, action_mentions, time_mentions)
+        return ClinicalSignals(
+            actions=frozenset(actions),
+            drugs=drugs,
+            numbers=frozenset(numbers),
+            doses=frozenset(doses),
+            negated=bool(_NEGATION.search(residual)),
+            sides=frozenset(sides),
+            times=frozenset(times),
+            food=frozenset(m.label for m in food_mentions),
+            classes=classes,
+            instructions=instructions,
+            transitions=frozenset(transitions),
+        )
+
+    def conflicts(self, reference: str, candidate: str) -> list[Conflict]:
+        """How ``candidate`` (draft content) contradicts ``reference`` (the clinician's sentence); [] if not."""
+        ref, cand = self.signals(reference), self.signals(candidate)
+        found = []
+        if ref.actions and cand.actions and not actions_agree(ref.actions, cand.actions):
+            found.append(Conflict("action", _show(ref.actions), _show(cand.actions)))
+        elif bound := _bound_conflict(ref.instructions, cand.instructions, "action"):
+            found.append(Conflict("action", *bound))
+        if _sets_conflict(ref.drugs, cand.drugs):
+            found.append(Conflict("drug", _show(ref.drugs), _show(cand.drugs)))
+        elif (ref.classes or cand.classes) and _class_conflict(ref.drugs | ref.classes, cand.drugs | cand.classes):
+            found.append(Conflict("drug", _show(ref.drugs | ref.classes), _show(cand.drugs | cand.classes)))
+        if _sets_conflict(ref.sides, cand.sides):
+            found.append(Conflict("laterality", _show(ref.sides), _show(cand.sides)))
+        if _sets_conflict(ref.numbers, cand.numbers) or (ref.doses and not cand.numbers):
+            found.append(Conflict("number", _show(ref.numbers), _show(cand.numbers)))
+        elif aligned := _dose_conflict(ref.instructions, cand.instructions):
+            found.append(Conflict("number", *aligned))
+        elif any((b, a) in cand.transitions and (a, b) not in cand.transitions for a, b in ref.transitions):
+            found.append(Conflict("number", _show_pairs(ref.transitions), _show_pairs(cand.transitions)))
+        if ref.negated != cand.negated:
+            found.append(Conflict("negation", _polarity(ref.negated), _polarity(cand.negated)))
+        if _sets_conflict(ref.times, cand.times):
+            found.append(Conflict("time", _show(ref.times), _show(cand.times)))
+        elif _sets_conflict(ref.food, cand.food):
+            found.append(Conflict("time", _show(ref.food), _show(cand.food)))
+        elif bound := _bound_conflict(ref.instructions, cand.instructions, "time"):
+            found.append(Conflict("time", *bound))
+        return found
+
+
+def _same_part(breaks: re.Pattern[str], text: str, a: _Mention, b: _Mention) -> bool:
+    """Whether nothing in ``breaks`` (or a clause break) lies between the two mentions."""
+    if a.start < 0 or b.start < 0:
+        return False
+    left, right = (a, b) if a.start <= b.start else (b, a)
+    between = text[left.end : right.start]
+    return not (breaks.search(between) or _CLAUSE_BREAK.search(between))
+
+
+def _nearest(target: _Mention, options: Iterable[_Mention]) -> _Mention | None:
+    """The option closest to ``target`` (by the gap between them), the one before it on a tie."""
+    best: tuple[int, int] | None = None
+    chosen = None
+    for option in options:
+        if option.end <= target.start:
+            rank = (target.start - option.end, 0)
+        elif option.start >= target.end:
+            rank = (option.start - target.end, 1)
+        else:
+            rank = (0, 0)
+        if best is None or rank < best:
+            best, chosen = rank, option
+    return chosen
+
+
+def _instructions(
+    text: str,
+    drugs: list[_Mention],
+    doses: list[_Mention],
+    actions: list[_Mention],
+    times: list[_Mention],
+) -> tuple[Instruction, ...]:
+    """One :class:`Instruction` per dose and per drug without a dose, in the order of the text."""
+    placed = [d for d in drugs if d.start >= 0]
+
+    def action_for(drug: _Mention) -> str | None:
+        replaced = [
+            a for a in actions if a.forward_only and a.end <= drug.start and _same_part(_NO_BREAK, text, a, drug)
+        ]
+        if replaced and not any(replaced[-1].end <= d.start < drug.start for d in placed):
+            return replaced[-1].label
+        clause = [a for a in actions if not a.forward_only and _same_part(_NO_BREAK, text, a, drug)]
+        chosen = _nearest(drug, clause)
+        return chosen.label if chosen else None
+
+    def time_for(mention: _Mention) -> str | None:
+        chosen = _nearest(mention, [t for t in times if _same_part(_SEGMENT_BREAK, text, t, mention)])
+        return chosen.label if chosen else None
+
+    found: list[tuple[int, Instruction]] = []
+    dosed: set[_Mention] = set()
+    for dose in doses:
+        drug = _nearest(dose, [d for d in placed if _same_part(_SEGMENT_BREAK, text, d, dose)])
+        if drug is None:
+            in_clause = {d.label for d in placed if _same_part(_NO_BREAK, text, d, dose)}
+            drug = next((d for d in placed if in_clause == {d.label}), None)
+        if drug is not None:
+            dosed.add(drug)
+        action = action_for(drug) if drug else None
+        if action is None and drug is None:
+            chosen = _nearest(dose, [a for a in actions if not a.forward_only and _same_part(_NO_BREAK, text, a, dose)])
+            action = chosen.label if chosen else None
+        found.append(
+            (dose.start, Instruction(drug.label if drug else None, action, dose.dose, dose.unit, time_for(dose)))
+        )
+    for drug in placed:
+        if drug not in dosed:
+            found.append((drug.start, Instruction(drug.label, action_for(drug), None, None, time_for(drug))))
+    return tuple(instruction for _, instruction in sorted(found, key=lambda item: item[0]))
+
+
+_DRUG_CLASS = re.compile(r"inhibitors|agents|antagonists|blockers|agonists|drugs|compounds")
+
+
+def _drug_key(name: str) -> str:
+    """A drug's first word ("polyethylene glycol 3350" is "polyethylene"); "" for a class ("statins")."""
+    if _DRUG_CLASS.search(name):
+        return ""
+    words = name.split()
+    return words[0] if words else ""
+
+
+def actions_agree(a: Iterable[str], b: Iterable[str]) -> bool:
+    """Whether two sets of actions share one or hold a compatible pair (take and continue, cancel and stop...)."""
+    a, b = set(a), set(b)
+    return bool(a & b) or any(frozenset({x, y}) in _COMPATIBLE for x in a for y in b)
+
+
+def _sets_conflict(a: frozenset[str], b: frozenset[str]) -> bool:
+    return bool(a) and bool(b) and not (a <= b or b <= a)
+
+
+def _same_drug(a: str, b: str) -> bool:
+    """Whether two drug keys can name the same medicine: equal, a class and its member, or overlapping classes.
+
+    A drug in no listed class is never told apart from a class (its class is unknown)."""
+    if a == b:
+        return True
+    members = {c.key: c.members for c in drug_classes()}
+    known = set().union(*members.values())
+    a_class, b_class = a.startswith("class:"), b.startswith("class:")
+    if a_class and b_class:
+        return bool(members[a[6:]] & members[b[6:]])
+    if a_class or b_class:
+        group, drug = (members[a[6:]], b) if a_class else (members[b[6:]], a)
+        return drug in group or drug not in known
+    return False
+
+
+def _class_conflict(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Neither side's drugs and classes are all covered by some drug or class of the other side."""
+
+    def covered(xs: frozenset[str], ys: frozenset[str]) -> bool:
+        return all(any(_same_drug(x, y) for y in ys) for x in xs)
+
+    return bool(a) and bool(b) and not (covered(a, b) or covered(b, a))
+
+
+def _bound_conflict(
+    ref: tuple[Instruction, ...], cand: tuple[Instruction, ...], field: Literal["action", "time"]
+) -> tuple[str, str] | None:
+    """The first drug both sides name whose bound actions (or times) disagree, shown as (reference, candidate)."""
+    for drug in dict.fromkeys(i.drug for i in ref if i.drug):
+        mine = {getattr(i, field) for i in ref if i.drug == drug} - {None}
+        theirs = {getattr(i, field) for i in cand if i.drug and _same_drug(drug, i.drug)} - {None}
+        if not mine or not theirs:
+            continue
+        disagree = not actions_agree(mine, theirs) if field == "action" else not (mine <= theirs or theirs <= mine)
+        if disagree:
+            return f"{drug}: {_show(frozenset(mine))}", f"{drug}: {_show(frozenset(theirs))}"
+    return None
+
+
+def _dose_conflict(ref: tuple[Instruction, ...], cand: tuple[Instruction, ...]) -> tuple[str, str] | None:
+    """Doses aligned by drug and time that differ, or the same doses in another order (a swapped schedule).
+
+    A reference dose is compared with the candidate's doses that have the same time (and the same drug when
+    both name one); a dose with no time, with the candidate's untimed doses of the same drug; doses with neither
+    drug nor time, with each other, in order."""
+
+    def aligned(r: Instruction, c: Instruction) -> bool:
+        if r.time or c.time:
+            return r.time == c.time and (not (r.drug and c.drug) or _same_drug(r.drug, c.drug))
+        if r.drug or c.drug:
+            return bool(r.drug and c.drug and _same_drug(r.drug, c.drug))
+        return True
+
+    ref_doses = [i for i in ref if i.dose]
+    cand_doses = [i for i in cand if i.dose]
+    for r in ref_doses:
+        group_ref = [x for x in ref_doses if aligned(x, r) and aligned(r, x)]
+        group_cand = [c for c in cand_doses if aligned(r, c)]
+        if not group_cand:
+            continue
+        mine = [(x.dose, x.unit) for x in group_ref]
+        theirs = [(c.dose, c.unit) for c in group_cand]
+        swapped = len(mine) > 1 and sorted(mine) == sorted(theirs) and mine != theirs
+        if swapped or not (set(mine) <= set(theirs) or set(theirs) <= set(mine)):
+            return ", ".join(map(str, group_ref)), ", ".join(map(str, group_cand))
+    return None
+
+
+def _show(values: frozenset[str]) -> str:
+    return ", ".join(sorted(values)) or "none"
+
+
+def _show_pairs(values: frozenset[tuple[str, str]]) -> str:
+    return ", ".join(f"{a} to {b}" for a, b in sorted(values)) or "none"
+
+
+def _polarity(negated: bool) -> str:
+    return "negated" if negated else "affirmative"
+
+
+@lru_cache(maxsize=1)
+def default_guard() -> ClinicalGuard:
+    """One guard per process: the drug dictionary takes a couple of seconds to load."""
+    return ClinicalGuard()
+
+
+__all__ = [
+    "CONFLICT_KINDS",
+    "ClinicalGuard",
+    "ClinicalSignals",
+    "Conflict",
+    "DrugClass",
+    "DrugFinder",
+    "DrugMention",
+    "Instruction",
+    "actions_agree",
+    "default_guard",
+    "drug_classes",
+]
