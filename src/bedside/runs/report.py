@@ -91,6 +91,12 @@ def _summaries(rows: Sequence[ResultRow], metrics: Sequence[str], seed: int) -> 
     return out
 
 
+def error_causes(rows: Sequence[ResultRow]) -> Counter[str]:
+    """The error rows among ``rows`` counted by cause: the error's first line, at most 200 characters (a cause
+    repeated in every sample is one entry with its count, not a wall of identical lines)."""
+    return Counter(((r.error or "").splitlines() or ["(no message)"])[0][:200] for r in rows if r.status == "error")
+
+
 def build_report(store: Store, run_id: str) -> RunReport:
     run = store.run(run_id)
     rows = store.results(run["id"])
@@ -111,7 +117,7 @@ def build_report(store: Store, run_id: str) -> RunReport:
             errors=sum(r.status == "error" for r in cell_rows),
             truncated=sum(r.status == "ok" and _truncated(r) for r in cell_rows),
             metrics=_summaries(cell_rows, metrics, seed),
-            error_causes=Counter((r.error or "").splitlines()[0][:200] for r in cell_rows if r.status == "error"),
+            error_causes=error_causes(cell_rows),
         )
         keys = sorted({k for r in cell_rows for k in r.strata})
         for key in keys:
