@@ -43,7 +43,7 @@ from bedside.errors import StorageError
 from bedside.fastjson import dumper
 from bedside.llm import GenerationSettings, Model, UsageLedger, get_model
 from bedside.llm.cache import default_cache_path
-from bedside.llm.errors import StructuredOutputError
+from bedside.llm.errors import StructuredOutputError, unreachable_cause
 from bedside.llm.scope import call_scope
 from bedside.llm.secrets import strip_userinfo
 from bedside.llm.types import Role
@@ -597,6 +597,11 @@ class _Running:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
+                unreachable = unreachable_cause(exc)
+                if unreachable is not None:
+                    # Every sample would fail the same way: stop the run, naming the URL, rather than store an
+                    # error per sample. What finished is kept; the same command resumes once the server is up.
+                    raise unreachable from None
                 self._finish_error(item, exc, calls.culprits(), context)
                 return
             culprits = calls.culprits()
