@@ -209,7 +209,7 @@ class Model:
         settings = settings or _DEFAULT_SETTINGS
         request = cache_request(
             provider=ep.provider.name,
-            base_url=ep.provider.base_url,
+            base_url=None,  # where a model is served is not what it answers: see bedside.llm.cache
             model=ep.provider.model,
             messages=messages,
             settings=settings,
