@@ -106,3 +106,29 @@ def test_run_json_groups_the_errors_by_cause(tmp_path: Path) -> None:
     data = json.loads(failed.stdout)
     assert data["errors"] == 3
     assert list(data["error_causes"].values()) == [3]
+
+
+def test_compare_adjusts_for_multiplicity_gives_effect_sizes_and_warns_on_small_n(tmp_path: Path) -> None:
+    runner = CliRunner()
+    with ScriptedServer() as server:
+        path = _config(tmp_path, server, scorers=["words", "chrf"])
+        for seed in ("0", "1"):
+            assert runner.invoke(app, ["run", str(path), "--no-cache", "--set", f"seed={seed}"]).exit_code == 0
+    store = str(tmp_path / "elsewhere.sqlite")
+    listed = json.loads(runner.invoke(app, ["ls", "--store", store, "--json"]).stdout)
+    first, second = (run["id"] for run in listed)
+    compared = runner.invoke(app, ["compare", first, second, "--store", store, "--json"])
+    rows = json.loads(compared.stdout)
+    assert {r["metric"] for r in rows} == {"words", "chrf"}
+    for row in rows:
+        assert row["n"] == 3
+        assert row["small_n"] is True
+        assert row["p_value"] <= row["p_holm"] <= 1.0
+        assert "effect_size" in row
+    shown = runner.invoke(app, ["compare", first, second, "--store", store])
+    assert shown.exit_code == 0, shown.output
+    assert "p (Holm)" in shown.stdout
+    assert "d_z" in shown.stdout
+    said = " ".join(shown.stderr.split())
+    assert "2 comparison(s) rest on fewer than 20 paired samples (n = 3)" in said, said
+    assert "2 comparisons: read p (Holm)" in said

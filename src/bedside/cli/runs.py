@@ -536,7 +536,8 @@ def compare_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
-    """Per metric: mean difference B − A over paired samples, with a paired bootstrap 95% CI and p-value."""
+    """Per metric: mean difference B − A over paired samples, with a paired bootstrap 95% CI, its p-value and the
+    p-value adjusted for every comparison shown (Holm), and the paired effect size d_z; warns below 20 pairs."""
 
     from bedside.runs import Store
     from bedside.runs.report import compare
@@ -553,17 +554,34 @@ def compare_command(
         typer.echo(json.dumps([dataclasses.asdict(r) for r in rows], indent=2))
         return
     table = Table(title=f"{run_b} − {run_a}", box=None, padding=(0, 1))
-    for column in ("cell (A)", "metric", "n", "A", "B", "B − A", "95% CI", "p"):
+    for column in ("cell (A)", "metric", "n", "A", "B", "B − A", "95% CI", "p", "p (Holm)", "d_z"):
         table.add_column(column)
     for r in rows:
         table.add_row(
             escape(r.cell_a),
             escape(r.metric),
-            str(r.n),
+            str(r.n) + (" (small)" if r.small_n else ""),
             f"{r.mean_a:.3f}",
             f"{r.mean_b:.3f}",
             f"{r.difference:+.3f}",
             f"[{r.low:+.3f}, {r.high:+.3f}]",
             f"{r.p_value:.3g}",
+            f"{r.p_holm:.3g}",
+            "-" if r.effect_size is None else f"{r.effect_size:+.2f}",
         )
     show_table(table)
+    if len(rows) > 1:
+        err.print(
+            f"{len(rows)} comparisons: read p (Holm), adjusted for all of them, before calling a difference real",
+            highlight=False,
+        )
+    small = sorted({r.n for r in rows if r.small_n})
+    if small:
+        from bedside.runs.report import SMALL_N
+
+        err.print(
+            f"[yellow]warning[/]: {sum(r.small_n for r in rows)} comparison(s) rest on fewer than {SMALL_N} paired "
+            f"samples (n = {', '.join(map(str, small))}): their intervals are too narrow and p-values too small to "
+            "trust; run more samples",
+            highlight=False,
+        )

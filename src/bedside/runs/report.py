@@ -29,7 +29,11 @@ from bedside.metrics.catalog import on_percent_scale
 from bedside.private_files import private_dir, replace_private, write_private_text
 from bedside.runs.store import ResultRow, Store, iter_jsonl
 from bedside.runs.task import AbsentPlot, ReportTable, Task, resolve_task
-from bedside.stats import bootstrap_ci, paired_bootstrap
+from bedside.stats import bootstrap_ci, holm, paired_bootstrap, paired_effect_size
+
+SMALL_N = 20
+"""Fewer paired samples than this and ``compare`` warns: a bootstrap over so few pairs gives intervals that are
+too narrow and p-values that are too small."""
 
 
 @dataclass(frozen=True)
@@ -508,7 +512,7 @@ def write_report(store: Store, run_id: str, folder: Path, *, follow_symlinks: bo
     return md, page
 
 
-@dataclass(frozen=True)
+@dataclass
 class MetricComparison:
     cell_a: str
     cell_b: str
@@ -520,6 +524,13 @@ class MetricComparison:
     low: float
     high: float
     p_value: float
+    p_holm: float = 1.0
+    """``p_value`` adjusted by Holm's method over every comparison of the call (all cells and metrics): the
+    figure to read when several metrics are compared at once."""
+    effect_size: float | None = None
+    """Cohen's d_z (paired): the mean difference over the differences' standard deviation; None if undefined."""
+    small_n: bool = False
+    """Fewer than :data:`SMALL_N` paired samples: the bootstrap interval and p are unreliable."""
 
 
 def _match_cells(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> list[tuple[str, str]]:
@@ -582,8 +593,12 @@ def compare(store: Store, run_a: str, run_b: str, *, seed: int = 0) -> list[Metr
                     result.low,
                     result.high,
                     result.p_value,
+                    effect_size=paired_effect_size(xs, ys),
+                    small_n=len(values) < SMALL_N,
                 )
             )
+    for row, adjusted in zip(out, holm([r.p_value for r in out]), strict=True):
+        row.p_holm = adjusted
     return out
 
 
