@@ -132,3 +132,29 @@ def test_compare_adjusts_for_multiplicity_gives_effect_sizes_and_warns_on_small_
     said = " ".join(shown.stderr.split())
     assert "2 comparison(s) rest on fewer than 20 paired samples (n = 3)" in said, said
     assert "2 comparisons: read p (Holm)" in said
+
+
+def test_the_leaderboard_ranks_the_latest_run_of_each_config_on_its_primary_metric(tmp_path: Path) -> None:
+    runner = CliRunner()
+    store = str(tmp_path / "elsewhere.sqlite")
+    long_answer = {"rules": [], "default": "one two three four five six seven eight nine ten"}
+    with ScriptedServer(long_answer) as wordy, ScriptedServer({"rules": [], "default": "one two"}) as terse:
+        path = _config(tmp_path, wordy)
+        assert runner.invoke(app, ["run", str(path), "--no-cache"]).exit_code == 0
+        assert runner.invoke(app, ["run", str(path), "--no-cache", "--set", "seed=1"]).exit_code == 0  # re-run
+        # Another model name: under the same name it would be the same model, its samples reused from the store.
+        other = _config(tmp_path, terse, name="theirs", models={"system": [terse.model_name("terse")]})
+        assert runner.invoke(app, ["run", str(other), "--no-cache"]).exit_code == 0
+    boards = json.loads(runner.invoke(app, ["leaderboard", "--store", store, "--json"]).stdout)
+    assert len(boards) == 1
+    board = boards[0]
+    assert (board["task"], board["dataset"], board["metric"]) == ("drafting", "demo", "words")
+    entries = board["entries"]
+    assert [e["mean"] for e in entries] == [10.0, 2.0]  # one entry per config: the re-run replaced its first run
+    assert entries[0]["run"].startswith("mine-")
+    every = json.loads(runner.invoke(app, ["leaderboard", "--store", store, "--json", "--all-runs"]).stdout)
+    assert len(every[0]["entries"]) == 3
+    lowest = json.loads(runner.invoke(app, ["leaderboard", "--store", store, "--json", "--ascending"]).stdout)
+    assert [e["mean"] for e in lowest[0]["entries"]] == [2.0, 10.0]
+    shown = runner.invoke(app, ["leaderboard", "--store", store])
+    assert "drafting / demo: words (higher is better)" in shown.stdout

@@ -529,6 +529,47 @@ def report_command(
     out.print(f"wrote {md} and {page}", highlight=False)
 
 
+@app.command("leaderboard")
+def leaderboard_command(
+    metric: Annotated[
+        str | None,
+        typer.Option("--metric", help="Rank on this metric [default: each run's first declared (primary) one]."),
+    ] = None,
+    task: Annotated[str | None, typer.Option("--task", help="Only runs of this task.")] = None,
+    all_runs: Annotated[
+        bool, typer.Option("--all-runs", help="Every run, not only the latest of each config name.")
+    ] = False,
+    ascending: Annotated[bool, typer.Option("--ascending", help="Lower is better (e.g. an error rate).")] = False,
+    store: StoreOption = DEFAULT_STORE,
+    as_json: JsonOption = False,
+) -> None:
+    """Rank every cell of the store's runs (the latest of each config, by default) per task and dataset on one
+    metric, with its 95% interval, n and errors. A ranking over unpaired samples: `bedside compare` tests a
+    difference."""
+    from bedside.runs import Store
+    from bedside.runs.leaderboard import leaderboard
+
+    opened = Store(store)
+    try:
+        boards = leaderboard(opened, metric=metric, task=task, all_runs=all_runs, ascending=ascending)
+    finally:
+        opened.close()
+    if as_json:
+        typer.echo(json.dumps([dataclasses.asdict(b) for b in boards], indent=2))
+        return
+    if not boards:
+        err.print("no run in this store has " + (f"the metric {escape(metric)}" if metric else "a scored cell"))
+        return
+    for board in boards:
+        rows = [
+            [str(rank), e.system, e.model, f"{e.mean:.4g} [{e.low:.4g}, {e.high:.4g}]", str(e.n), str(e.errors),
+             e.run]
+            for rank, e in enumerate(board.entries, start=1)
+        ]  # fmt: skip
+        title = f"{board.task} / {board.dataset}: {board.metric} ({'lower' if ascending else 'higher'} is better)"
+        show_table(data_table(title, ["#", "system", "model", "mean [95% CI]", "n", "errors", "run"], rows))
+
+
 @app.command("compare")
 def compare_command(
     run_a: Annotated[str, typer.Argument(help="Baseline run (A): " + RUN_HELP)],
