@@ -12,6 +12,14 @@ pytest_plugins = ["bedside.testing.pytest_plugin"]
 os.environ["BEDSIDE_TASKS"] = "runs_multiturn_task:TASK,runs_ray_task:TASK"
 
 
+@pytest.fixture(autouse=True)
+def _own_default_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's default response cache is its own: a model is cached by its name, not its URL, so scripted
+    servers with different answers under one model name must not share answers across tests (or with the user's
+    ~/.cache). A test that sets BEDSIDE_CACHE itself still wins."""
+    monkeypatch.setenv("BEDSIDE_CACHE", str(tmp_path / "default-cache.sqlite"))
+
+
 @pytest.fixture
 def cache_path(tmp_path: Path) -> Path:
     return tmp_path / "cache.sqlite"

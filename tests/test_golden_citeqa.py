@@ -270,8 +270,13 @@ def test_markdown_tables_show_the_same_numbers(golden: dict[str, Any]) -> None:
     assert values["lenient_f1"] == "0.733 [0.667, 0.800] (n=2)"
     assert values["strict_precision"] == "0.333 [0.333, 0.333] (n=2)"
     assert values["evidence_recall"] == "0.750 [0.500, 1.000] (n=2)"
-    assert values["relevance_sari"] == f"{(SARI_G1 + SARI_G2) / 2:.3f} [{SARI_G1:.3f}, {SARI_G2:.3f}] (n=2)"
-    assert values["relevance_sari"] == "61.777 [60.086, 63.468] (n=2)"
-    assert values["relevance"] == "92.355 [92.017, 92.694] (n=2)"
+    # Stored on 0-100 (SARI 61.777 [60.086, 63.468], relevance 92.355 [92.017, 92.694]); the per-cell table keeps
+    # one scale, 0-1, and marks the columns it divided.
+    assert values["relevance_sari (÷100)"] == (
+        f"{(SARI_G1 + SARI_G2) / 200:.3f} [{SARI_G1 / 100:.3f}, {SARI_G2 / 100:.3f}] (n=2)"
+    )
+    assert values["relevance_sari (÷100)"] == "0.618 [0.601, 0.635] (n=2)"
+    assert values["relevance (÷100)"].endswith("[0.920, 0.927] (n=2)")
+    assert "are shown divided by 100, marked (÷100)" in text
     assert values["words"] == "19.500 [18.000, 21.000] (n=2)"
     assert f"| {cell} | 2 | 0.333 | 0.667 | 0.444 | 0.667 | 0.800 | 0.727 | 0 | 0 |" in text

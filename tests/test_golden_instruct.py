@@ -183,7 +183,7 @@ def golden(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "instructions": instructions,
         "store": store,
         "run": run_id,
-        "models": models,
+        "models": {letter: name.split("@")[0] for letter, name in models.items()},  # stored and reported without URL
         "rows": rows,
         "report": report,
         "markdown": markdown,

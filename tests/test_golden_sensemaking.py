@@ -242,7 +242,7 @@ def reported(golden: GoldenRun) -> tuple[dict[str, Any], str, dict[str, str]]:
     """`bedside report --json`, the Markdown `bedside report` writes, and the cell of each model."""
     rows, store, run_id = golden
     report, markdown = read_report(store, run_id)
-    cells = {("o1" if "/o1@" in r.cell else "r1"): r.cell for r in rows}
+    cells = {("o1" if r.cell.endswith("/o1") else "r1"): r.cell for r in rows}
     return report, markdown, cells
 
 
@@ -272,7 +272,7 @@ STORED = {  # (model, code) -> hand-worked scores
 def _key(row: Any) -> tuple[str, str]:
     persona = row.sample_id.split("/")[1]
     trait, literacy = persona.split("-")
-    return ("o1" if "/o1@" in row.cell else "r1"), trait[0] + literacy[0]
+    return ("o1" if row.cell.endswith("/o1") else "r1"), trait[0] + literacy[0]
 
 
 def test_stored_scores_are_the_hand_worked_values(golden: GoldenRun) -> None:

@@ -383,3 +383,28 @@ def test_shipped_demo_config_runs_with_a_scripted_model(tmp_path: Path) -> None:
     contexts = {(r.system, r.output["extra"]["context"]) for r in rows if r.output}
     assert contexts == {("budgeted_512", 512), ("budgeted_2k", 2048), ("refine_1536", 1536), ("rag_512", 512)}
     assert all(r.output["extra"]["prompt_tokens"] <= r.output["extra"]["context"] - 256 for r in rows if r.output)
+
+
+def test_the_demo_config_pointed_at_another_endpoint_needs_no_tokenizer(tmp_path: Path) -> None:
+    """No system names a tokenizer: off the embedded model, budgets are counted with the documented cautious
+    estimate (chars:3), named in every output, and every prompt fits its window by that count."""
+    path = Path(__file__).resolve().parents[1] / "configs" / "instruct-demo.yaml"
+    with ScriptedServer(RULES) as server:
+        config = load_config(path, [f"models.system={server.model_name('m')}", f"store={tmp_path / 'demo.sqlite'}"])
+        assert all("tokenizer" not in system.options for system in config.systems.values())
+        config = config.model_copy(
+            update={"datasets": {name: d.model_copy(update={"limit": 2}) for name, d in config.datasets.items()}}
+        )
+        summary = asyncio.run(execute(config, cache=False))
+    assert summary.errors == 0
+    store = Store(config.store)
+    try:
+        rows = list(store.results(config.run_id))
+    finally:
+        store.close()
+    assert rows
+    for row in rows:
+        assert row.output is not None
+        extra = row.output["extra"]
+        assert extra["budget_tokenizer"] == "chars:3"
+        assert extra["prompt_tokens"] + extra["reserve"] <= extra["context"]

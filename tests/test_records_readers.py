@@ -271,3 +271,49 @@ def test_empty_notes_are_skipped_with_a_warning(tmp_path: Path) -> None:
     )
     with pytest.warns(RecordWarning, match="skipped 1 empty note"):
         assert read_medalign_xml(path).notes == []
+
+
+def _patient_bundle(patient_id: str) -> dict[str, object]:
+    bundle = minimal_bundle({"resourceType": "Condition", "id": "c1", "code": {"text": "Asthma"}})
+    bundle["entry"][0]["resource"]["id"] = patient_id  # type: ignore[index]
+    return bundle
+
+
+def test_a_folder_of_fhir_bundles_is_one_dataset(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Synthea writes one bundle per patient beside hospital and practitioner bundles and a manifest: the folder
+    reads as every patient's record, in name order; the files without a patient are skipped, and said so."""
+    folder = tmp_path / "fhir"
+    folder.mkdir()
+    write_json(folder, _patient_bundle("p2"), "b_patient.json")
+    write_json(folder, _patient_bundle("p1"), "a_patient.json")
+    write_json(
+        folder, {"resourceType": "Bundle", "entry": [{"resource": {"resourceType": "Organization"}}]}, "hosp.json"
+    )
+    write_json(folder, {"files": ["a_patient.json"]}, "MANIFEST.json")
+    (folder / "README.md").write_text("not a record", encoding="utf-8")
+    with caplog.at_level("WARNING", logger="bedside.records"):
+        records = read_records(folder)
+    assert [r.patient.id for r in records] == ["p1", "p2"]
+    assert [r.counts()["conditions"] for r in records] == [1, 1]
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert "skipped 2 file(s) that hold no patient: MANIFEST.json, hosp.json" in warning
+
+    write_json(folder, _patient_bundle("p1"), "c_again.json")
+    with pytest.raises(RecordError, match=r"c_again\.json: patient 'p1' is also in a_patient\.json"):
+        read_records(folder)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(RecordError, match="no patient record in this folder"):
+        read_records(empty)
+
+
+def test_records_show_reads_a_folder(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+
+    for name in ("p1", "p2", "p3"):
+        write_json(tmp_path, _patient_bundle(name), f"{name}.json")
+    shown = CliRunner().invoke(app, ["records", "show", str(tmp_path), "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert len(json.loads(shown.stdout)) == 3

@@ -144,7 +144,7 @@ def test_a_two_cell_grid_runs_reports_and_reruns_without_model_calls(tmp_path: P
         assert server.stats()["requests"] == 12
         assert first.ran == 12
         assert first.errors == 0
-        assert set(first.cells) == {f"demo/zero_shot/{server.model_name(m)}" for m in ("model-a", "model-b")}
+        assert set(first.cells) == {f"demo/zero_shot/openai-compatible/{m}" for m in ("model-a", "model-b")}
 
         again = asyncio.run(execute(config, cache=False))
         assert server.stats()["requests"] == 12  # nothing re-run, no model call

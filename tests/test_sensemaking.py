@@ -661,6 +661,14 @@ def test_a_run_stores_conversations_and_reports_the_papers_tables(tmp_path: Path
     exported = [json.loads(line) for line in items.read_text().splitlines()]
     assert len(exported) == 4 * 6  # 4 samples × 6 judged metrics
     assert all(config.run_id not in line and "o1" not in line for line in items.read_text().splitlines())
+    # The same file is a valid `agree` review upload for the web app (bedside review, task type agree).
+    pytest.importorskip("fastapi")
+    from bedside.web.review import items_from_jsonl
+
+    uploaded = items_from_jsonl("agree", items.read_text())
+    assert [item_id for item_id, _, _ in uploaded] == [i["item"] for i in exported]
+    assert {payload["metric"] for _, payload, _ in uploaded} == {i["metric"] for i in exported}
+    assert all(payload["output"] for _, payload, _ in uploaded)
     flow = [i["item"] for i in exported if i["metric"] == "flow"]
     votes = [(flow[0], [True, True, False]), (flow[1], [False, False, True]), (flow[2], [True, False])]
     labels = tmp_path / "labels.jsonl"

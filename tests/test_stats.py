@@ -194,3 +194,23 @@ def test_welch_t_with_one_constant_sample_is_defined_and_quiet() -> None:
         warnings.simplefilter("error")  # scipy's precision-loss warning would fail here
         result = t_test([10.5, 10.5, 10.5], [9.0, 11.0, 12.5])
     assert abs(result.statistic - scipy.stats.ttest_1samp([9.0, 11.0, 12.5], 10.5).statistic * -1) < 1e-9
+
+
+def test_holm_adjusts_step_down_and_stays_monotone() -> None:
+    from bedside.stats import bonferroni, holm
+
+    p = [0.01, 0.04, 0.03, 0.005]
+    # sorted: 0.005*4=0.02, 0.01*3=0.03, 0.03*2=0.06, 0.04*1=0.04 -> monotone 0.06
+    assert holm(p) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert all(h <= b for h, b in zip(holm(p), bonferroni(p), strict=True))
+    assert holm([0.9, 0.8]) == [1.0, 1.0]
+    assert holm([]) == []
+
+
+def test_paired_effect_size_is_mean_difference_over_its_sd() -> None:
+    from bedside.stats import paired_effect_size
+
+    # differences 1, 2, 3: mean 2, sample sd 1
+    assert paired_effect_size([0.0, 0.0, 0.0], [1.0, 2.0, 3.0]) == pytest.approx(2.0)
+    assert paired_effect_size([0.0, 1.0], [1.0, 2.0]) is None  # every difference the same
+    assert paired_effect_size([0.0], [1.0]) is None

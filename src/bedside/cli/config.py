@@ -49,7 +49,7 @@ def config_check(
     for role, specs in loaded.models.items():
         for index, spec in enumerate(specs):
             try:
-                build_provider(parse_model_spec(spec, **loaded.model_options.get(role, {})))
+                build_provider(parse_model_spec(loaded.model_spec(spec), **loaded.model_options.get(role, {})))
             except (ModelError, TypeError) as exc:
                 raise fail(ValueError(f"{config}: models.{role}[{index}] ({spec}): {exc}")) from None
     try:

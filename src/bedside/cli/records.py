@@ -15,7 +15,12 @@ from bedside.console import err, fail, out, show_table
 records_app = typer.Typer(help="Read patient records and render them as a model will see them.", no_args_is_help=True)
 app.add_typer(records_app, name="records")
 
-RecordFile = Annotated[Path, typer.Argument(help="FHIR R4 bundle (.json), MedAlign XML (.xml) or bedside JSONL.")]
+RecordFile = Annotated[
+    Path,
+    typer.Argument(
+        help="FHIR R4 bundle (.json), MedAlign XML (.xml), bedside JSONL, or a folder of them (one dataset)."
+    ),
+]
 PatientOption = Annotated[str | None, typer.Option("--patient", help="Which record of a multi-record JSONL file.")]
 
 

@@ -16,6 +16,7 @@ from bedside.cli.app import DEFAULT_STORE, JsonOption, NoCacheOption, StoreOptio
 from bedside.console import data_table, err, fail, out, show_rule, show_table
 from bedside.llm import ModelError
 
+RUN_HELP = "Run id, a unique prefix of one, or a config name (its latest run; the others are listed)."
 FollowSymlinksOption = Annotated[
     bool,
     typer.Option(
@@ -136,8 +137,10 @@ def run_command(
         raise fail(exc) from None
     gated = _gate_results(loaded.store, summary.run_id, gates)
     failed_gates = [g for g in gated if not g.passed]
+    causes = _error_causes(loaded.store, summary.run_id) if summary.errors else {}
     if as_json:
         data = summary_data(summary, loaded.store)
+        data["error_causes"] = causes
         if gates:
             data["gates"] = [{**g.__dict__, "passed": g.passed} for g in gated]
         typer.echo(json.dumps(data, indent=2))
@@ -155,8 +158,14 @@ def run_command(
         )
     )
     if summary.errors:
+        _print_error_causes(causes)
+        report_hint = f"bedside report {summary.run_id}" + _store_flag(loaded.store)
+        rerun = _rerun_command(
+            config, set_, limit=limit, cache=cache, no_cache=no_cache, executor=executor, address=address,
+            workers=workers,
+        )  # fmt: skip
         err.print(
-            f"see `bedside report {summary.run_id}` for the causes; `bedside run --retry-errors` tries them again",
+            f"see `{escape(report_hint)}` for every error; `{escape(rerun)}` tries them again",
             highlight=False,
         )
     out.print(f"{summary.errors} error(s)", highlight=False)
@@ -180,6 +189,76 @@ def _gate_results(store: str, run_id: str, gates: list[Any]) -> list[Any]:
         raise fail(exc) from None
     finally:
         opened.close()
+
+
+MAX_CAUSES_SHOWN = 5
+
+
+def _error_causes(store: str, run_id: str) -> dict[str, int]:
+    """The run's stored errors grouped by cause, commonest first (see :func:`bedside.runs.report.error_causes`)."""
+    from bedside.errors import StorageError
+    from bedside.runs import Store
+    from bedside.runs.report import error_causes
+
+    try:
+        opened = Store(store)
+    except StorageError:
+        return {}
+    try:
+        return dict(error_causes(opened.results(run_id)).most_common())
+    finally:
+        opened.close()
+
+
+def _print_error_causes(causes: dict[str, int]) -> None:
+    """Each cause once, with how many samples it failed: a run where every sample failed for one reason says
+    so in one line instead of leaving the reader to open the report."""
+    if not causes:
+        return
+    total = sum(causes.values())
+    err.print(f"[red]errors by cause[/] ({total} sample(s), {len(causes)} cause(s)):", highlight=False)
+    for cause, count in list(causes.items())[:MAX_CAUSES_SHOWN]:
+        err.print(f"  {count} × {escape(cause)}", highlight=False)
+    if len(causes) > MAX_CAUSES_SHOWN:
+        rest = list(causes.values())[MAX_CAUSES_SHOWN:]
+        err.print(f"  ... and {len(rest)} other cause(s) ({sum(rest)} sample(s))", highlight=False)
+
+
+def _store_flag(store: str) -> str:
+    """`` --store STORE`` when the run's store is not the default one, quoted for a shell."""
+    import shlex
+
+    return "" if store == DEFAULT_STORE else f" --store {shlex.quote(store)}"
+
+
+def _rerun_command(
+    config: Path,
+    set_: list[str] | None,
+    *,
+    limit: int | None,
+    cache: str | None,
+    no_cache: bool,
+    executor: str,
+    address: str | None,
+    workers: int,
+) -> str:
+    """The ``bedside run ... --retry-errors`` that retries this run: the same config and every option that
+    changes which run it is or where it runs (``--set``, ``--limit``, the cache, the executor)."""
+    import shlex
+
+    parts = ["bedside", "run", str(config)]
+    for item in set_ or []:
+        parts += ["--set", item]
+    if limit is not None:
+        parts += ["--limit", str(limit)]
+    if no_cache:
+        parts.append("--no-cache")
+    elif cache:
+        parts += ["--cache", cache]
+    if executor != "local":
+        parts += ["--executor", executor, "--workers", str(workers)] + (["--address", address] if address else [])
+    parts.append("--retry-errors")
+    return shlex.join(parts)
 
 
 def _print_gates(results: list[Any]) -> None:
@@ -274,37 +353,70 @@ def summary_data(summary: Any, store: str) -> dict[str, Any]:
     }
 
 
+def resolve_run(opened: Any, ref: str) -> str:
+    """The id of the run ``ref`` names (an id, a unique prefix, or a config name: its latest run). When a config
+    name has several runs, say on stderr which one is used and list the others, so the choice is never silent."""
+    resolved = opened.resolve(ref)
+    if resolved.others:
+        chosen = resolved.run
+        err.print(
+            f"{escape(ref)} has {len(resolved.others) + 1} runs; using the latest, [bold]{escape(chosen['id'])}[/] "
+            f"(started {_when(chosen['created_at'])}, {escape(str(chosen['status']))}); pass a run id to choose "
+            "another: " + ", ".join(f"{escape(r['id'])} ({_when(r['created_at'])})" for r in resolved.others),
+            highlight=False,
+        )
+    return str(resolved.run["id"])
+
+
+def _when(moment: Any) -> str:
+    return f"{moment:%Y-%m-%d %H:%M:%S}" if moment is not None else "?"
+
+
 @app.command("ls")
 def ls_command(store: StoreOption = DEFAULT_STORE, as_json: JsonOption = False) -> None:
-    """List the runs in a store."""
+    """List the runs in a store, oldest first: each run's id, config name, start and last update, status and
+    sample counts. Runs of one config name (the config changed between them) are numbered 1, 2, ... by start,
+    and the latest, the one `bedside report NAME` picks, is marked."""
     from bedside.runs import Store
+    from bedside.runs.store import run_recency
 
     opened = Store(store)
+    runs = opened.runs()
+    opened.close()
     if as_json:
-        runs = opened.runs()
-        opened.close()
         fields = ("id", "name", "task", "status", "samples", "errors", "created_at", "updated_at", "git_commit")
         typer.echo(json.dumps([{k: run[k] for k in fields} for run in runs], indent=2, default=str))
         return
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for run in runs:
+        by_name.setdefault(run["name"], []).append(run)
+    latest = {name: max(named, key=run_recency)["id"] for name, named in by_name.items()}
     table = Table(box=None, padding=(0, 2))
-    for column in ("run", "task", "created", "status", "samples", "errors"):
+    for column in ("run", "config", "task", "started", "updated", "status", "samples", "ok", "errors"):
         table.add_column(column, no_wrap=True)
-    for run in opened.runs():
+    for run in runs:
+        named = by_name[run["name"]]
+        config = run["name"]
+        if len(named) > 1:
+            config += f" #{named.index(run) + 1} of {len(named)}"
+            config += " (latest)" if latest[run["name"]] == run["id"] else ""
         table.add_row(
             run["id"],
+            escape(config),
             run["task"],
-            f"{run['created_at']:%Y-%m-%d %H:%M}",
+            _when(run["created_at"]),
+            _when(run["updated_at"]),
             run["status"],
             str(run["samples"]),
+            str(run["samples"] - run["errors"]),
             str(run["errors"]),
         )
     show_table(table)
-    opened.close()
 
 
 @app.command("show")
 def show_command(
-    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    run: Annotated[str, typer.Argument(help=RUN_HELP)],
     sample: Annotated[str, typer.Argument(help="Sample id.")],
     store: StoreOption = DEFAULT_STORE,
     as_json: JsonOption = False,
@@ -314,7 +426,7 @@ def show_command(
 
     opened = Store(store)
     try:
-        found = opened.run(run)
+        found = opened.run(resolve_run(opened, run))
     except LookupError as exc:
         raise fail(exc) from None
     rows = [r for r in opened.results(found["id"]) if r.sample_id == sample]
@@ -351,7 +463,7 @@ def show_command(
 
 @app.command("export")
 def export_command(
-    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    run: Annotated[str, typer.Argument(help=RUN_HELP)],
     format_: Annotated[str, typer.Option("--format", help="jsonl | parquet")] = "jsonl",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="File to write [default: stdout for jsonl].")
@@ -366,7 +478,7 @@ def export_command(
 
     opened = Store(store)
     try:
-        rows = opened.results(opened.run(run)["id"])
+        rows = opened.results(resolve_run(opened, run))
     except LookupError as exc:
         raise fail(exc) from None
     try:
@@ -390,7 +502,7 @@ def export_command(
 
 @app.command("report")
 def report_command(
-    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    run: Annotated[str, typer.Argument(help=RUN_HELP)],
     output: Annotated[Path, typer.Option("--output", "-o", help="Folder for the .md and .html files.")] = Path(
         "runs/reports"
     ),
@@ -405,6 +517,7 @@ def report_command(
 
     opened = Store(store)
     try:
+        run = resolve_run(opened, run)
         if as_json:
             typer.echo(json.dumps(report_json(build_report(opened, run)), indent=2, ensure_ascii=False))
             return
@@ -416,20 +529,63 @@ def report_command(
     out.print(f"wrote {md} and {page}", highlight=False)
 
 
+@app.command("leaderboard")
+def leaderboard_command(
+    metric: Annotated[
+        str | None,
+        typer.Option("--metric", help="Rank on this metric [default: each run's first declared (primary) one]."),
+    ] = None,
+    task: Annotated[str | None, typer.Option("--task", help="Only runs of this task.")] = None,
+    all_runs: Annotated[
+        bool, typer.Option("--all-runs", help="Every run, not only the latest of each config name.")
+    ] = False,
+    ascending: Annotated[bool, typer.Option("--ascending", help="Lower is better (e.g. an error rate).")] = False,
+    store: StoreOption = DEFAULT_STORE,
+    as_json: JsonOption = False,
+) -> None:
+    """Rank every cell of the store's runs (the latest of each config, by default) per task and dataset on one
+    metric, with its 95% interval, n and errors. A ranking over unpaired samples: `bedside compare` tests a
+    difference."""
+    from bedside.runs import Store
+    from bedside.runs.leaderboard import leaderboard
+
+    opened = Store(store)
+    try:
+        boards = leaderboard(opened, metric=metric, task=task, all_runs=all_runs, ascending=ascending)
+    finally:
+        opened.close()
+    if as_json:
+        typer.echo(json.dumps([dataclasses.asdict(b) for b in boards], indent=2))
+        return
+    if not boards:
+        err.print("no run in this store has " + (f"the metric {escape(metric)}" if metric else "a scored cell"))
+        return
+    for board in boards:
+        rows = [
+            [str(rank), e.system, e.model, f"{e.mean:.4g} [{e.low:.4g}, {e.high:.4g}]", str(e.n), str(e.errors),
+             e.run]
+            for rank, e in enumerate(board.entries, start=1)
+        ]  # fmt: skip
+        title = f"{board.task} / {board.dataset}: {board.metric} ({'lower' if ascending else 'higher'} is better)"
+        show_table(data_table(title, ["#", "system", "model", "mean [95% CI]", "n", "errors", "run"], rows))
+
+
 @app.command("compare")
 def compare_command(
-    run_a: Annotated[str, typer.Argument(help="Baseline run (A).")],
-    run_b: Annotated[str, typer.Argument(help="Run compared with it (B).")],
+    run_a: Annotated[str, typer.Argument(help="Baseline run (A): " + RUN_HELP)],
+    run_b: Annotated[str, typer.Argument(help="Run compared with it (B): " + RUN_HELP)],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
-    """Per metric: mean difference B − A over paired samples, with a paired bootstrap 95% CI and p-value."""
+    """Per metric: mean difference B − A over paired samples, with a paired bootstrap 95% CI, its p-value and the
+    p-value adjusted for every comparison shown (Holm), and the paired effect size d_z; warns below 20 pairs."""
 
     from bedside.runs import Store
     from bedside.runs.report import compare
 
     opened = Store(store)
     try:
+        run_a, run_b = resolve_run(opened, run_a), resolve_run(opened, run_b)
         rows = compare(opened, run_a, run_b)
     except (LookupError, ValueError) as exc:
         raise fail(exc) from None
@@ -439,17 +595,34 @@ def compare_command(
         typer.echo(json.dumps([dataclasses.asdict(r) for r in rows], indent=2))
         return
     table = Table(title=f"{run_b} − {run_a}", box=None, padding=(0, 1))
-    for column in ("cell (A)", "metric", "n", "A", "B", "B − A", "95% CI", "p"):
+    for column in ("cell (A)", "metric", "n", "A", "B", "B − A", "95% CI", "p", "p (Holm)", "d_z"):
         table.add_column(column)
     for r in rows:
         table.add_row(
             escape(r.cell_a),
             escape(r.metric),
-            str(r.n),
+            str(r.n) + (" (small)" if r.small_n else ""),
             f"{r.mean_a:.3f}",
             f"{r.mean_b:.3f}",
             f"{r.difference:+.3f}",
             f"[{r.low:+.3f}, {r.high:+.3f}]",
             f"{r.p_value:.3g}",
+            f"{r.p_holm:.3g}",
+            "-" if r.effect_size is None else f"{r.effect_size:+.2f}",
         )
     show_table(table)
+    if len(rows) > 1:
+        err.print(
+            f"{len(rows)} comparisons: read p (Holm), adjusted for all of them, before calling a difference real",
+            highlight=False,
+        )
+    small = sorted({r.n for r in rows if r.small_n})
+    if small:
+        from bedside.runs.report import SMALL_N
+
+        err.print(
+            f"[yellow]warning[/]: {sum(r.small_n for r in rows)} comparison(s) rest on fewer than {SMALL_N} paired "
+            f"samples (n = {', '.join(map(str, small))}): their intervals are too narrow and p-values too small to "
+            "trust; run more samples",
+            highlight=False,
+        )

@@ -8,12 +8,13 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from bedside.cli.app import DEFAULT_STORE, JsonOption, StoreOption, app
-from bedside.console import err, out, show_table
+from bedside.console import data_table, err, out, show_table
 
 
 def _need_web() -> None:
@@ -161,8 +162,113 @@ def users_disable(name: str, store: StoreOption = DEFAULT_STORE) -> None:
     out.print(f"disabled {name}")
 
 
-review_app = typer.Typer(help="Reviews of the web app: import labels collected elsewhere, export labels.")
+def _read_password(password_stdin: bool) -> str:
+    if password_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    password = getpass.getpass("new password: ")
+    if getpass.getpass("again: ") != password:
+        err.print("[red]error:[/] the passwords differ")
+        raise typer.Exit(1)
+    return password
+
+
+def _account_change(name: str, store: str, action: str, change: Any) -> None:
+    """Run one account change on the store's web tables, audited; an AccountError is a clear exit 1."""
+    from bedside.runs.store import Store
+    from bedside.web.db import audit, create_web_tables
+    from bedside.web.security import AccountError
+
+    opened = Store(store)
+    create_web_tables(opened.engine)
+    try:
+        change(opened.engine)
+    except AccountError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+    audit(opened.engine, os.environ.get("USER", "cli"), action, name)
+
+
+@users_app.command("enable")
+def users_enable(name: str, store: StoreOption = DEFAULT_STORE) -> None:
+    """Let a disabled account log in again."""
+    _need_web()
+    from bedside.web.security import enable_user
+
+    _account_change(name, store, "user-enabled", lambda engine: enable_user(engine, name))
+    out.print(f"enabled {name}")
+
+
+@users_app.command("reset")
+def users_reset(
+    name: str,
+    store: StoreOption = DEFAULT_STORE,
+    password_stdin: Annotated[
+        bool, typer.Option("--password-stdin", help="Read the new password from standard input, not a prompt.")
+    ] = False,
+) -> None:
+    """Set a new password for an account and end its sessions."""
+    _need_web()
+    from bedside.web.security import reset_password
+
+    password = _read_password(password_stdin)
+    _account_change(name, store, "user-password-reset", lambda engine: reset_password(engine, name, password))
+    out.print(f"new password set for {name}; its sessions are ended")
+
+
+@users_app.command("delete")
+def users_delete(name: str, store: StoreOption = DEFAULT_STORE) -> None:
+    """Delete an account with no labels or assignments (otherwise disable it: its labels stay attributed)."""
+    _need_web()
+    from bedside.web.security import delete_user
+
+    _account_change(name, store, "user-deleted", lambda engine: delete_user(engine, name))
+    out.print(f"deleted {name}")
+
+
+review_app = typer.Typer(help="Reviews of the web app: list them, import labels collected elsewhere, export labels.")
 app.add_typer(review_app, name="review")
+
+
+@review_app.command("list")
+def review_list(store: StoreOption = DEFAULT_STORE, as_json: JsonOption = False) -> None:
+    """Every review: id, name, type, source, items (and how many no annotator was assigned), progress."""
+    _need_web()
+    from bedside.runs.store import Store
+    from bedside.web.db import create_web_tables
+    from bedside.web.review import item_count, reviews_for, unassigned_items
+
+    opened = Store(store)
+    create_web_tables(opened.engine)
+    listed = []
+    for found in reviews_for(opened.engine, None):
+        progress = found["progress"]
+        listed.append(
+            {
+                "id": found["id"],
+                "name": found["name"],
+                "type": found["task_type"],
+                "source": found["source"],
+                "items": item_count(opened.engine, found["id"]),
+                "unassigned": len(unassigned_items(opened.engine, found["id"])),
+                "annotators": len(progress),
+                "labelled": sum(p.labelled for p in progress),
+                "assigned": sum(p.assigned for p in progress),
+                "submitted": sum(p.submitted for p in progress),
+            }
+        )
+    opened.close()
+    if as_json:
+        typer.echo(json.dumps(listed, indent=2))
+        return
+    columns = ["id", "name", "type", "source", "items", "unassigned", "annotators", "labelled", "assigned", "submitted"]
+    show_table(data_table("Reviews", columns, [[str(r[c]) for c in columns] for r in listed]))
+    for r in listed:
+        if r["unassigned"]:
+            err.print(
+                f"[yellow]{escape(r['id'])}[/]: {r['unassigned']} of {r['items']} item(s) are assigned to nobody "
+                "(capacity: items per annotator × annotators ÷ overlap)",
+                highlight=False,
+            )
 
 
 @review_app.command("import")

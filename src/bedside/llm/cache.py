@@ -1,7 +1,12 @@
 """A response cache in SQLite, keyed by everything that determines an answer and nothing secret.
 
-The key is the sha256 of the canonical JSON of (provider, base URL, model, messages, generation settings,
-response schema, epoch tag). The epoch tag separates repeated samples of one prompt: epoch 0 and epoch 1 are two
+The key is the sha256 of the canonical JSON of (provider, model, messages, generation settings, response
+schema, epoch tag). The base URL is not part of it (its field is kept, always null, so keys made before stay
+valid for models without one): an answer is the model's, not its address's, so a server moved to another host or
+port keeps its cached answers, while another model name is another model. The price of that choice: two servers
+that serve different weights under one model name (llama.cpp's server answers whatever name it is sent) share
+answers, so give such models different names (``openai-compatible/qwen-7b-q4@...``, ``.../qwen-7b-q8@...``).
+The epoch tag separates repeated samples of one prompt: epoch 0 and epoch 1 are two
 distinct cached draws, and re-running either gives the same text back. API keys are never part of the key or
 the stored request; only the request fields the endpoint sees (minus headers) are stored, for inspection.
 

@@ -36,6 +36,29 @@ class ModelRequestError(ModelError):
         self.retry_after = retry_after
 
 
+class EndpointUnreachableError(ModelRequestError):
+    """No connection could be made to the endpoint at all: the connection was refused (nothing listens on that
+    host and port) or the host name does not resolve.
+
+    Raised as retryable, but :class:`~bedside.llm.model.Model` retries it only for an endpoint that has answered
+    before in this process (a server restarting under a run refuses for a moment); an endpoint that never
+    answered fails at once, naming its URL, instead of backing off for half a minute per sample. A run stops at
+    the first such error (see :func:`unreachable_cause`)."""
+
+
+def unreachable_cause(exc: BaseException) -> EndpointUnreachableError | None:
+    """The :class:`EndpointUnreachableError` behind ``exc`` (itself, or its cause or context, however a task
+    wrapped it), if any."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, EndpointUnreachableError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
 class EmptyAnswerError(ModelError):
     """The endpoint answered, but with no text: ``content`` was null or empty.
 

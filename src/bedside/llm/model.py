@@ -43,6 +43,7 @@ from bedside.llm.errors import (
     CacheMissError,
     ContentFilterError,
     EmptyAnswerError,
+    EndpointUnreachableError,
     ModelRequestError,
     RetriesExhaustedError,
     StructuredOutputError,
@@ -118,6 +119,11 @@ def _check_not_empty(
     )
 
 
+def _failure_kind(failure: ModelRequestError) -> str:
+    """What a retried failure is, coarsely (its HTTP status, else its first words): one warning per kind."""
+    return f"HTTP {failure.status}" if failure.status is not None else " ".join(str(failure).split()[:3])
+
+
 @dataclass
 class _Endpoint:
     """What all roles of one model share: the provider, its limit and the calls in flight."""
@@ -130,6 +136,11 @@ class _Endpoint:
     retry: RetryPolicy
     rng: random.Random = field(default_factory=random.Random)
     in_flight: dict[str, asyncio.Future[ProviderResponse]] = field(default_factory=dict)
+    answered: bool = False
+    """Whether the endpoint has answered a request in this process: a refused connection is retried only then
+    (a restart), never for an endpoint that was not reachable to begin with."""
+    warned: set[str] = field(default_factory=set)
+    """Kinds of transient failure already reported as a warning (each is warned about once, then logged)."""
 
 
 @dataclass(frozen=True)
@@ -183,7 +194,7 @@ class Model:
         settings = settings or _DEFAULT_SETTINGS
         request = cache_request(
             provider=ep.provider.name,
-            base_url=ep.provider.base_url,
+            base_url=None,  # where a model is served is not what it answers: see bedside.llm.cache
             model=ep.provider.model,
             messages=messages,
             settings=settings,
@@ -327,10 +338,11 @@ class Model:
                     failure = exc
                 else:
                     ep.limiter.on_success()
+                    ep.answered = True
                     return response
             if failure.status == 429:
                 ep.limiter.on_rate_limited()
-            if not failure.retryable:
+            if not failure.retryable or (isinstance(failure, EndpointUnreachableError) and not ep.answered):
                 raise failure
             retry += 1
             if retry > policy.max_retries:
@@ -347,8 +359,13 @@ class Model:
                     cause=failure,
                 )
             delay = policy.delay(retry, failure.retry_after, ep.rng)
-            logger.info(
-                "%s (%s): retry %d/%d in %.2f s after: %s",
+            kind = _failure_kind(failure)
+            first = kind not in ep.warned
+            ep.warned.add(kind)
+            logger.log(
+                logging.WARNING if first else logging.INFO,
+                "%s (%s): retry %d/%d in %.2f s after: %s"
+                + (" (transient failures are retried; later retries of this kind are logged with -v)" if first else ""),
                 self.name,
                 self.role,
                 retry,

@@ -177,3 +177,11 @@ def find_metric(name: str) -> MetricInfo:
         if info.name == name:
             return info
     raise KeyError(f"unknown metric {name!r}; `bedside metrics list` shows them all")
+
+
+def on_percent_scale(name: str) -> bool:
+    """Whether metric ``name`` is stored on a 0-100 scale (sacrebleu's BLEU and chrF, SARI, LENS) rather than
+    0-1: reports show such metrics divided by 100 so one table has one scale. A name the catalog does not know,
+    or a variant ``name[...]``, is looked up by its base name."""
+    base = name.split("[", 1)[0]
+    return any(info.name == base and "(0-100" in info.definition for info in CATALOG)

@@ -48,3 +48,9 @@ class RecordWarning(UserWarning):
 def read_bounded(path: Path, max_bytes: int) -> bytes:
     """The file's bytes, refusing before reading when it is larger than ``max_bytes``."""
     return read_bytes(path, max_bytes=max_bytes, error=RecordError)
+
+
+class NoPatientError(RecordError):
+    """A JSON file that holds no patient: not a FHIR Bundle (a manifest), or a Bundle without a Patient (Synthea's
+    hospital and practitioner bundles). Reading one file, an error; reading a folder, the file is skipped, and
+    said so."""

@@ -32,7 +32,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from bedside.inputs import decode, loads_json
-from bedside.records.errors import RecordError, RecordWarning, read_bounded
+from bedside.records.errors import NoPatientError, RecordError, RecordWarning, read_bounded
 from bedside.records.model import (
     KINDS,
     Allergy,
@@ -125,7 +125,7 @@ def bundle_to_record(bundle: Any, *, path: str | Path | None = None) -> Record:
     """Turn a decoded bundle into a record; ``path`` only names the source in errors."""
     if not isinstance(bundle, dict) or bundle.get("resourceType") != "Bundle":
         found = bundle.get("resourceType") if isinstance(bundle, dict) else type(bundle).__name__
-        raise RecordError(f"expected a FHIR Bundle, found {found!r}", path=path, where="resourceType")
+        raise NoPatientError(f"expected a FHIR Bundle, found {found!r}", path=path, where="resourceType")
     entries = bundle.get("entry")
     if not isinstance(entries, list):
         raise RecordError("a Bundle needs an 'entry' list", path=path, where="entry")
@@ -260,6 +260,8 @@ class _BundleReader:
 
     def read(self) -> Record:
         patients = [r for r in self.resources if r.type == "Patient"]
+        if not patients:
+            raise NoPatientError("expected exactly one Patient resource, found 0", path=self.path, where="entry")
         if len(patients) != 1:
             raise RecordError(
                 f"expected exactly one Patient resource, found {len(patients)}", path=self.path, where="entry"

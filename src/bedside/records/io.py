@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
-from bedside.records.errors import RecordError
+from bedside.records.errors import NoPatientError, RecordError
 from bedside.records.fhir import read_fhir_bundle
 from bedside.records.jsonl import read_records_jsonl
 from bedside.records.medalign import read_medalign_xml
 from bedside.records.model import Record
 
 FORMATS = ("fhir", "medalign", "jsonl")
+logger = logging.getLogger("bedside.records")
 
 
 def detect_format(path: Path) -> str:
@@ -34,9 +36,17 @@ def detect_format(path: Path) -> str:
     raise RecordError("cannot tell the format (use .json for FHIR, .xml for MedAlign, .jsonl for bedside)", path=path)
 
 
+RECORD_SUFFIXES = (".json", ".xml", ".jsonl", ".ndjson")
+"""The files :func:`read_records` reads from a folder (anything else there, and hidden files, are left alone)."""
+
+
 def read_records(path: str | Path, *, format: str | None = None) -> list[Record]:
-    """Every record in ``path``: one for a FHIR bundle or MedAlign file, any number for bedside JSONL."""
+    """Every record in ``path``: one for a FHIR bundle or MedAlign file, any number for bedside JSONL; a folder
+    is one dataset of every record file directly in it (:data:`RECORD_SUFFIXES`, in name order), e.g. one FHIR
+    bundle per patient as Synthea writes them. A patient in two files of a folder is an error naming both."""
     path = Path(path)
+    if path.is_dir():
+        return _read_folder(path, format=format)
     if not path.is_file():
         raise RecordError("no such file" if not path.exists() else "not a file", path=path)
     kind = format or detect_format(path)
@@ -47,3 +57,30 @@ def read_records(path: str | Path, *, format: str | None = None) -> list[Record]
     if kind == "jsonl":
         return read_records_jsonl(path)
     raise RecordError(f"unknown format {kind!r}; known: {', '.join(FORMATS)}", path=path)
+
+
+def _read_folder(folder: Path, *, format: str | None) -> list[Record]:
+    files = sorted(
+        p
+        for p in folder.iterdir()
+        if p.is_file() and not p.name.startswith(".") and p.suffix.lower() in RECORD_SUFFIXES
+    )
+    records: list[Record] = []
+    seen: dict[str, Path] = {}
+    skipped: list[str] = []
+    for file in files:
+        try:
+            found = read_records(file, format=format)
+        except NoPatientError:
+            skipped.append(file.name)  # a manifest, or a hospital or practitioner bundle: no patient to read
+            continue
+        for record in found:
+            first = seen.setdefault(record.patient.id, file)
+            if first != file:
+                raise RecordError(f"patient {record.patient.id!r} is also in {first.name}", path=file)
+            records.append(record)
+    if skipped:
+        logger.warning("%s: skipped %d file(s) that hold no patient: %s", folder, len(skipped), ", ".join(skipped[:5]))
+    if not records:
+        raise RecordError(f"no patient record in this folder's {', '.join(RECORD_SUFFIXES)} files", path=folder)
+    return records

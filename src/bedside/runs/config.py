@@ -44,12 +44,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bedside.inputs import InputError, loads_toml, read_text
 from bedside.llm.types import ROLES
@@ -91,6 +92,10 @@ class RunConfig(BaseModel):
     task: str
     datasets: dict[str, DatasetConfig] = Field(min_length=1)
     systems: dict[str, SystemConfig] = Field(min_length=1)
+    aliases: dict[str, str | dict[str, Any]] = Field(default_factory=dict)
+    """Models by a name of the user's choosing: a model string or a model block (``provider``, ``model``,
+    ``base_url``, ``api_key_env``, ...). ``models`` may name an alias wherever it takes a model string; the
+    alias is then the model's name in cells, tables and the store."""
     models: dict[str, list[str]]
     settings: dict[str, dict[str, Any]] = Field(default_factory=dict)
     model_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
@@ -133,6 +138,61 @@ class RunConfig(BaseModel):
             raise ValueError("a model for the 'system' role is required")
         return value
 
+    @field_validator("aliases")
+    @classmethod
+    def _valid_aliases(cls, value: dict[str, str | dict[str, Any]]) -> dict[str, str | dict[str, Any]]:
+        from bedside.llm.config import parse_model_spec
+        from bedside.llm.errors import ModelConfigError
+
+        for name, spec in value.items():
+            if not ALIAS_NAME.match(name):
+                raise ValueError(
+                    f"alias {name!r}: a name is letters, digits, '_', '.' or '-' (no '/', which model strings use)"
+                )
+            try:
+                parse_model_spec(spec)
+            except ModelConfigError as exc:
+                raise ValueError(f"alias {name!r}: {exc}") from None
+        return value
+
+    @model_validator(mode="after")
+    def _distinct_system_models(self) -> RunConfig:
+        seen: dict[str, str] = {}
+        for ref in self.models["system"]:
+            label = self.model_label(ref)
+            if label in seen:
+                raise ValueError(
+                    f"models.system: {seen[label]!r} and {ref!r} are both the model {label!r} (a model is named by "
+                    "provider and model name, not by where it is served); if they are different weights, give "
+                    "them different model names, or aliases"
+                )
+            seen[label] = ref
+        return self
+
+    def model_spec(self, ref: str) -> str | dict[str, Any]:
+        """What to build for a model named in ``models``: its alias's definition, or the model string itself."""
+        return self.aliases.get(ref, ref)
+
+    def model_label(self, ref: str) -> str:
+        """The model's name in cells, tables and the store: the alias, or ``PROVIDER/MODEL`` without the URL
+        (a URL made cell names hundreds of characters wide, and moving a server to another port renamed them)."""
+        if ref in self.aliases:
+            return ref
+        return without_url(ref)
+
+    def model_identity(self, ref: str) -> str | dict[str, Any]:
+        """What identifies a model's answers, in the run's identity and each sample's key: provider and model name
+        (and, for a model block, the options that change answers), never the URL, key or transport settings.
+        Serving the same model from another host or port is the same model; a different model name is not."""
+        spec = self.model_spec(ref)
+        if isinstance(spec, str):
+            return without_url(spec)
+        from bedside.llm.config import parse_model_spec
+
+        config = parse_model_spec(spec)
+        kept = config.model_dump(include=ANSWER_FIELDS, exclude_defaults=True)
+        return {"provider": config.provider, "model": config.model, **kept}
+
     @field_validator("model_options")
     @classmethod
     def _options_roles(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -161,13 +221,29 @@ class RunConfig(BaseModel):
         return value
 
     def identity(self) -> str:
-        """Hash of everything that can change a result."""
-        data = self.model_dump(exclude=set(EXECUTION_ONLY))
+        """Hash of everything that can change a result: models by :meth:`model_identity`, so a server moved to
+        another port is the same run, and aliases by what they name (renaming one keeps the run only if it names
+        the same models)."""
+        data = self.model_dump(exclude={*EXECUTION_ONLY, "aliases"})
+        data["models"] = {role: [self.model_identity(ref) for ref in refs] for role, refs in self.models.items()}
+        if self.aliases:
+            data["labels"] = {role: [self.model_label(ref) for ref in refs] for role, refs in self.models.items()}
         return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
 
     @property
     def run_id(self) -> str:
         return f"{self.name}-{self.identity()[:10]}"
+
+
+ALIAS_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+ANSWER_FIELDS = {"structured_mode", "empty_retry_max_tokens", "options"}
+"""Model block fields besides provider and model that change answers (the rest say where and how to ask)."""
+_URL_SUFFIX = re.compile(r"@https?://\S*$")
+
+
+def without_url(spec: str) -> str:
+    """A model string without its ``@URL`` part (and so without any ``user:password@`` in it)."""
+    return _URL_SUFFIX.sub("", spec.strip())
 
 
 def max_repeats() -> int:

@@ -294,7 +294,9 @@ def _longest_timeout(config: RunConfig) -> float:
     for role, specs in config.models.items():
         for spec in specs:
             with contextlib.suppress(Exception):
-                longest = max(longest, parse_model_spec(spec, **config.model_options.get(role, {})).timeout_s)
+                longest = max(
+                    longest, parse_model_spec(config.model_spec(spec), **config.model_options.get(role, {})).timeout_s
+                )
     return longest
 
 

@@ -19,16 +19,21 @@ import dataclasses
 import html
 import io
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean, stdev
 from typing import Any
 
+from bedside.metrics.catalog import on_percent_scale
 from bedside.private_files import private_dir, replace_private, write_private_text
 from bedside.runs.store import ResultRow, Store, iter_jsonl
 from bedside.runs.task import AbsentPlot, ReportTable, Task, resolve_task
-from bedside.stats import bootstrap_ci, paired_bootstrap
+from bedside.stats import bootstrap_ci, holm, paired_bootstrap, paired_effect_size
+
+SMALL_N = 20
+"""Fewer paired samples than this and ``compare`` warns: a bootstrap over so few pairs gives intervals that are
+too narrow and p-values that are too small."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,9 @@ class RunReport:
     notes: list[str] = field(default_factory=list)
     methods: list[str] = field(default_factory=list)
     """Per stored metric, whose scorer produced it and what text it scores (see :mod:`bedside.runs.scorers`)."""
+    percent_scale: set[str] = field(default_factory=set)
+    """Metrics stored on 0-100 (the catalog's, and those the task's ``percent_scale`` names): the generic tables
+    show them divided by 100, so each table has one scale."""
 
 
 def _per_sample(rows: Sequence[ResultRow], metric: str) -> list[float]:
@@ -91,11 +99,17 @@ def _summaries(rows: Sequence[ResultRow], metrics: Sequence[str], seed: int) -> 
     return out
 
 
+def error_causes(rows: Sequence[ResultRow]) -> Counter[str]:
+    """The error rows among ``rows`` counted by cause: the error's first line, at most 200 characters (a cause
+    repeated in every sample is one entry with its count, not a wall of identical lines)."""
+    return Counter(((r.error or "").splitlines() or ["(no message)"])[0][:200] for r in rows if r.status == "error")
+
+
 def build_report(store: Store, run_id: str) -> RunReport:
     run = store.run(run_id)
     rows = store.results(run["id"])
     seed = int(run["config"].get("seed", 0))
-    metrics = sorted({m for r in rows for m in r.scores}, key=lambda m: (m not in _configured(run), m))
+    metrics = metric_order({m for r in rows for m in r.scores}, _declared(run))
     cells = []
     by_cell: dict[str, list[ResultRow]] = defaultdict(list)
     for row in rows:
@@ -111,7 +125,7 @@ def build_report(store: Store, run_id: str) -> RunReport:
             errors=sum(r.status == "error" for r in cell_rows),
             truncated=sum(r.status == "ok" and _truncated(r) for r in cell_rows),
             metrics=_summaries(cell_rows, metrics, seed),
-            error_causes=Counter((r.error or "").splitlines()[0][:200] for r in cell_rows if r.status == "error"),
+            error_causes=error_causes(cell_rows),
         )
         keys = sorted({k for r in cell_rows for k in r.strata})
         for key in keys:
@@ -126,6 +140,7 @@ def build_report(store: Store, run_id: str) -> RunReport:
             for name, value in counts.items():
                 usage[role][name] += float(value)
     run_report = RunReport(run, cells, {role: dict(c) for role, c in usage.items()}, metrics)
+    run_report.percent_scale = {m for m in metrics if on_percent_scale(m)}
     _add_task_tables(run_report, rows)
     return run_report
 
@@ -181,6 +196,7 @@ def _add_task_tables(report: RunReport, rows: Sequence[ResultRow]) -> None:
         report.notes.append(f"task tables left out: {exc}")
         return
     _methods(report, task)
+    report.percent_scale |= set(getattr(task, "percent_scale", ())) & set(report.metrics)
     make = getattr(task, "report_tables", None)
     if make is not None:
         report.tables = list(make(rows))
@@ -193,12 +209,52 @@ def _add_task_tables(report: RunReport, rows: Sequence[ResultRow]) -> None:
                 report.task_plots.append(plot)
 
 
-def _configured(run: dict[str, Any]) -> list[str]:
-    return list(run["config"].get("scorers") or [])
+def _declared(run: dict[str, Any]) -> list[str]:
+    """The scorers in the order the run declares them: the config's ``scorers`` as written, else the task's
+    ``default_scorers`` (a task lists its primary metric first)."""
+    configured = list(run["config"].get("scorers") or [])
+    if configured:
+        return configured
+    try:
+        return list(resolve_task(run["task"]).default_scorers)
+    except (ValueError, ImportError):
+        return []
 
 
-def _fmt(summary: MetricSummary) -> str:
-    return f"{summary.mean:.3f} [{summary.low:.3f}, {summary.high:.3f}] (n={summary.n})"
+def metric_order(present: set[str] | Sequence[str], declared: Sequence[str]) -> list[str]:
+    """Report columns in a deliberate order: the declared scorers' metrics in declaration order (a scorer's
+    variants ``name[...]`` right after it), then any other metric, alphabetically."""
+    position = {name: i for i, name in reversed(list(enumerate(declared)))}
+
+    def key(metric: str) -> tuple[int, str]:
+        base = metric.split("[", 1)[0]
+        return (position.get(metric, position.get(base, len(declared))), metric)
+
+    return sorted(set(present), key=key)
+
+
+def _fmt(summary: MetricSummary, percent: Collection[str]) -> str:
+    d = 100.0 if summary.metric in percent else 1.0
+    return f"{summary.mean / d:.3f} [{summary.low / d:.3f}, {summary.high / d:.3f}] (n={summary.n})"
+
+
+def _column(metric: str, percent: Collection[str]) -> str:
+    return f"{metric} (÷100)" if metric in percent else metric
+
+
+def scale_note(metrics: Sequence[str], percent: Collection[str]) -> str:
+    """What scale the report's tables use, said once above the first."""
+    divided = [m for m in metrics if m in percent]
+    note = (
+        "Scale: scores that are proportions are shown on 0-1 (1 = best match or all correct); counts and grades "
+        "(words, reading grades) are shown as they are."
+    )
+    if divided:
+        note += (
+            f" {', '.join(divided)} (0-100 in their libraries, in the store, in `--json` and in the task's own "
+            "tables) are shown divided by 100, marked (÷100)."
+        )
+    return note
 
 
 def markdown(report: RunReport) -> str:
@@ -218,10 +274,12 @@ def markdown(report: RunReport) -> str:
     if report.methods:
         methods = ["## Methods: scorers", "", "Which implementation produced each metric, and what text it scores:", ""]
         lines[-2:-2] = [*methods, *(f"- {line}" for line in report.methods), ""]
-    header = ["cell", "ok", "errors", "hit max_tokens", *report.metrics]
+    percent = report.percent_scale
+    lines += [scale_note(report.metrics, percent), ""]
+    header = ["cell", "ok", "errors", "hit max_tokens", *(_column(m, percent) for m in report.metrics)]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for cell in report.cells:
-        by_metric = {m.metric: _fmt(m) for m in cell.metrics}
+        by_metric = {m.metric: _fmt(m, percent) for m in cell.metrics}
         lines.append(
             "| "
             + " | ".join(
@@ -247,7 +305,9 @@ def markdown(report: RunReport) -> str:
             "|---|---|---|---|---|",
         ]
         lines += [
-            f"| {o.dataset} | {o.system} | {o.metric} | {o.models} | {o.mean:.3f} ± {o.std:.3f} |" for o in spread
+            f"| {o.dataset} | {o.system} | {_column(o.metric, percent)} | {o.models} | "
+            f"{o.mean / (d := 100.0 if o.metric in percent else 1.0):.3f} ± {o.std / d:.3f} |"
+            for o in spread
         ]
     for table in report.tables:
         lines += ["", f"## {table.title}", ""]
@@ -268,11 +328,11 @@ def markdown(report: RunReport) -> str:
                 "",
                 f"## {cell.cell}: by {key}",
                 "",
-                "| " + " | ".join([key, *report.metrics]) + " |",
+                "| " + " | ".join([key, *(_column(m, percent) for m in report.metrics)]) + " |",
                 "|" + "---|" * (len(report.metrics) + 1),
             ]
             for value, summaries in groups.items():
-                by_metric = {m.metric: _fmt(m) for m in summaries}
+                by_metric = {m.metric: _fmt(m, percent) for m in summaries}
                 lines.append("| " + " | ".join([value, *(by_metric.get(m, "-") for m in report.metrics)]) + " |")
     lines += ["", "## Errors", ""]
     if any(cell.errors for cell in report.cells):
@@ -412,6 +472,7 @@ def report_json(report: RunReport) -> dict[str, Any]:
             "git_commit": run["git_commit"],
         },
         "metrics": list(report.metrics),
+        "percent_scale": sorted(report.percent_scale),
         "methods": list(report.methods),
         "cells": [
             {
@@ -451,7 +512,7 @@ def write_report(store: Store, run_id: str, folder: Path, *, follow_symlinks: bo
     return md, page
 
 
-@dataclass(frozen=True)
+@dataclass
 class MetricComparison:
     cell_a: str
     cell_b: str
@@ -463,6 +524,13 @@ class MetricComparison:
     low: float
     high: float
     p_value: float
+    p_holm: float = 1.0
+    """``p_value`` adjusted by Holm's method over every comparison of the call (all cells and metrics): the
+    figure to read when several metrics are compared at once."""
+    effect_size: float | None = None
+    """Cohen's d_z (paired): the mean difference over the differences' standard deviation; None if undefined."""
+    small_n: bool = False
+    """Fewer than :data:`SMALL_N` paired samples: the bootstrap interval and p are unreliable."""
 
 
 def _match_cells(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> list[tuple[str, str]]:
@@ -525,8 +593,12 @@ def compare(store: Store, run_a: str, run_b: str, *, seed: int = 0) -> list[Metr
                     result.low,
                     result.high,
                     result.p_value,
+                    effect_size=paired_effect_size(xs, ys),
+                    small_n=len(values) < SMALL_N,
                 )
             )
+    for row, adjusted in zip(out, holm([r.p_value for r in out]), strict=True):
+        row.p_holm = adjusted
     return out
 
 

@@ -43,11 +43,10 @@ from bedside.errors import StorageError
 from bedside.fastjson import dumper
 from bedside.llm import GenerationSettings, Model, UsageLedger, get_model
 from bedside.llm.cache import default_cache_path
-from bedside.llm.errors import StructuredOutputError
+from bedside.llm.errors import StructuredOutputError, unreachable_cause
 from bedside.llm.scope import call_scope
-from bedside.llm.secrets import strip_userinfo
 from bedside.llm.types import Role
-from bedside.runs.config import RunConfig, SystemConfig
+from bedside.runs.config import RunConfig, SystemConfig, without_url
 from bedside.runs.options import check_options
 from bedside.runs.scorers import check_scorers, score_sample
 from bedside.runs.store import HEARTBEAT_S, ResultRow, RunLock, Store
@@ -65,12 +64,19 @@ class Cell:
     dataset: str
     system: str
     model: str
+    """The model as ``models.system`` names it: a model string or an alias."""
+    label: str = ""
+    """The model's name in the cell (:meth:`RunConfig.model_label`); empty: the model string without its URL."""
+
+    @property
+    def model_label(self) -> str:
+        return self.label or without_url(self.model)
 
     @property
     def id(self) -> str:
-        """What the store, reports and exports call the cell: a ``user:password@`` in the model's URL is left
-        out (the model spec itself keeps it, to authenticate)."""
-        return f"{self.dataset}/{self.system}/{strip_userinfo(self.model)}"
+        """What the store, reports and exports call the cell: dataset/system/model, the model by its alias or
+        ``PROVIDER/MODEL``, never its URL (long, and it may carry a ``user:password@``)."""
+        return f"{self.dataset}/{self.system}/{self.model_label}"
 
 
 @dataclass
@@ -136,8 +142,8 @@ def sample_key(
     """The hash of everything that produces a sample's result. ``sample_data`` and ``system_data``, when given,
     are ``sample.model_dump()`` and ``system.model_dump()`` already made (a plan reuses them across cells and
     epochs)."""
-    models = {role: specs[0] for role, specs in config.models.items() if role != "system"}
-    models["system"] = cell.model
+    models = {role: config.model_identity(specs[0]) for role, specs in config.models.items() if role != "system"}
+    models["system"] = config.model_identity(cell.model)
     data = {
         "task": config.task,
         "dataset": cell.dataset,
@@ -369,7 +375,12 @@ def plan_run(
     task = task or resolve_task(config.task)
     scorers = check_config(config, task)
     datasets = datasets if datasets is not None else load_datasets(config, task)
-    cells = [Cell(d, s, m) for d in config.datasets for s in config.systems for m in config.models["system"]]
+    cells = [
+        Cell(d, s, m, config.model_label(m))
+        for d in config.datasets
+        for s in config.systems
+        for m in config.models["system"]
+    ]
     settings = {role: _settings(config, role) for role in config.models}
     settings_data = {role: s.model_dump() for role, s in settings.items()}
     summary = RunSummary(
@@ -427,7 +438,7 @@ def build_models(
     for role, specs in config.models.items():
         for spec in specs:
             options = {"max_concurrency": config.concurrency, **config.model_options.get(role, {})}
-            model = get_model(spec, role=role, cache=cache_path, usage=summary.usage, **options)  # type: ignore[arg-type]
+            model = get_model(config.model_spec(spec), role=role, cache=cache_path, usage=summary.usage, **options)  # type: ignore[arg-type]
             models[(role, spec)] = model
             summary.endpoint_caps[f"{role} {model.name}"] = model.limiter.maximum
     cell_models = {
@@ -599,6 +610,11 @@ class _Running:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
+                unreachable = unreachable_cause(exc)
+                if unreachable is not None:
+                    # Every sample would fail the same way: stop the run, naming the URL, rather than store an
+                    # error per sample. What finished is kept; the same command resumes once the server is up.
+                    raise unreachable from None
                 self._finish_error(item, exc, calls.culprits(), context, calls.timeline())
                 return
             culprits = calls.culprits()
@@ -700,7 +716,7 @@ class _Running:
             epoch=item.epoch,
             dataset=item.cell.dataset,
             system=item.cell.system,
-            model=strip_userinfo(item.cell.model),
+            model=item.cell.model_label,
             key=item.key,
             strata=item.sample.strata,
             sample=item.sample.model_dump(mode="json"),

@@ -417,15 +417,50 @@ class Store:
         return listed
 
     def run(self, run_id: str) -> dict[str, Any]:
+        """The run named by ``run_id``: its id, a unique prefix of it, or a config name (its latest run); see
+        :meth:`resolve`."""
+        return self.resolve(run_id).run
+
+    def resolve(self, ref: str) -> ResolvedRun:
+        """Find the run ``ref`` names: an exact run id, else a config name (every re-run of a changed config
+        is a run of its own with that name: the one last started or resumed is taken, and the others are
+        returned so a caller can say which it picked), else a unique prefix of a run id.
+
+        An ambiguous prefix or an unknown name raises :class:`RunNotFoundError` listing the candidates."""
         with self.engine.connect() as db:
-            found = db.execute(select(runs_table).where(runs_table.c.id == run_id)).mappings().first()
-            if found is None:
-                matches = list(db.execute(select(runs_table).where(runs_table.c.id.startswith(run_id))).mappings())
-                if len(matches) == 1:
-                    return _mark_stale(db, [dict(matches[0])])[0]
-                known = ", ".join(str(r) for r in db.execute(select(runs_table.c.id)).scalars())
-                raise RunNotFoundError(f"no run {run_id!r} in {self.url}" + (f"; runs: {known}" if known else ""))
-            return _mark_stale(db, [dict(found)])[0]
+            found = db.execute(select(runs_table).where(runs_table.c.id == ref)).mappings().first()
+            if found is not None:
+                return ResolvedRun(_mark_stale(db, [dict(found)])[0])
+            named = [dict(r) for r in db.execute(select(runs_table).where(runs_table.c.name == ref)).mappings()]
+            if named:
+                named.sort(key=run_recency, reverse=True)
+                _mark_stale(db, named)
+                return ResolvedRun(named[0], named[1:])
+            matches = [
+                dict(r) for r in db.execute(select(runs_table).where(runs_table.c.id.startswith(ref))).mappings()
+            ]
+            if len(matches) == 1:
+                return ResolvedRun(_mark_stale(db, matches)[0])
+            if matches:
+                listed = ", ".join(sorted(r["id"] for r in matches))
+                raise RunNotFoundError(f"{ref!r} matches {len(matches)} runs in {self.url}: {listed}; name one")
+            known = ", ".join(str(r) for r in db.execute(select(runs_table.c.id)).scalars())
+            raise RunNotFoundError(f"no run {ref!r} in {self.url}" + (f"; runs: {known}" if known else ""))
+
+
+@dataclass(frozen=True)
+class ResolvedRun:
+    """A run found by :meth:`Store.resolve`; ``others`` are the other runs of the same config name, latest
+    first (empty when the run was named by its id)."""
+
+    run: dict[str, Any]
+    others: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+
+
+def run_recency(run: dict[str, Any]) -> tuple[datetime, datetime]:
+    """When a run was last started or resumed, then first started: what "latest" means among runs."""
+    oldest = datetime.min
+    return (run.get("updated_at") or run.get("created_at") or oldest, run.get("created_at") or oldest)
 
 
 def _same_sample(table: Table) -> Any:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
@@ -74,6 +75,33 @@ def fisher_z(r1: float, n1: int, r2: float, n2: int) -> TestResult:
 def bonferroni(p_values: Sequence[float]) -> list[float]:
     m = len(p_values)
     return [min(1.0, p * m) for p in p_values]
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment (family-wise error), in the input's order: the k-th smallest p (k = 0, 1, ...)
+    times (m - k), made monotone so a smaller p never gets a larger adjusted value; capped at 1. Uniformly more
+    powerful than :func:`bonferroni` and as safe."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for k, i in enumerate(order):
+        running = max(running, min(1.0, (m - k) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def paired_effect_size(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Cohen's d_z for paired samples: mean of (b - a) over its sample standard deviation; ``None`` when it is
+    undefined (fewer than two pairs, or every difference the same)."""
+    if len(a) != len(b):
+        raise ValueError("paired samples must have the same length")
+    differences = [y - x for x, y in zip(a, b, strict=True)]
+    if len(differences) < 2:
+        return None
+    mean = sum(differences) / len(differences)
+    sd = math.sqrt(sum((d - mean) ** 2 for d in differences) / (len(differences) - 1))
+    return None if sd == 0 else mean / sd
 
 
 def relative_difference(a: float, b: float) -> float:

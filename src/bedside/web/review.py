@@ -451,7 +451,11 @@ def create_review(
                 for n, i in enumerate(order)
             ]
         db.execute(insert(assignments_table), rows)
-    audit(engine, created_by, "review-created", review_id, items=len(items), assignments=len(rows), source=source)
+    given = {item for chosen in plan.values() for item in chosen}
+    audit(
+        engine, created_by, "review-created", review_id, items=len(items), assignments=len(rows), source=source,
+        unassigned=len(items) - len(given),
+    )  # fmt: skip
     return review_id
 
 
@@ -485,6 +489,25 @@ class Progress:
     assigned: int
     labelled: int
     submitted: bool
+
+
+def unassigned_items(engine: Engine, review_id: str) -> list[str]:
+    """The review's items no annotator was assigned (beyond ``per_annotator`` × annotators ÷ ``overlap``, or
+    left whole because fewer than ``overlap`` annotators had room): shown, never silently dropped."""
+    i, a = items_table.c, assignments_table.c
+    assigned = select(a.item_id).where(a.review_id == review_id)
+    query = select(i.item_id).where((i.review_id == review_id) & i.item_id.not_in(assigned)).order_by(i.position)
+    with engine.connect() as db:
+        return [str(r.item_id) for r in db.execute(query)]
+
+
+def item_count(engine: Engine, review_id: str) -> int:
+    with engine.connect() as db:
+        return int(
+            db.execute(
+                select(func.count()).select_from(items_table).where(items_table.c.review_id == review_id)
+            ).scalar_one()
+        )
 
 
 def review(engine: Engine, review_id: str) -> dict[str, Any] | None:

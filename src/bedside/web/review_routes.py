@@ -161,6 +161,7 @@ def review_routes(app: FastAPI) -> None:
             session,
             review=info,
             progress=rv.progress(engine, review_id),
+            unassigned=rv.unassigned_items(engine, review_id),
             position=position,
             title=rv.TASK_TITLES[info["task_type"]],
             formats=[f for f in (*rv.EXPORT_FORMATS, "adjudicated", "parquet") if _format_fits(f, info["task_type"])],

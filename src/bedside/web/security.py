@@ -30,7 +30,7 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, insert, select, update
 
-from bedside.web.db import sessions_table, users_table
+from bedside.web.db import assignments_table, labels_table, sessions_table, users_table
 
 ROLES = ("admin", "annotator", "adjudicator")
 MIN_PASSWORD = 10
@@ -85,6 +85,42 @@ def disable_user(engine: Engine, name: str) -> None:
         if not done.rowcount:
             raise AccountError(f"no user {name!r}")
         db.execute(delete(sessions_table).where(sessions_table.c.user == name))
+
+
+def enable_user(engine: Engine, name: str) -> None:
+    """Let a disabled account log in again (its password is unchanged)."""
+    with engine.begin() as db:
+        if not db.execute(update(users_table).where(users_table.c.name == name).values(disabled=False)).rowcount:
+            raise AccountError(f"no user {name!r}")
+
+
+def reset_password(engine: Engine, name: str, password: str) -> None:
+    """Give an account a new password and end its sessions (whoever held the old one is logged out)."""
+    if len(password) < MIN_PASSWORD:
+        raise AccountError(f"a password needs at least {MIN_PASSWORD} characters")
+    with engine.begin() as db:
+        done = db.execute(
+            update(users_table).where(users_table.c.name == name).values(password_hash=hash_password(password))
+        )
+        if not done.rowcount:
+            raise AccountError(f"no user {name!r}")
+        db.execute(delete(sessions_table).where(sessions_table.c.user == name))
+
+
+def delete_user(engine: Engine, name: str) -> None:
+    """Remove an account that has no labels and no assignments; one that has must be disabled instead, so a
+    review's labels always name an account that exists."""
+    with engine.begin() as db:
+        if not db.execute(select(users_table.c.name).where(users_table.c.name == name)).first():
+            raise AccountError(f"no user {name!r}")
+        for table in (labels_table, assignments_table):
+            if db.execute(select(table.c.review_id).where(table.c.annotator == name).limit(1)).first():
+                raise AccountError(
+                    f"user {name!r} has labels or assignments in a review; disable the account instead "
+                    "(bedside users disable), which keeps them"
+                )
+        db.execute(delete(sessions_table).where(sessions_table.c.user == name))
+        db.execute(delete(users_table).where(users_table.c.name == name))
 
 
 @dataclass(frozen=True)

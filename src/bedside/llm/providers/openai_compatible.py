@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import socket
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,7 +18,7 @@ from yarl import URL
 
 from bedside.fastjson import dumper
 from bedside.llm.config import ModelConfig
-from bedside.llm.errors import ModelConfigError, ModelRequestError
+from bedside.llm.errors import EndpointUnreachableError, ModelConfigError, ModelRequestError
 from bedside.llm.providers.openai_http import RETRYABLE_STATUS, parse_chat_completion, parse_retry_after, snippet
 from bedside.llm.secrets import read_api_key, remember_secret, scrub, strip_userinfo
 from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
@@ -142,6 +143,25 @@ class OpenAICompatibleProvider:
         except TimeoutError:
             raise ModelRequestError(
                 f"no answer from {self._url} within {self._timeout.total:g} s", retryable=True
+            ) from None
+        except aiohttp.ClientConnectorError as exc:
+            if isinstance(exc, aiohttp.ClientConnectorDNSError) or isinstance(
+                exc.os_error, ConnectionRefusedError | socket.gaierror
+            ):
+                what = (
+                    "the host name does not resolve"
+                    if not isinstance(exc.os_error, ConnectionRefusedError)
+                    else ("connection refused: nothing listens there")
+                )
+                raise EndpointUnreachableError(
+                    scrub(
+                        f"cannot reach {self._url} ({what}): is the server running, and are the host and port in the "
+                        f"model's URL right? ({type(exc).__name__}: {exc})"
+                    ),
+                    retryable=True,
+                ) from None
+            raise ModelRequestError(
+                scrub(f"connection to {self._url} failed: {type(exc).__name__}: {exc}"), retryable=True
             ) from None
         except aiohttp.ClientError as exc:
             raise ModelRequestError(

@@ -316,6 +316,8 @@ class CiteQATask:
         "words",
     )
     scorers: tuple[str, ...] = SCORERS
+    percent_scale = frozenset({"relevance", *(f"relevance_{m}" for m in RELEVANCE_METRICS)})
+    """Stored on 0-100 (the shared task's scale); the generic report shows them divided by 100."""
     dataset_options = DatasetOptions
     system_options: Mapping[str, type[OneStageOptions | TwoStageOptions | ClassifierOptions]] = {
         "one_stage": OneStageOptions,

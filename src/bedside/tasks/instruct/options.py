@@ -19,7 +19,9 @@ class DatasetOptions(Options):
 
 class SystemOptions(Options):
     context: int = Field(2048, ge=1, description="the context length in tokens")
-    tokenizer: str | None = Field(None, description="budget tokenizer (required off the embedded model)")
+    tokenizer: str | None = Field(
+        None, description="budget tokenizer (default: the embedded model's, or chars:3 for another endpoint)"
+    )
     reserve: int = Field(DEFAULT_RESERVE, ge=1, description="tokens kept for the answer")
     view: Literal["paper", "timeline"] = "paper"
     system_prompt: str | None = None

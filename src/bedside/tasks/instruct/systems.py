@@ -1,9 +1,10 @@
 """The systems: the paper's single budgeted prompt, its multi-step refinement (MR), and a RAG extension.
 
-Options every system takes: ``context`` (the window in tokens, default 2048), ``tokenizer`` (the budget
-tokenizer: ``embedded``, ``chars:N`` or a ``tokenizer.json`` path; by default the embedded model's when the
-system model is embedded, and required otherwise), ``reserve`` (tokens kept for the answer, 256; also the cap on
-generated tokens), ``view`` (``paper`` or ``timeline``, see :data:`.cases.RecordView`), ``system_prompt``
+Options every system takes: ``context`` (the window in tokens, default 2048), ``tokenizer`` (the budget tokenizer:
+``embedded``, ``chars:N`` or a ``tokenizer.json`` path; by default the embedded model's when the system model is
+embedded, and otherwise the cautious estimate :data:`DEFAULT_ENDPOINT_TOKENIZER`, ``chars:3``, so a config pointed
+at another endpoint runs without naming a tokenizer per system), ``reserve`` (tokens kept for the answer, 256; also
+the cap on generated tokens), ``view`` (``paper`` or ``timeline``, see :data:`.cases.RecordView`), ``system_prompt``
 (optional system message; the paper does not say whether one was used), ``overhead`` (tokens the endpoint's chat
 template adds to the prompt; by default the embedded model's measured cost, else 0) and ``template`` (a prompt
 template to use instead of the shipped one).
@@ -52,6 +53,12 @@ REFINE_FIRST = "instruct/refine_first.j2"
 REFINE_NEXT = "instruct/refine_next.j2"
 VIEWS = ("paper", "timeline")
 JOIN_MARGIN = 8  # tokens left for joins that separate counts miss, so that every chunk goes in whole
+DEFAULT_ENDPOINT_TOKENIZER = "chars:3"
+"""The budget tokenizer of a system whose model is not the embedded one and whose options name none: one token
+per 3 characters, an estimate on the cautious side (BPE tokenizers average about 4 characters per token on
+English; record text dense with digits and markup, which some tokenizers split finely, comes nearer 3), so the
+record is cut a little more than needed rather than overflowing the window. It is stored with every output
+(``budget_tokenizer``); for budgets in the model's own tokens, set ``tokenizer`` to its tokenizer.json."""
 OPTIONS = frozenset(
     {"context", "tokenizer", "reserve", "view", "system_prompt", "overhead", "template", "k", "window", "templates"}
 )
@@ -63,12 +70,8 @@ def _budget(options: Mapping[str, Any], context: SampleContext) -> Budget:
         raise ValueError(f"unknown instruct system option(s) {', '.join(unknown)}; known: {', '.join(sorted(OPTIONS))}")
     spec = options.get("tokenizer")
     if spec is None:
-        if context.model("system").config.provider != "embedded":
-            raise ValueError(
-                "set the budget tokenizer (options.tokenizer: a tokenizer.json path, 'embedded' or 'chars:N'): "
-                "budgets must be counted in the model's own tokens"
-            )
-        spec = "embedded"
+        embedded = context.model("system").config.provider == "embedded"
+        spec = "embedded" if embedded else DEFAULT_ENDPOINT_TOKENIZER
     tokenizer: Tokenizer = get_tokenizer(str(spec))
     overhead = options.get("overhead")
     if overhead is None:

@@ -3,7 +3,8 @@ and reasoning; each item's verdict is the majority of its annotators (3 in the p
 reported number per metric is the share of items whose majority agrees (an agreement rate, not a correlation).
 
 :func:`review_items` exports a stored run's judgements for annotators, blinded (no system or model names; a
-seeded shuffle), with what the judge saw: the conversation, or the diagnosis message and the label.
+seeded shuffle), with what the judge saw: the conversation, or the diagnosis message and the label. Each item
+also carries ``id``, ``output`` and ``context``, so the same file uploads as the web app's ``agree`` review.
 :func:`human_agreement` reads their labels back. A tie (an even number of annotators split evenly) has no
 majority: such items are counted apart, never as agreement or disagreement.
 """
@@ -49,13 +50,21 @@ def review_items(rows: Sequence[Any], *, seed: int = 0) -> list[dict[str, Any]]:
                     "true_diagnosis": (extra.get("case", {}).get("diagnosis") or {}).get("label", ""),
                 }
             )
+            item_id = _item_id(row.run_id, row.sample_id, row.cell, metric)
+            judged = shown.get("conversation", shown.get("diagnosis_statement", ""))
+            context = "" if "conversation" in shown else f"True diagnosis: {shown['true_diagnosis']}"
             items.append(
                 {
-                    "item": _item_id(row.run_id, row.sample_id, row.cell, metric),
+                    "item": item_id,
                     "metric": metric,
                     "score": judgement["scores"][criterion],
                     "reasoning": judgement["justifications"][criterion],
                     **shown,
+                    # The web app's `agree` review reads the same file: id, what was judged, what it was judged
+                    # against (the web export gives back {item, metric, annotator, agree} for human-agreement).
+                    "id": item_id,
+                    "output": judged,
+                    "context": context,
                 }
             )
     random.Random(seed).shuffle(items)
