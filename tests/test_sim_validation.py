@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from bedside.cli import app
 from bedside.llm import ChatMessage
 from bedside.llm.scripted import ScriptedRules
-from bedside.sim.fidelity import LABELS
+from bedside.sim.contradiction import LABELS
 from bedside.sim.validation import read_fidelity_items
 from bedside.testing import ScriptedServer
 

@@ -35,14 +35,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal, get_args
 
 from bedside.text.conflicts import ClinicalGuard, ClinicalSignals, actions_agree, default_guard, drug_classes
 from bedside.text.numbers import spell_numbers
 from bedside.text.sentences import split_sentences
 
-if TYPE_CHECKING:
-    from bedside.sim.fidelity import Label
+Label = Literal["non_informative", "entailed", "contradicted", "unsupported"]
+"""A patient sentence against its facts; defined here, below :mod:`bedside.sim.fidelity`, which uses the rules."""
+LABELS: tuple[Label, ...] = get_args(Label)
 
 _TAG_QUESTION = re.compile(r",\s*(?:right|correct|yeah|yes|no|isn't it|is that right|ok(?:ay)?)\s*\?\s*$", re.I)
 _PRIVATIVE = re.compile(

@@ -40,11 +40,10 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from bedside.llm.types import Role
 from bedside.prompts import render_chat
 from bedside.runs.task import SampleContext, Turn
+from bedside.sim.contradiction import LABELS, Label, label_combined
 from bedside.sim.knowledge import Knowledge
 from bedside.text.sentences import split_sentences
 
-Label = Literal["non_informative", "entailed", "contradicted", "unsupported"]
-LABELS: tuple[Label, ...] = get_args(Label)
 FIDELITY_TEMPLATE = "sim/fidelity.j2"
 EMBEDDING_THRESHOLD = 0.6
 """Cosine at or above which the embedding checker (and the pre-filter's suggested value) call a sentence entailed:
@@ -142,8 +141,6 @@ async def check_fidelity(
             continue
         labels: dict[int, Label] = {}
         if checker == "combined":
-            from bedside.sim.contradiction import label_combined
-
             combined = label_combined(sentences, knowledge.facts, clinician_said)
             labels.update((i, found.label) for i, found in enumerate(combined))
         elif checker == "embedding" or prefilter is not None:

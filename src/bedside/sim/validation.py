@@ -27,7 +27,8 @@ from bedside.llm import GenerationSettings, Model
 from bedside.llm.errors import ModelError
 from bedside.llm.types import Role
 from bedside.runs.task import SampleContext, Turn
-from bedside.sim.fidelity import EMBEDDING_THRESHOLD, FIDELITY_TEMPLATE, LABELS, Checker, Label, check_fidelity
+from bedside.sim.contradiction import LABELS, Label
+from bedside.sim.fidelity import EMBEDDING_THRESHOLD, FIDELITY_TEMPLATE, Checker, check_fidelity
 from bedside.sim.knowledge import Knowledge
 from bedside.stats.agreement import cohen_kappa
 from bedside.text.sentences import split_sentences
