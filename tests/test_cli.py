@@ -104,7 +104,7 @@ def test_demo_runs_on_a_scripted_model(tmp_path: Path) -> None:
 
 
 def test_the_demo_is_one_small_case_per_section_by_default(tmp_path: Path) -> None:
-    """The sizes behind the demo's wall time (README): 2 messages x 2 drafting systems, 2 grounded-QA cases, one
+    """The sizes behind the demo's wall time (README): 1 message x 2 drafting systems, 1 grounded-QA case, one
     conversation per simulation, one instruction x 3 instruct systems."""
     from bedside.runs import Store
 
@@ -120,8 +120,8 @@ def test_the_demo_is_one_small_case_per_section_by_default(tmp_path: Path) -> No
         samples = {run["name"]: len(opened.results(run["id"])) for run in opened.runs()}
     finally:
         opened.close()
-    assert samples == {"demo-drafting": 4, "demo-discharge": 1, "demo-sensemaking": 1, "demo-instruct": 3}
-    assert "grounded answers with citations: 2-stage system, 2 synthetic cases" in result.output
+    assert samples == {"demo-drafting": 2, "demo-discharge": 1, "demo-sensemaking": 1, "demo-instruct": 3}
+    assert "grounded answers with citations: 2-stage system, 1 synthetic cases" in result.output
 
 
 def test_demo_sends_the_api_key_with_every_request(tmp_path: Path) -> None:

@@ -33,9 +33,9 @@ from bedside.cli.app import (
 from bedside.console import data_table, err, fail, out, show_rule, show_table
 from bedside.llm import GenerationSettings, Model, ModelError, UsageLedger, get_model
 
-DEMO_DRAFTS = 2
+DEMO_DRAFTS = 1
 """Portal messages the demo drafts replies to (each with both systems); the config drafts all of them."""
-DEMO_CITEQA_CASES = 2
+DEMO_CITEQA_CASES = 1
 DEMO_INSTRUCTIONS = 1
 
 
