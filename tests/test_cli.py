@@ -42,8 +42,11 @@ def test_generate_reports_errors_without_a_traceback() -> None:
 
 def test_demo_runs_on_a_scripted_model(tmp_path: Path) -> None:
     store, reports = tmp_path / "demo.sqlite", tmp_path / "reports"
+    full_sizes = ["--limit", "0", "--citeqa-cases", "10"]  # every synthetic message and grounded-QA case
     result = runner.invoke(
-        app, ["demo", "-m", "scripted/demo", "--no-cache", "--store", str(store), "--reports", str(reports)]
+        app,
+        ["demo", "-m", "scripted/demo", "--no-cache", "--store", str(store), "--reports", str(reports), *full_sizes],
+        env={"COLUMNS": "200"},
     )
     assert result.exit_code == 0, result.output
     # Drafting: zero-shot and thematic on all 14 synthetic messages, through a stored run, scored with EditJudge.
@@ -83,6 +86,42 @@ def test_demo_runs_on_a_scripted_model(tmp_path: Path) -> None:
     assert "grounded answers with citations: 2-stage system, 10 synthetic cases" in result.output
     assert "0 of 10 cases answered" in result.output
     assert "failed: StructuredOutputError" in result.output
+    # Each section says what it took and names its full version; the total closes the demo, with the next commands.
+    for section, config in [
+        ("drafting", "drafting-demo"),
+        ("citeqa", "citeqa-systems"),
+        ("discharge", "discharge-demo"),
+        ("sensemaking", "sensemaking-demo"),
+        ("instruct", "instruct-demo"),
+    ]:
+        line = next(line for line in result.output.splitlines() if line.startswith(f"{section}: "))
+        assert " s wall (" in line, line
+        assert "repetition guard fired 0 time(s)" in line, line
+        assert f"full version: bedside run configs/{config}.yaml" in line, line
+    assert "Demo: wall time per section" in result.output
+    assert next(line for line in result.output.splitlines() if line.startswith("| total |"))
+    assert f"bedside ls --store {store}" in result.output
+
+
+def test_the_demo_is_one_small_case_per_section_by_default(tmp_path: Path) -> None:
+    """The sizes behind the demo's wall time (README): 1 message x 2 drafting systems, 1 grounded-QA case, one
+    conversation per simulation, one instruction x 3 instruct systems."""
+    from bedside.runs import Store
+
+    store = tmp_path / "demo.sqlite"
+    result = runner.invoke(
+        app,
+        ["demo", "-m", "scripted/demo", "--no-cache", "--store", str(store), "--reports", str(tmp_path / "r")],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    opened = Store(str(store))
+    try:
+        samples = {run["name"]: len(opened.results(run["id"])) for run in opened.runs()}
+    finally:
+        opened.close()
+    assert samples == {"demo-drafting": 2, "demo-discharge": 1, "demo-sensemaking": 1, "demo-instruct": 3}
+    assert "grounded answers with citations: 2-stage system, 1 synthetic cases" in result.output
 
 
 def test_demo_sends_the_api_key_with_every_request(tmp_path: Path) -> None:

@@ -157,15 +157,3 @@ def test_off_a_terminal_a_long_section_heading_is_printed_whole() -> None:
     title = "portal reply drafting: zero-shot and thematic, scored with EditJudge (embedding matcher)"
     show_rule(f"[bold]{title}[/]", console)
     assert console.file.getvalue() == f"== {title} ==\n"  # type: ignore[attr-defined]
-
-
-def test_python_dash_m_bedside_runs_the_same_cli() -> None:
-    import subprocess
-    import sys
-
-    done = subprocess.run(
-        [sys.executable, "-m", "bedside", "tasks", "list"], capture_output=True, text=True, timeout=300, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    assert "drafting" in done.stdout
-    assert "sensemaking" in done.stdout

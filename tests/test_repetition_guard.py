@@ -149,4 +149,29 @@ def test_the_embedded_provider_stops_a_loop_and_the_ledger_counts_it_as_cut(tmp_
     assert runtime.requests[0]["stream"] is True
     assert runtime.chunks_sent < 40  # stopped at the third copy, not after forty
     assert usage.truncated == 1
+    assert usage.repetitions == 1  # the guard's share of the cut answers, counted apart from max_tokens cuts
     assert completion.usage.completion_tokens == runtime.chunks_sent - 1
+
+
+def test_a_sample_counts_guard_cuts_apart_from_max_tokens_cuts() -> None:
+    from bedside.llm.types import Completion, TokenUsage
+    from bedside.runs.task import SampleContext
+
+    def completion(finish_reason: str) -> Completion:
+        return Completion(
+            texts=("x",),
+            usage=TokenUsage(),
+            finish_reason=finish_reason,
+            latency_s=0.0,
+            cached=True,
+            provider="embedded",
+            model="m",
+            role="patient",
+            cache_key="k",
+        )
+
+    context = SampleContext(models={}, settings={}, epoch="0", seed=0)
+    for reason in ("stop", "length", REPETITION, REPETITION):
+        context.record("patient", completion(reason))
+    counts = context.usage["patient"]
+    assert (counts.calls, counts.truncated, counts.repetitions) == (4, 3, 2)

@@ -1,6 +1,5 @@
-"""``python -m bedside``: the same CLI as the ``bedside`` command, for environments without its entry point."""
+"""``python -m bedside``: the same command as ``bedside`` (a newcomer without the entry point on PATH tries this)."""
 
-from bedside.cli import app
+from bedside.cli import main
 
-if __name__ == "__main__":
-    app(prog_name="bedside")
+main()

@@ -1,20 +1,25 @@
 """`bedside demo`: every shipped task on synthetic data, end to end, on the embedded model by default.
 
-The one command that knows the shipped tasks by name; it imports each lazily, inside its section.
+The one command that knows the shipped tasks by name; it imports each lazily, inside its section. Each section is
+one small case with bounded tokens, so the whole demo runs in minutes on a CPU: it says what it cost (wall time)
+and how often the repetition guard cut the small model's answers, and names the command that runs the full version.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
+from rich.table import Table
 
 from bedside.cli.app import (
+    DEFAULT_STORE,  # the store `bedside ls`, `report` and `serve` read by default, so they find the demo's runs
     ApiKeyEnvOption,
     CacheOption,
     ModelOption,
@@ -25,11 +30,16 @@ from bedside.cli.app import (
     print_task_tables,
     usage_table,
 )
-from bedside.console import err, fail, out, show_rule, show_table
+from bedside.console import data_table, err, fail, out, show_rule, show_table
 from bedside.llm import GenerationSettings, Model, ModelError, UsageLedger, get_model
 
+DEMO_DRAFTS = 1
+"""Portal messages the demo drafts replies to (each with both systems); the config drafts all of them."""
+DEMO_CITEQA_CASES = 1
+DEMO_INSTRUCTIONS = 1
 
-async def _demo_citeqa(llm: Model, limit: int) -> None:
+
+async def _demo_citeqa(llm: Model, limit: int) -> None:  # its guard count is the model's usage ledger's
     """The 2-stage grounded-QA system on the synthetic cases, with the official factuality/relevance table."""
     from bedside.tasks.citeqa import read_cases, score_answers
     from bedside.tasks.citeqa.cli import print_scores
@@ -52,6 +62,12 @@ async def _demo_citeqa(llm: Model, limit: int) -> None:
     out.print(f"{len(answered)} of {len(cases)} cases answered; failures are listed above with their cause")
 
 
+def _repetitions(usage_by_role: dict[str, Any]) -> int:
+    """Answers of one stored sample that the repetition guard cut, over every role (0 in rows stored before the
+    count existed)."""
+    return sum(int((counts or {}).get("repetitions", 0)) for counts in usage_by_role.values())
+
+
 def _demo_models(model: str, roles: Sequence[str], api_key_env: str | None) -> dict[str, Any]:
     """``models`` and ``model_options`` for a demo run: ``model`` in every role, each sending the API key."""
     options = {role: {"api_key_env": api_key_env} for role in roles} if api_key_env else {}
@@ -68,8 +84,9 @@ def _demo_drafting(
     store: str,
     reports: Path,
     api_key_env: str | None,
-) -> None:
-    """Zero-shot and thematic drafts for the synthetic messages, through a stored run; EditJudge tables."""
+) -> int:
+    """Zero-shot and thematic drafts for the synthetic messages, through a stored run; EditJudge tables. Returns
+    how many answers the repetition guard cut."""
     from bedside.runs import RunConfig, Store, execute
     from bedside.runs.progress import TerminalProgress
     from bedside.runs.report import build_report, write_report
@@ -101,7 +118,8 @@ def _demo_drafting(
     summary = asyncio.run(execute(config, progress=TerminalProgress(err), cache=cache))
     opened = Store(store)
     try:
-        rows = [r for r in opened.results(summary.run_id) if r.status == "ok"]
+        stored = opened.results(summary.run_id)
+        rows = [r for r in stored if r.status == "ok"]
         report = build_report(opened, summary.run_id)
         md, page = write_report(opened, summary.run_id, reports)
     finally:
@@ -114,6 +132,7 @@ def _demo_drafting(
         print_judgement(EditJudgement.from_dict(evaluation_data["content"]))
     print_task_tables(report.tables[:2])
     out.print(f"{summary.errors} sample(s) failed; full report with every table: {page} (and {md})", highlight=False)
+    return sum(_repetitions(r.usage) for r in stored)
 
 
 def _demo_simulation(
@@ -125,8 +144,9 @@ def _demo_simulation(
     cache: str | Path | bool,
     store: str,
     api_key_env: str | None,
-) -> None:
-    """Run a short simulation config on ``model`` in every role; show the first conversation and the first tables."""
+) -> int:
+    """Run a short simulation config on ``model`` in every role; show the first conversation and the first tables.
+    Returns how many answers the repetition guard cut."""
     from bedside.runs import RunConfig, Store, execute
     from bedside.runs.progress import TerminalProgress
     from bedside.runs.report import build_report
@@ -138,7 +158,8 @@ def _demo_simulation(
     summary = asyncio.run(execute(config, progress=TerminalProgress(err), cache=cache))
     opened = Store(store)
     try:
-        rows = [r for r in opened.results(summary.run_id) if r.status == "ok"]
+        stored = opened.results(summary.run_id)
+        rows = [r for r in stored if r.status == "ok"]
         report = build_report(opened, summary.run_id)
     finally:
         opened.close()
@@ -152,11 +173,10 @@ def _demo_simulation(
         f"{summary.errors} sample(s) failed; `bedside report {summary.run_id} --store {store}` shows every table",
         highlight=False,
     )
+    return sum(_repetitions(r.usage) for r in stored)
 
 
-def _demo_discharge(
-    model: str, *, profiles: int, cache: str | Path | bool, store: str, api_key_env: str | None
-) -> None:
+def _demo_discharge(model: str, *, profiles: int, cache: str | Path | bool, store: str, api_key_env: str | None) -> int:
     """A short DischargeSim run: the first synthetic case under the first N profile levels, demo schedule."""
     run = {
         "name": "demo-discharge",
@@ -182,14 +202,14 @@ def _demo_discharge(
         "concurrency": 2,
     }
     title = f"discharge education by simulation: {profiles} conversation(s), demo schedule (one message per stage)"
-    _demo_simulation(
+    return _demo_simulation(
         title, run, model=model, speakers=("Doctor", "Patient"), cache=cache, store=store, api_key_env=api_key_env
     )
 
 
 def _demo_sensemaking(
     model: str, *, conversations: int, cache: str | Path | bool, store: str, api_key_env: str | None
-) -> None:
+) -> int:
     """A short MedAgent run: the first synthetic vignette with N personas, 4 sensemaker messages, on the reference
     path (on the embedded model the efficient path's folded call missed both replay-validation bars)."""
     run = {
@@ -215,14 +235,14 @@ def _demo_sensemaking(
         "concurrency": 2,
     }
     title = f"mental-health sensemaking: {conversations} conversation(s), at most 4 sensemaker messages (demo limit)"
-    _demo_simulation(
+    return _demo_simulation(
         title, run, model=model, speakers=("Sensemaker", "Patient"), cache=cache, store=store, api_key_env=api_key_env
     )
 
 
 def _demo_instruct(
     model: str, *, instructions: int, cache: str | Path | bool, store: str, api_key_env: str | None
-) -> None:
+) -> int:
     """MedAlign-style instructions: the budgeted prompt at two context lengths and multi-step refinement."""
     from bedside.runs import RunConfig, Store, execute
     from bedside.runs.progress import TerminalProgress
@@ -254,7 +274,8 @@ def _demo_instruct(
     summary = asyncio.run(execute(config, progress=TerminalProgress(err), cache=cache))
     opened = Store(store)
     try:
-        rows = [r for r in opened.results(summary.run_id) if r.status == "ok" and r.system == "budgeted_1536"]
+        stored = opened.results(summary.run_id)
+        rows = [r for r in stored if r.status == "ok" and r.system == "budgeted_1536"]
         report = build_report(opened, summary.run_id)
     finally:
         opened.close()
@@ -274,6 +295,70 @@ def _demo_instruct(
         f"{summary.errors} sample(s) failed; `bedside report {summary.run_id} --store {store}` shows every table",
         highlight=False,
     )
+    return sum(_repetitions(r.usage) for r in stored)
+
+
+@dataclasses.dataclass(frozen=True)
+class DemoSection:
+    """One section of the demo: what it shows, the command that runs its full version, and how to run it (a
+    callable returning how many answers the repetition guard cut)."""
+
+    name: str
+    full: str
+    run: Callable[[], int]
+
+
+@dataclasses.dataclass(frozen=True)
+class SectionTiming:
+    name: str
+    wall_s: float
+    cpu_s: float
+    """This process's CPU seconds (every thread, the embedded model's included): on a loaded machine the wall time
+    grows with the load, the CPU time much less, so the two together say what a quiet machine would take."""
+    repetitions: int
+    full: str
+
+
+def run_sections(
+    sections: Sequence[DemoSection],
+    clock: Callable[[], float] = time.perf_counter,
+    cpu_clock: Callable[[], float] = time.process_time,
+) -> list[SectionTiming]:
+    """Run the sections in order, timing each; after each one say what it took and what the full version is."""
+    timings: list[SectionTiming] = []
+    for section in sections:
+        started, cpu_started = clock(), cpu_clock()
+        repetitions = section.run()
+        timing = SectionTiming(section.name, clock() - started, cpu_clock() - cpu_started, repetitions, section.full)
+        timings.append(timing)
+        out.print(
+            f"{section.name}: {timing.wall_s:.0f} s wall ({timing.cpu_s:.0f} s CPU); repetition guard fired "
+            f"{repetitions} time(s); full version: {section.full}",
+            highlight=False,
+            markup=False,
+        )
+    return timings
+
+
+def timings_table(timings: Sequence[SectionTiming]) -> Table:
+    """Per section and in total: wall seconds and answers the repetition guard cut."""
+    rows = [[t.name, f"{t.wall_s:.0f}", f"{t.cpu_s:.0f}", str(t.repetitions), t.full] for t in timings]
+    rows.append(
+        [
+            "total",
+            f"{sum(t.wall_s for t in timings):.0f}",
+            f"{sum(t.cpu_s for t in timings):.0f}",
+            str(sum(t.repetitions for t in timings)),
+            "",
+        ]
+    )
+    return data_table(
+        "Demo: wall time per section",
+        ["section", "wall s", "CPU s", "repetition guard fired", "full version"],
+        rows,
+        "A warm re-run answers from the store and the response cache in seconds. The guard count covers every "
+        "answer of the section's stored samples (cache hits included): answers cut because the small model looped.",
+    )
 
 
 @app.command()
@@ -286,10 +371,10 @@ def demo(
         Path | None,
         typer.Option(help="Records to render chart summaries from [default: the bundled synthetic cohort]"),
     ] = None,
-    limit: Annotated[int, typer.Option(help="Draft replies to the first N messages (0 = all).")] = 0,
+    limit: Annotated[int, typer.Option(help="Draft replies to the first N messages (0 = all).")] = DEMO_DRAFTS,
     citeqa_cases: Annotated[
         int, typer.Option(help="Answer the first N synthetic grounded-QA cases with the 2-stage system (0 = none).")
-    ] = 10,
+    ] = DEMO_CITEQA_CASES,
     discharge_conversations: Annotated[
         int, typer.Option(help="Simulate discharge conversations for the first N profile levels (0 = none).")
     ] = 1,
@@ -298,8 +383,8 @@ def demo(
     ] = 1,
     instruct_instructions: Annotated[
         int, typer.Option(help="Answer the first N synthetic clinician instructions over records (0 = none).")
-    ] = 3,
-    store: StoreOption = "runs/demo.sqlite",
+    ] = DEMO_INSTRUCTIONS,
+    store: StoreOption = DEFAULT_STORE,
     reports: Annotated[Path, typer.Option(help="Folder for the drafting run's HTML and Markdown report.")] = Path(
         "runs/reports"
     ),
@@ -309,12 +394,13 @@ def demo(
 ) -> None:
     """Draft replies to synthetic portal messages and score them with EditJudge; answer synthetic questions
     about a stay with cited evidence; simulate a discharge conversation and a sensemaking conversation and score
-    them."""
+    them; answer clinician instructions over records. Prints each section's wall time and the total."""
     from bedside.records import RecordError
 
     cache_choice: str | Path | bool = False if no_cache else (cache or True)
-    try:
-        _demo_drafting(
+
+    def drafting() -> int:
+        return _demo_drafting(
             model,
             messages=messages,
             records=records,
@@ -324,9 +410,8 @@ def demo(
             reports=reports,
             api_key_env=api_key_env,
         )
-    except (ModelError, RecordError, ValueError, OSError) as exc:
-        raise fail(exc) from None
-    if citeqa_cases > 0:
+
+    def citeqa() -> int:
         usage = UsageLedger()
 
         async def run_citeqa() -> None:
@@ -335,33 +420,55 @@ def demo(
             ) as llm:
                 await _demo_citeqa(llm, citeqa_cases)
 
-        try:
-            asyncio.run(run_citeqa())
-        except (ModelError, ValueError, OSError) as exc:
-            raise fail(exc) from None
-        show_table(usage_table(usage.snapshot()))
+        asyncio.run(run_citeqa())
+        snapshot = usage.snapshot()
+        show_table(usage_table(snapshot))
+        return sum(entry.repetitions for entry in snapshot.values())
+
+    sections = [DemoSection("drafting", "bedside run configs/drafting-demo.yaml", drafting)]
+    if citeqa_cases > 0:
+        sections.append(DemoSection("citeqa", "bedside run configs/citeqa-systems.yaml", citeqa))
     if discharge_conversations > 0:
-        try:
-            _demo_discharge(
-                model, profiles=discharge_conversations, cache=cache_choice, store=store, api_key_env=api_key_env
+        sections.append(
+            DemoSection(
+                "discharge",
+                "bedside run configs/discharge-demo.yaml",
+                lambda: _demo_discharge(
+                    model, profiles=discharge_conversations, cache=cache_choice, store=store, api_key_env=api_key_env
+                ),
             )
-        except (ModelError, ValueError, OSError) as exc:
-            raise fail(exc) from None
+        )
     if sensemaking_conversations > 0:
-        try:
-            _demo_sensemaking(
-                model,
-                conversations=sensemaking_conversations,
-                cache=cache_choice,
-                store=store,
-                api_key_env=api_key_env,
+        sections.append(
+            DemoSection(
+                "sensemaking",
+                "bedside run configs/sensemaking-demo.yaml",
+                lambda: _demo_sensemaking(
+                    model,
+                    conversations=sensemaking_conversations,
+                    cache=cache_choice,
+                    store=store,
+                    api_key_env=api_key_env,
+                ),
             )
-        except (ModelError, ValueError, OSError) as exc:
-            raise fail(exc) from None
+        )
     if instruct_instructions > 0:
-        try:
-            _demo_instruct(
-                model, instructions=instruct_instructions, cache=cache_choice, store=store, api_key_env=api_key_env
+        sections.append(
+            DemoSection(
+                "instruct",
+                "bedside run configs/instruct-demo.yaml",
+                lambda: _demo_instruct(
+                    model, instructions=instruct_instructions, cache=cache_choice, store=store, api_key_env=api_key_env
+                ),
             )
-        except (ModelError, ValueError, OSError) as exc:
-            raise fail(exc) from None
+        )
+    try:
+        timings = run_sections(sections)
+    except (ModelError, RecordError, ValueError, OSError) as exc:
+        raise fail(exc) from None
+    show_table(timings_table(timings))
+    out.print(
+        f"Next: `bedside ls --store {store}`, `bedside report demo-drafting --store {store}`, "
+        f"`bedside serve --store {store}` (README.md, Quickstart)",
+        highlight=False,
+    )

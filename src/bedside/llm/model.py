@@ -51,7 +51,7 @@ from bedside.llm.errors import (
 from bedside.llm.limiter import AdaptiveLimiter, endpoint_limiter
 from bedside.llm.pool import build_provider
 from bedside.llm.providers import Provider
-from bedside.llm.repetition import CUT_FINISH_REASONS
+from bedside.llm.repetition import CUT_FINISH_REASONS, REPETITION
 from bedside.llm.retry import RetryPolicy
 from bedside.llm.scope import current_scope
 from bedside.llm.secrets import RedactingFilter, known_secret_count, redact
@@ -279,6 +279,7 @@ class Model:
             completion_tokens=response.usage.completion_tokens,
             cost=price.cost(response.usage.prompt_tokens, response.usage.completion_tokens) if price else None,
             truncated=response.finish_reason in CUT_FINISH_REASONS,
+            repeated=response.finish_reason == REPETITION,
         )
         if scope is not None:
             scope.answered.append(key)
@@ -313,7 +314,10 @@ class Model:
     def _handed_out(self, response: ProviderResponse, key: str, started: float, *, cached: bool) -> Completion:
         """Account an answer that cost nothing (cached, or shared with an identical call in flight)."""
         self._endpoint.usage.record_answer(
-            self.role, cached=cached, truncated=response.finish_reason in CUT_FINISH_REASONS
+            self.role,
+            cached=cached,
+            truncated=response.finish_reason in CUT_FINISH_REASONS,
+            repeated=response.finish_reason == REPETITION,
         )
         scope = current_scope()
         if scope is not None:

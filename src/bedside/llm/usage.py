@@ -12,6 +12,8 @@ Counts, per role:
 * ``truncated``: answers handed out that were cut off (``finish_reason: length``, or ``repetition``: the
   repetition guard), cache hits included;
   they are kept and scored, and counted so a report can say how many there were;
+* ``repetitions``: the part of ``truncated`` that the repetition guard cut (``finish_reason: repetition``), so a
+  run or the demo can say how often the embedded model fell into a loop;
 * ``errors``: calls that failed for good.
 """
 
@@ -33,6 +35,7 @@ class RoleUsage(BaseModel):
     cost: float = 0.0
     priced: bool = False
     truncated: int = 0
+    repetitions: int = 0
     errors: int = 0
 
 
@@ -48,6 +51,7 @@ class _Counts:
         "errors",
         "priced",
         "prompt_tokens",
+        "repetitions",
         "requests",
         "truncated",
     )
@@ -56,7 +60,7 @@ class _Counts:
         self.calls = self.cache_hits = self.requests = self.prompt_tokens = self.completion_tokens = 0
         self.cost = 0.0
         self.priced = False
-        self.truncated = self.errors = 0
+        self.truncated = self.repetitions = self.errors = 0
 
     def usage(self) -> RoleUsage:
         return RoleUsage(**{name: getattr(self, name) for name in self.__slots__})
@@ -94,11 +98,13 @@ class UsageLedger:
         completion_tokens: int = 0,
         cost: float | None = None,
         truncated: bool = False,
+        repeated: bool = False,
     ) -> None:
         with self._lock:
             entry = self._entry(role)
             entry.calls += 1
             entry.truncated += truncated
+            entry.repetitions += repeated
             if cached:
                 entry.cache_hits += 1
             else:

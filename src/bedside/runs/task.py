@@ -26,7 +26,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from bedside.llm.model import Model, Structured
-from bedside.llm.repetition import CUT_FINISH_REASONS
+from bedside.llm.repetition import CUT_FINISH_REASONS, REPETITION
 from bedside.llm.types import ChatMessage, Completion, GenerationSettings, Role
 from bedside.runs.config import DatasetConfig
 
@@ -66,6 +66,7 @@ class RoleCounts:
     completion_tokens: int = 0
     cost: float = 0.0  # from the model's price table; stays 0 for unpriced models
     truncated: int = 0  # answers cut off (max_tokens or the repetition guard): kept, scored, and counted
+    repetitions: int = 0  # of those, the answers the repetition guard cut (finish_reason "repetition")
 
 
 @dataclass
@@ -90,6 +91,7 @@ class SampleContext:
         counts.calls += 1
         counts.cache_hits += completion.cached
         counts.truncated += completion.finish_reason in CUT_FINISH_REASONS
+        counts.repetitions += completion.finish_reason == REPETITION
         if not completion.cached:
             counts.prompt_tokens += completion.usage.prompt_tokens
             counts.completion_tokens += completion.usage.completion_tokens
