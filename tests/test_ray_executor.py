@@ -22,6 +22,7 @@ from bedside.runs.store import ResultRow, Store
 from bedside.testing import ScriptedServer
 
 ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.ray
 
 from bedside.runs.ray_executor import RayExecutorError, execute_ray, init_local_ray, worker_name  # noqa: E402
 
@@ -135,7 +136,7 @@ def test_a_worker_killed_mid_run_still_finishes_exactly(local_ray: None, tmp_pat
             time.sleep(0.05)
         stored_at_kill = len(store.results(config.run_id))
         assert 0 < stored_at_kill < 2 * samples, "the run finished before the kill"
-        worker = ray.get_actor(worker_name(config.run_id, 0))
+        worker = ray.get_actor(f"{worker_name(config.run_id, 0)}-0")
         pid = ray.get(worker.pid.remote())
         os.kill(pid, signal.SIGKILL)
         thread.join(timeout=120)

@@ -153,6 +153,7 @@ def run_command(
             if summary.truncated
             else ""
         )
+        + (f"; {summary.retried} run again after their Ray worker was lost" if summary.retried else "")
     )
     if summary.errors:
         err.print(
@@ -267,6 +268,7 @@ def summary_data(summary: Any, store: str) -> dict[str, Any]:
         "rescored": summary.rescored,
         "errors": summary.errors,
         "truncated": summary.truncated,
+        "retried": summary.retried,
         "interrupted": summary.interrupted,
         "wall_s": round(summary.wall_s, 3),
         "cells": {cell: dataclasses.asdict(counts) for cell, counts in summary.cells.items()},

@@ -34,6 +34,8 @@ from typing import Any
 from bedside.llm.limiter import AdaptiveLimiter, install_limiter_factory
 
 NAME_PREFIX = "bedside-limiter"
+RESERVED = "reserved-after-restart"
+"""The owner a restarted limits actor books its predecessor's possible grants to (see :meth:`_Limits._state`)."""
 
 
 class _LimiterState:
@@ -99,6 +101,23 @@ class _LimiterState:
                 self.limiter.release()
         return leaked
 
+    def reserve(self, count: int, grace_s: float) -> None:
+        """Count ``count`` slots as taken for ``grace_s`` (then free them): what a restarted actor assumes its
+        previous life had granted, since those requests may still be running at the endpoint."""
+        self.held[RESERVED] = self.held.get(RESERVED, 0) + count
+        for _ in range(count):
+            self.limiter._take()
+
+        def expire() -> None:
+            count_now = min(count, self.held.get(RESERVED, 0))
+            self.held[RESERVED] -= count_now
+            if not self.held[RESERVED]:
+                del self.held[RESERVED]
+            for _ in range(count_now):
+                self.limiter.release()
+
+        asyncio.get_running_loop().call_later(grace_s, expire)
+
     def stats(self) -> dict[str, Any]:
         return {
             "maximum": self.limiter.maximum,
@@ -117,28 +136,43 @@ class _Limits:
     them all: an actor per endpoint would cost a process per endpoint, which on a small cluster competes with
     the workers for CPU, while one actor's load is a few messages per batch of requests."""
 
-    def __init__(self) -> None:
+    def __init__(self, grace_s: float = 0.0, restarted: bool = False) -> None:
         self.endpoints: dict[str, _LimiterState] = {}
+        self.grace_s = grace_s
+        self.restarted = restarted
+        """This is a restarted life: what the previous one granted is unknown."""
 
     def _state(self, endpoint: str, maximum: int) -> _LimiterState:
+        """An endpoint's limiter, made on first use. In a restarted actor (its process or node was lost), the
+        previous life's grants are unknown and may still be running at the endpoint: the whole cap counts as
+        taken until the longest request timeout of the run (``grace_s``) has passed, and callers wait (they
+        are not errors) -- conservative, so the endpoint never sees more than its cap. Slots returned for a
+        life the actor does not know are ignored (they are part of that reservation)."""
         state = self.endpoints.get(endpoint)
         if state is None:
             state = self.endpoints[endpoint] = _LimiterState(maximum)
+            if self.restarted and self.grace_s > 0:
+                state.reserve(maximum, self.grace_s)
         else:
             state.tighten(maximum)  # the strictest configured limit wins, cluster-wide too
         return state
 
-    def ensure(self, endpoint: str, maximum: int) -> int:
+    async def ensure(self, endpoint: str, maximum: int) -> int:
         return self._state(endpoint, maximum).limiter.limit
 
     async def acquire(self, endpoint: str, owner: str, wanted: int, maximum: int) -> tuple[int, int]:
         return await self._state(endpoint, maximum).acquire(owner, wanted)
 
     def release(self, endpoint: str, owner: str, count: int = 1, successes: int = 0) -> int:
-        return self.endpoints[endpoint].release(owner, count, successes)
+        state = self.endpoints.get(endpoint)
+        return state.release(owner, count, successes) if state is not None else 0  # granted by a lost life
 
     def on_rate_limited(self, endpoint: str) -> int:
-        return self.endpoints[endpoint].on_rate_limited()
+        state = self.endpoints.get(endpoint)
+        return state.on_rate_limited() if state is not None else 0
+
+    def pid(self) -> int:
+        return os.getpid()
 
     async def reset_owners(self, prefix: str, keep: str, grace_s: float = 0.0) -> int:
         results = await asyncio.gather(
@@ -162,9 +196,14 @@ def actor_class() -> Any:
         import ray
 
         class EndpointLimits(_Limits):
-            pass
+            def __init__(self, grace_s: float = 0.0) -> None:
+                super().__init__(grace_s, restarted=ray.get_runtime_context().was_current_actor_reconstructed)
 
-        _actor_class = ray.remote(num_cpus=0, max_concurrency=100_000)(EndpointLimits)
+        # Restarted whenever it dies (its process, or its node), calls made meanwhile retried by Ray: a lost
+        # limiter makes callers wait, never fail.
+        _actor_class = ray.remote(num_cpus=0, max_concurrency=100_000, max_restarts=-1, max_task_retries=-1)(
+            EndpointLimits
+        )
     return _actor_class
 
 
@@ -172,10 +211,19 @@ def endpoint_id(key: tuple[str, str]) -> str:
     return hashlib.sha256("\0".join(key).encode()).hexdigest()[:16] + " " + " ".join(key)[:80]
 
 
-def limits_actor(token: str) -> Any:
-    """The run's limits actor: created by the first caller (detached, so it outlives a killed worker; the run's
-    driver kills it at the end), found by the others."""
-    return actor_class().options(name=f"{NAME_PREFIX}-{token}", get_if_exists=True, lifetime="detached").remote()
+def limits_actor(token: str, grace_s: float = 0.0, *, near_driver: bool = False) -> Any:
+    """The run's limits actor: created by the run's driver (``near_driver``: placed on the driver's node when
+    it can be, so losing a worker node does not take it along) or by the first worker that asks, found by the
+    others. Detached, so it outlives a killed worker; the driver kills it at the end. ``grace_s``: how long a
+    restarted actor counts its previous life's grants as still running (the longest request timeout)."""
+    options: dict[str, Any] = {"name": f"{NAME_PREFIX}-{token}", "get_if_exists": True, "lifetime": "detached"}
+    if near_driver:
+        import ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        node = ray.get_runtime_context().get_node_id()
+        options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id=node, soft=True)
+    return actor_class().options(**options).remote(grace_s)
 
 
 class RemoteLimiter(AdaptiveLimiter):
@@ -227,7 +275,11 @@ class RemoteLimiter(AdaptiveLimiter):
                 granted, self.limit = await self.actor.acquire.remote(
                     self.endpoint, self.owner, len(self._queue), self.maximum
                 )
-            except Exception as exc:  # the actor is gone: every waiter fails with it
+            except Exception as exc:
+                if _is_restarting(exc):  # the actor is being restarted: wait for it, as Ray retries the call
+                    await asyncio.sleep(0.2)
+                    continue
+                # the actor is gone for good (the run is ending): every waiter fails with it
                 for waiter in self._queue:
                     if not waiter.done():
                         waiter.set_exception(exc)
@@ -276,6 +328,13 @@ class RemoteLimiter(AdaptiveLimiter):
         return result
 
 
+def _is_restarting(exc: BaseException) -> bool:
+    """Whether an actor call failed only because the actor is briefly unreachable (being restarted)."""
+    import ray
+
+    return isinstance(exc, ray.exceptions.ActorUnavailableError)
+
+
 class RemoteLimiterFactory:
     """Makes (once per endpoint, per process) the :class:`RemoteLimiter` the model layer asks for."""
 
@@ -290,7 +349,7 @@ class RemoteLimiterFactory:
 
     def __call__(self, key: tuple[str, str], maximum: int) -> AdaptiveLimiter:
         if self.actor is None:
-            self.actor = limits_actor(self.token)
+            self.actor = limits_actor(self.token, self.grace_s)
             # a restarted worker returns what its earlier lives held, once their requests have timed out
             self.actor.reset_owners.remote(f"{self.owner}/", self.life, self.grace_s)
         limiter = self.limiters.get(key)
