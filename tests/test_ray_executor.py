@@ -251,3 +251,25 @@ def test_sqlite_is_refused_for_a_remote_cluster_before_connecting(tmp_path: Path
         # refused before any connection is tried (the address is never contacted)
         asyncio.run(execute_ray(config, cache=False, address="ray://10.255.255.1:10001", workers=2))
     assert not (tmp_path / "store.sqlite").exists()
+
+
+def test_runtime_env_ships_packages_the_working_dir_and_the_task_allowlist(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import typer
+
+    from bedside.cli.runs import runtime_env_for
+
+    package = tmp_path / "mytask"
+    package.mkdir()
+    monkeypatch.setenv("BEDSIDE_TASKS", "mytask:TASK")
+    env = runtime_env_for([package], tmp_path)
+    assert env == {
+        "py_modules": [str(package.resolve())],
+        "working_dir": str(tmp_path.resolve()),
+        "env_vars": {"BEDSIDE_TASKS": "mytask:TASK"},
+    }
+    monkeypatch.delenv("BEDSIDE_TASKS")
+    assert runtime_env_for([], None) is None
+    with pytest.raises(typer.Exit):  # `fail` prints the message and exits 1
+        runtime_env_for([tmp_path / "missing"], None)
