@@ -183,7 +183,7 @@ def fault_runs(samples: int, cap: int, latency_ms: float) -> None:
                 cluster.wait_for_nodes()
             with tempfile.TemporaryDirectory() as tmp, ScriptedServer(latency_ms=latency_ms) as server:
                 config = RunConfig(
-                    name=f"faults-{name}",
+                    name=f"faults-{name.replace(' ', '-')}",
                     task="scale_task:TASK",
                     datasets={"n": DatasetConfig(options={"samples": samples})},
                     systems={"echo": {"type": "echo"}},  # type: ignore[dict-item]
@@ -197,7 +197,7 @@ def fault_runs(samples: int, cap: int, latency_ms: float) -> None:
 
                 def drive(config: RunConfig = config, outcome: dict[str, Any] = outcome) -> None:
                     try:
-                        outcome["summary"] = asyncio.run(execute_ray(config, cache=False, workers=2))
+                        outcome["summary"] = asyncio.run(execute_ray(config, task=TASK, cache=False, workers=2))
                     except BaseException as exc:
                         outcome["error"] = exc
 
