@@ -178,6 +178,8 @@ def test_limiter_state_counts_owners_and_backs_off() -> None:
         assert state.on_rate_limited() == 2  # halved for every worker
         assert state.release("w1", count=2, successes=1) == 2
         assert state.stats()["held"] == {"w1": 1}
+        assert state.watch("w1") == (2, False)  # nobody waits: w1 may re-use its slot
+        assert state.watch("w0/2") == (2, True)  # holds nothing here: must hand back what it has
 
     asyncio.run(run())
 
@@ -241,7 +243,9 @@ def test_a_429_backs_off_every_worker_through_one_limiter(local_ray: None, tmp_p
     (endpoint,) = last.values()
     assert endpoint["rate_limited"] >= 1
     assert endpoint["lowest_limit"] <= 4  # halved (once per second at most: the burst of two counts once)
-    assert endpoint["requests"] == 62  # both workers' requests, retries included, went through one limiter
+    # both workers' requests, retries included, took their slots from one limiter: granted there, or re-used by
+    # the worker that held the slot while nobody else waited (a lease, not a new grant)
+    assert 0 < endpoint["requests"] <= 62
     assert endpoint["max_in_flight"] <= 8
 
 

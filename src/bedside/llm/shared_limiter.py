@@ -72,6 +72,16 @@ class _LimiterState:
                 self.limiter.release()
         return self.limiter.limit
 
+    def watch(self, owner: str, successes: int = 0) -> tuple[int, bool]:
+        """(current limit, contended): whether anyone waits for a slot, more are out than the limit allows
+        (after a 429), or ``owner`` holds nothing here (its slots were granted by a lost life of this actor). A
+        worker re-uses its own slots only while this is not contended."""
+        for _ in range(successes):
+            self.limiter.on_success()
+        limiter = self.limiter
+        contended = bool(limiter._waiters) or limiter.in_flight > limiter.limit or self.held.get(owner, 0) < 1
+        return limiter.limit, contended
+
     def on_rate_limited(self) -> int:
         self.rate_limited += 1
         self.limiter.on_rate_limited()
@@ -167,6 +177,10 @@ class _Limits:
         state = self.endpoints.get(endpoint)
         return state.release(owner, count, successes) if state is not None else 0  # granted by a lost life
 
+    def watch(self, endpoint: str, owner: str, successes: int = 0) -> tuple[int, bool]:
+        state = self.endpoints.get(endpoint)
+        return state.watch(owner, successes) if state is not None else (0, True)
+
     def on_rate_limited(self, endpoint: str) -> int:
         state = self.endpoints.get(endpoint)
         return state.on_rate_limited() if state is not None else 0
@@ -239,6 +253,8 @@ class RemoteLimiter(AdaptiveLimiter):
     process's requests only (the actor's ``stats`` has the cluster's)."""
 
     RELEASE_S = 0.002
+    WATCH_S = 0.05
+    """How often a worker holding slots asks the actor whether others wait (then it stops re-using them)."""
 
     def __init__(self, actor: Any, endpoint: str, maximum: int, owner: str) -> None:
         super().__init__(maximum)
@@ -252,6 +268,12 @@ class RemoteLimiter(AdaptiveLimiter):
         self._asking: asyncio.Future[None] | None = None
         self.actor_calls = 0
         """Messages sent to the actor (benchmarks)."""
+        self.reused = 0
+        """Slots handed from a finished request straight to a waiting one of this worker (benchmarks)."""
+        self._contended = True
+        """As of the actor's last answer: others wait, or the limit is below what is out. Until it says
+        otherwise, slots go back to the actor."""
+        self._watching: asyncio.Future[None] | None = None
 
     async def acquire(self) -> None:
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -296,8 +318,39 @@ class RemoteLimiter(AdaptiveLimiter):
                 self._give_back(granted)
 
     def release(self) -> None:
+        """A request ended. Its slot goes straight to a caller of this worker that waits for one, while nobody
+        else waits at the actor and the limit is not exceeded (a lease: the actor still counts it, so the cap is
+        exact, and the round trip that left the slot idle is saved); otherwise back to the actor."""
         self.in_flight -= 1
+        if not self._contended:
+            while self._queue:
+                waiter = self._queue.pop(0)
+                if waiter.done():
+                    continue  # cancelled while waiting
+                self._take()
+                self.reused += 1
+                waiter.set_result(None)
+                return
         self._give_back(1)
+
+    def _take(self) -> None:
+        super()._take()
+        if self._watching is None or self._watching.done():
+            self._watching = asyncio.ensure_future(self._watch())
+
+    async def _watch(self) -> None:
+        """While this worker holds slots: every ``WATCH_S``, learn from the actor whether others wait."""
+        try:
+            while self.in_flight > 0:
+                await asyncio.sleep(self.WATCH_S)
+                successes, self._successes_pending = self._successes_pending, 0
+                self.actor_calls += 1
+                limit, self._contended = await self.actor.watch.remote(self.endpoint, self.owner, successes)
+                self.limit = limit or self.limit
+        except Exception:  # the actor is being restarted or is gone: hand slots back, as when contended
+            self._contended = True
+        finally:
+            self._contended = True
 
     def _give_back(self, count: int) -> None:
         self._to_release += count
