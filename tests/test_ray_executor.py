@@ -178,8 +178,15 @@ def test_limiter_state_counts_owners_and_backs_off() -> None:
         assert state.on_rate_limited() == 2  # halved for every worker
         assert state.release("w1", count=2, successes=1) == 2
         assert state.stats()["held"] == {"w1": 1}
-        assert state.watch("w1") == (2, False)  # nobody waits: w1 may re-use its slot
-        assert state.watch("w0/2") == (2, True)  # holds nothing here: must hand back what it has
+        assert state.watch("w1") == (2, 1)  # nobody waits: w1 may re-use the slot it holds
+        assert state.watch("w0/2") == (2, 0)  # holds nothing here: must hand back what it has
+        assert await state.acquire("w2") == (1, 2)
+        third = asyncio.ensure_future(state.acquire("w3"))
+        await asyncio.sleep(0)
+        assert state.watch("w1") == (2, 1)  # w3 waits: the limit 2 split over w1, w2 and w3, rounded up
+        state.release("w2")
+        assert await third == (1, 2)
+        assert state.stats()["held"] == {"w1": 1, "w2": 0, "w3": 1}
 
     asyncio.run(run())
 

@@ -44,6 +44,8 @@ class _LimiterState:
     def __init__(self, maximum: int, cooldown_s: float = 1.0) -> None:
         self.limiter = AdaptiveLimiter(maximum, cooldown_s=cooldown_s)
         self.held: dict[str, int] = {}
+        self.asking: dict[str, int] = {}
+        """Owners waiting for a grant now (for :meth:`watch`'s fair share)."""
         self.requests = 0
         self.rate_limited = 0
         self.lowest_limit = maximum
@@ -51,7 +53,13 @@ class _LimiterState:
     async def acquire(self, owner: str, wanted: int = 1) -> tuple[int, int]:
         """Wait for one slot, then take as many more of the ``wanted`` as are free now (nobody else waiting);
         returns (slots granted, current limit)."""
-        await self.limiter.acquire()
+        self.asking[owner] = self.asking.get(owner, 0) + 1
+        try:
+            await self.limiter.acquire()
+        finally:
+            self.asking[owner] -= 1
+            if not self.asking[owner]:
+                del self.asking[owner]
         granted = 1
         limiter = self.limiter
         while granted < wanted and limiter.in_flight < limiter.limit and not limiter._waiters:
@@ -72,15 +80,20 @@ class _LimiterState:
                 self.limiter.release()
         return self.limiter.limit
 
-    def watch(self, owner: str, successes: int = 0) -> tuple[int, bool]:
-        """(current limit, contended): whether anyone waits for a slot, more are out than the limit allows
-        (after a 429), or ``owner`` holds nothing here (its slots were granted by a lost life of this actor). A
-        worker re-uses its own slots only while this is not contended."""
+    def watch(self, owner: str, successes: int = 0) -> tuple[int, int]:
+        """(current limit, ``owner``'s share): how many slots ``owner`` may keep re-using itself, the limit
+        split evenly over the owners that hold or ask for slots (nobody else waiting: all it holds). 0 when it
+        holds nothing here (its slots were granted by a lost life of this actor) or more are out than the limit
+        (after a 429): then every slot goes back to the actor."""
         for _ in range(successes):
             self.limiter.on_success()
         limiter = self.limiter
-        contended = bool(limiter._waiters) or limiter.in_flight > limiter.limit or self.held.get(owner, 0) < 1
-        return limiter.limit, contended
+        if self.held.get(owner, 0) < 1 or limiter.in_flight > limiter.limit:
+            return limiter.limit, 0
+        if not limiter._waiters:
+            return limiter.limit, self.held[owner]
+        owners = {o for o, n in self.held.items() if n > 0 and o != RESERVED} | set(self.asking)
+        return limiter.limit, -(-limiter.limit // max(1, len(owners)))
 
     def on_rate_limited(self) -> int:
         self.rate_limited += 1
@@ -177,9 +190,9 @@ class _Limits:
         state = self.endpoints.get(endpoint)
         return state.release(owner, count, successes) if state is not None else 0  # granted by a lost life
 
-    def watch(self, endpoint: str, owner: str, successes: int = 0) -> tuple[int, bool]:
+    def watch(self, endpoint: str, owner: str, successes: int = 0) -> tuple[int, int]:
         state = self.endpoints.get(endpoint)
-        return state.watch(owner, successes) if state is not None else (0, True)
+        return state.watch(owner, successes) if state is not None else (0, 0)
 
     def on_rate_limited(self, endpoint: str) -> int:
         state = self.endpoints.get(endpoint)
@@ -270,9 +283,9 @@ class RemoteLimiter(AdaptiveLimiter):
         """Messages sent to the actor (benchmarks)."""
         self.reused = 0
         """Slots handed from a finished request straight to a waiting one of this worker (benchmarks)."""
-        self._contended = True
-        """As of the actor's last answer: others wait, or the limit is below what is out. Until it says
-        otherwise, slots go back to the actor."""
+        self._share = 0
+        """As of the actor's last answer: how many slots this worker may keep re-using (its fair share of the
+        limit; 0 until the actor says otherwise, or after a 429 or a restart of the actor)."""
         self._watching: asyncio.Future[None] | None = None
 
     async def acquire(self) -> None:
@@ -322,7 +335,7 @@ class RemoteLimiter(AdaptiveLimiter):
         else waits at the actor and the limit is not exceeded (a lease: the actor still counts it, so the cap is
         exact, and the round trip that left the slot idle is saved); otherwise back to the actor."""
         self.in_flight -= 1
-        if not self._contended:
+        if self.in_flight < self._share:
             while self._queue:
                 waiter = self._queue.pop(0)
                 if waiter.done():
@@ -345,12 +358,12 @@ class RemoteLimiter(AdaptiveLimiter):
                 await asyncio.sleep(self.WATCH_S)
                 successes, self._successes_pending = self._successes_pending, 0
                 self.actor_calls += 1
-                limit, self._contended = await self.actor.watch.remote(self.endpoint, self.owner, successes)
+                limit, self._share = await self.actor.watch.remote(self.endpoint, self.owner, successes)
                 self.limit = limit or self.limit
-        except Exception:  # the actor is being restarted or is gone: hand slots back, as when contended
-            self._contended = True
+        except Exception:  # the actor is gone: hand slots back
+            self._share = 0
         finally:
-            self._contended = True
+            self._share = 0
 
     def _give_back(self, count: int) -> None:
         self._to_release += count

@@ -1,29 +1,31 @@
-"""Run a config on a Ray cluster: the same plan, its samples sharded over Ray workers, one shared store.
+"""Run a config on a Ray cluster: the same plan, its samples pulled by Ray workers from a work queue, one store.
 
 ``bedside run CONFIG --executor ray [--address ADDR] [--workers N]``. What is the same as the local executor
 (:func:`bedside.runs.runner.execute`), because it is the same code: the plan (:func:`plan_run`, in the driver),
 the run's lock (held by the driver, renewed by the workers), every sample's run, scoring, error handling and
-writing (each worker runs its shard with the runner's own ``_Running``), sample keys, and so the results: the
+writing (each worker runs the runner's own ``_Running`` sample loop), sample keys, and so the results: the
 same stored outputs and scores, sample by sample (tested against the local executor).
 
-How the work is split:
+How the work is shared:
 
-* the driver plans, takes the lock, finishes from the store what needs no model (re-scores, reuse), then
-  splits the samples to generate into ``workers`` shards by a hash of (dataset, sample id, epoch): every cell
-  of one sample lands on the same worker, where identical calls (a draft shared by a grid of matchers, say)
-  meet the worker's single-flight and cache instead of being paid for twice on two machines;
-* each worker is a Ray actor running its shard on its own event loop with ``ceil(concurrency / workers)``
-  samples in flight, building its own models and writing finished samples to the shared store every 50 ms;
-* endpoint limits are cluster-wide: each worker's endpoint limiters are handles on the run's limits actor (one
-  limiter per endpoint, :mod:`bedside.llm.shared_limiter`), so the cap and the 429 back-off hold across workers;
+* the driver plans, takes the lock, finishes from the store what needs no model (re-scores, reuse), then cuts
+  the samples to generate into small batches, every cell of one (dataset, sample, epoch) in the same batch (so
+  identical calls of a sample's cells meet one worker's single-flight and cache);
+* the driver is the work queue (:class:`_Dispatcher`): each worker holds a few batches and gets the next when
+  one is stored, so a slow worker takes fewer, and a worker with nothing left is finished and gives its CPU back;
+* each worker is a Ray actor running its samples on its own event loop with ``ceil(concurrency / workers)`` in
+  flight, writing finished samples to the shared store every 50 ms;
+* endpoint limits are cluster-wide: each worker's endpoint limiters are handles on the run's limits actor
+  (:mod:`bedside.llm.shared_limiter`), so the cap and the 429 back-off hold across workers;
 * the response cache is shared through its location (a PostgreSQL URL, or on a one-machine cluster a SQLite
   file), so an answer one worker committed is a cache hit for every other.
 
-Faults: a worker actor that dies (killed, out of memory, node lost) is restarted by Ray (``max_restarts``) and its
-shard is retried (``max_task_retries``); the retried shard first reads which of its samples the store already
-holds with the same key and runs only the rest, so a finished sample is never sent again, and the cache answers
-what the dead worker had received but not yet stored. The restarted worker hands back the limiter slots its
-previous life held. Each sample is stored exactly once (the store's primary key; a re-run replaces its row).
+Faults: a worker that is lost (killed, out of memory, its node gone) fails its calls with a ``RayActorError``;
+the driver puts the samples it held and the store does not hold back at the front of the queue (logged, counted
+in the summary's ``retried``), starts a replacement where a CPU is free, and carries on with the others. The
+limits actor is restarted by Ray and rebuilds its state conservatively (see its module). Each sample is stored
+exactly once (the store's primary key; a re-run replaces its row). Too few free CPUs for ``--workers`` is an
+error at the start, not a wait.
 
 Stores: PostgreSQL for clusters of several machines. A SQLite store (and cache) is refused unless every node of
 the cluster is this machine (a local cluster: ``ray.init`` here, or an address on the loopback), where SQLite's
