@@ -150,7 +150,7 @@ def test_the_limits_actor_lost_mid_run_is_restarted_and_the_cap_holds(cluster: C
     samples = 30
     with ScriptedServer(latency_ms=5) as server:
         # timeout_s is also how long the restarted limiter counts its lost life's grants as running
-        config = _config(tmp_path, server, samples, timeout_s=8.0)
+        config = _config(tmp_path, server, samples, timeout_s=15.0)
         server.hold()
         thread, outcome = _run_in_thread(config)
         server.wait_until(lambda s: s["held"] >= 8, timeout_s=240)  # the cap is taken
@@ -166,7 +166,9 @@ def test_the_limits_actor_lost_mid_run_is_restarted_and_the_cap_holds(cluster: C
         summary = _finish(thread, outcome)
         assert summary.errors == 0
         assert summary.ran == 2 * samples
-        assert server.stats()["requests"] == 2 * samples  # waiting callers waited: nothing failed or was resent
+        # waiting callers waited: nothing failed; at most the 8 held requests were sent again (had the machine
+        # been slow enough for them to time out while held)
+        assert 2 * samples <= server.stats()["requests"] <= 2 * samples + 8
         assert server.stats()["max_in_flight"] <= 8  # the restarted limiter did not hand out the held slots again
     _check_rows_exact(config, samples)
 
