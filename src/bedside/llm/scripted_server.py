@@ -30,7 +30,9 @@ With ``echo_headers`` set, every body (the answer's content on HTTP 200, the err
 with the request's headers, as a careless proxy or debug endpoint would: for testing that no key is stored.
 
 Counters (``GET /_scripted/stats``, or :meth:`ScriptedServer.stats`): requests, in flight now, most in flight
-at once, held now, answers by kind. ``POST /_scripted/reset`` zeroes them. It binds to 127.0.0.1 unless told
+at once, held now, answers by kind, and requests in flight integrated over time (``in_flight_s`` over
+``busy_s``: the mean concurrency, which ``bench/scale.py`` reports as endpoint utilisation).
+``POST /_scripted/reset`` zeroes them. It binds to 127.0.0.1 unless told
 otherwise.
 
 A gate makes concurrency observable without timing: :meth:`ScriptedServer.hold` keeps requests waiting (counted
