@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -74,6 +75,22 @@ def run_command(
         ),
     ] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="With --executor ray: Ray workers.")] = 2,
+    py_module: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--py-module",
+            help="With --executor ray: a package folder shipped to every worker (Ray runtime_env py_modules; "
+            "repeatable), e.g. your task's package when the workers do not have it installed.",
+        ),
+    ] = None,
+    working_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--working-dir",
+            help="With --executor ray: a folder shipped to every worker as its working directory (Ray "
+            "runtime_env working_dir; at most 100 MiB), e.g. one holding the config's prompt templates.",
+        ),
+    ] = None,
     fail_under: Annotated[
         list[str] | None,
         typer.Option(
@@ -124,6 +141,7 @@ def run_command(
                         cache=cache_choice,
                         address=address,
                         workers=workers,
+                        runtime_env=runtime_env_for(py_module or [], working_dir),
                     )
                 )
             except RayExecutorError as exc:
@@ -156,6 +174,7 @@ def run_command(
             if summary.truncated
             else ""
         )
+        + (f"; {summary.retried} run again after their Ray worker was lost" if summary.retried else "")
     )
     if summary.errors:
         _print_error_causes(causes)
@@ -336,6 +355,25 @@ def print_dry_run(config: Any, *, retry_errors: bool, cache: str | Path | bool, 
         )
 
 
+def runtime_env_for(py_modules: list[Path], working_dir: Path | None) -> dict[str, Any] | None:
+    """The Ray ``runtime_env`` that ships ``--py-module`` folders and the ``--working-dir`` to the workers, and
+    passes on ``BEDSIDE_TASKS`` (which module:attribute tasks may be imported) so a worker resolves the same
+    task as the driver."""
+    env: dict[str, Any] = {}
+    for folder in py_modules:
+        if not folder.is_dir():
+            raise fail(ValueError(f"--py-module {folder}: not a folder (give the package's folder)"))
+    if py_modules:
+        env["py_modules"] = [str(folder.resolve()) for folder in py_modules]
+    if working_dir is not None:
+        if not working_dir.is_dir():
+            raise fail(ValueError(f"--working-dir {working_dir}: not a folder"))
+        env["working_dir"] = str(working_dir.resolve())
+    if os.environ.get("BEDSIDE_TASKS"):
+        env["env_vars"] = {"BEDSIDE_TASKS": os.environ["BEDSIDE_TASKS"]}
+    return env or None
+
+
 def summary_data(summary: Any, store: str) -> dict[str, Any]:
     """What ``bedside run --json`` prints: the run's counts, per cell and in all, and usage by role."""
     return {
@@ -346,6 +384,7 @@ def summary_data(summary: Any, store: str) -> dict[str, Any]:
         "rescored": summary.rescored,
         "errors": summary.errors,
         "truncated": summary.truncated,
+        "retried": summary.retried,
         "interrupted": summary.interrupted,
         "wall_s": round(summary.wall_s, 3),
         "cells": {cell: dataclasses.asdict(counts) for cell, counts in summary.cells.items()},

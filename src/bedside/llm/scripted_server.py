@@ -30,7 +30,9 @@ With ``echo_headers`` set, every body (the answer's content on HTTP 200, the err
 with the request's headers, as a careless proxy or debug endpoint would: for testing that no key is stored.
 
 Counters (``GET /_scripted/stats``, or :meth:`ScriptedServer.stats`): requests, in flight now, most in flight
-at once, held now, answers by kind. ``POST /_scripted/reset`` zeroes them. It binds to 127.0.0.1 unless told
+at once, held now, answers by kind, and requests in flight integrated over time (``in_flight_s`` over
+``busy_s``: the mean concurrency, which ``bench/scale.py`` reports as endpoint utilisation).
+``POST /_scripted/reset`` zeroes them. It binds to 127.0.0.1 unless told
 otherwise.
 
 A gate makes concurrency observable without timing: :meth:`ScriptedServer.hold` keeps requests waiting (counted
@@ -156,6 +158,11 @@ class ScriptedServer:
             self.requests = 0
             self.in_flight = 0
             self.max_in_flight = 0
+            self.in_flight_s = 0.0
+            """The integral of requests in flight over time (request-seconds), for utilisation."""
+            self.first_at: float | None = None
+            self.last_at: float | None = None
+            """``time.monotonic`` of the first request's arrival and of the latest request's end."""
             self.answers: Counter[str] = Counter()
             self._rng = random.Random(self.seed)
             self._changed.notify_all()
@@ -174,6 +181,8 @@ class ScriptedServer:
             "max_in_flight": self.max_in_flight,
             "held": self.held,
             "answers": dict(self.answers),
+            "in_flight_s": self.in_flight_s,
+            "busy_s": (self.last_at - self.first_at) if self.first_at is not None and self.last_at else 0.0,
         }
 
     def wait_until(self, condition: Callable[[dict[str, Any]], bool], *, timeout_s: float = 300.0) -> dict[str, Any]:
@@ -254,11 +263,22 @@ class ScriptedServer:
         app.router.add_post("/_scripted/reset", self._reset)
         return app
 
+    def _count_in_flight(self, change: int) -> None:
+        """Under the lock: one request more or fewer in flight, integrated over time, so a benchmark reads the
+        endpoint's mean concurrency (``in_flight_s / busy_s``) from the server rather than sampling it."""
+        now = time.monotonic()
+        if self.first_at is None:
+            self.first_at = now
+        elif self.last_at is not None:
+            self.in_flight_s += self.in_flight * (now - self.last_at)
+        self.last_at = now
+        self.in_flight += change
+
     def _next_fault(self) -> str | None:
         with self._lock:
             index = self.requests
             self.requests += 1
-            self.in_flight += 1
+            self._count_in_flight(+1)
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             self._changed.notify_all()
             if index < len(self.faults.first):
@@ -329,7 +349,7 @@ class ScriptedServer:
             )
         finally:
             with self._lock:
-                self.in_flight -= 1
+                self._count_in_flight(-1)
                 self.answers[outcome] += 1
                 self._changed.notify_all()
 

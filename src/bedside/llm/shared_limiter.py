@@ -34,6 +34,8 @@ from typing import Any
 from bedside.llm.limiter import AdaptiveLimiter, install_limiter_factory
 
 NAME_PREFIX = "bedside-limiter"
+RESERVED = "reserved-after-restart"
+"""The owner a restarted limits actor books its predecessor's possible grants to (see :meth:`_Limits._state`)."""
 
 
 class _LimiterState:
@@ -42,6 +44,8 @@ class _LimiterState:
     def __init__(self, maximum: int, cooldown_s: float = 1.0) -> None:
         self.limiter = AdaptiveLimiter(maximum, cooldown_s=cooldown_s)
         self.held: dict[str, int] = {}
+        self.asking: dict[str, int] = {}
+        """Owners waiting for a grant now (for :meth:`watch`'s fair share)."""
         self.requests = 0
         self.rate_limited = 0
         self.lowest_limit = maximum
@@ -49,7 +53,13 @@ class _LimiterState:
     async def acquire(self, owner: str, wanted: int = 1) -> tuple[int, int]:
         """Wait for one slot, then take as many more of the ``wanted`` as are free now (nobody else waiting);
         returns (slots granted, current limit)."""
-        await self.limiter.acquire()
+        self.asking[owner] = self.asking.get(owner, 0) + 1
+        try:
+            await self.limiter.acquire()
+        finally:
+            self.asking[owner] -= 1
+            if not self.asking[owner]:
+                del self.asking[owner]
         granted = 1
         limiter = self.limiter
         while granted < wanted and limiter.in_flight < limiter.limit and not limiter._waiters:
@@ -69,6 +79,21 @@ class _LimiterState:
             for _ in range(count):
                 self.limiter.release()
         return self.limiter.limit
+
+    def watch(self, owner: str, successes: int = 0) -> tuple[int, int]:
+        """(current limit, ``owner``'s share): how many slots ``owner`` may keep re-using itself, the limit
+        split evenly over the owners that hold or ask for slots (nobody else waiting: all it holds). 0 when it
+        holds nothing here (its slots were granted by a lost life of this actor) or more are out than the limit
+        (after a 429): then every slot goes back to the actor."""
+        for _ in range(successes):
+            self.limiter.on_success()
+        limiter = self.limiter
+        if self.held.get(owner, 0) < 1 or limiter.in_flight > limiter.limit:
+            return limiter.limit, 0
+        if not limiter._waiters:
+            return limiter.limit, self.held[owner]
+        owners = {o for o, n in self.held.items() if n > 0 and o != RESERVED} | set(self.asking)
+        return limiter.limit, -(-limiter.limit // max(1, len(owners)))
 
     def on_rate_limited(self) -> int:
         self.rate_limited += 1
@@ -99,6 +124,23 @@ class _LimiterState:
                 self.limiter.release()
         return leaked
 
+    def reserve(self, count: int, grace_s: float) -> None:
+        """Count ``count`` slots as taken for ``grace_s`` (then free them): what a restarted actor assumes its
+        previous life had granted, since those requests may still be running at the endpoint."""
+        self.held[RESERVED] = self.held.get(RESERVED, 0) + count
+        for _ in range(count):
+            self.limiter._take()
+
+        def expire() -> None:
+            count_now = min(count, self.held.get(RESERVED, 0))
+            self.held[RESERVED] -= count_now
+            if not self.held[RESERVED]:
+                del self.held[RESERVED]
+            for _ in range(count_now):
+                self.limiter.release()
+
+        asyncio.get_running_loop().call_later(grace_s, expire)
+
     def stats(self) -> dict[str, Any]:
         return {
             "maximum": self.limiter.maximum,
@@ -117,28 +159,47 @@ class _Limits:
     them all: an actor per endpoint would cost a process per endpoint, which on a small cluster competes with
     the workers for CPU, while one actor's load is a few messages per batch of requests."""
 
-    def __init__(self) -> None:
+    def __init__(self, grace_s: float = 0.0, restarted: bool = False) -> None:
         self.endpoints: dict[str, _LimiterState] = {}
+        self.grace_s = grace_s
+        self.restarted = restarted
+        """This is a restarted life: what the previous one granted is unknown."""
 
     def _state(self, endpoint: str, maximum: int) -> _LimiterState:
+        """An endpoint's limiter, made on first use. In a restarted actor (its process or node was lost), the
+        previous life's grants are unknown and may still be running at the endpoint: the whole cap counts as
+        taken until the longest request timeout of the run (``grace_s``) has passed, and callers wait (they
+        are not errors) -- conservative, so the endpoint never sees more than its cap. Slots returned for a
+        life the actor does not know are ignored (they are part of that reservation)."""
         state = self.endpoints.get(endpoint)
         if state is None:
             state = self.endpoints[endpoint] = _LimiterState(maximum)
+            if self.restarted and self.grace_s > 0:
+                state.reserve(maximum, self.grace_s)
         else:
             state.tighten(maximum)  # the strictest configured limit wins, cluster-wide too
         return state
 
-    def ensure(self, endpoint: str, maximum: int) -> int:
+    async def ensure(self, endpoint: str, maximum: int) -> int:
         return self._state(endpoint, maximum).limiter.limit
 
     async def acquire(self, endpoint: str, owner: str, wanted: int, maximum: int) -> tuple[int, int]:
         return await self._state(endpoint, maximum).acquire(owner, wanted)
 
     def release(self, endpoint: str, owner: str, count: int = 1, successes: int = 0) -> int:
-        return self.endpoints[endpoint].release(owner, count, successes)
+        state = self.endpoints.get(endpoint)
+        return state.release(owner, count, successes) if state is not None else 0  # granted by a lost life
+
+    def watch(self, endpoint: str, owner: str, successes: int = 0) -> tuple[int, int]:
+        state = self.endpoints.get(endpoint)
+        return state.watch(owner, successes) if state is not None else (0, 0)
 
     def on_rate_limited(self, endpoint: str) -> int:
-        return self.endpoints[endpoint].on_rate_limited()
+        state = self.endpoints.get(endpoint)
+        return state.on_rate_limited() if state is not None else 0
+
+    def pid(self) -> int:
+        return os.getpid()
 
     async def reset_owners(self, prefix: str, keep: str, grace_s: float = 0.0) -> int:
         results = await asyncio.gather(
@@ -162,9 +223,14 @@ def actor_class() -> Any:
         import ray
 
         class EndpointLimits(_Limits):
-            pass
+            def __init__(self, grace_s: float = 0.0) -> None:
+                super().__init__(grace_s, restarted=ray.get_runtime_context().was_current_actor_reconstructed)
 
-        _actor_class = ray.remote(num_cpus=0, max_concurrency=100_000)(EndpointLimits)
+        # Restarted whenever it dies (its process, or its node), calls made meanwhile retried by Ray: a lost
+        # limiter makes callers wait, never fail.
+        _actor_class = ray.remote(num_cpus=0, max_concurrency=100_000, max_restarts=-1, max_task_retries=-1)(
+            EndpointLimits
+        )
     return _actor_class
 
 
@@ -172,10 +238,19 @@ def endpoint_id(key: tuple[str, str]) -> str:
     return hashlib.sha256("\0".join(key).encode()).hexdigest()[:16] + " " + " ".join(key)[:80]
 
 
-def limits_actor(token: str) -> Any:
-    """The run's limits actor: created by the first caller (detached, so it outlives a killed worker; the run's
-    driver kills it at the end), found by the others."""
-    return actor_class().options(name=f"{NAME_PREFIX}-{token}", get_if_exists=True, lifetime="detached").remote()
+def limits_actor(token: str, grace_s: float = 0.0, *, near_driver: bool = False) -> Any:
+    """The run's limits actor: created by the run's driver (``near_driver``: placed on the driver's node when
+    it can be, so losing a worker node does not take it along) or by the first worker that asks, found by the
+    others. Detached, so it outlives a killed worker; the driver kills it at the end. ``grace_s``: how long a
+    restarted actor counts its previous life's grants as still running (the longest request timeout)."""
+    options: dict[str, Any] = {"name": f"{NAME_PREFIX}-{token}", "get_if_exists": True, "lifetime": "detached"}
+    if near_driver:
+        import ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        node = ray.get_runtime_context().get_node_id()
+        options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id=node, soft=True)
+    return actor_class().options(**options).remote(grace_s)
 
 
 class RemoteLimiter(AdaptiveLimiter):
@@ -191,6 +266,8 @@ class RemoteLimiter(AdaptiveLimiter):
     process's requests only (the actor's ``stats`` has the cluster's)."""
 
     RELEASE_S = 0.002
+    WATCH_S = 0.05
+    """How often a worker holding slots asks the actor whether others wait (then it stops re-using them)."""
 
     def __init__(self, actor: Any, endpoint: str, maximum: int, owner: str) -> None:
         super().__init__(maximum)
@@ -204,6 +281,12 @@ class RemoteLimiter(AdaptiveLimiter):
         self._asking: asyncio.Future[None] | None = None
         self.actor_calls = 0
         """Messages sent to the actor (benchmarks)."""
+        self.reused = 0
+        """Slots handed from a finished request straight to a waiting one of this worker (benchmarks)."""
+        self._share = 0
+        """As of the actor's last answer: how many slots this worker may keep re-using (its fair share of the
+        limit; 0 until the actor says otherwise, or after a 429 or a restart of the actor)."""
+        self._watching: asyncio.Future[None] | None = None
 
     async def acquire(self) -> None:
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -227,7 +310,11 @@ class RemoteLimiter(AdaptiveLimiter):
                 granted, self.limit = await self.actor.acquire.remote(
                     self.endpoint, self.owner, len(self._queue), self.maximum
                 )
-            except Exception as exc:  # the actor is gone: every waiter fails with it
+            except Exception as exc:
+                if _is_restarting(exc):  # the actor is being restarted: wait for it, as Ray retries the call
+                    await asyncio.sleep(0.2)
+                    continue
+                # the actor is gone for good (the run is ending): every waiter fails with it
                 for waiter in self._queue:
                     if not waiter.done():
                         waiter.set_exception(exc)
@@ -244,8 +331,39 @@ class RemoteLimiter(AdaptiveLimiter):
                 self._give_back(granted)
 
     def release(self) -> None:
+        """A request ended. Its slot goes straight to a caller of this worker that waits for one, while nobody
+        else waits at the actor and the limit is not exceeded (a lease: the actor still counts it, so the cap is
+        exact, and the round trip that left the slot idle is saved); otherwise back to the actor."""
         self.in_flight -= 1
+        if self.in_flight < self._share:
+            while self._queue:
+                waiter = self._queue.pop(0)
+                if waiter.done():
+                    continue  # cancelled while waiting
+                self._take()
+                self.reused += 1
+                waiter.set_result(None)
+                return
         self._give_back(1)
+
+    def _take(self) -> None:
+        super()._take()
+        if self._watching is None or self._watching.done():
+            self._watching = asyncio.ensure_future(self._watch())
+
+    async def _watch(self) -> None:
+        """While this worker holds slots: every ``WATCH_S``, learn from the actor whether others wait."""
+        try:
+            while self.in_flight > 0:
+                await asyncio.sleep(self.WATCH_S)
+                successes, self._successes_pending = self._successes_pending, 0
+                self.actor_calls += 1
+                limit, self._share = await self.actor.watch.remote(self.endpoint, self.owner, successes)
+                self.limit = limit or self.limit
+        except Exception:  # the actor is gone: hand slots back
+            self._share = 0
+        finally:
+            self._share = 0
 
     def _give_back(self, count: int) -> None:
         self._to_release += count
@@ -276,6 +394,13 @@ class RemoteLimiter(AdaptiveLimiter):
         return result
 
 
+def _is_restarting(exc: BaseException) -> bool:
+    """Whether an actor call failed only because the actor is briefly unreachable (being restarted)."""
+    import ray
+
+    return isinstance(exc, ray.exceptions.ActorUnavailableError)
+
+
 class RemoteLimiterFactory:
     """Makes (once per endpoint, per process) the :class:`RemoteLimiter` the model layer asks for."""
 
@@ -290,7 +415,7 @@ class RemoteLimiterFactory:
 
     def __call__(self, key: tuple[str, str], maximum: int) -> AdaptiveLimiter:
         if self.actor is None:
-            self.actor = limits_actor(self.token)
+            self.actor = limits_actor(self.token, self.grace_s)
             # a restarted worker returns what its earlier lives held, once their requests have timed out
             self.actor.reset_owners.remote(f"{self.owner}/", self.life, self.grace_s)
         limiter = self.limiters.get(key)

@@ -1,29 +1,31 @@
-"""Run a config on a Ray cluster: the same plan, its samples sharded over Ray workers, one shared store.
+"""Run a config on a Ray cluster: the same plan, its samples pulled by Ray workers from a work queue, one store.
 
 ``bedside run CONFIG --executor ray [--address ADDR] [--workers N]``. What is the same as the local executor
 (:func:`bedside.runs.runner.execute`), because it is the same code: the plan (:func:`plan_run`, in the driver),
 the run's lock (held by the driver, renewed by the workers), every sample's run, scoring, error handling and
-writing (each worker runs its shard with the runner's own ``_Running``), sample keys, and so the results: the
+writing (each worker runs the runner's own ``_Running`` sample loop), sample keys, and so the results: the
 same stored outputs and scores, sample by sample (tested against the local executor).
 
-How the work is split:
+How the work is shared:
 
-* the driver plans, takes the lock, finishes from the store what needs no model (re-scores, reuse), then
-  splits the samples to generate into ``workers`` shards by a hash of (dataset, sample id, epoch): every cell
-  of one sample lands on the same worker, where identical calls (a draft shared by a grid of matchers, say)
-  meet the worker's single-flight and cache instead of being paid for twice on two machines;
-* each worker is a Ray actor running its shard on its own event loop with ``ceil(concurrency / workers)``
-  samples in flight, building its own models and writing finished samples to the shared store every 50 ms;
-* endpoint limits are cluster-wide: each worker's endpoint limiters are handles on the run's limits actor (one
-  limiter per endpoint, :mod:`bedside.llm.shared_limiter`), so the cap and the 429 back-off hold across workers;
+* the driver plans, takes the lock, finishes from the store what needs no model (re-scores, reuse), then cuts
+  the samples to generate into small batches, every cell of one (dataset, sample, epoch) in the same batch (so
+  identical calls of a sample's cells meet one worker's single-flight and cache);
+* the driver is the work queue (:class:`_Dispatcher`): each worker holds a few batches and gets the next when
+  one is stored, so a slow worker takes fewer, and a worker with nothing left is finished and gives its CPU back;
+* each worker is a Ray actor running its samples on its own event loop with ``ceil(concurrency / workers)`` in
+  flight, writing finished samples to the shared store every 50 ms;
+* endpoint limits are cluster-wide: each worker's endpoint limiters are handles on the run's limits actor
+  (:mod:`bedside.llm.shared_limiter`), so the cap and the 429 back-off hold across workers;
 * the response cache is shared through its location (a PostgreSQL URL, or on a one-machine cluster a SQLite
   file), so an answer one worker committed is a cache hit for every other.
 
-Faults: a worker actor that dies (killed, out of memory, node lost) is restarted by Ray (``max_restarts``) and its
-shard is retried (``max_task_retries``); the retried shard first reads which of its samples the store already
-holds with the same key and runs only the rest, so a finished sample is never sent again, and the cache answers
-what the dead worker had received but not yet stored. The restarted worker hands back the limiter slots its
-previous life held. Each sample is stored exactly once (the store's primary key; a re-run replaces its row).
+Faults: a worker that is lost (killed, out of memory, its node gone) fails its calls with a ``RayActorError``;
+the driver puts the samples it held and the store does not hold back at the front of the queue (logged, counted
+in the summary's ``retried``), starts a replacement where a CPU is free, and carries on with the others. The
+limits actor is restarted by Ray and rebuilds its state conservatively (see its module). Each sample is stored
+exactly once (the store's primary key; a re-run replaces its row). Too few free CPUs for ``--workers`` is an
+error at the start, not a wait.
 
 Stores: PostgreSQL for clusters of several machines. A SQLite store (and cache) is refused unless every node of
 the cluster is this machine (a local cluster: ``ray.init`` here, or an address on the loopback), where SQLite's
@@ -37,15 +39,17 @@ off, and nothing outside the loopback is contacted.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
-import hashlib
+import logging
 import math
 import os
 import resource
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Iterator
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -58,36 +62,35 @@ from bedside.llm.cache import default_cache_path
 from bedside.llm.cache_postgres import is_postgres_url
 from bedside.runs.config import RunConfig
 from bedside.runs.runner import (
+    Cell,
     CellProgress,
     Item,
     Plan,
     Progress,
     RunSummary,
     _Running,
+    _Scoring,
     _settings,
+    _Writer,
     build_models,
     check_config,
     load_datasets,
     plan_run,
 )
-from bedside.runs.store import RunLock, Store, results_table
+from bedside.runs.store import ResultRow, RunLock, Store, results_table
 from bedside.runs.task import Task, resolve_task
+
+log = logging.getLogger(__name__)
 
 WORKER_PREFIX = "bedside-worker"
 MAX_RESTARTS = 4
-"""How often one worker may die and be restarted in a run before the run fails."""
+"""How often one worker may be lost and replaced in a run (after that the others carry on without it)."""
 POLL_S = 0.5
 """How often the driver reads progress from the store."""
 
 
 class RayExecutorError(RuntimeError):
     """A Ray run cannot start (Ray missing, a SQLite store on a multi-node cluster) or a worker gave up."""
-
-
-def shard_of(item: Item, workers: int) -> int:
-    """The worker an item goes to: stable, and the same for every cell of one (dataset, sample, epoch)."""
-    digest = hashlib.sha256(f"{item.cell.dataset}\0{item.sample.id}\0{item.epoch}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") % workers
 
 
 def _is_local_address(address: str | None) -> bool:
@@ -117,23 +120,37 @@ _NOWHERE_PROXY = "http://127.0.0.1:9"
 """A loopback port nothing listens on (discard): where Ray's own HTTP probes are sent to fail at once."""
 
 
-def init_local_ray(*, num_cpus: int, namespace: str = "bedside", runtime_env: dict[str, Any] | None = None) -> None:
-    """Start Ray on this machine, on 127.0.0.1 only: node IP pinned (and never detected), no dashboard, no usage
-    statistics, and no probe of cloud metadata services.
+@contextlib.contextmanager
+def loopback_ray_env() -> Iterator[None]:
+    """While Ray starts its processes here: node IP pinned and never detected (:func:`pin_loopback`), usage
+    statistics off, and Ray's own HTTP probes sent to a closed loopback port.
 
     Even without the dashboard, Ray starts a small API server whose usage-statistics module asks the cloud
     metadata address (169.254.169.254) and ``metadata.google.internal`` (a DNS lookup) which cloud it runs on,
     whether statistics are enabled or not (seen with strace). Those probes use ``requests``, which honours proxy
     variables: while Ray starts its processes, ``http_proxy`` points at a closed loopback port, so they fail at
     once without resolving or contacting anything else. The driver's own variables are restored afterwards;
-    bedside's HTTP client ignores proxy variables anyway (aiohttp without ``trust_env``).
-    """
-    import ray
-
+    bedside's HTTP client ignores proxy variables anyway (aiohttp without ``trust_env``). Tests that build a
+    multi-node local cluster (``ray.cluster_utils.Cluster``) start it inside this too."""
     pin_loopback()
     saved = {name: os.environ.get(name) for name in ("http_proxy", "HTTP_PROXY", "no_proxy", "NO_PROXY")}
     os.environ.update({"http_proxy": _NOWHERE_PROXY, "HTTP_PROXY": _NOWHERE_PROXY, "no_proxy": "", "NO_PROXY": ""})
     try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def init_local_ray(*, num_cpus: int, namespace: str = "bedside", runtime_env: dict[str, Any] | None = None) -> None:
+    """Start Ray on this machine, on 127.0.0.1 only: node IP pinned (and never detected), no dashboard, no usage
+    statistics, and no probe of cloud metadata services (:func:`loopback_ray_env`)."""
+    import ray
+
+    with loopback_ray_env():
         ray.init(
             _node_ip_address="127.0.0.1",
             include_dashboard=False,
@@ -142,12 +159,6 @@ def init_local_ray(*, num_cpus: int, namespace: str = "bedside", runtime_env: di
             runtime_env=runtime_env,
             log_to_driver=False,
         )
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
     addresses = {node.get("NodeManagerAddress") for node in ray.nodes()}
     if addresses != {"127.0.0.1"}:
         ray.shutdown()
@@ -195,17 +206,76 @@ def _cache_location(cache: str | Path | bool | None) -> str | None:
     return str(cache)
 
 
-class _ShardRunning(_Running):
-    """A worker's share of a plan: the runner's own sample loop, with endpoint caps taken from the whole run's
-    config (the per-worker config only lowers how many samples this worker keeps in flight)."""
+class _PromptWriter(_Writer):
+    """The runner's writer, counting a batch as stored as soon as its write commits: the local runner counts at
+    the next sample's arrival or at the end, but a worker's batch waits for its count (the driver sends the next
+    batches on that answer), and its last sample may have no successor."""
 
-    def __init__(self, plan: Plan, store: Store, lock: RunLock, full_config: RunConfig) -> None:
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    def add(self, entry: ResultRow | _Scoring) -> None:
+        self._loop = asyncio.get_running_loop()
+        super().add(entry)
+
+    def _check(self, write: Future[list[ResultRow]]) -> None:
+        super()._check(write)
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the run is over
+                self._loop.call_soon_threadsafe(self._collect)
+
+
+class _ShardRunning(_Running):
+    """A worker's runner: the runner's own sample loop, fed from the worker's work queue (batches the driver
+    sends as the worker asks for them), with endpoint caps taken from the whole run's config (the per-worker
+    config only lowers how many samples this worker keeps in flight). A batch is answered once every one of
+    its samples is stored."""
+
+    def __init__(
+        self, plan: Plan, store: Store, lock: RunLock, full_config: RunConfig, cache: str | Path | bool | None
+    ) -> None:
         super().__init__(plan, store, lock, None)
+        self.writer = _PromptWriter(store, self._scored_row, self._stored)
         self.full_config = full_config
+        self.cache = cache
+        self.queue: asyncio.Queue[Item | None] = asyncio.Queue()
+        self.waiting: dict[tuple[str, str, int], _Batch] = {}
 
     def _build_models(self, cache: str | Path | bool | None) -> None:
         whole = dataclasses.replace(self.plan, config=self.full_config)
         self.models, self.cell_models = build_models(whole, cache, self.summary)
+
+    def _sample_loops(self) -> list[Coroutine[Any, Any, None]]:
+        if not self.models:  # the plan's ``generate`` is empty: samples come through the queue
+            self._build_models(self.cache)
+
+        async def worker() -> None:
+            while (item := await self.queue.get()) is not None:
+                await self._generate(item)
+
+        return [worker() for _ in range(self.plan.config.concurrency)]
+
+    def _stored(self, entries: list[ResultRow | _Scoring], rows: list[ResultRow]) -> None:
+        super()._stored(entries, rows)
+        for row in rows:
+            batch = self.waiting.pop((row.cell, row.sample_id, row.epoch), None)
+            if batch is not None:
+                batch.one_stored(row.cell, row.status == "error")
+
+
+@dataclasses.dataclass
+class _Batch:
+    """A batch of samples in a worker, answered (per cell: stored, of which errors) once all are stored."""
+
+    future: asyncio.Future[dict[str, tuple[int, int]]]
+    remaining: int
+    cells: dict[str, tuple[int, int]] = dataclasses.field(default_factory=dict)
+
+    def one_stored(self, cell: str, error: bool) -> None:
+        done, errors = self.cells.get(cell, (0, 0))
+        self.cells[cell] = (done + 1, errors + error)
+        self.remaining -= 1
+        if self.remaining == 0 and not self.future.done():
+            self.future.set_result(self.cells)
 
 
 @dataclasses.dataclass
@@ -220,68 +290,130 @@ class ShardResult:
     """The worker's usage by role (``RoleUsage`` fields); a worker that died took its own with it."""
     pid: int
     cpu_s: float = 0.0
-    """CPU seconds the shard took in the worker (this life)."""
+    """CPU seconds the worker took while it ran samples (this life)."""
     max_rss_mb: float = 0.0
     """The worker process's peak resident memory."""
     limits: dict[str, Any] = dataclasses.field(default_factory=dict)
-    """The cluster-wide limiters as the limits actor saw them when this shard ended, by endpoint."""
+    """The cluster-wide limiters as the limits actor saw them when this worker ended, by endpoint."""
     started: float = 0.0
     finished: float = 0.0
-    """Wall-clock times (``time.time``) the shard began and ended in the worker (start-up costs excluded)."""
+    """Wall-clock times (``time.time``) the worker began and ended its samples (start-up costs excluded)."""
 
 
 class RunWorker:
-    """One Ray worker (an async actor): runs shards of a run's plan. Plain class; :func:`_worker_class` wraps it."""
+    """One Ray worker (an async actor): ``start`` builds its runner, ``run_batch`` adds samples to its queue and
+    answers once they are stored, ``finish`` ends it. Plain class; :func:`_worker_class_remote` wraps it."""
 
     def __init__(self, index: int, token: str) -> None:
         self.index = index
         self.token = token
+        self.running: _ShardRunning | None = None
+        self.task: asyncio.Future[None] | None = None
+        self.store: Store | None = None
+        self.limits: Any = None
+        self.run_id = ""
+        self.retry_errors = False
+        self.cpu_start = self.started = 0.0
+        self.ready = asyncio.Event()
+        """Set once ``start`` has built the runner: an async actor does not run its calls in order."""
 
     def pid(self) -> int:
         return os.getpid()
 
-    async def run_shard(
+    def node(self) -> str:
+        import ray
+
+        return str(ray.get_runtime_context().get_node_id())
+
+    async def start(
         self,
         config: RunConfig,
         task: Task | None,
         scorers: list[str],
-        items: list[Item],
-        bypass: dict[str, list[str]],
+        cells: list[Cell],
         lock: RunLock,
         cache: str | None,
         retry_errors: bool,
         workers: int,
-    ) -> ShardResult:
+    ) -> int:
         from bedside.llm import shared_limiter
 
-        cpu_start, started = time.process_time(), time.time()
-        limits = shared_limiter.install(self.token, owner=f"worker-{self.index}", grace_s=_longest_timeout(config))
+        self.cpu_start, self.started = time.process_time(), time.time()
+        self.limits = shared_limiter.install(self.token, owner=f"worker-{self.index}", grace_s=_longest_timeout(config))
         task = task or resolve_task(config.task)
-        store = Store(config.store)
+        self.store = Store(config.store)
+        self.run_id, self.retry_errors = config.run_id, retry_errors
+        per_worker = config.model_copy(update={"concurrency": max(1, math.ceil(config.concurrency / workers))})
+        summary = RunSummary(config.run_id, {c.id: CellProgress(0) for c in cells})
+        settings = {role: _settings(config, role) for role in config.models}
+        plan = Plan(per_worker, task, scorers, cells, settings, summary, generate=[], bypass={})
+        self.running = running = _ShardRunning(plan, self.store, lock, config, cache)
+        self.task = asyncio.ensure_future(running.run(cache))
+        self.task.add_done_callback(self._fail_waiting)
+        self.ready.set()
+        return os.getpid()
+
+    def _fail_waiting(self, task: asyncio.Future[None]) -> None:
+        """The runner stopped (the store cannot be written): every batch still waiting fails with its error."""
+        assert self.running is not None
+        error = task.exception() if not task.cancelled() else asyncio.CancelledError()
+        for batch in list(self.running.waiting.values()):
+            if not batch.future.done():
+                batch.future.set_exception(error or RuntimeError("the worker's runner stopped"))
+        self.running.waiting.clear()
+
+    async def run_batch(
+        self, items: list[Item], bypass: dict[str, list[str]], check_stored: bool
+    ) -> dict[str, tuple[int, int]]:
+        """Run ``items``; answered with (stored, errors) per cell once all are stored. ``check_stored``: a batch
+        taken back from a lost worker, whose samples the store may hold already (those are skipped)."""
+        await self.ready.wait()
+        running, store = self.running, self.store
+        assert running is not None
+        assert store is not None
+        assert self.task is not None
+        if self.task.done():
+            self.task.result()  # raises what stopped the runner
+            raise RuntimeError("the worker has finished")
+        if check_stored:
+            items, _ = await asyncio.to_thread(_not_yet_stored, store, self.run_id, items, self.retry_errors)
+        if not items:
+            return {}
+        running.plan.bypass.update(bypass)
+        batch = _Batch(asyncio.get_running_loop().create_future(), len(items))
+        for item in items:
+            running.waiting[(item.cell.id, item.sample.id, item.epoch)] = batch
+            running.queue.put_nowait(item)
+        return await batch.future
+
+    async def finish(self) -> ShardResult:
+        """Stop taking samples (none are queued: the driver sends ``finish`` only to an idle worker), close the
+        runner, and report this worker's figures."""
+        await self.ready.wait()
+        running, store = self.running, self.store
+        assert running is not None
+        assert store is not None
+        assert self.task is not None
+        for _ in range(running.plan.config.concurrency):
+            running.queue.put_nowait(None)
         try:
-            todo, skipped = _not_yet_stored(store, config.run_id, items, retry_errors)
-            per_worker = config.model_copy(update={"concurrency": max(1, math.ceil(config.concurrency / workers))})
-            cells = sorted({item.cell for item in todo}, key=lambda c: c.id)
-            summary = RunSummary(config.run_id, {c.id: CellProgress(0) for c in cells})
-            settings = {role: _settings(config, role) for role in config.models}
-            plan = Plan(per_worker, task, scorers, cells, settings, summary, generate=todo, bypass=bypass)
-            running = _ShardRunning(plan, store, lock, config)
-            await running.run(cache)
-            seen = await limits.actor.stats.remote() if limits.actor is not None else {}
+            await self.task
+            seen = await self.limits.actor.stats.remote() if self.limits.actor is not None else {}
         finally:
             store.close()
+        summary = running.summary
         return ShardResult(
             index=self.index,
             ran=summary.ran,
             truncated=summary.truncated,
-            skipped=skipped,
+            skipped=0,
             cells={cell: (c.done, c.errors) for cell, c in summary.cells.items()},
             usage={role: entry.model_dump() for role, entry in summary.usage.snapshot().items()},
             pid=os.getpid(),
-            cpu_s=time.process_time() - cpu_start,
+            cpu_s=time.process_time() - self.cpu_start,
             max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             limits=seen,
-            started=started,
+            started=self.started,
             finished=time.time(),
         )
 
@@ -328,10 +460,11 @@ def _generated_ok(store: Store, run_id: str, items: list[Item]) -> int:
 def _not_yet_stored(store: Store, run_id: str, items: list[Item], retry_errors: bool) -> tuple[list[Item], int]:
     """The items whose result the store does not hold yet with the same key (a retried shard's leftovers)."""
     table = results_table
+    ids = sorted({item.sample.id for item in items})
     with store.engine.connect() as db:
         rows = db.execute(
             select(table.c.cell, table.c.sample_id, table.c.epoch, table.c.key, table.c.status).where(
-                table.c.run_id == run_id
+                (table.c.run_id == run_id) & table.c.sample_id.in_(ids)
             )
         ).all()
     done = {
@@ -370,6 +503,226 @@ def _stored_counts(store: Store, run_id: str) -> dict[str, tuple[int, int]]:
         return {cell: (int(n), int(e or 0)) for cell, n, e in db.execute(query)}
 
 
+def check_free_cpus(workers: int, worker_cpus: float) -> None:
+    """Refuse to start more workers than the cluster has free CPUs for: Ray would keep the extra workers
+    pending, and the run would wait for them without a word."""
+    import ray
+
+    needed = workers * worker_cpus
+    free = ray.available_resources().get("CPU", 0.0)
+    if free + 1e-9 < needed:
+        total = ray.cluster_resources().get("CPU", 0.0)
+        raise RayExecutorError(
+            f"--workers {workers} needs {needed:g} free CPU(s) ({worker_cpus:g} each) but the cluster has "
+            f"{free:g} free of {total:g}: lower --workers, add nodes, or wait for other jobs to finish"
+        )
+
+
+def sample_batches(items: list[Item], size: int) -> list[list[Item]]:
+    """``items`` in batches of about ``size``, every cell of one (dataset, sample, epoch) in the same batch: a
+    worker then meets identical calls of a sample's cells in its own single-flight and cache."""
+    groups: dict[tuple[str, str, int], list[Item]] = {}
+    for item in items:
+        groups.setdefault((item.cell.dataset, item.sample.id, item.epoch), []).append(item)
+    batches: list[list[Item]] = []
+    current: list[Item] = []
+    for group in groups.values():
+        current.extend(group)
+        if len(current) >= size:
+            batches.append(current)
+            current = []
+    if current:
+        batches.append(current)
+    return batches
+
+
+def _is_worker_lost(exc: BaseException) -> bool:
+    """Whether a call failed because its worker (or the worker's node) is gone, rather than raised."""
+    import ray
+
+    lost = (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError, ray.exceptions.ObjectLostError)
+    return isinstance(exc, lost) and not isinstance(exc, ray.exceptions.RayTaskError)
+
+
+@dataclasses.dataclass
+class _Worker:
+    index: int
+    life: int
+    actor: Any
+    outstanding: dict[Any, list[Item] | None] = dataclasses.field(default_factory=dict)
+    """Calls not yet answered: a batch's ref and its samples (``None``: the ``start`` call)."""
+    finishing: Any = None
+
+
+class _Dispatcher:
+    """The driver's work queue: batches go to the workers as they ask (each keeps ``PREFETCH`` batches
+    queued), so a slow worker takes fewer and a lost one delays nothing; a lost worker's batches go back to the
+    front of the queue (minus what the store already holds), and a replacement starts when the cluster has a
+    free CPU for it."""
+
+    PREFETCH = 3
+
+    def __init__(
+        self,
+        *,
+        config: RunConfig,
+        task: Task | None,
+        plan: Plan,
+        lock: RunLock,
+        store: Store,
+        cache: str | None,
+        retry_errors: bool,
+        workers: int,
+        worker_cpus: float,
+        token: str,
+        progress: Progress | None,
+    ) -> None:
+        self.config, self.task, self.plan, self.lock, self.store = config, task, plan, lock, store
+        self.cache, self.retry_errors, self.workers, self.worker_cpus = cache, retry_errors, workers, worker_cpus
+        self.token, self.progress = token, progress
+        per_worker = max(1, math.ceil(config.concurrency / workers))
+        self.queue: collections.deque[tuple[list[Item], bool]] = collections.deque(
+            (batch, False) for batch in sample_batches(plan.generate, max(1, math.ceil(per_worker / 2)))
+        )
+        self.live: dict[int, _Worker] = {}
+        self.all_actors: list[Any] = []
+        self.results: list[ShardResult] = []
+        self.retried = 0
+        """Samples taken back from a lost worker and run again elsewhere."""
+        self.lost = 0
+        self.limits: Any = None
+        """The run's limits actor."""
+
+    def _spawn(self, index: int, life: int) -> None:
+        actor = (
+            _worker_class_remote()
+            .options(
+                name=f"{worker_name(self.config.run_id, index)}-{life}",
+                num_cpus=self.worker_cpus,
+                max_restarts=0,  # the driver replaces a lost worker itself, where there is room for it
+                max_concurrency=1000,
+                scheduling_strategy="SPREAD",
+            )
+            .remote(index, self.token)
+        )
+        worker = _Worker(index, life, actor)
+        start = actor.start.remote(
+            self.config,
+            self.task,
+            self.plan.scorers,
+            self.plan.cells,
+            self.lock,
+            self.cache,
+            self.retry_errors,
+            self.workers,
+        )
+        worker.outstanding[start] = None
+        self.live[index] = worker
+        self.all_actors.append(actor)
+
+    def _feed(self, worker: _Worker) -> None:
+        batches = sum(1 for batch in worker.outstanding.values() if batch is not None)
+        while self.queue and batches < self.PREFETCH:
+            items, check_stored = self.queue.popleft()
+            keys = {item.key for item in items}
+            bypass = {k: v for k, v in self.plan.bypass.items() if k in keys}
+            worker.outstanding[worker.actor.run_batch.remote(items, bypass, check_stored)] = items
+            batches += 1
+
+    def _free_cpus(self) -> float:
+        import ray
+
+        return float(ray.available_resources().get("CPU", 0.0))
+
+    async def _lose(self, worker: _Worker, exc: BaseException) -> None:
+        """A worker (or its node) is gone: its samples go back to the queue, a replacement starts if it can."""
+        import ray
+
+        self.live.pop(worker.index, None)
+        self.lost += 1
+        held = [item for batch in worker.outstanding.values() if batch for item in batch]
+        worker.outstanding.clear()
+        with contextlib.suppress(Exception):
+            ray.kill(worker.actor, no_restart=True)
+        if self.limits is not None:
+            # its limiter slots come back once its requests have timed out (they may still run at the endpoint)
+            self.limits.reset_owners.remote(f"worker-{worker.index}/", "", _longest_timeout(self.config))
+        todo, kept = await asyncio.to_thread(_not_yet_stored, self.store, self.config.run_id, held, self.retry_errors)
+        self.retried += len(todo)
+        for batch in reversed(sample_batches(todo, max(1, len(todo)))):
+            self.queue.appendleft((batch, True))
+        log.warning(
+            "bedside: Ray worker %d lost (%s); %d of its samples requeued, %d it had stored kept",
+            worker.index,
+            type(exc).__name__,
+            len(todo),
+            kept,
+        )
+        if self.queue and worker.life < MAX_RESTARTS:
+            room = self._free_cpus() >= self.worker_cpus
+            if not room and not self.live and self.queue:
+                # nobody left to run them: give the cluster a moment to report the lost worker's CPU free
+                for _ in range(60):
+                    await asyncio.sleep(0.5)
+                    if (room := self._free_cpus() >= self.worker_cpus) is True:
+                        break
+            if room:
+                self._spawn(worker.index, worker.life + 1)
+                log.warning("bedside: Ray worker %d restarted (life %d)", worker.index, worker.life + 1)
+        if not self.live and self.queue:
+            left = sum(len(items) for items, _ in self.queue)
+            raise RayExecutorError(
+                f"every Ray worker was lost and the cluster has no free CPU to start another: {left} sample(s) "
+                "not run (everything finished is stored); run the same command again to resume"
+            )
+
+    async def run(self, summary: RunSummary) -> None:
+        import ray
+
+        for index in range(min(self.workers, max(1, len(self.queue)))):
+            self._spawn(index, 0)
+        for worker in list(self.live.values()):
+            self._feed(worker)
+        while self.live:
+            refs = {ref: worker for worker in self.live.values() for ref in worker.outstanding}
+            refs.update({w.finishing: w for w in self.live.values() if w.finishing is not None})
+            ready, rest = await asyncio.to_thread(ray.wait, list(refs), num_returns=1, timeout=POLL_S)
+            if ready and rest:
+                more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
+                ready += more
+            for ref in ready:
+                worker = refs[ref]
+                if worker.index not in self.live or self.live[worker.index] is not worker:
+                    continue  # a lost worker's other calls
+                try:
+                    answer = ray.get(ref)
+                except Exception as exc:
+                    if not _is_worker_lost(exc):
+                        raise
+                    await self._lose(worker, exc)
+                    continue
+                if ref is worker.finishing:
+                    self.results.append(answer)
+                    self.live.pop(worker.index)
+                    with contextlib.suppress(Exception):
+                        ray.kill(worker.actor, no_restart=True)  # its CPU is free at once
+                    continue
+                batch = worker.outstanding.pop(ref)
+                if batch is not None:
+                    for cell, (done, errors) in answer.items():
+                        counts = summary.cells[cell]
+                        counts.done = min(counts.total, counts.done + done)
+                        counts.errors += errors
+            for worker in list(self.live.values()):
+                if worker.finishing is not None:
+                    continue
+                self._feed(worker)
+                if not worker.outstanding and not self.queue:
+                    worker.finishing = worker.actor.finish.remote()
+            if self.progress:
+                self.progress.update(summary)
+
+
 async def execute_ray(
     config: RunConfig,
     *,
@@ -384,12 +737,14 @@ async def execute_ray(
     runtime_env: dict[str, Any] | None = None,
     on_shards: Callable[[list[ShardResult]], None] | None = None,
 ) -> RunSummary:
-    """Run (or resume) ``config`` on Ray with ``workers`` workers; returns the same summary as ``execute``.
+    """Run (or resume) ``config`` on Ray with ``workers`` workers; returns the same summary as ``execute``, with
+    ``retried`` counting the samples a lost worker held that were run again.
 
     ``address``: an existing cluster (``ray://HOST:10001``, ``auto``); without it, Ray is started on 127.0.0.1
     (unless this process already called ``ray.init``). ``task`` (an object) is sent to the workers pickled;
-    without it each worker resolves ``config.task`` by name, so the task's package must be installed there.
-    ``on_shards`` receives each worker's figures (CPU, memory, counts) when all have finished.
+    without it each worker resolves ``config.task`` by name, so the task's package must be installed there (or
+    shipped in ``runtime_env``: ``py_modules`` / ``working_dir``). ``on_shards`` receives each worker's figures
+    (CPU, memory, counts) when all have finished.
     """
     if workers < 1:
         raise ValueError("--workers must be at least 1")
@@ -416,6 +771,7 @@ async def execute_ray(
         import ray
 
         _check_storage(store.url, cache_location)
+        check_free_cpus(workers, worker_cpus)
         lock = store.lock_run(config.run_id)
     except BaseException:
         if own_store:
@@ -425,7 +781,9 @@ async def execute_ray(
 
             ray.shutdown()
         raise
-    actors: list[Any] = []
+    from bedside.llm.shared_limiter import kill_limiters, limits_actor
+
+    dispatcher: _Dispatcher | None = None
     status = "finished"
     summary: RunSummary | None = None
     try:
@@ -437,49 +795,31 @@ async def execute_ray(
         await local.run(cache)
         if progress:
             progress.start(summary)
-        shards: list[list[Item]] = [[] for _ in range(workers)]
-        for item in plan.generate:
-            shards[shard_of(item, workers)].append(item)
-        worker_cls = _worker_class_remote()
-        refs = []
-        for index, items in enumerate(shards):
-            if not items:
-                continue
-            actor = worker_cls.options(
-                name=worker_name(config.run_id, index),
-                max_restarts=MAX_RESTARTS,
-                max_task_retries=MAX_RESTARTS,
-                num_cpus=worker_cpus,
-                max_concurrency=4,
-            ).remote(index, token)
-            actors.append(actor)
-            keys = {item.key for item in items}
-            bypass = {k: v for k, v in plan.bypass.items() if k in keys}
-            refs.append(
-                actor.run_shard.remote(
-                    config, task, plan.scorers, items, bypass, lock, cache_location, retry_errors, workers
-                )
+        if plan.generate:
+            # the limiter lives on the driver's node (restarted if it dies), not on a worker node that may go
+            limits = limits_actor(token, _longest_timeout(config), near_driver=True)
+            dispatcher = _Dispatcher(
+                config=config,
+                task=task,
+                plan=plan,
+                lock=lock,
+                store=store,
+                cache=cache_location,
+                retry_errors=retry_errors,
+                workers=workers,
+                worker_cpus=worker_cpus,
+                token=token,
+                progress=progress,
             )
-        base = {cell: c.done for cell, c in summary.cells.items()}
-        before = _stored_counts(store, config.run_id)
-        pending = list(refs)
-        results: list[ShardResult] = []
-        while pending:
-            done, pending = await asyncio.to_thread(ray.wait, pending, num_returns=1, timeout=POLL_S)
-            for ref in done:
-                results.append(await asyncio.to_thread(ray.get, ref))
-            if progress:
-                with contextlib.suppress(SQLAlchemyError):
-                    now = _stored_counts(store, config.run_id)
-                    for cell, counts in summary.cells.items():
-                        grew = now.get(cell, (0, 0))[0] - before.get(cell, (0, 0))[0]
-                        counts.done = min(counts.total, base[cell] + max(grew, 0))
-                    progress.update(summary)
-        # The store is the record (a worker that died took its counts with it): cells and ``ran`` from there.
+            dispatcher.limits = limits
+            await dispatcher.run(summary)
+            summary.retried = dispatcher.retried
+        # The store is the record (a lost worker took its counts with it): cells and ``ran`` from there.
         stored = _stored_counts(store, config.run_id)
         for cell, counts in summary.cells.items():
             counts.done, counts.errors = stored.get(cell, (0, 0))
         summary.ran = _generated_ok(store, config.run_id, plan.generate)
+        results = dispatcher.results if dispatcher is not None else []
         for result in results:
             summary.truncated += result.truncated
             _merge_usage(summary.usage, result.usage)
@@ -497,11 +837,9 @@ async def execute_ray(
 
         if summary is not None:
             summary.wall_s = time.perf_counter() - started
-        for actor in actors:
+        for actor in dispatcher.all_actors if dispatcher is not None else []:
             with contextlib.suppress(Exception):
                 ray.kill(actor, no_restart=True)
-        from bedside.llm.shared_limiter import kill_limiters
-
         with contextlib.suppress(Exception):
             kill_limiters(token)
         with contextlib.suppress(SQLAlchemyError):

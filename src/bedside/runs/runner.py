@@ -31,7 +31,7 @@ import contextlib
 import gc
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,6 +103,8 @@ class RunSummary:
     """Requests in flight at most, per model of the run (``role model``)."""
     concurrency: int = 0
     """Samples in flight at most (the config's ``concurrency``)."""
+    retried: int = 0
+    """Samples run again because the Ray worker (or node) holding them was lost (``--executor ray``)."""
 
     @property
     def errors(self) -> int:
@@ -546,15 +548,19 @@ class _Running:
     def _build_models(self, cache: str | Path | bool | None) -> None:
         self.models, self.cell_models = build_models(self.plan, cache, self.summary)
 
-    async def _generate_all(self) -> None:
-        # ``concurrency`` workers pull the samples in order from one iterator: a sample starts as soon as one
-        # finishes, as with one task per sample behind a semaphore, without a task and a semaphore wait each.
+    def _sample_loops(self) -> list[Coroutine[Any, Any, None]]:
+        """The coroutines that run the samples: ``concurrency`` of them pull the samples in order from one
+        iterator, so a sample starts as soon as one finishes, as with one task per sample behind a semaphore,
+        without a task and a semaphore wait each. (A Ray worker pulls from its work queue instead.)"""
         to_run = iter(self.plan.generate)
 
         async def worker() -> None:
             for item in to_run:
                 await self._generate(item)
 
+        return [worker() for _ in range(min(self.plan.config.concurrency, len(self.plan.generate)))]
+
+    async def _generate_all(self) -> None:
         # Everything alive now (imports, datasets, the plan) lives for the whole run: frozen, the cyclic
         # collector stops re-scanning it at every full collection. Those pauses stalled the loop for tens of
         # milliseconds with 100 requests in flight and were most of the spread between identical runs
@@ -564,8 +570,7 @@ class _Running:
         gc.freeze()
         threshold = gc.get_threshold()
         gc.set_threshold(max(threshold[0], GC_YOUNG_THRESHOLD), *threshold[1:])
-        workers = min(self.plan.config.concurrency, len(self.plan.generate))
-        tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
+        tasks = [asyncio.ensure_future(loop) for loop in self._sample_loops()]
         beating = asyncio.ensure_future(self._heartbeat())
         ticking = asyncio.ensure_future(self._tick()) if self.progress else None
         try:
