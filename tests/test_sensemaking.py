@@ -691,6 +691,71 @@ def test_a_run_stores_conversations_and_reports_the_papers_tables(tmp_path: Path
     assert result.exit_code == 1
     assert "bad.jsonl:1: missing 'agree'" in result.output
 
+    # The round trip through the web app: the file uploaded as an `agree` review, labelled by three annotators,
+    # exported in the sensemaking format and read back by human-agreement, under the review-items ids.
+    pytest.importorskip("argon2")
+    from fastapi.testclient import TestClient
+
+    from bedside.runs.store import Store
+    from bedside.web.app import create_app
+    from bedside.web.db import create_web_tables
+    from bedside.web.security import add_user
+    from web_support import csrf_of, login
+
+    web_store = Store(str(tmp_path / "review.sqlite"))
+    create_web_tables(web_store.engine)
+    annotators = ["a0", "a1", "a2"]
+    for name in ["admin", *annotators]:
+        add_user(web_store.engine, name, "a long enough password", "admin" if name == "admin" else "annotator")
+
+    def client_of(name: str) -> TestClient:
+        client = TestClient(create_app(web_store))
+        assert login(client, name, "a long enough password").status_code == 303
+        return client
+
+    admin = client_of("admin")
+    created = admin.post(
+        "/reviews",
+        data={
+            "csrf": csrf_of(admin.get("/reviews/new").text),
+            "name": "sensemaking agreement",
+            "task_type": "agree",
+            "annotators": annotators,
+            "per_annotator": str(len(exported)),
+            "overlap": "3",
+            "blind": "on",
+            "seed": "3",
+            "instructions": "Does the judge's score fit the conversation?",
+        },
+        files={"items": ("items.jsonl", items.read_bytes())},
+        follow_redirects=False,
+    )
+    assert created.status_code == 303, created.text[:500]
+    review_id = str(created.headers["location"]).rsplit("/", 1)[1]
+    for n, name in enumerate(annotators):
+        client = client_of(name)
+        page = client.get(f"/reviews/{review_id}")
+        labelled = 0
+        while "/items/" in str(page.url):
+            vote = "yes" if n < 2 else "no"  # two of three agree with the judge on every item
+            sent = client.post(str(page.url), data={"csrf": csrf_of(page.text), "agree": vote}, follow_redirects=False)
+            assert sent.status_code == 303, sent.text[:500]
+            labelled += 1
+            page = client.get(sent.headers["location"])
+        assert labelled == len(exported)
+    export = admin.get(f"/reviews/{review_id}/export?format=sensemaking")
+    assert export.status_code == 200
+    (tmp_path / "web-labels.jsonl").write_text(export.text)
+    result = CliRunner().invoke(app, ["sensemaking", "human-agreement", str(tmp_path / "web-labels.jsonl"), "--json"])
+    assert result.exit_code == 0, result.output
+    by_metric = {entry["metric"]: entry for entry in json.loads(result.output)}
+    assert set(by_metric) == {i["metric"] for i in exported}
+    assert all(entry["items"] == len(exported) // len(by_metric) for entry in by_metric.values())
+    assert all(entry["rate"] == 1.0 and entry["ties"] == 0 for entry in by_metric.values())
+    exported_labels = [json.loads(line) for line in export.text.splitlines()]
+    assert {label["item"] for label in exported_labels} == {i["item"] for i in exported}
+    web_store.close()
+
 
 def test_missing_fallbacks_on_the_efficient_path_fall_back_to_the_separate_calls() -> None:
     class NoFallbacks(SensemakingScript):
