@@ -170,6 +170,8 @@ class ContradictionRules:
         if meaning := self._meaning(sentence, known, [i for i in order if similarity[i] >= limits.floor]):
             return meaning
         for rank, i in enumerate(aligned):
+            if _same_state(sentence, known[i]):
+                return None  # "I can't sleep" and "I have insomnia": one state said two ways, not a flip
             fact = self.signals(known[i])
             if mine.drugs and fact.drugs and not mine.drugs & fact.drugs:
                 if rank == 0 and similarity[i] >= limits.swap and not extra:
@@ -243,8 +245,11 @@ class ContradictionRules:
         if unheard and fact_numbers and not my_numbers <= fact_numbers:
             return "number", f"{_show(fact_numbers)} vs {_show(my_numbers)}"
         mine_times, fact_times = _in_days(mine.times), _in_days(fact.times)
-        if _sets_conflict(mine_times, fact_times):
-            return "time", f"{_show(fact_times)} vs {_show(mine_times)}"
+        for kind in ("span", "moment"):
+            mine_kind = frozenset(t for t in mine_times if _time_kind(t) == kind)
+            fact_kind = frozenset(t for t in fact_times if _time_kind(t) == kind)
+            if _sets_conflict(mine_kind, fact_kind):
+                return "time", f"{_show(fact_kind)} vs {_show(mine_kind)}"
         for kind in ("month:", "weekday:"):
             mine_dates = frozenset(c for c in calendars[0] if c.startswith(kind))
             fact_dates = frozenset(c for c in calendars[1] if c.startswith(kind))
@@ -415,6 +420,15 @@ def meaning_pairs() -> tuple[MeaningPair, ...]:
     )
 
 
+def _same_state(sentence: str, fact: str) -> bool:
+    """Both say the same side of some pair of opposite states."""
+    for pair in meaning_pairs():
+        side = pair.side(sentence)
+        if side is not None and side == pair.side(fact):
+            return True
+    return False
+
+
 @lru_cache(maxsize=1)
 def _job_pattern() -> re.Pattern[str]:
     words = sorted(_load_meanings().get("jobs", {}).get("words", []), key=len, reverse=True)
@@ -425,6 +439,18 @@ def _job_pattern() -> re.Pattern[str]:
 def _jobs(text: str) -> frozenset[str]:
     """The jobs a text gives its speaker ("I work as an accountant", "I'm a schoolteacher")."""
     return frozenset(m.lower() for m in _job_pattern().findall(text))
+
+
+def _time_kind(label: str) -> str:
+    """A span (a duration "90 day", or a rate "2/day", "every 2 week", "as needed", which can disagree with each
+    other: "every day" against "4 month") or a moment ("evening", "tomorrow"); a span and a moment never
+    disagree ("for three months" says nothing against "at night")."""
+    if "/" in label or label == "as needed" or label.startswith("every "):
+        return "span"
+    parts = label.split()
+    if len(parts) == 2 and parts[1] in _DAYS:
+        return "span"
+    return "moment"
 
 
 def new_details(sentence: str, known: Sequence[str], rules: ContradictionRules) -> str | None:
