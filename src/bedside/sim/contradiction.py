@@ -307,8 +307,11 @@ _UNIT_NAMES = {
     "hrs": "hour", "yr": "year", "yrs": "year", "time": "times",
 }  # fmt: skip
 _NOT_UNITS = frozenset(
-    "a an and or to of at in on the for over per every each times x more less than about ago old once twice then"
-    " but so is was with before after daily that it i you my me when if".split()  # noqa: SIM905
+    re.findall(
+        r"\w+",
+        "a an and or to of at in on the for over per every each times x more less than about ago old once twice then"
+        " but so is was with before after daily that it i you my me when if",
+    )
 )
 
 

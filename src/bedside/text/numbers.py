@@ -75,9 +75,7 @@ _MONTHS = (
 )  # fmt: skip
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH_ABBREVIATIONS = {m[:3]: m for m in _MONTHS if m != "may"} | {"sept": "september"}
-_CALENDAR = re.compile(
-    rf"\b(?:{'|'.join([*_MONTHS, *_WEEKDAYS, *_MONTH_ABBREVIATIONS])})\b\.?", re.IGNORECASE
-)
+_CALENDAR = re.compile(rf"\b(?:{'|'.join([*_MONTHS, *_WEEKDAYS, *_MONTH_ABBREVIATIONS])})\b\.?", re.IGNORECASE)
 
 
 def calendar_terms(text: str) -> frozenset[str]:
