@@ -21,10 +21,15 @@ order:
    sentence below ``entail`` cosine to every fact and clinician sentence;
 4. **entailed**: the rest.
 
-What it can claim: the contradictions it reports are surface conflicts in these signals, each with the fact it
-conflicts with. What it cannot: a contradiction carried by meaning rather than by a side, number, drug, time,
-action or negation ("I sleep like a baby" against months of insomnia, "I'm a teacher" against an accountant)
-passes as unsupported or entailed, and an invented detail close in wording to a fact passes as entailed.
+Since issue 30's second round: a number is read with the word after it as its unit, so "10 attacks" is compared
+with the fact that counts attacks and "5 years ago" says nothing against "a 4 mm stone"; a polarity flip needs
+a subject word shared with the fact (or ``negation_unshared`` cosine); months are compared as dates; times
+compare within their kind (a duration or rate never against a time of day); opposite patient states and jobs
+(``data/meanings.toml``, extendable) are contradictions carried by meaning.
+
+What it can claim: the contradictions it reports are conflicts in these signals, each with the fact it
+conflicts with. What it cannot: a contradiction carried by meaning outside the listed states and jobs passes
+as unsupported or entailed, and an invented detail close in wording to a fact passes as entailed.
 Thresholds were tuned on the dev half of bedside's labelled set only (``bedside sim fidelity-eval``).
 """
 
