@@ -51,8 +51,9 @@ def _combined(items: Sequence[FidelityItem]) -> dict[str, tuple[str, ...]]:
 
 
 def test_the_combined_checker_holds_on_the_held_out_half() -> None:
-    """The guard-style regression: figures computed from the test half, whose patients tuning never saw.
-    Measured there: contradicted recall 0.79 (goal 0.8, not met), unsupported precision 0.82 (goal 0.7)."""
+    """The guard-style regression on the test half (tuning saw only dev; its rules were revised after one test run).
+    Measured there: contradicted recall 0.79 (goal 0.8, not met), unsupported precision 0.81 (goal 0.7);
+    after the second round (rules revised on dev), contradicted precision 0.81 and unsupported recall 0.72."""
     test = splits_of(ITEMS)["test"]
     result = compare(test, _combined(test))
     contradicted, unsupported = result.per_label["contradicted"], result.per_label["unsupported"]
@@ -60,6 +61,10 @@ def test_the_combined_checker_holds_on_the_held_out_half() -> None:
     assert contradicted["recall"] >= 0.75
     assert unsupported["precision"] is not None
     assert unsupported["precision"] >= 0.7
+    assert contradicted["precision"] is not None
+    assert contradicted["precision"] >= 0.75
+    assert unsupported["recall"] is not None
+    assert unsupported["recall"] >= 0.65
     assert result.per_label["entailed"]["recall"] is not None
     assert result.per_label["entailed"]["recall"] >= 0.8
 
