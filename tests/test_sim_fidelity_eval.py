@@ -51,8 +51,9 @@ def _combined(items: Sequence[FidelityItem]) -> dict[str, tuple[str, ...]]:
 
 
 def test_the_combined_checker_holds_on_the_held_out_half() -> None:
-    """The guard-style regression: figures computed from the test half, whose patients tuning never saw.
-    Measured there: contradicted recall 0.79 (goal 0.8, not met), unsupported precision 0.82 (goal 0.7)."""
+    """The guard-style regression on the test half (tuning saw only dev; its rules were revised after one test run).
+    Measured there: contradicted recall 0.79 (goal 0.8, not met), unsupported precision 0.81 (goal 0.7);
+    after the second round (rules revised on dev), contradicted precision 0.81 and unsupported recall 0.72."""
     test = splits_of(ITEMS)["test"]
     result = compare(test, _combined(test))
     contradicted, unsupported = result.per_label["contradicted"], result.per_label["unsupported"]
@@ -60,6 +61,10 @@ def test_the_combined_checker_holds_on_the_held_out_half() -> None:
     assert contradicted["recall"] >= 0.75
     assert unsupported["precision"] is not None
     assert unsupported["precision"] >= 0.7
+    assert contradicted["precision"] is not None
+    assert contradicted["precision"] >= 0.75
+    assert unsupported["recall"] is not None
+    assert unsupported["recall"] >= 0.65
     assert result.per_label["entailed"]["recall"] is not None
     assert result.per_label["entailed"]["recall"] >= 0.8
 
@@ -158,3 +163,49 @@ def test_a_bad_row_is_named_by_file_and_line(tmp_path: Path, change: object, mes
     assert re.search(message, " ".join(result.output.split()).replace(" ", "")) or re.search(
         message, result.output.replace("\n", "")
     ), result.output
+
+
+def test_dates_by_name_compare_and_may_the_verb_is_not_a_month() -> None:
+    from bedside.text.numbers import calendar_terms
+
+    assert calendar_terms("I had the scan on Tuesday in March.") == {"weekday:tuesday", "month:march"}
+    assert calendar_terms("It may hurt, I was told in Sept.") == {"month:september"}
+    assert calendar_terms("My appointment is in May.") == {"month:may"}
+    facts = ["My surgery is booked for the 4th of June.", "I must not eat after midnight before surgery."]
+    (moved,) = label_combined(["My surgery is booked for the 4th of July."], facts)
+    assert moved.label == "contradicted"
+    assert moved.conflict is not None
+    assert moved.conflict.kind == "date"
+
+
+def test_a_number_is_compared_with_the_fact_about_what_it_counts() -> None:
+    facts = [
+        "I had a 4 mm kidney stone found on the scan.",
+        "I have had 3 attacks of pain this month.",
+        "Each attack lasted about 10 minutes.",
+    ]
+    other_thing, counted = label_combined(
+        ["I had a stone five years ago as well.", "I've had about ten attacks this month."], facts
+    )
+    assert other_thing.label == "unsupported"
+    assert counted.label == "contradicted"
+    assert counted.conflict is not None
+    assert counted.conflict.fact == facts[1]
+
+
+def test_opposite_states_and_another_job_contradict_and_a_negation_needs_a_shared_subject() -> None:
+    facts = [
+        "I have had insomnia for three months.",
+        "I work as a bus driver.",
+        "I was admitted with shortness of breath.",
+    ]
+    sleep, job, cough = label_combined(
+        ["Honestly I've been sleeping like a baby.", "I'm a teacher.", "I've had a dry cough at night."], facts
+    )
+    assert sleep.label == "contradicted"
+    assert sleep.conflict is not None
+    assert sleep.conflict.kind == "meaning"
+    assert job.label == "contradicted"
+    assert cough.label != "contradicted"
+    (faithful,) = label_combined(["I can't sleep at night these days."], facts)
+    assert faithful.label != "contradicted"

@@ -21,16 +21,22 @@ order:
    sentence below ``entail`` cosine to every fact and clinician sentence;
 4. **entailed**: the rest.
 
-What it can claim: the contradictions it reports are surface conflicts in these signals, each with the fact it
-conflicts with. What it cannot: a contradiction carried by meaning rather than by a side, number, drug, time,
-action or negation ("I sleep like a baby" against months of insomnia, "I'm a teacher" against an accountant)
-passes as unsupported or entailed, and an invented detail close in wording to a fact passes as entailed.
+Since issue 30's second round: a number is read with the word after it as its unit, so "10 attacks" is compared
+with the fact that counts attacks and "5 years ago" says nothing against "a 4 mm stone"; a polarity flip needs
+a subject word shared with the fact (or ``negation_unshared`` cosine); months are compared as dates; times
+compare within their kind (a duration or rate never against a time of day); opposite patient states and jobs
+(``data/meanings.toml``, extendable) are contradictions carried by meaning.
+
+What it can claim: the contradictions it reports are conflicts in these signals, each with the fact it
+conflicts with. What it cannot: a contradiction carried by meaning outside the listed states and jobs passes
+as unsupported or entailed, and an invented detail close in wording to a fact passes as entailed.
 Thresholds were tuned on the dev half of bedside's labelled set only (``bedside sim fidelity-eval``).
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,7 +44,7 @@ from importlib import resources
 from typing import Any, Literal, get_args
 
 from bedside.text.conflicts import ClinicalGuard, ClinicalSignals, actions_agree, default_guard, drug_classes
-from bedside.text.numbers import spell_numbers
+from bedside.text.numbers import calendar_terms, spell_numbers
 from bedside.text.sentences import split_sentences
 
 Label = Literal["non_informative", "entailed", "contradicted", "unsupported"]
@@ -70,6 +76,8 @@ class CombinedThresholds:
     """A polarity flip counts only against a fact at least this near (negation is common in paraphrase)."""
     small_talk: float = 0.35
     """A sentence at least this near a small-talk prototype, and nearer to it than to any fact, states nothing."""
+    negation_unshared: float = 0.45
+    """A polarity flip against a fact that shares no subject word with the sentence needs this cosine."""
     floor: float = 0.25
     """The nearest fact is compared only when at least this near (below, the sentence is about something else)."""
     swap: float = 0.6
@@ -162,9 +170,13 @@ class ContradictionRules:
         aligned = near or [i for i in order[:1] if similarity[i] >= limits.floor]
         mine = self.signals(sentence)
         quantities = _quantities(sentence)
-        unheard = quantities - frozenset().union(*(_quantities(k) for k in known))
+        unheard = _unheard(_measures(sentence), known)
         extra = bool(_EXTRA.search(sentence))
+        if meaning := self._meaning(sentence, known, [i for i in order if similarity[i] >= limits.floor]):
+            return meaning
         for rank, i in enumerate(aligned):
+            if _same_state(sentence, known[i]):
+                return None  # "I can't sleep" and "I have insomnia": one state said two ways, not a flip
             fact = self.signals(known[i])
             if mine.drugs and fact.drugs and not mine.drugs & fact.drugs:
                 if rank == 0 and similarity[i] >= limits.swap and not extra:
@@ -177,15 +189,39 @@ class ContradictionRules:
                 _quantities(known[i]),
                 first=rank == 0,
                 extra=extra,
-                unheard=bool(unheard),
+                unheard=unheard if _measure_conflict(unheard, _measures(known[i])) else frozenset(),
                 negated=(self.negated(sentence), self.negated(known[i])),
                 cosine=similarity[i],
+                shared=bool(_content(sentence) & _content(known[i])),
+                calendars=(calendar_terms(sentence), calendar_terms(known[i])),
             )
             if conflict:
                 return FactConflict(conflict[0], known[i], conflict[1])
-            if (quantities & _quantities(known[i])) or (mine.drugs & fact.drugs) or (mine.sides & fact.sides):
+            if (
+                _agree(_measures(sentence), _measures(known[i]))
+                or (mine.drugs & fact.drugs)
+                or (mine.sides & fact.sides)
+            ):
                 return None
+        if not extra and (
+            counted := self._counted(unheard, known, [i for i in order if similarity[i] >= limits.floor])
+        ):
+            return counted
         return self._wrong_drug(sentence, mine, known)
+
+    @staticmethod
+    def _counted(unheard: frozenset[tuple[str, str]], known: Sequence[str], near: Sequence[int]) -> FactConflict | None:
+        """A number the sentence gives a thing ("10 attacks") against a near fact that gives the same thing
+        another number ("3 attacks"), wherever that fact ranks: the number is aligned by what it counts. Time
+        units are left to the duration rules ("5 years ago" and "29 years old" count different things)."""
+        for value, unit in unheard:
+            if not unit or unit in _DAYS or unit in ("hour", "minute", "second", "times"):
+                continue
+            for i in near:
+                theirs = {v for v, u in _measures(known[i]) if u == unit}
+                if theirs and value not in theirs:
+                    return FactConflict("number", known[i], f"{_show(frozenset(theirs))} {unit} vs {value} {unit}")
+        return None
 
     def _compare(
         self,
@@ -196,25 +232,56 @@ class ContradictionRules:
         *,
         first: bool,
         extra: bool,
-        unheard: bool,
+        unheard: frozenset[tuple[str, str]],
         negated: tuple[bool, bool],
         cosine: float,
+        shared: bool,
+        calendars: tuple[frozenset[str], frozenset[str]],
     ) -> tuple[str, str] | None:
         if _sets_conflict(mine.sides, fact.sides):
             return "side", f"{_show(fact.sides)} vs {_show(mine.sides)}"
-        if first and negated[0] != negated[1] and cosine >= self.thresholds.negation_align:
+        # A polarity flip needs a shared subject: "no dry cough" says nothing against "short of breath".
+        limits = self.thresholds
+        near_enough = cosine >= (limits.negation_align if shared else limits.negation_unshared)
+        if first and near_enough and negated[0] != negated[1]:
             return "negation", f"{_polarity(negated[1])} vs {_polarity(negated[0])}"
         if extra:
             return None  # "I also take ...": an addition, whose numbers and times describe something else
         if unheard and fact_numbers and not my_numbers <= fact_numbers:
             return "number", f"{_show(fact_numbers)} vs {_show(my_numbers)}"
         mine_times, fact_times = _in_days(mine.times), _in_days(fact.times)
-        if _sets_conflict(mine_times, fact_times):
-            return "time", f"{_show(fact_times)} vs {_show(mine_times)}"
+        for kind in ("span", "moment"):
+            mine_kind = frozenset(t for t in mine_times if _time_kind(t) == kind)
+            fact_kind = frozenset(t for t in fact_times if _time_kind(t) == kind)
+            if _sets_conflict(mine_kind, fact_kind):
+                return "time", f"{_show(fact_kind)} vs {_show(mine_kind)}"
+        for kind in ("month:", "weekday:"):
+            mine_dates = frozenset(c for c in calendars[0] if c.startswith(kind))
+            fact_dates = frozenset(c for c in calendars[1] if c.startswith(kind))
+            if _sets_conflict(mine_dates, fact_dates):
+                return "date", f"{_show(fact_dates)} vs {_show(mine_dates)}"
         if _sets_conflict(mine.food, fact.food):
             return "time", f"{_show(fact.food)} vs {_show(mine.food)}"
         if mine.actions and fact.actions and not actions_agree(mine.actions, fact.actions):
             return "action", f"{_show(fact.actions)} vs {_show(mine.actions)}"
+        return None
+
+    def _meaning(self, sentence: str, known: Sequence[str], near: Sequence[int]) -> FactConflict | None:
+        """An opposite patient state (``data/meanings.toml``) or another job than a near fact says."""
+        for pair in meaning_pairs():
+            mine = pair.side(sentence)
+            if mine is None:
+                continue
+            for i in near:
+                theirs = pair.side(known[i])
+                if theirs is not None and theirs != mine:
+                    return FactConflict("meaning", known[i], f"{pair.name}: opposite states")
+        my_jobs = _jobs(sentence)
+        if my_jobs:
+            for text in known:
+                their_jobs = _jobs(text)
+                if their_jobs and not my_jobs & their_jobs and not _EXTRA.search(sentence):
+                    return FactConflict("meaning", text, f"job: {_show(their_jobs)} vs {_show(my_jobs)}")
         return None
 
     def _wrong_drug(self, sentence: str, mine: ClinicalSignals, known: Sequence[str]) -> FactConflict | None:
@@ -237,6 +304,59 @@ def _quantities(text: str) -> frozenset[str]:
     return frozenset(f"{float(n):g}" for n in _NUMBER.findall(spell_numbers(text, frequencies=True)))
 
 
+_MEASURE = re.compile(r"(?<![\w/.])(\d+(?:\.\d+)?)\s*([a-z]+)?", re.I)
+_UNIT_NAMES = {
+    "milligram": "mg", "milligrams": "mg", "mgs": "mg", "gram": "g", "grams": "g", "kilo": "kg", "kilos": "kg",
+    "kilogram": "kg", "kilograms": "kg", "millimetre": "mm", "millimeter": "mm", "centimetre": "cm",
+    "centimeter": "cm", "degree": "deg", "degrees": "deg", "min": "minute", "mins": "minute", "hr": "hour",
+    "hrs": "hour", "yr": "year", "yrs": "year", "time": "times",
+}  # fmt: skip
+_NOT_UNITS = frozenset(
+    re.findall(
+        r"\w+",
+        "a an and or to of at in on the for over per every each times x more less than about ago old once twice then"
+        " but so is was with before after daily that it i you my me when if",
+    )
+)
+
+
+def _measures(text: str) -> frozenset[tuple[str, str]]:
+    """Each number with the word after it as its unit ("10 minutes" is ("10", "minute"), "4 mm" ("4", "mm"));
+    "" when the next word is not a unit ("a glass or 2 at the weekend"), which agrees with any unit."""
+    found = set()
+    for value, word in _MEASURE.findall(spell_numbers(text, frequencies=True)):
+        unit = (word or "").lower()
+        unit = "" if unit in _NOT_UNITS else _UNIT_NAMES.get(unit, unit)
+        if len(unit) > 3 and unit.endswith("s") and unit not in ("times",):
+            unit = unit[:-1]
+        found.add((f"{float(value):g}", unit))
+    return frozenset(found)
+
+
+def _units_meet(a: str, b: str) -> bool:
+    return not a or not b or a == b
+
+
+def _unheard(mine: frozenset[tuple[str, str]], known: Sequence[str]) -> frozenset[tuple[str, str]]:
+    """The sentence's numbers no known text states with the same unit ("10 attacks" is unheard when the facts
+    say "3 attacks" and "10 minutes")."""
+    theirs = frozenset().union(*(_measures(k) for k in known))
+    return frozenset(
+        (value, unit) for value, unit in mine if not any(v == value and _units_meet(unit, u) for v, u in theirs)
+    )
+
+
+def _agree(mine: frozenset[tuple[str, str]], theirs: frozenset[tuple[str, str]]) -> bool:
+    """Some number both state with units that can meet ("10 minutes" does not agree with "10 attacks")."""
+    return any(v == value and _units_meet(unit, u) for value, unit in mine for v, u in theirs)
+
+
+def _measure_conflict(unheard: frozenset[tuple[str, str]], fact: frozenset[tuple[str, str]]) -> bool:
+    """An unheard number can contradict a fact's number only when their units can describe the same thing:
+    "5 years ago" says nothing against "a 4 mm stone"."""
+    return any(_units_meet(unit, u) for _, unit in unheard for _, u in fact)
+
+
 _DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 
 
@@ -252,14 +372,103 @@ def _in_days(times: frozenset[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+_STOP = frozenset(
+    """about after again also always and any been before being both but came can cannot could didn does doesn
+    doing done down each even ever every feel feels felt few from get gets getting going gone good got had has
+    have having here into just know like little lot made make many more most much must never next not now off
+    once only other over really right same should since some still such sure take takes taking than that the
+    their them then there these they thing things this those through time times told too under very want was
+    well went were what when where which while will with without would yeah year years your day days week weeks
+    month months night morning tests test last first""".split()  # noqa: SIM905
+)
+
+
+def _content(text: str) -> frozenset[str]:
+    """A sentence's subject words (four letters or more, not function words), cut to five letters so "attacks"
+    and "attack", "swollen" and "swelling" meet; used to ask whether a sentence and a fact speak of one thing."""
+    words = re.findall(r"[a-z]{4,}", text.lower())
+    return frozenset(w[:5] for w in words if w not in _STOP)
+
+
+@dataclass(frozen=True)
+class MeaningPair:
+    """Two opposite patient states, each a list of patterns (``data/meanings.toml``)."""
+
+    name: str
+    one: tuple[re.Pattern[str], ...]
+    other: tuple[re.Pattern[str], ...]
+
+    def side(self, text: str) -> int | None:
+        """0 or 1 for the side the text says (a negation just before a phrase flips it), None if neither or both."""
+        sides = set()
+        for side, patterns in ((0, self.one), (1, self.other)):
+            for pattern in patterns:
+                for match in pattern.finditer(text):
+                    before = text[max(0, match.start() - 20) : match.start()].lower()
+                    flipped = bool(re.search(r"\b(?:not|never|no)\b|n't\b", before))
+                    sides.add(side ^ flipped)
+        return sides.pop() if len(sides) == 1 else None
+
+
+def _load_meanings() -> dict[str, Any]:
+    text = (resources.files("bedside.sim") / "data" / "meanings.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+@lru_cache(maxsize=1)
+def meaning_pairs() -> tuple[MeaningPair, ...]:
+    """bedside's opposite patient states (``sim/data/meanings.toml``)."""
+
+    def compile_all(patterns: Sequence[str]) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(rf"\b{p}\b", re.I) for p in patterns)
+
+    return tuple(
+        MeaningPair(str(entry["name"]), compile_all(entry["one"]), compile_all(entry["other"]))
+        for entry in _load_meanings().get("pair", [])
+    )
+
+
+def _same_state(sentence: str, fact: str) -> bool:
+    """Both say the same side of some pair of opposite states."""
+    for pair in meaning_pairs():
+        side = pair.side(sentence)
+        if side is not None and side == pair.side(fact):
+            return True
+    return False
+
+
+@lru_cache(maxsize=1)
+def _job_pattern() -> re.Pattern[str]:
+    words = sorted(_load_meanings().get("jobs", {}).get("words", []), key=len, reverse=True)
+    speaker = r"(?:i'?m|i am|i work as|i was|i used to be|work(?:ing)? as)"
+    return re.compile(rf"\b{speaker} (?:an? )?({'|'.join(words)})\b", re.I)
+
+
+def _jobs(text: str) -> frozenset[str]:
+    """The jobs a text gives its speaker ("I work as an accountant", "I'm a schoolteacher")."""
+    return frozenset(m.lower() for m in _job_pattern().findall(text))
+
+
+def _time_kind(label: str) -> str:
+    """A span (a duration "90 day", or a rate "2/day", "every 2 week", "as needed", which can disagree with each
+    other: "every day" against "4 month") or a moment ("evening", "tomorrow"); a span and a moment never
+    disagree ("for three months" says nothing against "at night")."""
+    if "/" in label or label == "as needed" or label.startswith("every "):
+        return "span"
+    parts = label.split()
+    if len(parts) == 2 and parts[1] in _DAYS:
+        return "span"
+    return "moment"
+
+
 def new_details(sentence: str, known: Sequence[str], rules: ContradictionRules) -> str | None:
     """What ``sentence`` adds that nothing known states: a drug, a number, or a person; None if nothing."""
     drugs = rules.signals(sentence).drugs - rules.named_drugs(known)
     if drugs:
         return f"drug {_show(drugs)}"
-    numbers = _quantities(sentence) - frozenset().union(*(_quantities(k) for k in known))
+    numbers = _unheard(_measures(sentence), known)
     if numbers:
-        return f"number {_show(numbers)}"
+        return f"number {_show(frozenset(' '.join(n).strip() for n in numbers))}"
     people = {p.lower() for p in _PERSON.findall(sentence)} - {p.lower() for k in known for p in _PERSON.findall(k)}
     if people:
         return f"person {_show(frozenset(people))}"
