@@ -288,10 +288,10 @@ def test_editjudge_judge_told_to_answer_the_whole_draft_or_a_letter_scores_as_no
         assert row.output is not None
         draft = row.output["text"]
         assert draft.endswith(WHOLE if name == "whole" else LETTER)
-        # As with no match at all: nothing matched, every draft sentence left (Edit-F1 was 1.00 for "whole").
-        assert row.scores["em"] == 0.0, name
-        assert row.scores["content_f1"] == 0.0, name
-        assert row.scores["content_f1"] < (honest.scores["content_f1"] or 0.0)
+        # Nothing the injected judge said could be used: the draft's content scores are absent, with the failures
+        # counted, never a score the injection earned (Edit-F1 was 1.00 for "whole") nor a measured-looking 0.
+        assert row.scores["em"] is None, name
+        assert row.scores["content_f1"] is None, name
         assert row.scores["matcher_failures"] == 2.0, name
         decisions = row.output["extra"]["editjudge"]["content"]["decisions"]
         assert all(d["span"] is None and d["flagged"] for d in decisions)
@@ -326,5 +326,5 @@ def test_editjudge_command_counts_the_failure_of_an_injected_judge() -> None:
     assert result.exit_code == 0, result.output
     judgement = json.loads(result.output)
     assert (judgement["em"], judgement["ea"], judgement["ed"]) == (0, 2, 3)
-    assert judgement["f1"] == 0.0
+    assert judgement["f1"] is None  # no usable judge answer: absent, with its failures counted
     assert judgement["matcher_failures"] == 2
