@@ -349,9 +349,14 @@ def run_sections(
         timings.append(timing)
         work = timing.work
         out.print(
-            f"{section.name}: {timing.wall_s:.0f} s wall ({timing.cpu_s:.0f} s CPU); {work.calls} model call(s), "
-            f"prompt tokens {work.prompt_processed} processed + {work.prompt_cached} reused from cache, "
-            f"{work.generated} generated; repetition guard fired {repetitions} time(s); full version: {section.full}",
+            f"{section.name}: {timing.wall_s:.0f} s wall ({timing.cpu_s:.0f} s CPU); repetition guard fired "
+            f"{repetitions} time(s); full version: {section.full}",
+            highlight=False,
+            markup=False,
+        )
+        out.print(
+            f"  embedded model: {work.calls} call(s), prompt tokens {work.prompt_processed} processed + "
+            f"{work.prompt_cached} reused from cache, {work.generated} generated",
             highlight=False,
             markup=False,
         )
