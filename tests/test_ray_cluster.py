@@ -79,7 +79,9 @@ def _config(tmp: Path, server: ScriptedServer, samples: int, timeout_s: float) -
         task="runs_ray_task:TASK",
         datasets={"d": DatasetConfig(options={"samples": samples})},
         systems={"plain": {"type": "echo"}, "prefixed": {"type": "echo", "options": {"prefix": "> "}}},  # type: ignore[dict-item]
-        models={"system": [server.model_name()]},
+        # a model name of its own: on a PostgreSQL store that outlives the test, a run of the same name from
+        # an earlier session would otherwise be reused sample by sample (keys name the model, not its URL)
+        models={"system": [server.model_name(f"scripted-{uuid.uuid4().hex[:8]}")]},
         model_options={"system": {"max_concurrency": 8, "timeout_s": timeout_s}},
         concurrency=8,
         store=store,

@@ -212,7 +212,7 @@ def test_cli_runs_on_ray_with_the_store_and_cache_on_postgres(local_ray: None, t
         config = tmp_path / "run.yaml"
         config.write_text(
             f"name: cli-ray-{suffix}\ntask: runs_ray_task:TASK\ndatasets:\n  d:\n    options: {{samples: 12}}\n"
-            f"systems:\n  plain: {{type: echo}}\nmodels:\n  system: {server.model_name()}\n"
+            f"systems:\n  plain: {{type: echo}}\nmodels:\n  system: {server.model_name(f'scripted-{suffix}')}\n"
             f"model_options:\n  system: {{max_concurrency: 3}}\nconcurrency: 8\nstore: {store}\n"
         )
         try:
@@ -220,7 +220,7 @@ def test_cli_runs_on_ray_with_the_store_and_cache_on_postgres(local_ray: None, t
             result = CliRunner().invoke(app, args)
             assert result.exit_code == 0, result.output
             data = json.loads(result.stdout)
-            assert (data["ran"], data["errors"]) == (12, 0)
+            assert (data["ran"], data["errors"]) == (12, 0), result.output  # a model of its own: nothing reused
             assert server.stats()["requests"] == 12
             assert server.stats()["max_in_flight"] <= 3
             again = CliRunner().invoke(app, args)

@@ -15,6 +15,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -521,7 +522,11 @@ POSTGRES_URL = os.environ.get("BEDSIDE_TEST_POSTGRES_URL")
 def test_the_store_works_on_postgresql(tmp_path: Path) -> None:
     assert POSTGRES_URL is not None
     with ScriptedServer({"rules": [], "default": "Keep taking it and call us if worse."}) as server:
-        config = load_config(write_config(tmp_path, server, name=f"pg-{os.getpid()}", store=POSTGRES_URL))
+        # Model names of their own: the database outlives the test, and a sample stored by an earlier session
+        # under the same key (keys name the model, not its URL) would be reused instead of run.
+        unique = uuid.uuid4().hex[:8]
+        models = {"system": [server.model_name(f"model-a-{unique}"), server.model_name(f"model-b-{unique}")]}
+        config = load_config(write_config(tmp_path, server, name=f"pg-{unique}", store=POSTGRES_URL, models=models))
         first = asyncio.run(execute(config, cache=False))
         again = asyncio.run(execute(config, cache=False))
         assert (first.ran, again.ran, server.stats()["requests"]) == (12, 0, 12)

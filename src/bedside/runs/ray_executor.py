@@ -152,6 +152,9 @@ def init_local_ray(*, num_cpus: int, namespace: str = "bedside", runtime_env: di
 
     with loopback_ray_env():
         ray.init(
+            # "local": always a new instance; without it Ray joins whatever cluster /tmp/ray/ray_current_cluster
+            # names (a user's own `ray start`, or one still shutting down), with that cluster's settings
+            address="local",
             _node_ip_address="127.0.0.1",
             include_dashboard=False,
             num_cpus=num_cpus,
