@@ -56,6 +56,7 @@ Report (two samples: the bootstrap interval is [min, max], see test_golden_citeq
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -130,14 +131,13 @@ EXPECTED = {
 }
 
 
-@pytest.fixture(scope="module")
-def golden(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    folder = tmp_path_factory.mktemp("golden-drafting")
+def _golden_run(folder: Path, name: str, rules: Any, *, written_to: Path | None = None) -> dict[str, Any]:
+    """The golden cases through a zero-shot drafter and an LLM judge answering from ``rules``; rows and report."""
     cases = folder / "cases.jsonl"
     cases.write_text("".join(json.dumps(c) + "\n" for c in CASES), encoding="utf-8")
-    with ScriptedServer(RULES) as server:
+    with ScriptedServer(rules) as server:
         config = {
-            "name": "golden-drafting",
+            "name": name,
             "task": "drafting",
             "datasets": {"golden": {"path": str(cases)}},
             "systems": {"zs": {"type": "zero_shot", "options": {"matcher": "llm", "themes": "llm"}}},
@@ -145,8 +145,14 @@ def golden(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "scorers": SCORERS,
         }
         store, run_id, rows = run_golden(folder, config)
-    report, markdown = read_report(store, run_id, written_to=folder)
+    report, markdown = read_report(store, run_id, written_to=written_to)
     return {"rows": rows, "report": report, "markdown": markdown}
+
+
+@pytest.fixture(scope="module")
+def golden(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    folder = tmp_path_factory.mktemp("golden-drafting")
+    return _golden_run(folder, "golden-drafting", RULES, written_to=folder)
 
 
 def test_stored_scores_and_decisions(golden: dict[str, Any]) -> None:
@@ -265,20 +271,7 @@ GARBAGE_RULES = [(r"Draft reply:\s*I am sorry about your knee\. Rest", D1), *RUL
 @pytest.fixture(scope="module")
 def garbage_judge(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     folder = tmp_path_factory.mktemp("golden-drafting-garbage")
-    cases = folder / "cases.jsonl"
-    cases.write_text("".join(json.dumps(c) + "\n" for c in CASES), encoding="utf-8")
-    with ScriptedServer(GARBAGE_RULES) as server:
-        config = {
-            "name": "golden-drafting-garbage-judge",
-            "task": "drafting",
-            "datasets": {"golden": {"path": str(cases)}},
-            "systems": {"zs": {"type": "zero_shot", "options": {"matcher": "llm", "themes": "llm"}}},
-            "models": {"system": [server.model_name("drafter")], "judge": [server.model_name("judge")]},
-            "scorers": SCORERS,
-        }
-        store, run_id, rows = run_golden(folder, config)
-    report, markdown = read_report(store, run_id)
-    return {"rows": rows, "report": report, "markdown": markdown}
+    return _golden_run(folder, "golden-drafting-garbage-judge", GARBAGE_RULES)
 
 
 def test_a_draft_with_no_usable_judge_answer_has_no_content_scores(garbage_judge: dict[str, Any]) -> None:
