@@ -1,6 +1,7 @@
 """The review app's fixes in a real Chromium (Debian's `chromium`, driven by Playwright; never a downloaded
 browser): a validation error keeps what the annotator entered, a pairwise review on the cells its creator chose,
-a safety flag that reaches the export, adjudication of a disagreement, and a sample's call timeline.
+a safety flag that reaches the export, adjudication of a disagreement, a sample's call timeline, and an admin who
+adds an annotator and closes labelling, which that annotator then finds closed.
 
 Every wait is for something on the page (a URL, a selector, a response); none is a fixed time."""
 
@@ -203,3 +204,44 @@ def test_the_timeline_of_a_sample_lists_its_calls(site: tuple[str, Store], brows
     assert "503 after 3 attempts" in rows.nth(2).inner_text()
     assert admin.locator("svg.timeline rect.call-error").count() == 1
     assert "3 model calls over 1.50 s · 1 cache hit · 1 error" in admin.locator("p.meta").nth(1).inner_text()
+
+
+def test_an_added_annotator_finds_the_review_closed(site: tuple[str, Store], browser: Any) -> None:
+    base, store = site
+    spec = rv.ReviewSpec(name="evidence, short of one", task_type="evidence", annotators=["ann1"], per_annotator=2,
+                         overlap=1, seed=3)  # fmt: skip
+    items = rv.items_from_jsonl("evidence", items_jsonl("evidence").decode())  # three items: one left over
+    review_id = rv.create_review(store.engine, spec, items, source="jsonl", created_by="admin")
+    (left,) = rv.unassigned_items(store.engine, review_id)
+    admin = _page(browser, base, "admin")
+    admin.goto(f"{base}/reviews/{review_id}")
+    admin.check("form.add-annotators input[name=annotators][value=ann2]")
+    with admin.expect_navigation():
+        admin.click("form.add-annotators button[type=submit]")
+    assert "ann2" in admin.locator("table.grid").inner_text()
+    assert admin.locator("p.error").count() == 0  # no item is assigned to nobody any more
+    with admin.expect_navigation():
+        admin.click("form.close-labelling button[type=submit]")
+    assert "closed by admin" in admin.locator("#labelling").inner_text()
+
+    annotator = _page(browser, base, "ann2")
+    annotator.goto(f"{base}/reviews")
+    row = annotator.locator("table.grid tr", has_text="evidence, short of one")
+    assert row.locator("td.status").inner_text() == "closed"
+    assert row.locator("a").count() == 0  # nothing to start
+    annotator.goto(f"{base}/reviews/{review_id}")  # the review's address: their item, refused as closed
+    assert "This review is closed" in annotator.locator("#closed").inner_text()
+    assert "You labelled 0 of 1 items" in annotator.content()
+    assert rv.assignment(store.engine, review_id, "ann2", 0).item_id == left  # type: ignore[union-attr]
+    actions = [entry["action"] for entry in _audit_entries(store, review_id)]
+    assert actions == ["review-created", "annotators-added", "labelling-closed"]
+
+
+def _audit_entries(store: Store, target: str) -> list[dict[str, Any]]:
+    from sqlalchemy import select
+
+    from bedside.web.db import audit_table
+
+    with store.engine.connect() as db:
+        query = select(audit_table).where(audit_table.c.target == target).order_by(audit_table.c.id)
+        return [dict(r) for r in db.execute(query).mappings()]

@@ -225,7 +225,9 @@ def users_delete(name: str, store: StoreOption = DEFAULT_STORE) -> None:
     out.print(f"deleted {name}")
 
 
-review_app = typer.Typer(help="Reviews of the web app: list them, import labels collected elsewhere, export labels.")
+review_app = typer.Typer(
+    help="Reviews of the web app: list them, change their annotators, close labelling, import and export labels."
+)
 app.add_typer(review_app, name="review")
 
 
@@ -250,6 +252,7 @@ def review_list(store: StoreOption = DEFAULT_STORE, as_json: JsonOption = False)
                 "source": found["source"],
                 "items": item_count(opened.engine, found["id"]),
                 "unassigned": len(unassigned_items(opened.engine, found["id"])),
+                "labelling": "closed" if found["closed"] else "open",
                 "annotators": len(progress),
                 "labelled": sum(p.labelled for p in progress),
                 "assigned": sum(p.assigned for p in progress),
@@ -260,7 +263,10 @@ def review_list(store: StoreOption = DEFAULT_STORE, as_json: JsonOption = False)
     if as_json:
         typer.echo(json.dumps(listed, indent=2))
         return
-    columns = ["id", "name", "type", "source", "items", "unassigned", "annotators", "labelled", "assigned", "submitted"]
+    columns = [
+        *("id", "name", "type", "source", "labelling", "items", "unassigned"),
+        *("annotators", "labelled", "assigned", "submitted"),
+    ]
     show_table(data_table("Reviews", columns, [[str(r[c]) for c in columns] for r in listed]))
     for r in listed:
         if r["unassigned"]:
@@ -269,6 +275,81 @@ def review_list(store: StoreOption = DEFAULT_STORE, as_json: JsonOption = False)
                 "(capacity: items per annotator × annotators ÷ overlap)",
                 highlight=False,
             )
+
+
+def _review_change(store: str, change: Any) -> Any:
+    """Run one review_edit change on the store (audited there as the OS user); a ReviewError is a clear exit 1."""
+    from bedside.runs.store import Store
+    from bedside.web.db import create_web_tables
+    from bedside.web.review import ReviewError
+
+    opened = Store(store)
+    create_web_tables(opened.engine)
+    try:
+        return change(opened.engine, os.environ.get("USER", "cli"))
+    except ReviewError as exc:
+        err.print(f"[red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(1) from None
+    finally:
+        opened.close()
+
+
+@review_app.command("add-annotators")
+def review_add_annotators(
+    review: Annotated[str, typer.Argument(help="Review id.")],
+    names: Annotated[list[str], typer.Argument(help="Accounts to add (active, not yet on the review).")],
+    store: StoreOption = DEFAULT_STORE,
+) -> None:
+    """Add annotators; they get the items the review is short of (assigned to nobody or to fewer than the
+    overlap), as the web page's form does."""
+    _need_web()
+    from bedside.web.review_edit import add_annotators
+
+    plan = _review_change(store, lambda engine, by: add_annotators(engine, review, names, by=by))
+    for name, items in plan.items():
+        out.print(f"{escape(name)}: {len(items)} item(s)", highlight=False)
+
+
+@review_app.command("move")
+def review_move(
+    review: Annotated[str, typer.Argument(help="Review id.")],
+    source: Annotated[str, typer.Argument(help="The annotator whose unlabelled items move.")],
+    to: Annotated[
+        str | None, typer.Option("--to", help="The account that takes them; without it they are released.")
+    ] = None,
+    limit: Annotated[int | None, typer.Option("--items", help="Move at most this many (their last ones).")] = None,
+    store: StoreOption = DEFAULT_STORE,
+) -> None:
+    """Move an annotator's unlabelled items to another account, or release them (labelled items and every label
+    stay theirs)."""
+    _need_web()
+    from bedside.web.review_edit import move_items
+
+    done = _review_change(store, lambda engine, by: move_items(engine, review, source, to, by=by, limit=limit))
+    where = f"to {to}" if to else "released"
+    out.print(f"{len(done.moved)} item(s) of {escape(source)} {escape(where)}", highlight=False)
+    if done.kept:
+        out.print(f"{len(done.kept)} stay with {escape(source)}: {escape(str(to))} already has them", highlight=False)
+
+
+@review_app.command("close")
+def review_close(review: Annotated[str, typer.Argument(help="Review id.")], store: StoreOption = DEFAULT_STORE) -> None:
+    """Close labelling: annotators can no longer give or change labels (those given are kept)."""
+    _need_web()
+    from bedside.web.review_edit import close_labelling
+
+    _review_change(store, lambda engine, by: close_labelling(engine, review, by=by))
+    out.print(f"closed labelling of {review}")
+
+
+@review_app.command("open")
+def review_open(review: Annotated[str, typer.Argument(help="Review id.")], store: StoreOption = DEFAULT_STORE) -> None:
+    """Reopen labelling of a closed review."""
+    _need_web()
+    from bedside.web.review_edit import open_labelling
+
+    _review_change(store, lambda engine, by: open_labelling(engine, review, by=by))
+    out.print(f"reopened labelling of {review}")
 
 
 @review_app.command("import")

@@ -5,7 +5,8 @@
   user, CSRF token, and the times it was made and last used (idle expiry).
 - ``web_audit``: who did what and when (log in, label saved, review created, export, ...); targets are ids,
   never item text.
-- ``reviews``, ``review_items`` (what annotators see in ``payload``; the unblinding ``key`` never leaves admin
+- ``reviews`` (``config``: the creation settings, the annotators as added since, and ``closed`` while an admin
+  has closed labelling), ``review_items`` (what annotators see in ``payload``; the unblinding ``key`` never leaves admin
   pages and exports), ``review_assignments`` (annotator, item, the annotator's own seeded position) and
   ``review_labels`` (one per annotator and item, editable until that annotator submits the review, and again
   after they reopen it).

@@ -30,7 +30,9 @@ per annotator and item with a seed, and each annotator's item order is shuffled 
 Labels are stored against the outputs' canonical positions, so the shuffle is presentation only.
 
 Assignment: each item goes to ``overlap`` annotators (those with the fewest items so far, in a seeded order),
-and no annotator gets more than ``per_annotator`` items.
+and no annotator gets more than ``per_annotator`` items. After creation an admin can add annotators, move or
+release an annotator's unlabelled items, and close labelling (:mod:`bedside.web.review_edit`); a closed review
+refuses labels here, in :func:`save_label`, whoever calls it.
 """
 
 from __future__ import annotations
@@ -89,6 +91,16 @@ MAX_ITEMS = 20000
 
 class ReviewError(ValueError):
     """A review cannot be made, labelled, exported or imported as asked."""
+
+
+class ReviewClosed(ReviewError):
+    """Labelling of the review is closed by an admin: no label can be given or changed until it is reopened."""
+
+    def __init__(self, review_id: str) -> None:
+        super().__init__(
+            f"review {review_id} is closed: labelling has ended, so labels can no longer be given or changed "
+            "(the labels given are kept; an admin can reopen it)"
+        )
 
 
 @dataclass
@@ -466,9 +478,7 @@ def assign(
 
     Items that cannot get ``overlap`` annotators are left out whole, so every assigned item can be agreed on.
     """
-    rng = random.Random(f"{seed}|assign")
-    order = list(items)
-    rng.shuffle(order)
+    order, rng = _seeded_order(items, seed)
     plan: dict[str, list[str]] = {a: [] for a in annotators}
     tie = {a: rng.random() for a in annotators}
     for item in order:
@@ -480,7 +490,32 @@ def assign(
     return plan
 
 
+def _seeded_order(items: Sequence[str], seed: int) -> tuple[list[str], random.Random]:
+    rng = random.Random(f"{seed}|assign")
+    order = list(items)
+    rng.shuffle(order)
+    return order, rng
+
+
+def assignment_order(items: Sequence[str], seed: int) -> list[str]:
+    """The order in which :func:`assign` hands out ``items`` (given in the review's item order) for ``seed``: what
+    annotators added later are given items in, so they follow the review's own draw."""
+    return _seeded_order(items, seed)[0]
+
+
 # ---- reading a review -------------------------------------------------------------------------------------
+
+
+def labelling_closed(info: dict[str, Any]) -> dict[str, Any] | None:
+    """``{"at", "by"}`` when an admin closed the review's labelling (kept in its config), else None."""
+    closed = (info.get("config") or {}).get("closed")
+    return dict(closed) if isinstance(closed, dict) else None
+
+
+def item_token(review_id: str, item_id: str) -> str:
+    """A stand-in for the item id in an annotator's form (ids may name systems; this names nothing): a label sent
+    for a position whose item an admin has since moved is refused instead of landing on another item."""
+    return hashlib.sha256(f"{review_id}|{item_id}".encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -532,6 +567,7 @@ def reviews_for(engine: Engine, user: str | None) -> list[dict[str, Any]]:
             listed = [r for r in listed if r["id"] in mine]
     for r in listed:
         r["progress"] = progress(engine, r["id"], only=user)
+        r["closed"] = labelling_closed(r)
     return listed
 
 
@@ -775,9 +811,18 @@ def _parse_answer(
 
 
 def save_label(engine: Engine, review_id: str, item_id: str, annotator: str, value: dict[str, Any]) -> None:
+    """Store ``annotator``'s label for the item; :class:`ReviewClosed` when labelling is closed. The review's row is
+    read FOR SHARE in the same transaction (PostgreSQL), so a label cannot land after a close has committed."""
     lab = labels_table.c
     now = time.time()
     with engine.begin() as db:
+        config = db.execute(
+            select(reviews_table.c.config).where(reviews_table.c.id == review_id).with_for_update(read=True)
+        ).scalar_one_or_none()
+        if config is None:
+            raise ReviewError(f"no review {review_id}")
+        if labelling_closed({"config": config}):
+            raise ReviewClosed(review_id)
         done = db.execute(
             update(labels_table)
             .where((lab.review_id == review_id) & (lab.item_id == item_id) & (lab.annotator == annotator))

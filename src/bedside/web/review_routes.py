@@ -1,6 +1,7 @@
 """Routes of the review app. Annotators reach items only as "my n-th assignment in review R"
-(``/reviews/R/items/n``), so there is no URL naming another annotator's item; admins set reviews up, watch
-progress and the meta-evaluation, export and import labels."""
+(``/reviews/R/items/n``), so there is no URL naming another annotator's item; admins set reviews up, change
+their annotators and close labelling (:mod:`bedside.web.review_edit`), watch progress and the meta-evaluation,
+export and import labels."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from bedside.runs.store import RunNotFoundError, Store, results_table
 from bedside.web import adjudication as adj
 from bedside.web import review as rv
+from bedside.web import review_edit
 from bedside.web.app import Forbidden, admin_session, checked_post, render, session_of
 from bedside.web.db import audit, audit_table, users_table
 
@@ -155,18 +157,52 @@ def review_routes(app: FastAPI) -> None:
             if position is None:
                 raise HTTPException(status_code=404, detail="no such review")
             return RedirectResponse(f"/reviews/{review_id}/items/{position}", status_code=303)
-        return render(
+        return _review_page(request, session, info, error=None)
+
+    def _review_page(request: Request, session: Any, info: dict[str, Any], error: str | None) -> Response:
+        """The admin's page of a review (400 with ``error`` shown when a change from it was refused)."""
+        engine = request.app.state.store.engine
+        review_id = info["id"]
+        progress = rv.progress(engine, review_id)
+        with engine.connect() as db:
+            accounts = list(
+                db.execute(
+                    select(users_table.c.name).where(users_table.c.disabled.is_(False)).order_by(users_table.c.name)
+                ).scalars()
+            )
+        on_review = {p.annotator for p in progress}
+        response = render(
             request,
             "review.html",
             session,
             review=info,
-            progress=rv.progress(engine, review_id),
+            progress=progress,
             unassigned=rv.unassigned_items(engine, review_id),
-            position=position,
+            position=rv.next_position(engine, review_id, session.user.name),
             title=rv.TASK_TITLES[info["task_type"]],
             formats=[f for f in (*rv.EXPORT_FORMATS, "adjudicated", "parquet") if _format_fits(f, info["task_type"])],
-            error=None,
+            closed=rv.labelling_closed(info),
+            addable=[name for name in accounts if name not in on_review],
+            accounts=accounts,
+            error=error,
         )
+        if error:
+            response.status_code = 400
+        return response
+
+    def _closed_page(request: Request, session: Any, info: dict[str, Any]) -> Response:
+        """What an annotator gets from any labelling page or post of a closed review (409)."""
+        mine = rv.progress(request.app.state.store.engine, info["id"], only=session.user.name)
+        response = render(
+            request,
+            "closed.html",
+            session,
+            review=info,
+            closed=rv.labelling_closed(info) or {},
+            progress=mine[0] if mine else None,
+        )
+        response.status_code = 409
+        return response
 
     @app.get("/reviews/{review_id}/items/{position}", response_class=HTMLResponse)
     async def item(request: Request, review_id: str, position: int) -> Response:
@@ -180,11 +216,14 @@ def review_routes(app: FastAPI) -> None:
         position: int,
         error: str | None,
         entered: dict[str, Any] | None = None,
+        status: int = 400,
     ) -> Response:
         engine = request.app.state.store.engine
         shown = _assignment(engine, review_id, session.user.name, position)
         if shown is None:
             raise HTTPException(status_code=404, detail="no such item")
+        if rv.labelling_closed(shown.review):
+            return _closed_page(request, session, shown.review)
         mine = rv.progress(engine, review_id, only=session.user.name)
         outputs = shown.payload.get("outputs") or []
         diffs = None
@@ -208,9 +247,10 @@ def review_routes(app: FastAPI) -> None:
             entered=entered,
             criteria=rv.review_criteria(shown.review),
             saved=request.query_params.get("saved") == "1",
+            token=rv.item_token(review_id, shown.item_id),
         )
         if error:
-            response.status_code = 400
+            response.status_code = status
         return response
 
     @app.post("/reviews/{review_id}/items/{position}")
@@ -220,6 +260,13 @@ def review_routes(app: FastAPI) -> None:
         shown = _assignment(engine, review_id, session.user.name, position)
         if shown is None:
             raise HTTPException(status_code=404, detail="no such item")
+        if rv.labelling_closed(shown.review):
+            return _closed_page(request, session, shown.review)
+        token = form.get("item")
+        if token is not None and token != rv.item_token(review_id, shown.item_id):
+            # the page was for an item an admin has since moved to someone else: never label the item now here
+            moved = "an admin moved the item this page showed to another annotator: your entry was not saved"
+            return await _item_page(request, session, review_id, position, error=moved, status=409)
         if shown.submitted:
             raise HTTPException(status_code=409, detail="this review is submitted: labels can no longer change")
         kind, criteria = shown.review["task_type"], rv.review_criteria(shown.review)
@@ -229,7 +276,10 @@ def review_routes(app: FastAPI) -> None:
             entered = rv.entered_label(kind, shown.payload, shown.order, form, criteria)
             return await _item_page(request, session, review_id, position, error=str(exc), entered=entered)
         # a write: in a thread, so a store busy with a run's writes never holds the event loop
-        await run_in_threadpool(rv.save_label, engine, review_id, shown.item_id, session.user.name, value)
+        try:
+            await run_in_threadpool(rv.save_label, engine, review_id, shown.item_id, session.user.name, value)
+        except rv.ReviewClosed:  # closed after the check above
+            return _closed_page(request, session, _review_or_404(request, review_id))
         if position + 1 < shown.count:
             return RedirectResponse(f"/reviews/{review_id}/items/{position + 1}", status_code=303)
         return RedirectResponse(f"/reviews/{review_id}/done", status_code=303)
@@ -243,6 +293,8 @@ def review_routes(app: FastAPI) -> None:
         shown = _assignment(store.engine, review_id, session.user.name, position)
         if shown is None:
             raise HTTPException(status_code=404, detail="no such item")
+        if rv.labelling_closed(shown.review):
+            return _closed_page(request, session, shown.review)
         record = await run_in_threadpool(_record_of, store, review_id, shown.item_id)
         return render(request, "record.html", session, a=shown, record=record)
 
@@ -254,7 +306,7 @@ def review_routes(app: FastAPI) -> None:
         if not mine:
             raise HTTPException(status_code=404, detail="no such review")
         info = _review_or_404(request, review_id)
-        return render(request, "done.html", session, review=info, progress=mine[0])
+        return render(request, "done.html", session, review=info, progress=mine[0], closed=rv.labelling_closed(info))
 
     @app.post("/reviews/{review_id}/submit")
     async def submit(request: Request, review_id: str) -> Response:
@@ -263,6 +315,9 @@ def review_routes(app: FastAPI) -> None:
         mine = rv.progress(engine, review_id, only=session.user.name)
         if not mine:
             raise HTTPException(status_code=404, detail="no such review")
+        info = _review_or_404(request, review_id)
+        if rv.labelling_closed(info):
+            return _closed_page(request, session, info)
         if mine[0].labelled < mine[0].assigned:
             raise HTTPException(status_code=409, detail="label every item before submitting")
         await run_in_threadpool(rv.submit, engine, review_id, session.user.name)
@@ -329,22 +384,69 @@ def review_routes(app: FastAPI) -> None:
                 raise rv.ReviewError("choose a labels JSONL file")
             rv.import_labels(engine, review_id, text, user=session.user.name)
         except rv.ReviewError as exc:
-            response = render(
-                request,
-                "review.html",
-                session,
-                review=info,
-                progress=rv.progress(engine, review_id),
-                position=None,
-                title=rv.TASK_TITLES[info["task_type"]],
-                formats=[
-                    f for f in (*rv.EXPORT_FORMATS, "adjudicated", "parquet") if _format_fits(f, info["task_type"])
-                ],
-                error=str(exc),
-            )
-            response.status_code = 400
-            return response
+            return _review_page(request, session, info, error=str(exc))
         return RedirectResponse(f"/reviews/{review_id}/meta", status_code=303)
+
+    # ---- changing a review after creation (admins; review_edit does the work, audited) ----
+
+    @app.post("/reviews/{review_id}/annotators")
+    async def add_annotators(request: Request, review_id: str) -> Response:
+        session, form = await checked_post(request, admin=True)
+        info = _review_or_404(request, review_id)
+        names = [str(n) for n in form.getlist("annotators")]
+        try:
+            await run_in_threadpool(
+                review_edit.add_annotators, request.app.state.store.engine, review_id, names, by=session.user.name
+            )
+        except rv.ReviewError as exc:
+            return _review_page(request, session, info, error=str(exc))
+        return RedirectResponse(f"/reviews/{review_id}", status_code=303)
+
+    @app.post("/reviews/{review_id}/move")
+    async def move(request: Request, review_id: str) -> Response:
+        session, form = await checked_post(request, admin=True)
+        info = _review_or_404(request, review_id)
+        target = str(form.get("target") or "").strip() or None
+        try:
+            raw = form.get("limit")
+            limit = None if raw in (None, "") else _int(raw, 0, "the number of items to move")
+            await run_in_threadpool(
+                lambda: review_edit.move_items(
+                    request.app.state.store.engine,
+                    review_id,
+                    str(form.get("source") or ""),
+                    target,
+                    by=session.user.name,
+                    limit=limit,
+                )
+            )
+        except rv.ReviewError as exc:
+            return _review_page(request, session, info, error=str(exc))
+        return RedirectResponse(f"/reviews/{review_id}", status_code=303)
+
+    @app.post("/reviews/{review_id}/close")
+    async def close(request: Request, review_id: str) -> Response:
+        session, _ = await checked_post(request, admin=True)
+        info = _review_or_404(request, review_id)
+        try:
+            await run_in_threadpool(
+                lambda: review_edit.close_labelling(request.app.state.store.engine, review_id, by=session.user.name)
+            )
+        except rv.ReviewError as exc:
+            return _review_page(request, session, info, error=str(exc))
+        return RedirectResponse(f"/reviews/{review_id}", status_code=303)
+
+    @app.post("/reviews/{review_id}/open")
+    async def open_(request: Request, review_id: str) -> Response:
+        session, _ = await checked_post(request, admin=True)
+        info = _review_or_404(request, review_id)
+        try:
+            await run_in_threadpool(
+                lambda: review_edit.open_labelling(request.app.state.store.engine, review_id, by=session.user.name)
+            )
+        except rv.ReviewError as exc:
+            return _review_page(request, session, info, error=str(exc))
+        return RedirectResponse(f"/reviews/{review_id}", status_code=303)
 
     def _adjudicator(request: Request) -> Any:
         session = session_of(request)
@@ -428,6 +530,9 @@ def review_routes(app: FastAPI) -> None:
         mine = rv.progress(engine, review_id, only=session.user.name)
         if not mine:
             raise HTTPException(status_code=404, detail="no such review")
+        info = _review_or_404(request, review_id)
+        if rv.labelling_closed(info):
+            return _closed_page(request, session, info)
         await run_in_threadpool(rv.reopen, engine, review_id, session.user.name)
         return RedirectResponse(f"/reviews/{review_id}/items/0", status_code=303)
 
