@@ -46,8 +46,8 @@ from typing import IO, Any
 
 from bedside.llm.scripted_server import ScriptedServer
 from bedside.runs.config import RunConfig
+from bedside.runs.ray_executor import NOWHERE_PROXY
 
-_NOWHERE_PROXY = "http://127.0.0.1:9"
 MARK = "bedside-driver: "
 """The prefix of the driver's own lines on its stdout (Ray may print there too)."""
 START_TIMEOUT_S = 300.0
@@ -71,8 +71,8 @@ def loopback_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
         {
             "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
             "RAY_USAGE_STATS_ENABLED": "0",
-            "http_proxy": _NOWHERE_PROXY,
-            "HTTP_PROXY": _NOWHERE_PROXY,
+            "http_proxy": NOWHERE_PROXY,
+            "HTTP_PROXY": NOWHERE_PROXY,
             "no_proxy": "",
             "NO_PROXY": "",
             "RAY_health_check_period_ms": "1000",
