@@ -13,12 +13,14 @@ Endpoint utilisation is the servers' own integral of requests in flight over the
 cap (``in_flight_s / busy_s / cap``, from ``/_scripted/stats``): 100 % means every slot the cap allows was
 used for the whole run. Printed per executor, and Ray's over the local executor's as a ratio.
 
-``--faults`` instead builds a 2-node local cluster (``ray.cluster_utils.Cluster``: a head node and a second
-node, each its own raylet and processes with one CPU, both on 127.0.0.1) and runs the same config three times
-against an in-process scripted server, making one fault in each once a third of the requests were answered:
-a worker process SIGKILLed, the second node removed (its raylet and every process on it killed), the limits
-actor SIGKILLed. One line per fault: samples lost (expected minus stored ok rows), duplicated (rows beyond one
-per sample), whether the run raised (exit), samples requeued, requests sent again, and the most in flight.
+``--faults`` instead runs the same config on a 2-node local cluster of ``ray start`` processes (a head and a
+second node, one CPU each, both on 127.0.0.1; :mod:`bedside.testing.ray_cluster`, the launcher the cluster tests
+use), its driver a subprocess, against a scripted server in this process, three times, making one fault in each
+once a third of the requests were answered: a worker on the second node SIGKILLed, the second node killed (SIGKILL
+to every process of it), the limits actor SIGKILLed. One line per fault: samples lost (expected minus stored ok
+rows), duplicated (rows beyond one per sample), exit (1 if the run raised or stored an error), samples requeued,
+requests sent again, and the most in flight. Then the same run without a fault on the cluster and with the local
+executor: each one's endpoint utilisation, and Ray's over the local executor's as a ratio.
 
 Usage: ``python bench/scale.py [--samples 20000] [--latency-ms 50] [--cap 100] [--workers 2] [--scored 2000]``
 ``python bench/scale.py --faults [--samples 3000] [--latency-ms 20] [--cap 16]``
@@ -122,107 +124,90 @@ def one_case(label: str, urls: list[str], samples: int, cap: int, latency_ms: fl
     print(f"  endpoint utilisation ray / local: {used['ray'] / used['local']:.2f}")
 
 
-def _named(prefix: str) -> Any:
-    import ray
-
-    for entry in ray.util.list_named_actors(all_namespaces=True):
-        if entry["name"].startswith(prefix):
-            return ray.get_actor(entry["name"], namespace=entry["namespace"])
-    raise SystemExit(f"no actor named {prefix}...")
-
-
-def fault_runs(samples: int, cap: int, latency_ms: float) -> None:
-    """Worker kill, node kill, limiter kill on a 2-node local cluster; one line each (see the docstring)."""
-    import threading
-
-    import ray
-    from ray.cluster_utils import Cluster
-
-    from bedside.llm.shared_limiter import NAME_PREFIX
-    from bedside.runs.ray_executor import WORKER_PREFIX, loopback_ray_env
+def fault_runs(samples: int, cap: int, latency_ms: float, workers: int) -> None:
+    """Worker kill, node kill, limiter kill on a 2-node cluster of ``ray start`` processes; one line each, then
+    the endpoint utilisation of a run without faults there and of the local executor (see the docstring)."""
     from bedside.runs.store import Store
     from bedside.testing import ScriptedServer
+    from bedside.testing.ray_cluster import LocalRayCluster, RayNode, loopback_env
 
-    node_args = {"num_cpus": 1, "node_ip_address": "127.0.0.1", "include_dashboard": False}
-    pythonpath = os.pathsep.join([str(HERE), str(HERE.parent / "src"), os.environ.get("PYTHONPATH", "")])
-    os.environ["PYTHONPATH"] = pythonpath  # the nodes' processes inherit it
-    with loopback_ray_env():
-        cluster = Cluster(initialize_head=True, head_node_args=node_args)
-        second = cluster.add_node(**node_args)
-        cluster.wait_for_nodes()
-        ray.init(address=cluster.address, namespace="bedside-bench", log_to_driver=False)
+    env = loopback_env()
+    env["PYTHONPATH"] = os.pathsep.join([str(HERE), str(HERE.parent / "src"), env.get("PYTHONPATH", "")])
+    env["BEDSIDE_TASKS"] = ",".join(filter(None, [env.get("BEDSIDE_TASKS"), "scale_task:TASK"]))
 
-    def on_second_node(actor: Any) -> bool:
-        return bool(ray.get(actor.node.remote()) == second.node_id)
+    def config_in(tmp: str, name: str, server: ScriptedServer) -> RunConfig:
+        return RunConfig(
+            name=name,
+            task="scale_task:TASK",
+            datasets={"n": DatasetConfig(options={"samples": samples})},
+            systems={"echo": {"type": "echo"}},  # type: ignore[dict-item]
+            models={"system": [server.model_name()]},
+            model_options={"system": {"max_concurrency": cap, "timeout_s": 5.0}},
+            scorers=["words"],
+            concurrency=cap,
+            store=str(Path(tmp) / "store.sqlite"),
+        )
 
-    def kill_worker() -> None:
-        import signal
+    with LocalRayCluster(env) as cluster:
+        cluster.start(num_cpus=1)
 
-        for entry in ray.util.list_named_actors(all_namespaces=True):
-            if entry["name"].startswith(WORKER_PREFIX):
-                actor = ray.get_actor(entry["name"], namespace=entry["namespace"])
-                if on_second_node(actor):
-                    os.kill(ray.get(actor.pid.remote()), signal.SIGKILL)
-                    return
-        raise SystemExit("no worker on the second node")
+        def second_node() -> RayNode:
+            others = [node for node in cluster.live_nodes() if not node.head]
+            return others[0] if others else cluster.add_node(num_cpus=1, resources={"second-node": 1})
 
-    def kill_node() -> None:
-        nonlocal second
-        cluster.remove_node(second)
-
-    def kill_limiter() -> None:
-        import signal
-
-        os.kill(ray.get(_named(NAME_PREFIX).pid.remote()), signal.SIGKILL)
-
-    try:
-        print(f"faults: 2-node local cluster (1 CPU each), {samples} samples, cap {cap}, latency {latency_ms:g} ms")
-        for name, fault in (("worker kill", kill_worker), ("node kill", kill_node), ("limiter kill", kill_limiter)):
-            if not cluster.worker_nodes:
-                second = cluster.add_node(**node_args)
-                cluster.wait_for_nodes()
+        faults: dict[str, Any] = {
+            "worker kill": lambda driver: driver.command("kill-worker"),
+            "node kill": lambda driver: cluster.kill_node(second_node()),
+            "limiter kill": lambda driver: driver.command("kill-limiter"),
+        }
+        print(
+            f"faults: 2-node cluster of `ray start` processes (1 CPU each, 127.0.0.1), {samples} samples, "
+            f"{workers} workers, cap {cap}, latency {latency_ms:g} ms"
+        )
+        for name, fault in faults.items():
+            second_node()
             with tempfile.TemporaryDirectory() as tmp, ScriptedServer(latency_ms=latency_ms) as server:
-                config = RunConfig(
-                    name=f"faults-{name.replace(' ', '-')}",
-                    task="scale_task:TASK",
-                    datasets={"n": DatasetConfig(options={"samples": samples})},
-                    systems={"echo": {"type": "echo"}},  # type: ignore[dict-item]
-                    models={"system": [server.model_name()]},
-                    model_options={"system": {"max_concurrency": cap, "timeout_s": 5.0}},
-                    scorers=["words"],
-                    concurrency=cap,
-                    store=str(Path(tmp) / "store.sqlite"),
-                )
-                outcome: dict[str, Any] = {}
-
-                def drive(config: RunConfig = config, outcome: dict[str, Any] = outcome) -> None:
-                    try:
-                        outcome["summary"] = asyncio.run(execute_ray(config, task=TASK, cache=False, workers=2))
-                    except BaseException as exc:
-                        outcome["error"] = exc
-
-                thread = threading.Thread(target=drive)
-                thread.start()
-                server.wait_until(lambda s: s["answers"].get("ok", 0) >= samples // 3, timeout_s=600)
-                fault()
-                thread.join()
+                config = config_in(tmp, f"faults-{name.replace(' ', '-')}", server)
+                with cluster.drive(config, workers=workers) as driver:
+                    # the fault comes once a third of the requests were answered, whatever the machine's speed
+                    driver.wait_for(server, lambda s: s["answers"].get("ok", 0) >= samples // 3)
+                    fault(driver)
+                    result = driver.finish()
+                    code = driver.process.returncode
                 store = Store(config.store)
                 rows = store.results(config.run_id)
                 store.close()
                 ok = {(r.cell, r.sample_id, r.epoch) for r in rows if r.status == "ok"}
                 keys = [(r.cell, r.sample_id, r.epoch) for r in rows]
-                summary = outcome.get("summary")
+                summary = result.get("summary")
+                failed = "error" in result or code != 0 or (summary is not None and summary["errors"] > 0)
                 seen = server.stats()
                 print(
                     f"  {name:13} lost {samples - len(ok)}, duplicated {len(keys) - len(set(keys))}, "
-                    f"exit {1 if 'error' in outcome or (summary and summary.errors) else 0}"
-                    f"  (requeued {summary.retried if summary else '-'}, requests sent again "
+                    f"exit {1 if failed else 0}"
+                    f"  (requeued {summary['retried'] if summary else '-'}, requests sent again "
                     f"{seen['requests'] - samples}, most in flight {seen['max_in_flight']} of cap {cap}"
-                    f"{', error: ' + repr(outcome['error']) if 'error' in outcome else ''})"
+                    f"{', error: ' + str(result['error']) if 'error' in result else ''})"
                 )
-    finally:
-        ray.shutdown()
-        cluster.shutdown()
+        # the same run without a fault, on the cluster and in this process: how well each keeps the endpoint busy
+        used: dict[str, float] = {}
+        second_node()
+        for executor in ("ray", "local"):
+            with tempfile.TemporaryDirectory() as tmp, ScriptedServer(latency_ms=latency_ms) as server:
+                config = config_in(tmp, f"utilisation-{executor}", server)
+                if executor == "ray":
+                    with cluster.drive(config, workers=workers) as driver:
+                        result = driver.finish()
+                    ran = result.get("summary", {}).get("ran")
+                else:
+                    ran = asyncio.run(execute(config, task=TASK, cache=False)).ran
+                if ran != samples:
+                    raise SystemExit(f"{executor}: expected {samples} samples, ran {ran}")
+                used[executor] = utilisation([server.stats()], cap)
+        print(
+            f"  endpoint utilisation without faults: ray {used['ray']:.1%}, local {used['local']:.1%}, "
+            f"ray / local {used['ray'] / used['local']:.2f}"
+        )
 
 
 def main() -> None:
@@ -238,7 +223,7 @@ def main() -> None:
     args.latency_ms = args.latency_ms if args.latency_ms is not None else (20.0 if args.faults else 50.0)
     args.cap = args.cap or (16 if args.faults else 100)
     if args.faults:
-        fault_runs(args.samples, args.cap, args.latency_ms)
+        fault_runs(args.samples, args.cap, args.latency_ms, args.workers)
         return
     servers = [start_server(args.latency_ms) for _ in range(2)]
     urls = [url for _, url in servers]

@@ -116,7 +116,7 @@ def pin_loopback() -> None:
     ray_constants.ENABLE_RAY_CLUSTER = False
 
 
-_NOWHERE_PROXY = "http://127.0.0.1:9"
+NOWHERE_PROXY = "http://127.0.0.1:9"
 """A loopback port nothing listens on (discard): where Ray's own HTTP probes are sent to fail at once."""
 
 
@@ -130,11 +130,11 @@ def loopback_ray_env() -> Iterator[None]:
     whether statistics are enabled or not (seen with strace). Those probes use ``requests``, which honours proxy
     variables: while Ray starts its processes, ``http_proxy`` points at a closed loopback port, so they fail at
     once without resolving or contacting anything else. The driver's own variables are restored afterwards;
-    bedside's HTTP client ignores proxy variables anyway (aiohttp without ``trust_env``). Tests that build a
-    multi-node local cluster (``ray.cluster_utils.Cluster``) start it inside this too."""
+    bedside's HTTP client ignores proxy variables anyway (aiohttp without ``trust_env``). A cluster of
+    ``ray start`` processes (:mod:`bedside.testing.ray_cluster`) gets the same variables in its environment."""
     pin_loopback()
     saved = {name: os.environ.get(name) for name in ("http_proxy", "HTTP_PROXY", "no_proxy", "NO_PROXY")}
-    os.environ.update({"http_proxy": _NOWHERE_PROXY, "HTTP_PROXY": _NOWHERE_PROXY, "no_proxy": "", "NO_PROXY": ""})
+    os.environ.update({"http_proxy": NOWHERE_PROXY, "HTTP_PROXY": NOWHERE_PROXY, "no_proxy": "", "NO_PROXY": ""})
     try:
         yield
     finally:
