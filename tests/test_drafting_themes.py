@@ -9,6 +9,7 @@ import pytest
 
 from bedside.llm import get_model
 from bedside.tasks.drafting.themes import (
+    DEFAULT_C,
     OTHER,
     RESPONSE_THEMES,
     THEME_KEYS,
@@ -20,6 +21,7 @@ from bedside.tasks.drafting.themes import (
     load_themes,
     pooled,
     read_labelled_sentences,
+    shipped_classifier_path,
     theme_counts,
     theme_proportions,
 )
@@ -54,6 +56,44 @@ def test_offline_classifier_held_out_f1_and_round_trip(tmp_path: Path) -> None:
     assert classifier.predict(texts) == ["symptom_questions", "contingency", "other"]
     path = classifier.save(tmp_path / "themes")
     assert ThemeClassifier.load(path).predict(texts) == classifier.predict(texts)
+
+
+def test_the_shipped_classifier_is_the_one_fitted_on_the_labelled_sentences() -> None:
+    """The shipped file (loaded without scikit-learn) predicts what a fresh fit predicts; if the sentences change
+    without `python tools/fit_theme_classifier.py`, its provenance check fails here first."""
+    import json
+    import warnings
+
+    import numpy as np
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a stale file would warn and fit instead of loading
+        default_theme_classifier.cache_clear()
+        shipped = default_theme_classifier()
+    fresh = ThemeClassifier.fit(read_labelled_sentences(), c=DEFAULT_C)
+    heldout = Path(shipped_classifier_path()).with_name("theme_heldout.jsonl")
+    texts = [json.loads(line)["text"] for line in heldout.read_text(encoding="utf-8").splitlines() if line.strip()]
+    agree = np.mean([a == b for a, b in zip(shipped.predict(texts), fresh.predict(texts), strict=True)])
+    assert agree >= 0.99, agree  # the same up to floating-point differences between machines' MiniLM runs
+    assert shipped.model.labels == fresh.model.labels
+
+
+def test_a_stale_shipped_classifier_is_refused_and_fitted_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bedside.tasks.drafting import themes
+
+    stale = default_theme_classifier().save(tmp_path / "stale.npz", provenance={"sentences_sha256": "0" * 64})
+    with pytest.raises(ValueError, match="fitted on"):
+        ThemeClassifier.load(stale, provenance=themes.training_provenance())
+    monkeypatch.setattr(themes, "shipped_classifier_path", lambda: stale)
+    default_theme_classifier.cache_clear()
+    try:
+        with pytest.warns(UserWarning, match="stale"):
+            fitted = default_theme_classifier()
+        assert fitted.predict(["Have you had any fever or chills?"]) == ["symptom_questions"]
+    finally:
+        default_theme_classifier.cache_clear()
 
 
 def test_llm_classifier_answers_with_a_theme_key() -> None:

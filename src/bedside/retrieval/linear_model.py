@@ -9,7 +9,7 @@ as another's.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,17 +49,26 @@ class LinearModel:
     def predict(self, x: NDArray[Any]) -> list[str]:
         return [self.labels[int(k)] for k in self.scores(x).argmax(axis=1)]
 
-    def save(self, path: str | Path, kind: str) -> Path:
-        """Write to ``path`` exactly; ``kind`` (e.g. ``bedside-drafting-theme-classifier/1``) is checked on load."""
+    def save(self, path: str | Path, kind: str, *, provenance: Mapping[str, str] | None = None) -> Path:
+        """Write to ``path`` exactly; ``kind`` (e.g. ``bedside-drafting-theme-classifier/1``) is checked on load, and
+        so is ``provenance`` (what the model was fitted on, e.g. its training file's digest) when the loader asks."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        meta = json.dumps({"format": kind, "labels": list(self.labels)})
+        meta = json.dumps({"format": kind, "labels": list(self.labels), "provenance": dict(provenance or {})})
         with path.open("wb") as handle:
             np.savez(handle, coef=self.coef, intercept=self.intercept, meta=np.array(meta))
         return path
 
     @classmethod
-    def load(cls, path: str | Path, kind: str, description: str = "classifier") -> LinearModel:
+    def load(
+        cls,
+        path: str | Path,
+        kind: str,
+        description: str = "classifier",
+        *,
+        provenance: Mapping[str, str] | None = None,
+    ) -> LinearModel:
+        """``provenance``, when given, must equal what the file was saved with (a stale file is refused)."""
         path = Path(path)
         try:
             with np.load(path, allow_pickle=False) as data:
@@ -69,4 +78,8 @@ class LinearModel:
             raise ValueError(f"{path}: not a saved {description} ({exc})") from None
         if meta.get("format") != kind:
             raise ValueError(f"{path}: format {meta.get('format')!r}, expected {kind}")
+        if provenance is not None and meta.get("provenance") != dict(provenance):
+            raise ValueError(
+                f"{path}: fitted on {meta.get('provenance') or 'unrecorded data'}, not on {dict(provenance)}"
+            )
         return cls(coef, intercept, tuple(meta["labels"]))

