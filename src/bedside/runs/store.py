@@ -384,6 +384,17 @@ class Store:
         wanted = list(set(keys))
         found: dict[str, ResultRow] = {}
         with self.engine.connect() as db:
+            if self._sqlite is not None and wanted:
+                # Which keys have a successful row at all, in plain SQL first: rendering SQLAlchemy's 500-value
+                # IN cost more than SQLite's lookups, and most keys of a run have no row (only those that do are
+                # read in full, below).
+                present: set[str] = set()
+                for start in range(0, len(wanted), 500):
+                    chunk = wanted[start : start + 500]
+                    marks = ", ".join("?" * len(chunk))
+                    query = f"SELECT DISTINCT key FROM results WHERE status = 'ok' AND key IN ({marks})"
+                    present.update(key for (key,) in db.exec_driver_sql(query, tuple(chunk)))
+                wanted = sorted(present)
             for start in range(0, len(wanted), 500):
                 chunk = wanted[start : start + 500]
                 rows = db.execute(
