@@ -94,3 +94,26 @@ def test_no_cache_means_every_call_is_sent() -> None:
 
         asyncio.run(run())
         assert server.stats()["requests"] == 2
+
+
+def test_lookups_in_one_loop_turn_are_answered_together(cache_path: Path) -> None:
+    """``lookup`` batches the lookups of a loop turn into one query: stored answers, answers only put (not yet
+    committed), misses and the same key twice each get their own answer, and a caller cancelled meanwhile
+    does not disturb the others."""
+    from bedside.llm.types import ProviderResponse
+
+    cache = ResponseCache(cache_path)
+    cache.put("stored", {"k": 1}, ProviderResponse(texts=("from disk",)))  # outside a loop: committed at once
+
+    async def run() -> list[str | None]:
+        cache.put("pending", {"k": 2}, ProviderResponse(texts=("in memory",)))  # in a loop: committed later
+        cancelled = asyncio.ensure_future(cache.lookup("stored"))
+        lookups = [cache.lookup(key) for key in ("stored", "pending", "missing", "stored")]
+        answers = asyncio.gather(*lookups)
+        await asyncio.sleep(0)  # the lookups are waiting for the end of the turn
+        cancelled.cancel()
+        found = await answers
+        return [answer.texts[0] if answer is not None else None for answer in found]
+
+    assert asyncio.run(run()) == ["from disk", "in memory", None, "from disk"]
+    cache.close()

@@ -45,6 +45,9 @@ CREATE TABLE IF NOT EXISTS completions (
 """
 
 
+_LOOKUP_CHUNK = 500
+"""Keys per query of a batched lookup (SQLite allows 999 parameters in older builds)."""
+
 _CANONICAL = dumper(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -140,6 +143,8 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._pending: dict[str, tuple[str, str, str, float]] = {}
         self._flush_scheduled = False
+        self._wanted: dict[str, list[asyncio.Future[str | None]]] = {}
+        """Keys :meth:`lookup` is waiting for, looked up together at the end of the loop's turn."""
         self._warned = False
         self._finalizer = weakref.finalize(self, _close, self._conn, self._lock, self._pending)
 
@@ -154,6 +159,49 @@ class ResponseCache:
         if row is None:
             return None
         return ProviderResponse.model_validate_json(row[0])
+
+    async def lookup(self, key: str) -> ProviderResponse | None:
+        """:meth:`get`, from inside the event loop: the lookups asked for during one turn of the loop are made in
+        one query when the turn ends (one statement per lookup cost more CPU than SQLite's search itself, with
+        a hundred samples in flight). An answer put meanwhile is found too."""
+        with self._lock:
+            pending = self._pending.get(key)
+        if pending is not None:
+            return ProviderResponse.model_validate_json(pending[2])
+        loop = asyncio.get_running_loop()
+        if not self._wanted:
+            loop.call_soon(self._look_up_wanted)
+        future: asyncio.Future[str | None] = loop.create_future()
+        self._wanted.setdefault(key, []).append(future)  # one future per caller: a cancelled one is skipped
+        found = await future
+        return None if found is None else ProviderResponse.model_validate_json(found)
+
+    def _look_up_wanted(self) -> None:
+        wanted, self._wanted = self._wanted, {}
+        keys = list(wanted)
+        found: dict[str, str] = {}
+        try:
+            with self._lock:
+                for start in range(0, len(keys), _LOOKUP_CHUNK):
+                    chunk = keys[start : start + _LOOKUP_CHUNK]
+                    marks = ", ".join("?" * len(chunk))
+                    query = f"SELECT key, response FROM completions WHERE key IN ({marks})"
+                    found.update(self._conn.execute(query, chunk).fetchall())
+                for key in keys:
+                    pending = self._pending.get(key)
+                    if pending is not None:
+                        found[key] = pending[2]
+        except sqlite3.Error as exc:
+            for futures in wanted.values():
+                for future in futures:
+                    if not future.done():
+                        future.set_exception(exc)
+            return
+        for key, futures in wanted.items():
+            text = found.get(key)
+            for future in futures:
+                if not future.done():
+                    future.set_result(text)
 
     def put(
         self, key: str, request: dict[str, Any], response: ProviderResponse, *, request_json: str | None = None
