@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import hashlib
 import time
@@ -68,11 +69,12 @@ class Cell:
     label: str = ""
     """The model's name in the cell (:meth:`RunConfig.model_label`); empty: the model string without its URL."""
 
-    @property
+    # Cached (a frozen dataclass's __dict__ takes them): every stored row and every sample's start asks for them.
+    @functools.cached_property
     def model_label(self) -> str:
         return self.label or without_url(self.model)
 
-    @property
+    @functools.cached_property
     def id(self) -> str:
         """What the store, reports and exports call the cell: dataset/system/model, the model by its alias or
         ``PROVIDER/MODEL``, never its URL (long, and it may carry a ``user:password@``)."""

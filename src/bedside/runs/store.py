@@ -508,10 +508,12 @@ class _SqliteWriter:
         self._finished_at = names.index("finished_at")
         self._processed = [(i, processors[name]) for i, name in enumerate(names) if processors.get(name) is not None]
         self._score_value = scores_table.c.value.type._cached_bind_processor(dialect)
-        self._insert_results = _insert_sql(results_table)
+        # A sample's earlier row is replaced through its primary key (one statement per row instead of a
+        # DELETE and an INSERT; the results table has no other unique constraint); its earlier scores are
+        # deleted, since the new row may have other metrics.
+        self._insert_results = _insert_sql(results_table).replace("INSERT", "INSERT OR REPLACE", 1)
         self._insert_scores = _insert_sql(scores_table)
         where = "run_id = ? AND cell = ? AND sample_id = ? AND epoch = ?"
-        self._delete_results = f"DELETE FROM results WHERE {where}"
         self._delete_scores = f"DELETE FROM scores WHERE {where}"
 
     def _values(self, row: ResultRow, finished_at: Any) -> tuple[Any, ...]:
@@ -532,7 +534,6 @@ class _SqliteWriter:
             for m, v in r.scores.items()
         ]
         with engine.begin() as db:
-            db.exec_driver_sql(self._delete_results, keys)
             db.exec_driver_sql(self._delete_scores, keys)
             db.exec_driver_sql(self._insert_results, results)
             if scores:
