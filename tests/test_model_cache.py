@@ -117,3 +117,23 @@ def test_lookups_in_one_loop_turn_are_answered_together(cache_path: Path) -> Non
 
     assert asyncio.run(run()) == ["from disk", "in memory", None, "from disk"]
     cache.close()
+
+
+def test_a_lookup_batch_left_by_a_closed_loop_does_not_hold_up_the_next_loop(cache_path: Path) -> None:
+    """A loop stopped before the end of its turn (Ctrl-C) leaves its batch unanswered; a later ``asyncio.run``
+    with the same cache gets its own batch, and the stale one is dropped."""
+    from bedside.llm.types import ProviderResponse
+
+    cache = ResponseCache(cache_path)
+    cache.put("stored", {"k": 1}, ProviderResponse(texts=("from disk",)))
+    gone = asyncio.new_event_loop()
+    cache._wanted[gone] = {"stored": [gone.create_future()]}  # as a stopped loop leaves it
+    gone.close()
+
+    async def run() -> str | None:
+        answer = await cache.lookup("stored")
+        return answer.texts[0] if answer is not None else None
+
+    assert asyncio.run(run()) == "from disk"
+    assert gone not in cache._wanted
+    cache.close()
