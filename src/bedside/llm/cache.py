@@ -45,9 +45,6 @@ CREATE TABLE IF NOT EXISTS completions (
 """
 
 
-_LOOKUP_CHUNK = 500
-"""Keys per query of a batched lookup (SQLite allows 999 parameters in older builds)."""
-
 _CANONICAL = dumper(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -143,8 +140,6 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._pending: dict[str, tuple[str, str, str, float]] = {}
         self._flush_scheduled = False
-        self._wanted: dict[asyncio.AbstractEventLoop, dict[str, list[asyncio.Future[str | None]]]] = {}
-        """Per event loop, the keys :meth:`lookup` is waiting for, looked up together at the end of its turn."""
         self._warned = False
         self._finalizer = weakref.finalize(self, _close, self._conn, self._lock, self._pending)
 
@@ -159,57 +154,6 @@ class ResponseCache:
         if row is None:
             return None
         return ProviderResponse.model_validate_json(row[0])
-
-    async def lookup(self, key: str) -> ProviderResponse | None:
-        """:meth:`get`, from inside the event loop: the lookups asked for during one turn of the loop are made in
-        one query when the turn ends (one statement per lookup cost more CPU than SQLite's search itself, with
-        a hundred samples in flight). An answer put meanwhile is found too. Each event loop (a thread may run
-        its own) has its own batch."""
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            pending = self._pending.get(key)
-            if pending is None:
-                wanted = self._wanted.get(loop)
-                if wanted is None:
-                    for gone in [other for other in self._wanted if other.is_closed()]:
-                        del self._wanted[gone]  # a loop closed before its batch was looked up: nobody waits
-                    wanted = self._wanted[loop] = {}
-                    loop.call_soon(self._look_up_wanted, loop)
-                future: asyncio.Future[str | None] = loop.create_future()
-                wanted.setdefault(key, []).append(future)  # one future per caller: a cancelled one is skipped
-        if pending is not None:
-            return ProviderResponse.model_validate_json(pending[2])
-        found = await future
-        return None if found is None else ProviderResponse.model_validate_json(found)
-
-    def _look_up_wanted(self, loop: asyncio.AbstractEventLoop) -> None:
-        found: dict[str, str] = {}
-        with self._lock:
-            wanted = self._wanted.pop(loop, {})
-            keys = list(wanted)
-            try:
-                for start in range(0, len(keys), _LOOKUP_CHUNK):
-                    chunk = keys[start : start + _LOOKUP_CHUNK]
-                    marks = ", ".join("?" * len(chunk))
-                    query = f"SELECT key, response FROM completions WHERE key IN ({marks})"
-                    found.update(self._conn.execute(query, chunk).fetchall())
-            except sqlite3.Error as exc:
-                failure: sqlite3.Error | None = exc
-            else:
-                failure = None
-                for key in keys:
-                    pending = self._pending.get(key)
-                    if pending is not None:
-                        found[key] = pending[2]
-        for key, futures in wanted.items():
-            text = found.get(key)
-            for future in futures:
-                if future.done():
-                    continue
-                if failure is not None:
-                    future.set_exception(failure)
-                else:
-                    future.set_result(text)
 
     def put(
         self, key: str, request: dict[str, Any], response: ProviderResponse, *, request_json: str | None = None

@@ -119,10 +119,6 @@ class PostgresResponseCache(ResponseCache):
             return None
         return ProviderResponse.model_validate_json(row[0])
 
-    async def lookup(self, key: str) -> ProviderResponse | None:
-        """:meth:`get` (one query per lookup on PostgreSQL; the batching of the SQLite cache is not needed there)."""
-        return self.get(key)
-
     def flush(self) -> None:
         self._flush_scheduled = False
         try:

@@ -206,7 +206,7 @@ class Model:
         started = time.perf_counter()
         scope = current_scope()
         fresh = scope is not None and scope.take_bypass(key)
-        cached = await ep.cache.lookup(key) if ep.cache is not None and not fresh else None
+        cached = ep.cache.get(key) if ep.cache is not None and not fresh else None
         if cached is not None:
             if known_secret_count():  # an answer cached by an older bedside, before answers were masked
                 cached = self._masked(cached)
