@@ -384,6 +384,17 @@ class Store:
         wanted = list(set(keys))
         found: dict[str, ResultRow] = {}
         with self.engine.connect() as db:
+            if self._sqlite is not None and wanted:
+                # Which keys have a successful row at all, in plain SQL first: rendering SQLAlchemy's 500-value
+                # IN cost more than SQLite's lookups, and most keys of a run have no row (only those that do are
+                # read in full, below).
+                present: set[str] = set()
+                for start in range(0, len(wanted), 500):
+                    chunk = wanted[start : start + 500]
+                    marks = ", ".join("?" * len(chunk))
+                    query = f"SELECT DISTINCT key FROM results WHERE status = 'ok' AND key IN ({marks})"
+                    present.update(key for (key,) in db.exec_driver_sql(query, tuple(chunk)))
+                wanted = sorted(present)
             for start in range(0, len(wanted), 500):
                 chunk = wanted[start : start + 500]
                 rows = db.execute(
@@ -497,10 +508,12 @@ class _SqliteWriter:
         self._finished_at = names.index("finished_at")
         self._processed = [(i, processors[name]) for i, name in enumerate(names) if processors.get(name) is not None]
         self._score_value = scores_table.c.value.type._cached_bind_processor(dialect)
-        self._insert_results = _insert_sql(results_table)
+        # A sample's earlier row is replaced through its primary key (one statement per row instead of a
+        # DELETE and an INSERT; the results table has no other unique constraint); its earlier scores are
+        # deleted, since the new row may have other metrics.
+        self._insert_results = _insert_sql(results_table).replace("INSERT", "INSERT OR REPLACE", 1)
         self._insert_scores = _insert_sql(scores_table)
         where = "run_id = ? AND cell = ? AND sample_id = ? AND epoch = ?"
-        self._delete_results = f"DELETE FROM results WHERE {where}"
         self._delete_scores = f"DELETE FROM scores WHERE {where}"
 
     def _values(self, row: ResultRow, finished_at: Any) -> tuple[Any, ...]:
@@ -521,7 +534,6 @@ class _SqliteWriter:
             for m, v in r.scores.items()
         ]
         with engine.begin() as db:
-            db.exec_driver_sql(self._delete_results, keys)
             db.exec_driver_sql(self._delete_scores, keys)
             db.exec_driver_sql(self._insert_results, results)
             if scores:

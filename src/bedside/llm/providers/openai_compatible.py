@@ -24,6 +24,17 @@ from bedside.llm.secrets import read_api_key, remember_secret, scrub, strip_user
 from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
 
 _dumps = dumper()  # json.dumps(payload): what aiohttp's json= sends
+_decode = json.JSONDecoder().decode
+
+
+def _loads(raw: bytes) -> Any:
+    """``json.loads(raw)``. A body that opens with ``{`` followed by a non-zero byte is what ``json.loads`` would
+    read as UTF-8 (no BOM, not UTF-16 or UTF-32), so it is decoded as such directly, skipping the encoding
+    detection; anything else goes through ``json.loads`` itself."""
+    if raw[:1] == b"{" and raw[1:2] != b"\x00":
+        return _decode(raw.decode("utf-8", "surrogatepass"))
+    return json.loads(raw)
+
 
 REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
 MAX_REDIRECTS = 5
@@ -175,7 +186,7 @@ class OpenAICompatibleProvider:
                 retry_after=retry_after,
             )
         try:
-            answer = json.loads(raw)
+            answer = _loads(raw)
         except (UnicodeDecodeError, json.JSONDecodeError):
             raise ModelRequestError(
                 f"malformed response from {self._url}: body is not JSON: {snippet(raw)}",

@@ -40,10 +40,7 @@ def parse_chat_completion(body: Any) -> ProviderResponse:
         texts.append(content if isinstance(content, str) else "")
         finish_reason = finish_reason or choice.get("finish_reason")
     raw_usage = body.get("usage") or {}
-    usage = TokenUsage(
-        prompt_tokens=int(raw_usage.get("prompt_tokens") or 0),
-        completion_tokens=int(raw_usage.get("completion_tokens") or 0),
-    )
+    usage = token_usage(int(raw_usage.get("prompt_tokens") or 0), int(raw_usage.get("completion_tokens") or 0))
     model = body.get("model")
     return ProviderResponse(
         texts=tuple(texts),
@@ -52,6 +49,21 @@ def parse_chat_completion(body: Any) -> ProviderResponse:
         model=model if isinstance(model, str) else None,
         null_content=null_content,
     )
+
+
+_USAGES: dict[tuple[int, int], TokenUsage] = {}
+
+
+def token_usage(prompt_tokens: int, completion_tokens: int) -> TokenUsage:
+    """``TokenUsage(prompt_tokens=..., completion_tokens=...)``, one shared object per pair of counts: it is
+    frozen, and a run's answers repeat a few pairs, so most answers skip building and validating one."""
+    key = (prompt_tokens, completion_tokens)
+    usage = _USAGES.get(key)
+    if usage is None:
+        if len(_USAGES) >= 4096:
+            _USAGES.clear()
+        usage = _USAGES[key] = TokenUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+    return usage
 
 
 def _index(choice: Any) -> Any:
