@@ -110,7 +110,9 @@ def one_case(label: str, urls: list[str], samples: int, cap: int, latency_ms: fl
         phase = ""
         if shards:
             sampling = max(s.finished for s in shards) - min(s.started for s in shards)
-            phase = f" (workers' sample phase {sampling:.2f} s, {sampling / ideal:.2f} x ideal)"
+            first = min(s.started for s in shards)
+            starts = "/".join(f"+{s.started - first:.2f}" for s in sorted(shards, key=lambda s: s.started))
+            phase = f" (workers' sample phase {sampling:.2f} s, {sampling / ideal:.2f} x ideal, started {starts} s)"
             started = sum(s.lease.get("requests", 0) for s in shards)
             local = sum(s.lease.get("local", 0) for s in shards)
             calls = sum(s.lease.get("actor_calls", 0) for s in shards)

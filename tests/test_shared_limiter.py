@@ -102,9 +102,9 @@ def test_leases_keep_the_cap_across_workers_and_serve_requests_locally() -> None
         limits = _Limits()
         workers = _workers(limits, 3, 5)
         await asyncio.gather(*(request(w) for _ in range(60) for w in workers))
-        for worker in workers:  # everything given back once idle (the renewals' last round)
-            worker.IDLE_S = 0.0
         assert (await limits.stats("e"))["max_in_flight"] <= 5
+        await asyncio.gather(*(w.close() for w in workers))  # finished workers give their leases back
+        assert (await limits.stats("e"))["in_flight"] == 0
         return workers
 
     workers = asyncio.run(run())
