@@ -257,7 +257,7 @@ class _Limits:
     async def on_rate_limited(self, endpoint: str, maximum: int) -> int:
         return self._state(endpoint, maximum).on_rate_limited()
 
-    async def pid(self) -> int:
+    def pid(self) -> int:
         return os.getpid()
 
     async def reset_owners(self, prefix: str, keep: str, grace_s: float = 0.0) -> int:
