@@ -112,7 +112,16 @@ def one_case(label: str, urls: list[str], samples: int, cap: int, latency_ms: fl
         phase = ""
         if shards:
             sampling = max(s.finished for s in shards) - min(s.started for s in shards)
-            phase = f" (workers' sample phase {sampling:.2f} s, {sampling / ideal:.2f} x ideal)"
+            first = min(s.started for s in shards)
+            starts = "/".join(f"+{s.started - first:.2f}" for s in sorted(shards, key=lambda s: s.started))
+            phase = f" (workers' sample phase {sampling:.2f} s, {sampling / ideal:.2f} x ideal, started {starts} s)"
+            started = sum(s.lease.get("requests", 0) for s in shards)
+            local = sum(s.lease.get("local", 0) for s in shards)
+            calls = sum(s.lease.get("actor_calls", 0) for s in shards)
+            phase += (
+                f" (limiter slots taken {started}: {local / max(started, 1):.1%} from a worker's lease with no"
+                f" message; {calls} limits-actor calls, {calls / samples * 1000:.0f} per 1,000 samples)"
+            )
         print(
             f"  {executor:5}  wall {wall:7.2f} s  wall/ideal {wall / ideal:5.2f}{phase}  "
             f"CPU/sample {cpu / samples * 1000:.3f} ms"

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from bedside.llm.shared_limiter import _LimiterState
 from bedside.runs import DatasetConfig, RunConfig, execute
 from bedside.runs.store import ResultRow, Store
 from bedside.testing import ScriptedServer
@@ -109,6 +108,27 @@ def test_one_endpoint_cap_holds_across_workers(local_ray: None, tmp_path: Path) 
         assert server.stats()["max_in_flight"] == 4  # 10 samples in flight per worker, 4 requests at most in all
 
 
+def test_leased_slots_reach_the_cap_together_and_never_pass_it(local_ray: None, tmp_path: Path) -> None:
+    """Each worker runs at most 4 samples at once (concurrency 8 over 2 workers), so the cap of 6 is reached only
+    when both workers hold leases and use them together: the server holds every request until 6 are in flight,
+    and its counter shows they were and never more."""
+    from bedside.runs.ray_executor import ShardResult
+
+    with ScriptedServer(latency_ms=10) as server:
+        server.hold(until_in_flight=6, at_most_s=120)
+        config = _config(
+            tmp_path, "leases", server.model_name(), samples=40, options={"max_concurrency": 6}, concurrency=8
+        )
+        shards: list[ShardResult] = []
+        summary = asyncio.run(execute_ray(config, cache=False, workers=2, on_shards=shards.extend))
+        assert (summary.ran, summary.errors) == (80, 0)
+        assert server.stats()["requests"] == 80
+        assert server.stats()["max_in_flight"] == 6
+    assert sum(s.lease["requests"] for s in shards) == 80  # every request started on a leased slot
+    (endpoint,) = max(shards, key=lambda s: s.finished).limits.values()
+    assert endpoint["max_in_flight"] <= 6  # never more leased than the cap
+
+
 def test_a_worker_killed_mid_run_still_finishes_exactly(local_ray: None, tmp_path: Path) -> None:
     samples = 150
     with ScriptedServer(latency_ms=40) as server:
@@ -161,34 +181,6 @@ def test_sqlite_in_memory_is_refused(local_ray: None, tmp_path: Path) -> None:
     config = config.model_copy(update={"store": ":memory:"})
     with pytest.raises(RayExecutorError, match="in-memory"):
         asyncio.run(execute_ray(config, cache=False, workers=2))
-
-
-def test_limiter_state_counts_owners_and_backs_off() -> None:
-    async def run() -> None:
-        state = _LimiterState(4)
-        assert await state.acquire("w0/1", wanted=3) == (3, 4)  # a batch: as many as are free
-        assert await state.acquire("w1", wanted=5) == (1, 4)
-        assert state.stats()["in_flight"] == 4
-        waiting = asyncio.ensure_future(state.acquire("w1", wanted=2))
-        await asyncio.sleep(0)
-        assert not waiting.done()
-        assert await state.reset_owners("w0/", keep="w0/1") == 0  # no earlier life: nothing to give back
-        assert await state.reset_owners("w0/", keep="w0/2", grace_s=0.05) == 3  # the restarted w0 gives back
-        assert await waiting == (2, 4)
-        assert state.on_rate_limited() == 2  # halved for every worker
-        assert state.release("w1", count=2, successes=1) == 2
-        assert state.stats()["held"] == {"w1": 1}
-        assert state.watch("w1") == (2, 1)  # nobody waits: w1 may re-use the slot it holds
-        assert state.watch("w0/2") == (2, 0)  # holds nothing here: must hand back what it has
-        assert await state.acquire("w2") == (1, 2)
-        third = asyncio.ensure_future(state.acquire("w3"))
-        await asyncio.sleep(0)
-        assert state.watch("w1") == (2, 1)  # w3 waits: the limit 2 split over w1, w2 and w3, rounded up
-        state.release("w2")
-        assert await third == (1, 2)
-        assert state.stats()["held"] == {"w1": 1, "w2": 0, "w3": 1}
-
-    asyncio.run(run())
 
 
 POSTGRES_URL = os.environ.get("BEDSIDE_TEST_POSTGRES_URL")

@@ -298,6 +298,9 @@ class ShardResult:
     """The worker process's peak resident memory."""
     limits: dict[str, Any] = dataclasses.field(default_factory=dict)
     """The cluster-wide limiters as the limits actor saw them when this worker ended, by endpoint."""
+    lease: dict[str, int] = dataclasses.field(default_factory=dict)
+    """This worker's use of its leases, over its endpoints: ``requests`` started, of which ``local`` on a slot
+    it held (no message), and ``actor_calls`` (messages to the limits actor)."""
     started: float = 0.0
     finished: float = 0.0
     """Wall-clock times (``time.time``) the worker began and ended its samples (start-up costs excluded)."""
@@ -401,6 +404,7 @@ class RunWorker:
             running.queue.put_nowait(None)
         try:
             await self.task
+            await self.limits.close()  # its leased slots go back for the workers still running
             seen = await self.limits.actor.stats.remote() if self.limits.actor is not None else {}
         finally:
             store.close()
@@ -416,6 +420,7 @@ class RunWorker:
             cpu_s=time.process_time() - self.cpu_start,
             max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             limits=seen,
+            lease=self.limits.lease_counts(),
             started=self.started,
             finished=time.time(),
         )
