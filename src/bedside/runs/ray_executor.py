@@ -87,6 +87,9 @@ MAX_RESTARTS = 4
 """How often one worker may be lost and replaced in a run (after that the others carry on without it)."""
 POLL_S = 0.5
 """How often the driver reads progress from the store."""
+LEFTOVER_WAIT_TRIES = 120
+"""Half-second reads of the cluster's free CPUs before requeued samples with no worker left to run them are
+refused (a worker just finished or lost frees its CPU in Ray's view only after its node reports it)."""
 
 
 class RayExecutorError(RuntimeError):
@@ -511,13 +514,23 @@ def _stored_counts(store: Store, run_id: str) -> dict[str, tuple[int, int]]:
         return {cell: (int(n), int(e or 0)) for cell, n, e in db.execute(query)}
 
 
-def check_free_cpus(workers: int, worker_cpus: float) -> None:
+FREE_CPUS_SETTLE_S = 10.0
+"""How long a short count of free CPUs is re-read before the run is refused: Ray's view of available resources
+is refreshed by its nodes' reports, and right after a start or a finished job it can lag behind (seen here at
+load 10: a fresh 2-CPU instance reporting 1 free)."""
+
+
+def check_free_cpus(workers: int, worker_cpus: float, *, settle_s: float = FREE_CPUS_SETTLE_S) -> None:
     """Refuse to start more workers than the cluster has free CPUs for: Ray would keep the extra workers
     pending, and the run would wait for them without a word."""
     import ray
 
     needed = workers * worker_cpus
+    deadline = time.monotonic() + settle_s
     free = ray.available_resources().get("CPU", 0.0)
+    while free + 1e-9 < needed and time.monotonic() < deadline:
+        time.sleep(0.25)
+        free = ray.available_resources().get("CPU", 0.0)
     if free + 1e-9 < needed:
         total = ray.cluster_resources().get("CPU", 0.0)
         raise RayExecutorError(
@@ -598,6 +611,8 @@ class _Dispatcher:
         self.retried = 0
         """Samples taken back from a lost worker and run again elsewhere."""
         self.lost = 0
+        self.lives: dict[int, int] = {}
+        """The latest life started per worker index (actor names carry it, so each is new)."""
         self.limits: Any = None
         """The run's limits actor."""
 
@@ -614,6 +629,7 @@ class _Dispatcher:
             .remote(index, self.token)
         )
         worker = _Worker(index, life, actor)
+        self.lives[index] = life
         start = actor.start.remote(
             self.config,
             self.task,
@@ -685,12 +701,46 @@ class _Dispatcher:
             )
 
     async def run(self, summary: RunSummary) -> None:
-        import ray
-
         for index in range(min(self.workers, max(1, len(self.queue)))):
             self._spawn(index, 0)
         for worker in list(self.live.values()):
             self._feed(worker)
+        await self._drain(summary)
+        while self.queue:  # a lost worker's samples came back after every other worker had finished
+            await self._start_for_leftovers()
+            await self._drain(summary)
+
+    async def _start_for_leftovers(self) -> None:
+        """Start one worker for samples left in the queue when no worker is live (a lost worker's, requeued while
+        the others were finishing), waiting for the cluster to report a CPU free; refuse plainly if none comes."""
+        left = sum(len(items) for items, _ in self.queue)
+        if self.lost > MAX_RESTARTS * self.workers:
+            raise RayExecutorError(
+                f"Ray workers were lost {self.lost} times: {left} sample(s) not run (everything finished is "
+                "stored); run the same command again to resume"
+            )
+        for _ in range(LEFTOVER_WAIT_TRIES):
+            if self._free_cpus() >= self.worker_cpus:
+                life = self.lives.get(0, -1) + 1
+                self._spawn(0, life)
+                self._feed(self.live[0])
+                log.warning(
+                    "bedside: %d requeued sample(s) left after the other Ray workers finished: worker 0 started "
+                    "again (life %d)",
+                    left,
+                    life,
+                )
+                return
+            await asyncio.sleep(0.5)
+        raise RayExecutorError(
+            f"every Ray worker has finished or was lost and the cluster has no free CPU to start another: {left} "
+            "sample(s) not run (everything finished is stored); run the same command again to resume"
+        )
+
+    async def _drain(self, summary: RunSummary) -> None:
+        """Feed the live workers from the queue until each has finished (or is lost)."""
+        import ray
+
         while self.live:
             refs = {ref: worker for worker in self.live.values() for ref in worker.outstanding}
             refs.update({w.finishing: w for w in self.live.values() if w.finishing is not None})
