@@ -26,11 +26,11 @@ from web_support import (
     POSTGRES_URL,
     REVIEW_ITEMS,
     add_accounts,
+    backend_store,
     create_review,
     csrf_of,
     fill_run,
-    login,
-    postgres_store,
+    logged_in,
 )
 
 BACKENDS = [
@@ -44,22 +44,14 @@ BACKENDS = [
 
 @pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    made = postgres_store() if request.param == "postgres" else None
-    opened = next(made) if made is not None else Store(str(tmp_path / "store.sqlite"))
-    fill_run(opened, "alpha-111", 24, cells=[("d", "sys-x", "model-x"), ("d", "sys-y", "model-y")])
-    add_accounts(opened)
-    yield opened
-    if made is not None:
-        with pytest.raises(StopIteration):
-            next(made)
-    else:
-        opened.close()
+    for opened in backend_store(request.param, tmp_path):
+        fill_run(opened, "alpha-111", 24, cells=[("d", "sys-x", "model-x"), ("d", "sys-y", "model-y")])
+        add_accounts(opened)
+        yield opened
 
 
 def _client(store: Store, name: str) -> TestClient:
-    client = TestClient(create_app(store))
-    assert login(client, name).status_code == 303
-    return client
+    return logged_in(create_app(store), name)  # type: ignore[no-any-return]
 
 
 def _letters_to_canonical(task_type: str, html: str) -> dict[str, int]:

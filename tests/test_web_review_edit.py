@@ -27,7 +27,15 @@ from bedside.web import review_edit
 from bedside.web.app import create_app
 from bedside.web.db import assignments_table, audit_table
 from bedside.web.security import add_user, disable_user
-from web_support import PASSWORD, POSTGRES_URL, add_accounts, create_review, csrf_of, login, postgres_store
+from web_support import (
+    PASSWORD,
+    POSTGRES_URL,
+    add_accounts,
+    backend_store,
+    create_review,
+    csrf_of,
+    logged_in,
+)
 
 BACKENDS = [
     "sqlite",
@@ -42,23 +50,15 @@ EVIDENCE_LABEL = {"rel_1": "essential", "rel_2": "not-relevant"}
 
 @pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    made = postgres_store() if request.param == "postgres" else None
-    opened = next(made) if made is not None else Store(str(tmp_path / "store.sqlite"))
-    add_accounts(opened)
-    add_user(opened.engine, "ann3", PASSWORD, "annotator")
-    add_user(opened.engine, "ann4", PASSWORD, "annotator")
-    yield opened
-    if made is not None:
-        with pytest.raises(StopIteration):
-            next(made)
-    else:
-        opened.close()
+    for opened in backend_store(request.param, tmp_path):
+        add_accounts(opened)
+        add_user(opened.engine, "ann3", PASSWORD, "annotator")
+        add_user(opened.engine, "ann4", PASSWORD, "annotator")
+        yield opened
 
 
 def _client(store: Store, name: str) -> TestClient:
-    client = TestClient(create_app(store))
-    assert login(client, name).status_code == 303
-    return client
+    return logged_in(create_app(store), name)  # type: ignore[no-any-return]
 
 
 def _post(client: TestClient, path: str, **fields: Any) -> Any:

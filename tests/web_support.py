@@ -6,6 +6,7 @@ import os
 import re
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from bedside.runs.store import ResultRow, Store
@@ -122,6 +123,28 @@ def login(client: Any, name: str, password: str = PASSWORD) -> Any:
         "/login", data={"name": name, "password": password, "csrf": csrf_of(page.text)}, follow_redirects=False
     )
     return response
+
+
+def backend_store(backend: str, tmp_path: Path) -> Iterator[Store]:
+    """An empty store on ``backend`` ("sqlite" in ``tmp_path``, or "postgres": a database of its own), closed (and
+    dropped) when the generator ends: the body of the web tests' parametrised ``store`` fixtures."""
+    if backend == "postgres":
+        yield from postgres_store()
+        return
+    opened = Store(str(tmp_path / "store.sqlite"))
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def logged_in(app: Any, name: str, password: str = PASSWORD) -> Any:
+    """A test client of ``app`` with ``name`` logged in."""
+    from fastapi.testclient import TestClient
+
+    client = TestClient(app)
+    assert login(client, name, password).status_code == 303
+    return client
 
 
 def postgres_store() -> Iterator[Store]:

@@ -6,6 +6,7 @@ export and import labels."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
@@ -389,64 +390,47 @@ def review_routes(app: FastAPI) -> None:
 
     # ---- changing a review after creation (admins; review_edit does the work, audited) ----
 
-    @app.post("/reviews/{review_id}/annotators")
-    async def add_annotators(request: Request, review_id: str) -> Response:
+    async def _edit(request: Request, review_id: str, change: Callable[[Any, str, Any], object]) -> Response:
+        """Run one review_edit change (``change(engine, admin name, form)``) off the event loop; a refusal shows
+        on the review's page, a change goes back to it."""
         session, form = await checked_post(request, admin=True)
         info = _review_or_404(request, review_id)
-        names = [str(n) for n in form.getlist("annotators")]
+        engine = request.app.state.store.engine
         try:
-            await run_in_threadpool(
-                review_edit.add_annotators, request.app.state.store.engine, review_id, names, by=session.user.name
-            )
+            await run_in_threadpool(change, engine, session.user.name, form)
         except rv.ReviewError as exc:
             return _review_page(request, session, info, error=str(exc))
         return RedirectResponse(f"/reviews/{review_id}", status_code=303)
+
+    @app.post("/reviews/{review_id}/annotators")
+    async def add_annotators(request: Request, review_id: str) -> Response:
+        def change(engine: Any, by: str, form: Any) -> object:
+            names = [str(n) for n in form.getlist("annotators")]
+            return review_edit.add_annotators(engine, review_id, names, by=by)
+
+        return await _edit(request, review_id, change)
 
     @app.post("/reviews/{review_id}/move")
     async def move(request: Request, review_id: str) -> Response:
-        session, form = await checked_post(request, admin=True)
-        info = _review_or_404(request, review_id)
-        target = str(form.get("target") or "").strip() or None
-        try:
+        def change(engine: Any, by: str, form: Any) -> object:
             raw = form.get("limit")
             limit = None if raw in (None, "") else _int(raw, 0, "the number of items to move")
-            await run_in_threadpool(
-                lambda: review_edit.move_items(
-                    request.app.state.store.engine,
-                    review_id,
-                    str(form.get("source") or ""),
-                    target,
-                    by=session.user.name,
-                    limit=limit,
-                )
-            )
-        except rv.ReviewError as exc:
-            return _review_page(request, session, info, error=str(exc))
-        return RedirectResponse(f"/reviews/{review_id}", status_code=303)
+            target = str(form.get("target") or "").strip() or None
+            return review_edit.move_items(engine, review_id, str(form.get("source") or ""), target, by=by, limit=limit)
+
+        return await _edit(request, review_id, change)
 
     @app.post("/reviews/{review_id}/close")
     async def close(request: Request, review_id: str) -> Response:
-        session, _ = await checked_post(request, admin=True)
-        info = _review_or_404(request, review_id)
-        try:
-            await run_in_threadpool(
-                lambda: review_edit.close_labelling(request.app.state.store.engine, review_id, by=session.user.name)
-            )
-        except rv.ReviewError as exc:
-            return _review_page(request, session, info, error=str(exc))
-        return RedirectResponse(f"/reviews/{review_id}", status_code=303)
+        return await _edit(
+            request, review_id, lambda engine, by, _form: review_edit.close_labelling(engine, review_id, by=by)
+        )
 
     @app.post("/reviews/{review_id}/open")
     async def open_(request: Request, review_id: str) -> Response:
-        session, _ = await checked_post(request, admin=True)
-        info = _review_or_404(request, review_id)
-        try:
-            await run_in_threadpool(
-                lambda: review_edit.open_labelling(request.app.state.store.engine, review_id, by=session.user.name)
-            )
-        except rv.ReviewError as exc:
-            return _review_page(request, session, info, error=str(exc))
-        return RedirectResponse(f"/reviews/{review_id}", status_code=303)
+        return await _edit(
+            request, review_id, lambda engine, by, _form: review_edit.open_labelling(engine, review_id, by=by)
+        )
 
     def _adjudicator(request: Request) -> Any:
         session = session_of(request)
