@@ -127,12 +127,13 @@ def serve_model(
         )
     except (ModelError, ValueError) as exc:
         raise fail(exc) from None
-    with server:
+    # Ctrl-C is how it stops, from the moment the banner can be seen: a Ctrl-C arriving between the banner and
+    # the wait (a loaded machine can pause there) stops it as cleanly as one during the wait.
+    with server, contextlib.suppress(KeyboardInterrupt):
         out.print(
             f"serving {server.model} on {server.base_url}; use it as --model {server.spec}",
             highlight=False,
             soft_wrap=True,
         )
         sys.stdout.flush()
-        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how it stops
-            threading.Event().wait()
+        threading.Event().wait()
