@@ -22,8 +22,8 @@ from bedside.runs.store import Store
 from bedside.web import review as rv
 from bedside.web.app import create_app
 from web_support import (
+    BACKENDS,
     PASSWORD,
-    POSTGRES_URL,
     REVIEW_ITEMS,
     add_accounts,
     backend_store,
@@ -32,14 +32,6 @@ from web_support import (
     fill_run,
     logged_in,
 )
-
-BACKENDS = [
-    "sqlite",
-    pytest.param(
-        "postgres",
-        marks=pytest.mark.skipif(not POSTGRES_URL, reason="set BEDSIDE_TEST_POSTGRES_URL to run on PostgreSQL"),
-    ),
-]
 
 
 @pytest.fixture(params=BACKENDS)

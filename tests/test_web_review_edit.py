@@ -28,22 +28,14 @@ from bedside.web.app import create_app
 from bedside.web.db import assignments_table, audit_table
 from bedside.web.security import add_user, disable_user
 from web_support import (
+    BACKENDS,
     PASSWORD,
-    POSTGRES_URL,
     add_accounts,
     backend_store,
     create_review,
     csrf_of,
     logged_in,
 )
-
-BACKENDS = [
-    "sqlite",
-    pytest.param(
-        "postgres",
-        marks=pytest.mark.skipif(not POSTGRES_URL, reason="set BEDSIDE_TEST_POSTGRES_URL to run on PostgreSQL"),
-    ),
-]
 
 EVIDENCE_LABEL = {"rel_1": "essential", "rel_2": "not-relevant"}
 

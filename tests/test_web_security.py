@@ -23,15 +23,7 @@ from bedside.runs.store import Store
 from bedside.web.app import WebSettings, create_app
 from bedside.web.db import audit_table, sessions_table, users_table
 from bedside.web.security import AccountError, add_user, disable_user, list_users
-from web_support import PASSWORD, POSTGRES_URL, add_accounts, csrf_of, fill_run, login, postgres_store
-
-BACKENDS = [
-    "sqlite",
-    pytest.param(
-        "postgres",
-        marks=pytest.mark.skipif(not POSTGRES_URL, reason="set BEDSIDE_TEST_POSTGRES_URL to run on PostgreSQL"),
-    ),
-]
+from web_support import BACKENDS, PASSWORD, add_accounts, csrf_of, fill_run, login, postgres_store
 
 
 @pytest.fixture(params=BACKENDS)

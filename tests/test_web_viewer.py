@@ -18,15 +18,7 @@ from fastapi.testclient import TestClient
 from bedside.runs.store import Store
 from bedside.web import browse
 from bedside.web.app import create_app
-from web_support import CELLS, POSTGRES_URL, add_accounts, cell_id, fill_run, login, postgres_store
-
-BACKENDS = [
-    "sqlite",
-    pytest.param(
-        "postgres",
-        marks=pytest.mark.skipif(not POSTGRES_URL, reason="set BEDSIDE_TEST_POSTGRES_URL to run on PostgreSQL"),
-    ),
-]
+from web_support import BACKENDS, CELLS, add_accounts, cell_id, fill_run, login, postgres_store
 
 
 @pytest.fixture(params=BACKENDS)

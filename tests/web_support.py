@@ -9,10 +9,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bedside.runs.store import ResultRow, Store
 
 PASSWORD = "correct horse battery"
 POSTGRES_URL = os.environ.get("BEDSIDE_TEST_POSTGRES_URL")
+BACKENDS = [
+    "sqlite",
+    pytest.param(
+        "postgres",
+        marks=pytest.mark.skipif(not POSTGRES_URL, reason="set BEDSIDE_TEST_POSTGRES_URL to run on PostgreSQL"),
+    ),
+]
+"""The store backends the web tests run on (PostgreSQL where BEDSIDE_TEST_POSTGRES_URL is set)."""
 
 CELLS = [
     ("demo", "zero_shot", "scripted/a"),
