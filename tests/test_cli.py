@@ -117,10 +117,24 @@ def test_the_demo_is_one_small_case_per_section_by_default(tmp_path: Path) -> No
     assert result.exit_code == 0, result.output
     opened = Store(str(store))
     try:
-        samples = {run["name"]: len(opened.results(run["id"])) for run in opened.runs()}
+        results = {run["name"]: opened.results(run["id"]) for run in opened.runs()}
     finally:
         opened.close()
-    assert samples == {"demo-drafting": 2, "demo-discharge": 1, "demo-sensemaking": 1, "demo-instruct": 3}
+    assert {name: len(rows) for name, rows in results.items()} == {
+        "demo-drafting": 2,
+        "demo-discharge": 1,
+        "demo-sensemaking": 1,
+        "demo-instruct": 3,
+    }
+    # the discharge conversation's later steps at their demo sizes: three exam questions per setting, one judge
+    (discharge,) = results["demo-discharge"]
+    assert discharge.output is not None
+    extra = discharge.output["extra"]
+    totals = {setting: exam["total"] for setting, exam in extra["exam"].items()}
+    assert totals.pop("summary", 3) == 3  # taken only when the scripted model wrote a valid summary
+    assert totals == {"dialogue": 3, "none": 3}
+    judged = set(extra["judgements"]) | {k.removeprefix("judge_") for k in extra["errors"] if k.startswith("judge_")}
+    assert judged == {"conversation"}  # judged, or failed on the scripted answer: the only judge asked
     assert "grounded answers with citations: 2-stage system, 1 synthetic cases" in result.output
 
 

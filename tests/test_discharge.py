@@ -396,6 +396,21 @@ def test_a_malformed_checklist_is_re_asked_then_recorded_as_the_steps_error() ->
     assert output.extra["summary"] is not None  # the summary still gets written without a checklist
 
 
+def test_max_repairs_and_exam_questions_bound_the_documents_and_the_exam() -> None:
+    script = Script(signal_at={s: 1 for s in STAGE_IDS}, bad_checklist=True)
+    options = {"schedule": "paper", "judges": [], "fidelity": False, "max_repairs": 0, "exam_questions": 1}
+    with ScriptedServer(rules=script) as server:
+        output, _ = simulate(server, options)
+    assert len(CASE["questions"]) == 2
+    assert len(script.sent["checklist"]) == 1  # no re-ask: the first malformed answer is the step's error
+    assert "no valid Checklist after 1 attempt;" in output.extra["errors"]["checklist"]
+    assert len(script.sent["exam"]) == 3  # the first question, once in each setting
+    assert {setting: exam["total"] for setting, exam in output.extra["exam"].items()} == dict.fromkeys(
+        ("dialogue", "summary", "none"), 1
+    )
+    assert list(output.extra["exam"]["dialogue"]["key"]) == [CASE["questions"][0]["id"]]
+
+
 def test_an_unparsed_note_is_parsed_by_the_helper_role() -> None:
     unparsed = {k: v for k, v in CASE.items() if k != "structure"}
     script = Script(signal_at={s: 1 for s in STAGE_IDS})

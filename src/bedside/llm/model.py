@@ -459,7 +459,8 @@ class Model:
             ]
         assert completion is not None
         raise StructuredOutputError(
-            f"{self.name} ({self.role}): no valid {output_type.__name__} after {max_repairs + 1} attempts; "
+            f"{self.name} ({self.role}): no valid {output_type.__name__} after {max_repairs + 1} "
+            f"attempt{'s' if max_repairs else ''}; "
             f"last problem: {error}",
             attempts=max_repairs + 1,
             last_text=completion.text,

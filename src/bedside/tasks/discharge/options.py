@@ -31,6 +31,7 @@ class SystemOptions(Options):
     checklist_schema: Literal["bedside", "reference"] | None = Field(None, description="default by schedule")
     max_doctor_messages: int | None = Field(None, ge=1, description="default by schedule")
     exam: ExamSetting | list[ExamSetting] = Field(default_factory=lambda: list(get_args(ExamSetting)))
+    exam_questions: int | None = Field(None, ge=1, description="each case's first N questions (default all)")
     judges: JudgeName | list[JudgeName] = Field(default_factory=lambda: list(get_args(JudgeName)))
     judge_profile: bool = False
     fidelity: bool = True
@@ -38,3 +39,4 @@ class SystemOptions(Options):
     fidelity_prefilter: float | None = Field(None, description="a cosine")
     documents: bool = True
     documents_max_tokens: int | None = Field(None, ge=1, description="default 1500")
+    max_repairs: int = Field(2, ge=0, description="re-asks of a malformed checklist or summary")

@@ -21,11 +21,13 @@ Options: ``schedule`` (``paper`` | ``reference`` | ``demo``, see :mod:`.schedule
 (``chat`` | ``blob``), ``documents_from`` (``note_and_dialogue`` | ``dialogue``), ``cut_note`` (bool),
 ``checklist_schema`` (``bedside`` | ``reference``, see :mod:`.documents`) — the last four default to the reference
 code's choices under the ``reference`` schedule and to the paper's (bedside's six-area schema) otherwise —
-``max_doctor_messages``, ``exam`` (list of ``dialogue``, ``summary``, ``none``), ``judges`` (list of
+``max_doctor_messages``, ``exam`` (list of ``dialogue``, ``summary``, ``none``), ``exam_questions`` (ask each
+case's first N questions in every setting; default all, as the paper), ``judges`` (list of
 ``conversation``, ``coverage``, ``strategy``, ``summary_a``, ``summary_b``), ``judge_profile`` (bool),
 ``fidelity`` (bool), ``fidelity_checker`` (``llm`` | ``embedding`` | ``combined``), ``fidelity_prefilter`` (a
 cosine; see :mod:`bedside.sim.fidelity`), ``documents`` (bool), ``documents_max_tokens`` (default 1500: the
-checklist and summary are long JSON, and the system role's ``max_tokens`` is usually set for conversation turns).
+checklist and summary are long JSON, and the system role's ``max_tokens`` is usually set for conversation turns),
+``max_repairs`` (re-asks of a malformed checklist or summary, default 2).
 
 A failure in the conversation is the sample's error. A failure in a later step (a checklist still malformed
 after its re-asks, a judge that never answers on the scale) is recorded in ``extra["errors"]`` with its cause
@@ -226,6 +228,7 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
     checklist: Checklist | None = None
     summary: DischargeSummary | None = None
     document_tokens = options.get("documents_max_tokens")
+    repairs = int(options.get("max_repairs", 2))
     checklist_schema = options.get("checklist_schema", "reference" if reference else "bedside")
     if checklist_schema not in ("bedside", "reference"):
         raise ValueError(f"options.checklist_schema must be bedside or reference, not {checklist_schema!r}")
@@ -239,6 +242,7 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
                 documents_from=documents_from,
                 max_tokens=document_tokens,
                 schema=checklist_schema,
+                max_repairs=repairs,
             ),
         )
         if written is not None:
@@ -248,7 +252,13 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
         summary = await steps.run(
             "summary",
             lambda: write_summary(
-                case, transcript, checklist, context, documents_from=documents_from, max_tokens=document_tokens
+                case,
+                transcript,
+                checklist,
+                context,
+                documents_from=documents_from,
+                max_tokens=document_tokens,
+                max_repairs=repairs,
             ),
         )
     extra["checklist_schema"] = checklist_schema
@@ -257,9 +267,11 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
     summary_text = summary.render() if summary else None
     text_of_profile = profile_text(profile)
 
+    exam_questions = options.get("exam_questions")
+    questions = case.questions[: int(exam_questions)] if exam_questions else case.questions
     exams: dict[str, Any] = {}
     for setting in exam_settings:
-        if not case.questions:
+        if not questions:
             steps.skip(f"exam_{setting}", "not applicable: the case has no questions")
             continue
         if setting == "summary" and summary_text is None:
@@ -269,7 +281,7 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
         outcome = await steps.run(
             f"exam_{setting}",
             lambda s=setting, m=material: take_exam(  # type: ignore[misc]
-                case.questions, s, m, text_of_profile, context, sample_id=sample.id
+                questions, s, m, text_of_profile, context, sample_id=sample.id
             ),
         )
         if outcome is not None:
