@@ -204,6 +204,8 @@ def _demo_discharge(model: str, *, profiles: int, cache: str | Path | bool, stor
             # the penalty breaks the small model's repetition loops, as in configs/discharge-demo.yaml
             "system": {"max_tokens": 120, "temperature": 0.0, "frequency_penalty": 0.5},
             "patient": {"max_tokens": 60, "temperature": 0.0, "frequency_penalty": 0.5},
+            # this model's conversation judge rambles past any budget (cut at 300 and at 600, each time re-asked
+            # twice): at 300 the step fails, recorded with its cause, in 75 s; at 600 in 117 s
             "judge": {"max_tokens": 300, "temperature": 0.0},
         },
         "concurrency": 2,
@@ -235,9 +237,11 @@ def _demo_sensemaking(
             }
         },
         "settings": {
-            # demo budgets: a sensemaker message of a few sentences, not the paper's 1000 tokens
-            "system": {"max_tokens": 160, "temperature": 0.0, "frequency_penalty": 0.5},
-            "patient": {"max_tokens": 80, "temperature": 0.0, "frequency_penalty": 0.5},
+            # demo budgets, not the paper's 1000 tokens, but room for each role's structured answers: the
+            # sensemaker's stage decision (reasoning up to 600 characters) and the patient's choice of facts (up to
+            # 300); at 80 tokens the patient's choice was cut mid-string three times and the conversation failed
+            "system": {"max_tokens": 400, "temperature": 0.0, "frequency_penalty": 0.5},
+            "patient": {"max_tokens": 160, "temperature": 0.0, "frequency_penalty": 0.5},
             # room for the largest fact list the extraction schema allows (8 facts of up to 200 characters): at 300
             # tokens the small model's list was cut mid-string three times and the conversation failed
             "helper": {"max_tokens": 600, "temperature": 0.0},
