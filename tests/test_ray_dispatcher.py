@@ -54,6 +54,7 @@ class _Actor:
 
     @property
     def life(self) -> int:
+        """The life the driver named the actor with (``<worker name>-<life>``)."""
         return int(self.name.rsplit("-", 1)[1])
 
     def _method(self, kind: str) -> Any:
@@ -217,7 +218,7 @@ def test_a_worker_lost_after_the_other_finished_has_its_samples_run_by_a_new_wor
         asyncio.run(dispatcher.run(summary))
 
     assert fake.ran == Counter({item.key: 1 for item in items})  # every sample run once: none lost, none twice
-    assert [a.name.rsplit("-", 2)[1:] for a in fake.actors] == [["0", "0"], ["1", "0"], ["0", "1"]]
+    assert [(a.index, a.life) for a in fake.actors] == [(0, 0), (1, 0), (0, 1)]  # worker 0 started again
     assert fake.actors[1].killed
     assert not fake.pending(fake.actors[2])
     assert dispatcher.lost == 1
@@ -273,5 +274,5 @@ def test_a_worker_lost_while_a_cpu_is_free_is_replaced_at_once(
     assert fake.ran == Counter({item.key: 1 for item in items})
     assert dispatcher.lost == 1
     assert dispatcher.retried == 2
-    assert [a.name.rsplit("-", 1)[1] for a in fake.actors] == ["0", "1"]
+    assert [(a.index, a.life) for a in fake.actors] == [(0, 0), (0, 1)]
     assert any("Ray worker 0 restarted (life 1)" in r.getMessage() for r in caplog.records)
