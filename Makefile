@@ -60,6 +60,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/instruct.py
 	$(BIN)/python bench/reader_memory.py
 	$(BIN)/python bench/viewer.py
+	$(BIN)/python bench/embedded_params.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache src/*.egg-info site

@@ -135,6 +135,11 @@ def test_the_demo_is_one_small_case_per_section_by_default(tmp_path: Path) -> No
     assert totals == {"dialogue": 3, "none": 3}
     judged = set(extra["judgements"]) | {k.removeprefix("judge_") for k in extra["errors"] if k.startswith("judge_")}
     assert judged == {"conversation"}  # judged, or failed on the scripted answer: the only judge asked
+    # the echoing model never answers the judge on its scale: the step's error at once, not after re-asks, and the
+    # demo shows the failed-steps table that says why the judge's columns are empty
+    assert extra["errors"]["judge_conversation"].startswith("JudgeError: ")
+    assert [c["role"] for c in discharge.calls or []].count("judge") == 1
+    assert "Failed and skipped steps" in result.output
     assert "grounded answers with citations: 2-stage system, 1 synthetic cases" in result.output
 
 

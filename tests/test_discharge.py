@@ -133,10 +133,18 @@ SUMMARY = {
 class Script:
     """The scripted server's brain for a whole discharge sample; records what each party was sent."""
 
-    def __init__(self, *, signal_at: dict[str, int] | None = None, finish: bool = True, bad_checklist: bool = False):
+    def __init__(
+        self,
+        *,
+        signal_at: dict[str, int] | None = None,
+        finish: bool = True,
+        bad_checklist: bool = False,
+        bad_judge: bool = False,
+    ):
         self.signal_at = signal_at or {}  # stage -> signal NEXT STAGE on the n-th doctor message of that stage
         self.finish = finish
         self.bad_checklist = bad_checklist
+        self.bad_judge = bad_judge
         self.fail_doctor_at: int | None = None
         self.doctor_calls = 0
         self.sent: dict[str, list[str]] = {}
@@ -207,6 +215,8 @@ class Script:
         return json.dumps(CASE["structure"])
 
     def judge(self, messages: Sequence[ChatMessage], system: str) -> str:
+        if self.bad_judge:
+            return "The doctor was very kind and explained everything"
         for rubric_id in JUDGES.values():
             rubric = load_rubric(rubric_id)
             if all(f'"{c.name}"' in system for c in rubric.criteria):
@@ -409,6 +419,21 @@ def test_max_repairs_and_exam_questions_bound_the_documents_and_the_exam() -> No
         ("dialogue", "summary", "none"), 1
     )
     assert list(output.extra["exam"]["dialogue"]["key"]) == [CASE["questions"][0]["id"]]
+
+
+@pytest.mark.parametrize(("judge_max_repairs", "asked"), [(None, 3), (0, 1), (1, 2)])
+def test_judge_max_repairs_bounds_the_re_asks_of_a_malformed_judgement(
+    judge_max_repairs: int | None, asked: int
+) -> None:
+    script = Script(signal_at={s: 1 for s in STAGE_IDS}, bad_judge=True)
+    options: dict[str, Any] = {"schedule": "paper", "judges": ["conversation"], "fidelity": False, "exam": []}
+    if judge_max_repairs is not None:
+        options["judge_max_repairs"] = judge_max_repairs
+    with ScriptedServer(rules=script) as server:
+        output, _ = simulate(server, options)
+    assert len(script.sent["judge"]) == asked  # the first answer and its re-asks, none more
+    assert output.extra["errors"]["judge_conversation"].startswith("JudgeError: ")
+    assert output.extra["judgements"] == {}
 
 
 def test_an_unparsed_note_is_parsed_by_the_helper_role() -> None:

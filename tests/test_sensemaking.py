@@ -488,6 +488,29 @@ def test_the_diagnosis_judges_see_only_the_diagnosis_message_and_the_label() -> 
         assert "Patient:" not in messages[-1].content  # no wider transcript
 
 
+@pytest.mark.parametrize(("judge_max_repairs", "asked"), [(None, 3), (0, 1)])
+def test_judge_max_repairs_bounds_the_re_asks_of_a_malformed_judgement(
+    judge_max_repairs: int | None, asked: int
+) -> None:
+    script = SensemakingScript()
+    flow_asks: list[Sequence[ChatMessage]] = []
+
+    flow = load_rubric("sensemaking_flow_correctness")
+
+    def rules(messages: Sequence[ChatMessage]) -> str:
+        if all(f'"{c.name}"' in messages[0].content for c in flow.criteria):
+            flow_asks.append(messages)
+            return "A warm and natural conversation overall"  # never on the scale
+        return script(messages)
+
+    options: dict[str, Any] = {"judges": ["flow"], "fidelity": False}
+    if judge_max_repairs is not None:
+        options["judge_max_repairs"] = judge_max_repairs
+    output, _ = simulate(rules, options)  # type: ignore[arg-type]
+    assert len(flow_asks) == asked
+    assert output.extra["errors"]["judge_flow"].startswith("JudgeError: ")
+
+
 def test_no_diagnosis_message_leaves_accuracy_absent_not_zero() -> None:
     script = SensemakingScript(redundant=lambda stage: stage in ("gathering", "providing_information"))
     output, _ = simulate(script, {"judges": ["hard", "soft", "flow"], "fidelity": False})

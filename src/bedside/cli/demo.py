@@ -34,6 +34,7 @@ from bedside.cli.app import (
 from bedside.console import data_table, err, fail, out, show_rule, show_table
 from bedside.llm import GenerationSettings, Model, ModelError, UsageLedger, get_model
 from bedside.llm.providers.embedded import RuntimeCounts, runtime_counts
+from bedside.runs.steps import FAILURES_TITLE
 
 DEMO_DRAFTS = 1
 """Portal messages the demo drafts replies to (each with both systems); the config drafts all of them."""
@@ -170,7 +171,8 @@ def _demo_simulation(
         for turn in rows[0].output["transcript"] or []:
             speaker = speakers[0] if turn["role"] == "clinician" else speakers[1]
             out.print(f"[dim]{turn['stage']}[/] {speaker}: {escape(turn['content'])}", highlight=False)
-    print_task_tables(report.tables[:3])
+    failures = [t for t in report.tables[3:] if t.title == FAILURES_TITLE]
+    print_task_tables(report.tables[:3] + failures)  # a failed step's "-" above is explained, never silent
     out.print(
         f"{summary.errors} sample(s) failed; `bedside report {summary.run_id} --store {store}` shows every table",
         highlight=False,
@@ -182,7 +184,8 @@ def _demo_discharge(model: str, *, profiles: int, cache: str | Path | bool, stor
     """A short DischargeSim run: the first synthetic case under the first N profile levels, demo schedule, every
     step once at a small budget. Measured on a quiet 2-core machine with configs/discharge-demo.yaml's budgets, one
     conversation took 420 s: the checklist (which this model never writes as valid JSON) and its two re-asks at
-    600 tokens were 129 s, the 27 exam answers 70 s, the two judges 52 s, the 13 turns 127 s."""
+    600 tokens were 129 s, the 27 exam answers 70 s, the two judges 52 s, the 13 turns 127 s. With these settings
+    146 s: the 13 turns 61 s, the checklist and summary 39 s, 9 exam answers 13 s, the judge 26 s."""
     run = {
         "name": "demo-discharge",
         "task": "discharge",
@@ -196,6 +199,9 @@ def _demo_discharge(model: str, *, profiles: int, cache: str | Path | bool, stor
                     "documents_max_tokens": 400,
                     "max_repairs": 0,  # a malformed checklist or summary is the step's recorded error at once
                     "exam_questions": 3,  # in each of the three settings
+                    # this model never answers the judge on the scale within its budget: its failure is shown
+                    # at once (26 s), not after two re-asks (50 s)
+                    "judge_max_repairs": 0,
                     "fidelity_checker": "combined",  # the embedded model checks at chance (ARCHITECTURE.md, sim)
                 },
             }
@@ -232,6 +238,7 @@ def _demo_sensemaking(
                     "path": "reference",
                     "max_sensemaker_messages": 4,
                     "judges": ["flow", "hard", "soft"],
+                    "judge_max_repairs": 0,  # a malformed judgement is the step's recorded error at once
                     "fidelity_checker": "combined",  # the embedded model checks at chance (ARCHITECTURE.md, sim)
                 },
             }

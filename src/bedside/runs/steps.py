@@ -19,6 +19,7 @@ from bedside.llm.types import Role
 from bedside.runs.task import ReportTable, SampleContext
 
 T = TypeVar("T")
+FAILURES_TITLE = "Failed and skipped steps"
 _FAILURES_NOTE = "A failed step's scores are absent, never zero; a skipped step had nothing to work on."
 
 
@@ -54,25 +55,35 @@ def judgement_data(judgement: Judgement) -> dict[str, Any]:
 
 
 async def judge_in_sample(
-    rubric: str, inputs: Mapping[str, str], context: SampleContext, *, role: Role = "judge"
+    rubric: str,
+    inputs: Mapping[str, str],
+    context: SampleContext,
+    *,
+    role: Role = "judge",
+    max_repairs: int = 2,
 ) -> dict[str, Any]:
     """One rubric judgement through the sample's context: cached with its epoch, its prompt kept, every attempt
-    counted in the sample's usage. Raises :class:`~bedside.judges.JudgeError` when no valid answer came."""
-    judge = RubricJudge(rubric, context.model(role), settings=context.settings.get(role))
+    counted in the sample's usage. A malformed answer is re-asked at most ``max_repairs`` times. Raises
+    :class:`~bedside.judges.JudgeError` when no valid answer came."""
+    judge = RubricJudge(rubric, context.model(role), settings=context.settings.get(role), max_repairs=max_repairs)
     context.prompts.append(judge.messages(inputs))
     judgement = await judge.judge(inputs, epoch=context.epoch, on_completion=lambda c: context.record(role, c))
     return judgement_data(judgement)
 
 
 async def judge_all(
-    rubrics: Mapping[str, str], inputs: Mapping[str, Mapping[str, str]], context: SampleContext
+    rubrics: Mapping[str, str],
+    inputs: Mapping[str, Mapping[str, str]],
+    context: SampleContext,
+    *,
+    max_repairs: int = 2,
 ) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     """Run judge ``name`` (rubric ``rubrics[name]``) on ``inputs[name]`` for every name in ``inputs``, at once:
     (name → stored judgement, name → the failure's cause). A failed judge is data, never a score."""
 
     async def one(name: str) -> tuple[str, dict[str, Any] | str]:
         try:
-            return name, await judge_in_sample(rubrics[name], inputs[name], context)
+            return name, await judge_in_sample(rubrics[name], inputs[name], context, max_repairs=max_repairs)
         except JudgeError as exc:
             return name, f"JudgeError: {exc.cause}"
 
@@ -109,7 +120,7 @@ def failures_table(rows: Sequence[Any], note: str = "") -> ReportTable | None:
         for cell, step in keys
     ]
     return ReportTable(
-        "Failed and skipped steps",
+        FAILURES_TITLE,
         ["cell", "step", "failed", "skipped", "first cause"],
         out,
         f"{_FAILURES_NOTE} {note}".strip(),

@@ -64,6 +64,7 @@ async def run_judges(
     reference_summary: str | None,
     profile_text: str = "",
     judge_profile: bool = False,
+    max_repairs: int = 2,
 ) -> tuple[dict[str, dict[str, Any]], dict[str, str], dict[str, str]]:
     """(judge → stored judgement, judge → error with its cause, judge → why it did not run)."""
     unknown = sorted(set(names) - set(JUDGES))
@@ -94,5 +95,7 @@ async def run_judges(
     for name in names:
         if name not in inputs and name not in skipped:
             skipped[name] = "skipped: there is no summary to judge"
-    done, failed = await judge_all(JUDGES, {n: inputs[n] for n in names if n in inputs}, context)
+    done, failed = await judge_all(
+        JUDGES, {n: inputs[n] for n in names if n in inputs}, context, max_repairs=max_repairs
+    )
     return done, failed, skipped

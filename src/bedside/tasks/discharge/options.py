@@ -34,6 +34,7 @@ class SystemOptions(Options):
     exam_questions: int | None = Field(None, ge=1, description="each case's first N questions (default all)")
     judges: JudgeName | list[JudgeName] = Field(default_factory=lambda: list(get_args(JudgeName)))
     judge_profile: bool = False
+    judge_max_repairs: int = Field(2, ge=0, description="re-asks of a judge's malformed answer")
     fidelity: bool = True
     fidelity_checker: Literal["llm", "embedding", "combined"] = "llm"
     fidelity_prefilter: float | None = Field(None, description="a cosine")

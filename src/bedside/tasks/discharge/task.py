@@ -27,7 +27,8 @@ case's first N questions in every setting; default all, as the paper), ``judges`
 ``fidelity`` (bool), ``fidelity_checker`` (``llm`` | ``embedding`` | ``combined``), ``fidelity_prefilter`` (a
 cosine; see :mod:`bedside.sim.fidelity`), ``documents`` (bool), ``documents_max_tokens`` (default 1500: the
 checklist and summary are long JSON, and the system role's ``max_tokens`` is usually set for conversation turns),
-``max_repairs`` (re-asks of a malformed checklist or summary, default 2).
+``max_repairs`` (re-asks of a malformed checklist or summary, default 2), ``judge_max_repairs`` (re-asks of a
+judge's malformed answer, default 2).
 
 A failure in the conversation is the sample's error. A failure in a later step (a checklist still malformed
 after its re-asks, a judge that never answers on the scale) is recorded in ``extra["errors"]`` with its cause
@@ -307,6 +308,7 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
         reference_summary=case.reference_summary.render() if case.reference_summary else None,
         profile_text=text_of_profile,
         judge_profile=bool(options.get("judge_profile", False)),
+        max_repairs=int(options.get("judge_max_repairs", 2)),
     )
     extra["judgements"] = judgements
     steps.errors.update({f"judge_{k}": v for k, v in judge_errors.items()})

@@ -66,6 +66,7 @@ async def run_judges(
     transcript: Sequence[Turn],
     label: str | None,
     stage_labels: bool = False,
+    max_repairs: int = 2,
 ) -> tuple[dict[str, dict[str, Any]], dict[str, str], dict[str, str]]:
     """(judge → stored judgement, judge → error with its cause, judge → why it did not run)."""
     unknown = sorted(set(names) - set(JUDGES))
@@ -83,5 +84,7 @@ async def run_judges(
         else:
             inputs[name] = {"diagnosis_statement": statement, "true_diagnosis": label}
 
-    done, failed = await judge_all(JUDGES, {n: inputs[n] for n in names if n in inputs}, context)
+    done, failed = await judge_all(
+        JUDGES, {n: inputs[n] for n in names if n in inputs}, context, max_repairs=max_repairs
+    )
     return done, failed, {n: why for n, why in skipped.items() if n in names}

@@ -28,6 +28,7 @@ class SystemOptions(Options):
     vitals: Literal["rules", "llm"] = "rules"
     judges: JudgeName | list[JudgeName] = Field(default_factory=lambda: list(get_args(JudgeName)))
     judge_stage_labels: bool = False
+    judge_max_repairs: int = Field(2, ge=0, description="re-asks of a judge's malformed answer")
     fidelity: bool = True
     fidelity_checker: Literal["llm", "embedding", "combined"] = "llm"
     fidelity_prefilter: float | None = Field(None, description="a cosine")

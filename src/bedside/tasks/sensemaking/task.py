@@ -23,7 +23,8 @@ Options: ``path`` (``reference`` | ``efficient``), ``fold_mining`` and ``fold_de
 true: set one false to keep the reference's separate calls for that step when the replay validation,
 ``bedside sensemaking validate-efficient``, misses its bar on your model), ``max_sensemaker_messages``
 (default 30: above the 21 the stage caps allow, so only a runaway conversation meets it), ``vitals`` (``rules`` |
-``llm``), ``judges``, ``judge_stage_labels`` (bool, default false), ``fidelity`` (bool, default true),
+``llm``), ``judges``, ``judge_stage_labels`` (bool, default false), ``judge_max_repairs`` (re-asks of a judge's
+malformed answer, default 2), ``fidelity`` (bool, default true),
 ``fidelity_checker`` (``llm`` | ``embedding`` | ``combined``) and ``fidelity_prefilter`` (a cosine; see
 :mod:`bedside.sim.fidelity`).
 
@@ -207,6 +208,7 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
         transcript=transcript,
         label=case.diagnosis.label if case.diagnosis else None,
         stage_labels=bool(options.get("judge_stage_labels", False)),
+        max_repairs=int(options.get("judge_max_repairs", 2)),
     )
     steps.errors.update({f"judge_{k}": v for k, v in judge_errors.items()})
     steps.skipped.update({f"judge_{k}": v for k, v in judge_skipped.items()})
