@@ -140,6 +140,11 @@ def test_the_demo_is_one_small_case_per_section_by_default(tmp_path: Path) -> No
     assert extra["errors"]["judge_conversation"].startswith("JudgeError: ")
     assert [c["role"] for c in discharge.calls or []].count("judge") == 1
     assert "Failed and skipped steps" in result.output
+    # the demo prints the conversation's first four turns and says where the rest is
+    turns = len(discharge.output["transcript"])
+    assert turns > 4
+    assert f"... {turns - 4} more turn(s): `bedside serve --store {store}`" in " ".join(result.output.split())
+    assert sum(" Doctor: " in line for line in result.output.splitlines()) == 2  # turns 1 and 3 of the four
     assert "grounded answers with citations: 2-stage system, 1 synthetic cases" in result.output
 
 

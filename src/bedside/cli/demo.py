@@ -40,6 +40,9 @@ DEMO_DRAFTS = 1
 """Portal messages the demo drafts replies to (each with both systems); the config drafts all of them."""
 DEMO_CITEQA_CASES = 1
 DEMO_INSTRUCTIONS = 1
+DEMO_TURNS_SHOWN = 4
+"""Turns of each simulated conversation the demo prints (the stored transcript has all of them): the small
+model's later turns mostly repeat its earlier ones, and the tables are what the demo is for."""
 
 
 async def _demo_citeqa(llm: Model, limit: int) -> None:  # its guard count is the model's usage ledger's
@@ -168,9 +171,16 @@ def _demo_simulation(
         opened.close()
     if rows and rows[0].output:
         out.print(f"[bold]{rows[0].sample_id}[/] ({model}):", highlight=False)
-        for turn in rows[0].output["transcript"] or []:
+        transcript = rows[0].output["transcript"] or []
+        for turn in transcript[:DEMO_TURNS_SHOWN]:
             speaker = speakers[0] if turn["role"] == "clinician" else speakers[1]
             out.print(f"[dim]{turn['stage']}[/] {speaker}: {escape(turn['content'])}", highlight=False)
+        if len(transcript) > DEMO_TURNS_SHOWN:
+            out.print(
+                f"[dim]... {len(transcript) - DEMO_TURNS_SHOWN} more turn(s): `bedside serve --store {store}` shows "
+                "the whole conversation[/]",
+                highlight=False,
+            )
     failures = [t for t in report.tables[3:] if t.title == FAILURES_TITLE]
     print_task_tables(report.tables[:3] + failures)  # a failed step's "-" above is explained, never silent
     out.print(
