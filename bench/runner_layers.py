@@ -153,7 +153,7 @@ def main() -> None:
     below = {"model": "bare", "model+cache": "model", "runner": "model", "runner+cache": "runner"}
     print("median CPU ms per sample, over bare aiohttp, and what the layer adds:")
     for layer in LAYERS:
-        added = f"  +{median[layer] - median[below[layer]]:.3f} ms over {below[layer]}" if layer in below else ""
+        added = f"  {median[layer] - median[below[layer]]:+.3f} ms over {below[layer]}" if layer in below else ""
         print(f"  {layer:13} {median[layer]:.3f} ms  {median[layer] / median['bare']:.2f}x bare{added}")
     print("issue 32's goal: runner+cache at most 1.3x bare")
 
