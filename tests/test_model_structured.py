@@ -8,7 +8,7 @@ import json
 import pytest
 from pydantic import BaseModel, Field
 
-from bedside.llm import StructuredOutputError, get_model
+from bedside.llm import GenerationSettings, StructuredOutputError, get_model
 from bedside.testing import ScriptedServer
 
 
@@ -116,3 +116,32 @@ def test_scripted_provider_answers_structured_calls_in_process() -> None:
             return (await model.generate_structured("triage please", Triage)).value
 
     assert asyncio.run(run()).reason == "chest pain"
+
+
+def test_an_answer_cut_at_max_tokens_says_so_to_the_model_and_in_the_error() -> None:
+    """JSON broken because the answer hit its token limit reads as a syntax error; the re-ask and the final error
+    name the limit, so the model can answer shorter and the user knows which setting to raise."""
+    whole = json.dumps({"urgency": 2, "reason": "a mild cough for three days with no fever and no breathlessness"})
+    with ScriptedServer({"rules": [], "default": whole}, faults="length=1.0") as server:
+
+        async def run() -> None:
+            async with get_model(server.model_name()) as model:
+                await model.generate_structured("Triage", Triage, GenerationSettings(max_tokens=40), max_repairs=1)
+
+        with pytest.raises(StructuredOutputError) as failure:
+            asyncio.run(run())
+        repair_prompt = server.recent[1]["messages"][-1]["content"]
+    assert "the answer was cut at max_tokens=40 before it was complete" in repair_prompt
+    assert str(failure.value).endswith("the answer was cut at max_tokens=40 before it was complete")
+
+
+def test_a_malformed_answer_that_was_not_cut_says_nothing_of_a_limit() -> None:
+    with ScriptedServer({"rules": [], "default": "Urgency two, I think."}) as server:
+
+        async def run() -> None:
+            async with get_model(server.model_name()) as model:
+                await model.generate_structured("Triage", Triage, GenerationSettings(max_tokens=40), max_repairs=0)
+
+        with pytest.raises(StructuredOutputError) as failure:
+            asyncio.run(run())
+    assert "cut at" not in str(failure.value)

@@ -451,6 +451,9 @@ class Model:
             if scope is not None:
                 scope.rejected.append(completion.cache_key)
             error = problem or "unknown problem"
+            if completion.finish_reason == "length":  # the usual cause of broken JSON: say so, to model and user
+                limit = f"max_tokens={settings.max_tokens}" if settings and settings.max_tokens else "its length limit"
+                error = f"{error}; the answer was cut at {limit} before it was complete"
             logger.info("%s (%s): structured answer rejected (attempt %d): %s", self.name, self.role, attempt, error)
             messages = [
                 *messages,
