@@ -37,7 +37,7 @@ def test_the_new_hard_negatives_cover_every_hole_with_sixty_or_more() -> None:
     assert {p.category for p in NEW_NEGATIVES} == set(NEW_KINDS)
     assert all(sum(p.category == kind for p in NEW_NEGATIVES) >= 8 for kind in NEW_KINDS)
     assert len(NEW_PARAPHRASES) >= 30
-    assert {p.category for p in NEW_PARAPHRASES} == {*NEW_KINDS, "list numbering"}
+    assert {p.category for p in NEW_PARAPHRASES} == {*NEW_KINDS, "list numbering", "inability"}
 
 
 @pytest.fixture(scope="module")
@@ -186,8 +186,8 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
 
     result = CliRunner().invoke(app, ["drafting", "guard-eval"])
     assert result.exit_code == 0, result.output
-    assert "hard-negative rejection 1.000 (170/170)" in result.output
-    assert "paraphrase recall 0.993 (142/143)" in result.output
+    assert "hard-negative rejection 1.000 (174/174)" in result.output
+    assert "paraphrase recall 0.993 (147/148)" in result.output
     data = json.loads(CliRunner().invoke(app, ["drafting", "guard-eval", "--json"]).output)
     assert data["scores"][0]["group"] == "all"
     assert data["missed"] == []
@@ -229,3 +229,22 @@ def test_oncqa_reversals_are_not_matches(row: int, offline: dict[str, Matcher], 
     assert judged_by_llm(answers) == [None] * len(changed)
     # And the guard names a conflict between each changed sentence and that draft sentence.
     assert all(default_guard().conflicts(s, answer) for s, _, answer in answers)
+
+
+def test_a_warning_sign_put_as_an_inability_matches_and_its_reversal_does_not(offline: dict[str, Matcher]) -> None:
+    """Found by a newcomer trying EditJudge on their own sentences: "trouble breathing" and "you cannot breathe"
+    are the same warning sign, not a negation; a reversed condition ("if you can talk" / "if you cannot talk")
+    is still one."""
+    reference = "If you have swelling of the lips or trouble breathing, call 911."
+    draft = "Call 911 if your lips swell or you cannot breathe. Stop taking lisinopril."
+    judgement = asyncio.run(edit_judge(reference, draft, offline["embedding"]))
+    (decision,) = judgement.decisions
+    assert decision.span == "Call 911 if your lips swell or you cannot breathe."
+    assert (judgement.counts.em, judgement.counts.ea, judgement.counts.ed) == (1, 0, 1)
+    reversed_condition = default_guard().conflicts(
+        "If you can talk in full sentences, you can wait for the clinic.",
+        "If you cannot talk in full sentences, you can wait for the clinic.",
+    )
+    assert [(c.kind, c.reference, c.candidate) for c in reversed_condition] == [
+        ("negation", "affirmative (talk)", "negated (talk)")
+    ]

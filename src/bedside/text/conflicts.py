@@ -334,10 +334,22 @@ _COMPATIBLE = {
     frozenset({"cancel", "hold"}),
 }
 
-# Negation cues left after removing phrases whose negation is not a negative statement.
+# Negation cues left after removing phrases whose negation is not a negative statement. A warning sign put as an
+# inability ("call 911 if you cannot breathe", "or you can't swallow") describes the same symptom as "trouble
+# breathing": only in a condition (if, when, or) and only for a vital function, so "you cannot walk on it yet"
+# against "you can walk on it now" is still a negation.
+_VITAL = (
+    r"(?P<verb>breathe|swallow|catch (?:your|his|her|their) breath|speak|talk|stay awake|"
+    r"keep (?:\w+\s+){0,2}?down|urinate|pee|wake (?:up|him|her|them))\b"
+)
+_INABILITY = r"\b(?:if|when|or)\s+(?:\w+\s+){0,3}?(?:cannot|can't|can not|(?:are|is|am) unable to)\s+" + _VITAL
+# Each side's can/cannot of a vital function, so the condition reversed ("if you can talk in full sentences"
+# against "if you cannot talk ...") is still a negation conflict although neither side counts as negated.
+_ABILITY = re.compile(r"\b(?P<mod>cannot|can't|can not|can|(?:are|is|am) (?:unable|able) to)\s+" + _VITAL)
+_UNABLE = ("cannot", "can't", "can not", "unable")
 _NOT_NEGATIVE = re.compile(
     r"\b(?:do not|don't|dont|please do not|please don't) hesitate\b|\bnot (?:un\w+|only|sure)\b"
-    r"|\bno later than\b|\bnot to worry\b|\bno matter\b|\bif not\b"
+    r"|\bno later than\b|\bnot to worry\b|\bno matter\b|\bif not\b|" + _INABILITY
 )
 _NEGATION = re.compile(r"\b(?:no|not|never|none|nothing|neither|nor|cannot|can't|won't|isn't|aren't)\b|n't\b")
 
@@ -402,6 +414,9 @@ class ClinicalSignals:
     classes: frozenset[str] = frozenset()
     instructions: tuple[Instruction, ...] = ()
     transitions: frozenset[tuple[str, str]] = frozenset()
+    abilities: frozenset[tuple[str, bool]] = frozenset()
+    """(vital function, whether it is one the sentence says cannot be done): "can't swallow" is
+    ``("swallow", True)``."""
 
 
 @dataclass(frozen=True)
@@ -637,6 +652,10 @@ class ClinicalGuard:
             classes=classes,
             instructions=instructions,
             transitions=frozenset(transitions),
+            abilities=frozenset(
+                (m.group("verb").split()[0], any(word in m.group("mod") for word in _UNABLE))
+                for m in _ABILITY.finditer(lowered)
+            ),
         )
 
     def conflicts(self, reference: str, candidate: str) -> list[Conflict]:
@@ -661,6 +680,11 @@ class ClinicalGuard:
             found.append(Conflict("number", _show_pairs(ref.transitions), _show_pairs(cand.transitions)))
         if ref.negated != cand.negated:
             found.append(Conflict("negation", _polarity(ref.negated), _polarity(cand.negated)))
+        elif reversed_ability := next(
+            ((verb, unable) for verb, unable in ref.abilities if (verb, not unable) in cand.abilities), None
+        ):
+            verb, unable = reversed_ability
+            found.append(Conflict("negation", f"{_polarity(unable)} ({verb})", f"{_polarity(not unable)} ({verb})"))
         if _sets_conflict(ref.times, cand.times):
             found.append(Conflict("time", _show(ref.times), _show(cand.times)))
         elif _sets_conflict(ref.food, cand.food):
