@@ -75,16 +75,20 @@ def test_demo_runs_on_a_scripted_model(tmp_path: Path) -> None:
     try:
         (run,) = [r for r in opened.runs() if r["task"] == "drafting"]
         rows = {(r.system, r.sample_id): r for r in opened.results(run["id"])}
+        (citeqa_run,) = [r for r in opened.runs() if r["task"] == "citeqa"]
+        citeqa_rows = opened.results(citeqa_run["id"])
     finally:
         opened.close()
     assert len(rows) == 28
     first = rows[("zero_shot", "demo-01-msg1")].output["text"]  # type: ignore[index]
     assert "-lisinopril 10 MG Oral Tablet" in first
     assert "amlodipine" not in first
-    assert "Model usage by role" in result.output
-    # The grounded-QA part runs too; an echoing model never writes valid cited JSON, and each failure shows.
+    # The grounded-QA part runs too, as a stored run (`bedside ls` lists it with the others); an echoing model
+    # never writes valid cited JSON, and each failure is stored and shown with its cause.
     assert "grounded answers with citations: 2-stage system, 10 synthetic cases" in result.output
-    assert "0 of 10 cases answered" in result.output
+    assert citeqa_run["name"] == "demo-citeqa"
+    assert sorted(r.status for r in citeqa_rows) == ["error"] * 10
+    assert "0 of 10 cases answered; 10 failed, each listed above with its cause" in " ".join(result.output.split())
     assert "failed: StructuredOutputError" in result.output
     # Each section says what it took and names its full version; the total closes the demo, with the next commands.
     for section, config in [
@@ -122,6 +126,7 @@ def test_the_demo_is_one_small_case_per_section_by_default(tmp_path: Path) -> No
         opened.close()
     assert {name: len(rows) for name, rows in results.items()} == {
         "demo-drafting": 2,
+        "demo-citeqa": 1,
         "demo-discharge": 1,
         "demo-sensemaking": 1,
         "demo-instruct": 3,
@@ -143,7 +148,9 @@ def test_the_demo_is_one_small_case_per_section_by_default(tmp_path: Path) -> No
     # the demo prints the conversation's first four turns and says where the rest is
     turns = len(discharge.output["transcript"])
     assert turns > 4
-    assert f"... {turns - 4} more turn(s): `bedside serve --store {store}`" in " ".join(result.output.split())
+    hint = f"... {turns - 4} more turn(s): `bedside show demo-discharge-"
+    assert hint in " ".join(result.output.split())
+    assert f"{discharge.sample_id} --store {store}` prints the whole conversation" in " ".join(result.output.split())
     assert sum(" Doctor: " in line for line in result.output.splitlines()) == 2  # turns 1 and 3 of the four
     assert "grounded answers with citations: 2-stage system, 1 synthetic cases" in result.output
 
@@ -185,7 +192,7 @@ def test_demo_sends_the_api_key_with_every_request(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "401" not in stats["answers"], stats
     assert stats["answers"].get("ok") == stats["requests"] > 0
-    # Every section made requests of its own: the four runs through their stored samples' usage ...
+    # Every section made requests of its own, each a stored run: counted through their stored samples' usage
     opened = Store(str(store))
     try:
         calls = {
@@ -194,12 +201,8 @@ def test_demo_sends_the_api_key_with_every_request(tmp_path: Path) -> None:
         }
     finally:
         opened.close()
-    assert set(calls) == {"demo-drafting", "demo-discharge", "demo-sensemaking", "demo-instruct"}
+    assert set(calls) == {"demo-drafting", "demo-citeqa", "demo-discharge", "demo-sensemaking", "demo-instruct"}
     assert all(n > 0 for n in calls.values()), calls
-    # ... and grounded QA, which prints its own usage table (role, calls, cache hits, requests, ...).
-    usage = result.output[result.output.index("Model usage by role") :]
-    system_row = next(line for line in usage.splitlines() if line.startswith("| system |"))  # Markdown off a TTY
-    assert int(system_row.split("|")[4]) > 0, system_row
 
 
 def test_serve_scripted_from_the_shell(tmp_path: Path) -> None:
@@ -269,3 +272,28 @@ def test_task_command_groups_come_from_entry_points_and_the_core_imports_no_task
             continue  # the tasks themselves, and the demo, which runs each shipped task on purpose
         source = module.read_text(encoding="utf-8")
         assert not re.search(r"^\s*(from|import) bedside\.tasks", source, re.MULTILINE), relative
+
+
+def test_the_demo_says_why_a_conversation_ended_at_its_limit_is_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The demo's 4-message limit ends the sensemaking conversation at the hard limit, which the paper's tables
+    exclude: the section says so instead of leaving empty comparison tables unexplained."""
+    from bedside.cli.demo import _demo_sensemaking
+    from bedside.runs import Store
+    from bedside.testing.scripted_answers import SensemakingScript
+
+    store = str(tmp_path / "demo.sqlite")
+    with ScriptedServer(rules=SensemakingScript()) as server:
+        _demo_sensemaking(server.model_name(), conversations=1, cache=False, store=store, api_key_env=None)
+    opened = Store(store)
+    try:
+        (run,) = opened.runs()
+        (row,) = opened.results(run["id"])
+    finally:
+        opened.close()
+    assert row.output is not None
+    assert row.output["extra"]["termination"] == "hard_limit"
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "1 conversation(s) ended at the demo's message limit (hard_limit): the paper's comparisons" in printed
+    assert "`bedside run configs/sensemaking-demo.yaml` runs whole conversations" in printed

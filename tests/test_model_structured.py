@@ -131,8 +131,8 @@ def test_an_answer_cut_at_max_tokens_says_so_to_the_model_and_in_the_error() -> 
         with pytest.raises(StructuredOutputError) as failure:
             asyncio.run(run())
         repair_prompt = server.recent[1]["messages"][-1]["content"]
-    assert "the answer was cut at max_tokens=40 before it was complete" in repair_prompt
-    assert str(failure.value).endswith("the answer was cut at max_tokens=40 before it was complete")
+    assert "the answer was cut at max_tokens=40 before it was complete." in repair_prompt
+    assert str(failure.value).endswith("); the answer was cut at max_tokens=40 before it was complete.")
 
 
 def test_a_malformed_answer_that_was_not_cut_says_nothing_of_a_limit() -> None:

@@ -400,7 +400,7 @@ def test_retry_errors_asks_again_for_cached_answers_that_never_validated(tmp_pat
         runner = CliRunner()
         first = runner.invoke(app, ["run", str(path)])
         assert first.exit_code == 1, first.output  # every sample failed: not a success
-        assert first.output.strip().splitlines()[-1] == "4 error(s)"
+        assert "\n4 error(s); every table: `bedside report " in first.output
         sent = server.stats()["requests"]
         assert sent == 4 * 3  # one ask and two re-asks per sample
 
@@ -411,7 +411,7 @@ def test_retry_errors_asks_again_for_cached_answers_that_never_validated(tmp_pat
         server.faults = FaultSpec()
         fixed = runner.invoke(app, ["run", str(path), "--retry-errors"])
         assert fixed.exit_code == 0, fixed.output
-        assert fixed.output.strip().splitlines()[-1] == "0 error(s)"
+        assert "\n0 error(s); every table: `bedside report " in fixed.output
         config = load_config(path)
         assert {v[2]["rating"] for v in results_of(Path(config.store), config.run_id).values()} == {4.0}
         allowed = runner.invoke(app, ["run", str(path), "--allow-errors"])

@@ -131,6 +131,8 @@ def test_a_judge_that_never_answers_on_the_scale_is_absent_and_counted(example: 
         config = write_config(tmp_path, example / "task.yaml", server, systems={"plain": {"type": "plain"}})
         result = runner.invoke(app, ["run", str(config), "--no-cache"])
         assert result.exit_code == 0, result.output
+    # the run's own summary says so too, not only the report: every sample finished, every judge failed
+    assert "failed steps in stored samples (clarity 3): their scores are absent" in " ".join(result.output.split())
     rows = rows_of(tmp_path / "runs.sqlite")
     assert len(rows) == 3
     for row in rows:

@@ -26,13 +26,11 @@ from bedside.cli.app import (
     ModelOption,
     NoCacheOption,
     StoreOption,
-    _cache_path,
     app,
     print_task_tables,
-    usage_table,
 )
 from bedside.console import data_table, err, fail, out, show_rule, show_table
-from bedside.llm import GenerationSettings, Model, ModelError, UsageLedger, get_model
+from bedside.llm import ModelError
 from bedside.llm.providers.embedded import RuntimeCounts, runtime_counts
 from bedside.runs.steps import FAILURES_TITLE
 
@@ -45,27 +43,56 @@ DEMO_TURNS_SHOWN = 4
 model's later turns mostly repeat its earlier ones, and the tables are what the demo is for."""
 
 
-async def _demo_citeqa(llm: Model, limit: int) -> None:  # its guard count is the model's usage ledger's
-    """The 2-stage grounded-QA system on the synthetic cases, with the official factuality/relevance table."""
-    from bedside.tasks.citeqa import read_cases, score_answers
+def _demo_citeqa(model: str, *, cases: int, cache: str | Path | bool, store: str, api_key_env: str | None) -> int:
+    """The 2-stage grounded-QA system on the synthetic cases through a stored run, with the official
+    factuality/relevance table. Returns how many answers the repetition guard cut."""
+    from bedside.runs import Output, RunConfig, Sample, Store, execute
+    from bedside.runs.progress import TerminalProgress
+    from bedside.tasks.citeqa import score_answers
     from bedside.tasks.citeqa.cli import print_scores
-    from bedside.tasks.citeqa.task import SYNTHETIC_CASES, answer_cases
+    from bedside.tasks.citeqa.task import answer_of, case_of
 
-    cases = read_cases(SYNTHETIC_CASES)[:limit]
-    show_rule(f"grounded answers with citations: 2-stage system, {len(cases)} synthetic cases")
-    answers, errors = await answer_cases(
-        cases, "two_stage", llm, settings=GenerationSettings(max_tokens=400, seed=0), concurrency=2
+    config = RunConfig.model_validate(
+        {
+            "name": "demo-citeqa",
+            "task": "citeqa",
+            "datasets": {"synthetic": {"limit": cases}},
+            "systems": {"two_stage": {"type": "two_stage"}},
+            **_demo_models(model, ["system"], api_key_env),
+            # the endpoint's default temperature, seeded: at temperature 0 this model's stage-1 answer runs past
+            # 400 tokens and the case fails; seeded at the default it answers
+            "settings": {"system": {"max_tokens": 400, "seed": 0}},
+            "concurrency": 2,
+            "store": store,
+        }
     )
-    for case in cases:
+    show_rule(f"grounded answers with citations: 2-stage system, {cases} synthetic cases")
+    summary = asyncio.run(execute(config, progress=TerminalProgress(err), cache=cache))
+    opened = Store(store)
+    try:
+        stored = sorted(opened.results(summary.run_id), key=lambda r: r.sample_id)
+    finally:
+        opened.close()
+    answered, answers = [], {}
+    for row in stored:
+        case = case_of(Sample.model_validate(row.sample))
         out.print(f"[bold]{case.id}[/] {escape(case.clinician_question)}", highlight=False)
-        if case.id in answers:
+        if row.status == "ok" and row.output:
+            answers[case.id] = answer_of(Output.model_validate(row.output))
+            answered.append(case)
             out.print(answers[case.id], highlight=False, markup=False)
         else:
-            out.print(f"[red]failed:[/] {escape(errors[case.id])}", highlight=False, soft_wrap=True)
-    answered = [c for c in cases if c.id in answers]
+            out.print(f"[red]failed:[/] {escape(row.error or 'no output stored')}", highlight=False, soft_wrap=True)
     if answered:
         print_scores(score_answers(answered, answers), out)
-    out.print(f"{len(answered)} of {len(cases)} cases answered; failures are listed above with their cause")
+    failed = len(stored) - len(answered)
+    out.print(
+        f"{len(answered)} of {len(stored)} cases answered"
+        + (f"; {failed} failed, each listed above with its cause" if failed else "")
+        + f"; `bedside report {summary.run_id} --store {store}` shows every table",
+        highlight=False,
+    )
+    return sum(_repetitions(r.usage) for r in stored)
 
 
 def _repetitions(usage_by_role: dict[str, Any]) -> int:
@@ -150,9 +177,11 @@ def _demo_simulation(
     cache: str | Path | bool,
     store: str,
     api_key_env: str | None,
+    at_limit: str = "",
 ) -> int:
     """Run a short simulation config on ``model`` in every role; show the first conversation and the first tables.
-    Returns how many answers the repetition guard cut."""
+    ``at_limit`` is said when a conversation ended at the demo's message limit. Returns how many answers the
+    repetition guard cut."""
     from bedside.runs import RunConfig, Store, execute
     from bedside.runs.progress import TerminalProgress
     from bedside.runs.report import build_report
@@ -177,12 +206,17 @@ def _demo_simulation(
             out.print(f"[dim]{turn['stage']}[/] {speaker}: {escape(turn['content'])}", highlight=False)
         if len(transcript) > DEMO_TURNS_SHOWN:
             out.print(
-                f"[dim]... {len(transcript) - DEMO_TURNS_SHOWN} more turn(s): `bedside serve --store {store}` shows "
-                "the whole conversation[/]",
+                f"[dim]... {len(transcript) - DEMO_TURNS_SHOWN} more turn(s): `bedside show {summary.run_id} "
+                f"{rows[0].sample_id} --store {store}` prints the whole conversation[/]",
                 highlight=False,
             )
     failures = [t for t in report.tables[3:] if t.title == FAILURES_TITLE]
     print_task_tables(report.tables[:3] + failures)  # a failed step's "-" above is explained, never silent
+    limited = sum(1 for r in rows if r.output and r.output.get("extra", {}).get("termination") == "hard_limit")
+    if limited and at_limit:
+        out.print(
+            f"{limited} conversation(s) ended at the demo's message limit (hard_limit): {at_limit}", highlight=False
+        )
     out.print(
         f"{summary.errors} sample(s) failed; `bedside report {summary.run_id} --store {store}` shows every table",
         highlight=False,
@@ -268,7 +302,16 @@ def _demo_sensemaking(
     }
     title = f"mental-health sensemaking: {conversations} conversation(s), at most 4 sensemaker messages (demo limit)"
     return _demo_simulation(
-        title, run, model=model, speakers=("Sensemaker", "Patient"), cache=cache, store=store, api_key_env=api_key_env
+        title,
+        run,
+        model=model,
+        speakers=("Sensemaker", "Patient"),
+        cache=cache,
+        store=store,
+        api_key_env=api_key_env,
+        at_limit="the paper's comparisons leave such conversations out (the exclusions table counts them), so the "
+        "tables that compare cells stay empty here; `bedside run configs/sensemaking-demo.yaml` runs whole "
+        "conversations",
     )
 
 
@@ -301,7 +344,8 @@ def _demo_instruct(
         }
     )
     show_rule(
-        f"clinician instructions over records: {instructions} synthetic instruction(s), 512 vs 1536 tokens, MR at 1536"
+        f"clinician instructions over records: {instructions} synthetic instruction(s), 512 vs 1536 tokens of "
+        "record, and multi-step refinement (MR) at 1536"
     )
     summary = asyncio.run(execute(config, progress=TerminalProgress(err), cache=cache))
     opened = Store(store)
@@ -425,7 +469,7 @@ def timings_table(timings: Sequence[SectionTiming]) -> Table:
             "CPU s",
             "repetition guard fired",
             "full version",
-            "model calls",
+            "embedded model calls",
             "prompt tokens processed",
             "prompt tokens reused",
             "tokens generated",
@@ -433,7 +477,9 @@ def timings_table(timings: Sequence[SectionTiming]) -> Table:
         rows,
         "A warm re-run answers from the store and the response cache in seconds (no model calls). The guard count "
         "covers every answer of the section's stored samples (cache hits included): answers cut because the small "
-        "model looped. Token counts are llama.cpp's own for the embedded model (reused = found in a slot's cache).",
+        "model looped. The embedded model's calls and tokens are llama.cpp's own: requests it ran (answers from the "
+        "response cache and identical calls shared in flight are not among them, unlike the progress line's "
+        "model calls) and tokens it processed (reused = found in a slot's cache).",
     )
 
 
@@ -495,18 +541,7 @@ def demo(
         )
 
     def citeqa() -> int:
-        usage = UsageLedger()
-
-        async def run_citeqa() -> None:
-            async with get_model(
-                model, cache=_cache_path(cache, no_cache), usage=usage, api_key_env=api_key_env
-            ) as llm:
-                await _demo_citeqa(llm, citeqa_cases)
-
-        asyncio.run(run_citeqa())
-        snapshot = usage.snapshot()
-        show_table(usage_table(snapshot))
-        return sum(entry.repetitions for entry in snapshot.values())
+        return _demo_citeqa(model, cases=citeqa_cases, cache=cache_choice, store=store, api_key_env=api_key_env)
 
     sections = [DemoSection("drafting", "bedside run configs/drafting-demo.yaml", drafting)]
     if citeqa_cases > 0:

@@ -155,10 +155,11 @@ def run_command(
         raise fail(exc) from None
     gated = _gate_results(loaded.store, summary.run_id, gates)
     failed_gates = [g for g in gated if not g.passed]
-    causes = _error_causes(loaded.store, summary.run_id) if summary.errors else {}
+    causes, steps = _failures(loaded.store, summary.run_id)
     if as_json:
         data = summary_data(summary, loaded.store)
         data["error_causes"] = causes
+        data["step_failures"] = steps
         if gates:
             data["gates"] = [{**g.__dict__, "passed": g.passed} for g in gated]
         typer.echo(json.dumps(data, indent=2))
@@ -187,7 +188,18 @@ def run_command(
             f"see `{escape(report_hint)}` for every error; `{escape(rerun)}` tries them again",
             highlight=False,
         )
-    out.print(f"{summary.errors} error(s)", highlight=False)
+    if steps:
+        listed = ", ".join(f"{step} {count}" for step, count in steps.items())
+        err.print(
+            f"[yellow]failed steps[/] in stored samples ({listed}): their scores are absent, never zero; "
+            f"`{escape(f'bedside report {summary.run_id}' + _store_flag(loaded.store))}` gives each cause",
+            highlight=False,
+        )
+    out.print(
+        f"{summary.errors} error(s); every table: `bedside report {summary.run_id}{_store_flag(loaded.store)}`",
+        highlight=False,
+        markup=False,
+    )
     if failed_gates:
         err.print(f"{len(failed_gates)} gate(s) failed", highlight=False)
     if (summary.errors and not allow_errors) or failed_gates:
@@ -213,8 +225,12 @@ def _gate_results(store: str, run_id: str, gates: list[Any]) -> list[Any]:
 MAX_CAUSES_SHOWN = 5
 
 
-def _error_causes(store: str, run_id: str) -> dict[str, int]:
-    """The run's stored errors grouped by cause, commonest first (see :func:`bedside.runs.report.error_causes`)."""
+def _failures(store: str, run_id: str) -> tuple[dict[str, int], dict[str, int]]:
+    """The run's stored errors grouped by cause, commonest first (see :func:`bedside.runs.report.error_causes`),
+    and its samples' failed later steps (a judge, a document: ``extra.errors``) counted by step. A run whose
+    samples all finished can still have every judge fail; that is said at the end, not only in the report."""
+    from collections import Counter
+
     from bedside.errors import StorageError
     from bedside.runs import Store
     from bedside.runs.report import error_causes
@@ -222,11 +238,16 @@ def _error_causes(store: str, run_id: str) -> dict[str, int]:
     try:
         opened = Store(store)
     except StorageError:
-        return {}
+        return {}, {}
     try:
-        return dict(error_causes(opened.results(run_id)).most_common())
+        rows = opened.results(run_id)
     finally:
         opened.close()
+    steps: Counter[str] = Counter()
+    for row in rows:
+        if row.status == "ok" and row.output:
+            steps.update(list((row.output.get("extra") or {}).get("errors") or ()))
+    return dict(error_causes(rows).most_common()), dict(steps.most_common())
 
 
 def _print_error_causes(causes: dict[str, int]) -> None:

@@ -453,7 +453,7 @@ class Model:
             error = problem or "unknown problem"
             if completion.finish_reason == "length":  # the usual cause of broken JSON: say so, to model and user
                 limit = f"max_tokens={settings.max_tokens}" if settings and settings.max_tokens else "its length limit"
-                error = f"{error}; the answer was cut at {limit} before it was complete"
+                error = f"{error.rstrip('.')}; the answer was cut at {limit} before it was complete."
             logger.info("%s (%s): structured answer rejected (attempt %d): %s", self.name, self.role, attempt, error)
             messages = [
                 *messages,

@@ -35,7 +35,7 @@ def parse_structured(
     try:
         data: Any = json.loads(candidate)
     except json.JSONDecodeError as exc:
-        return None, f"it is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})."
+        return None, f"it is not valid JSON ({exc.msg}: line {exc.lineno}, column {exc.colno})."
     try:
         value = output_type.model_validate(data)
     except ValidationError as exc:

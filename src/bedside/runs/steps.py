@@ -93,6 +93,14 @@ async def judge_all(
     return done, failed
 
 
+def _shortened(cause: str, limit: int = 160) -> str:
+    """A cause as the table shows it: whole when short, else cut at a word with an ellipsis, never mid-phrase
+    as if complete (the output's ``extra.errors`` keeps it whole)."""
+    if len(cause) <= limit:
+        return cause
+    return cause[:limit].rsplit(" ", 1)[0] + " …"
+
+
 def failures_table(rows: Sequence[Any], note: str = "") -> ReportTable | None:
     """Per cell and step: how many samples failed it and how many skipped it, with the first cause."""
     failed: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -115,7 +123,7 @@ def failures_table(rows: Sequence[Any], note: str = "") -> ReportTable | None:
             step,
             str(len(failed.get((cell, step), []))),
             str(skipped.get((cell, step), 0)),
-            (failed.get((cell, step)) or [""])[0][:120],
+            _shortened((failed.get((cell, step)) or [""])[0]),
         ]
         for cell, step in keys
     ]

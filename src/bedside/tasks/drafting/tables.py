@@ -158,7 +158,7 @@ def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
             ["cell", *THEME_COLUMNS],
             [[cell, *(_f(v) for v in t.content_recall_by_theme.values())] for cell, t, _ in cells]
             + [[name, *(_f(v) for v in t.content_recall_by_theme.values())] for name, t in iap],
-            f"- where no reference sentence of the theme was seen. {THEME_LEGEND}",
+            f"A dash (-) where no reference sentence of the theme was seen. {THEME_LEGEND}",
         )
     )
     tables.append(
@@ -167,7 +167,7 @@ def drafting_tables(rows: Sequence[Any]) -> list[ReportTable]:
             ["cell", *THEME_COLUMNS],
             [[cell, *(_f(v) for v in t.theme_f1_by_theme.values())] for cell, t, _ in cells]
             + [[name, *(_f(v) for v in t.theme_f1_by_theme.values())] for name, t in iap],
-            f"- where the theme was in neither the references nor the drafts. {THEME_LEGEND}",
+            f"A dash (-) where the theme was in neither the references nor the drafts. {THEME_LEGEND}",
         )
     )
     agreement_rows = []

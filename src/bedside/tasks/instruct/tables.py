@@ -13,8 +13,8 @@ from typing import Any
 from bedside.runs.task import ReportTable
 
 
-def _mean(values: list[float]) -> str:
-    return f"{sum(values) / len(values):.3f}" if values else "-"
+def _mean(values: list[float], digits: int = 3) -> str:
+    return f"{sum(values) / len(values):.{digits}f}" if values else "-"
 
 
 def report_cell(row: Any) -> tuple[str, str, int]:
@@ -59,7 +59,7 @@ def report_tables(rows: Sequence[Any]) -> list[ReportTable]:
                 _mean(scores("judge_correct")),
                 _mean(scores("facts_recall")),
                 _mean(scores("truncated")),
-                _mean([float(e["prompt_tokens"]) for e in extras if "prompt_tokens" in e]),
+                _mean([float(e["prompt_tokens"]) for e in extras if "prompt_tokens" in e], digits=1),  # whole tokens
                 str(sum(int(e.get("step_errors", 0)) for e in extras)),
                 ",".join(sorted({str(e.get("record_view")) for e in extras})),
             ]
