@@ -6,11 +6,11 @@ the two never share imports, and drives are interleaved (bare aiohttp, old, new,
 slower minute on this shared machine hits all three alike. A bare aiohttp client sending the same requests (no
 runner, cache, store or accounting) is the floor the HTTP client and the server set.
 
-Every drive is a single-call task (one model call per sample, the ``words`` scorer) through ``execute`` with a
-fresh SQLite store and response cache, after a short warm-up drive in the same process (one-time imports are
-not what per-sample CPU is about). Prints, per variant, the median CPU ms per sample and wall/ideal, the
-new/old ratios, and each runner's CPU per sample over the bare client's (absolute milliseconds vary several-fold
-between machines; that ratio does not).
+Every drive (``bench/single_call_drive.py``, layers ``bare`` and ``runner+cache``) is a single-call task (one
+model call per sample, the ``words`` scorer) through ``execute`` with a fresh SQLite store and response cache,
+after a short warm-up drive in the same process (one-time imports are not what per-sample CPU is about).
+Prints, per variant, the median CPU ms per sample and wall/ideal, the new/old ratios, and each runner's CPU per
+sample over the bare client's (absolute milliseconds vary several-fold between machines; that ratio does not).
 
 Usage: ``python bench/before_after.py [--ref main] [--samples 2000] [--latency-ms 1] [--concurrency 100]
 [--repeat 3]``
@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
-import os
 import statistics
 import subprocess
 import sys
@@ -32,81 +30,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from llm_overhead import start_server
+from single_call_drive import drive_in_process
 
 ROOT = Path(__file__).resolve().parents[1]
-
-# Runs in a child process against whichever ``src`` is on its PYTHONPATH; uses only the public API that both
-# the old and the new code have.
-DRIVER = r"""
-import asyncio, json, sys, tempfile, time
-from pathlib import Path
-
-mode, base_url, samples, concurrency = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-
-
-async def bare(n):
-    import aiohttp
-
-    limit = asyncio.Semaphore(concurrency)
-    connector = aiohttp.TCPConnector(limit=concurrency)
-    async with aiohttp.ClientSession(connector=connector) as session:
-
-        async def one(i):
-            body = {"model": "bench", "messages": [{"role": "user", "content": f"request {i}"}]}
-            async with limit, session.post(f"{base_url}/chat/completions", json=body) as response:
-                response.raise_for_status()
-                await response.read()
-
-        await asyncio.gather(*(one(i) for i in range(n)))
-
-
-def run(n):
-    from bedside.runs import DatasetConfig, Output, RunConfig, Sample, execute
-
-    async def answer(sample, options, context):
-        completion = await context.generate("system", sample.inputs["prompt"])
-        return Output(text=completion.text)
-
-    class Task:
-        name = "bench-single-call"
-        systems = {"echo": answer}
-        default_scorers = ("words",)
-        scorers = ()
-
-        def load(self, name, config):
-            return [Sample(id=f"s{i:05d}", inputs={"prompt": f"request {i}"}) for i in range(n)]
-
-        def score(self, scorer, sample, output):
-            raise KeyError(scorer)
-
-    with tempfile.TemporaryDirectory() as tmp:
-        config = RunConfig(
-            name="bench",
-            task="bench-single-call",
-            datasets={"n": DatasetConfig()},
-            systems={"echo": {"type": "echo"}},
-            models={"system": [f"openai-compatible/bench@{base_url}"]},
-            model_options={"system": {"max_concurrency": concurrency}},
-            concurrency=concurrency,
-            store=str(Path(tmp) / "store.sqlite"),
-        )
-        summary = asyncio.run(execute(config, task=Task(), cache=Path(tmp) / "cache.sqlite"))
-        if summary.ran != n or summary.errors:
-            raise SystemExit(f"expected {n} samples, ran {summary.ran}, {summary.errors} errors")
-
-
-def drive(n):
-    if mode == "bare":
-        asyncio.run(bare(n))
-    else:
-        run(n)
-
-
-drive(max(samples // 10, 1))  # warm-up: imports, first connections
-cpu, wall = time.process_time(), time.perf_counter()
-drive(samples)
-print(json.dumps({"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}))
-"""
 
 
 @contextlib.contextmanager
@@ -125,18 +51,7 @@ def checkout(ref: str) -> Iterator[Path]:
 
 
 def measure(src: Path, mode: str, base_url: str, args: argparse.Namespace) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": str(src)}
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER, mode, base_url, str(args.samples), str(args.concurrency)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"{mode} drive with {src} failed:\n{done.stderr[-2000:]}")
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    return drive_in_process(mode, base_url, args.samples, args.concurrency, src)
 
 
 def main() -> None:
@@ -160,7 +75,7 @@ def main() -> None:
             sources = {"bare": ROOT / "src", "old": old_tree / "src", "new": ROOT / "src"}
             for run in range(1, args.repeat + 1):
                 for variant, src in sources.items():
-                    found = measure(src, "bare" if variant == "bare" else "run", base_url, args)
+                    found = measure(src, "bare" if variant == "bare" else "runner+cache", base_url, args)
                     results[variant].append(found)
                     print(
                         f"run {run} {variant:4}: wall {found['wall']:.3f} s  wall/ideal {found['wall'] / ideal:.3f}  "

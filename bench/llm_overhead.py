@@ -32,6 +32,10 @@ from pathlib import Path
 
 from bedside.llm import get_model
 
+sys.path.insert(0, str(Path(__file__).parent))
+
+from single_call_drive import bare as drive_bare  # the floor: the same requests from aiohttp alone
+
 
 def start_server(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
@@ -53,23 +57,6 @@ async def drive(base_url: str, requests: int, concurrency: int, cache: Path | No
         usage = model.usage.snapshot()["system"]
     if usage.calls != requests or usage.errors:
         raise SystemExit(f"expected {requests} answers, got {usage.calls} with {usage.errors} errors")
-
-
-async def drive_bare(base_url: str, requests: int, concurrency: int) -> None:
-    """The same requests from a bare aiohttp client (no cache, retries or accounting): the floor to compare with."""
-    import aiohttp
-
-    limit = asyncio.Semaphore(concurrency)
-    connector = aiohttp.TCPConnector(limit=concurrency)
-    async with aiohttp.ClientSession(connector=connector) as session:
-
-        async def one(i: int) -> None:
-            body = {"model": "bench", "messages": [{"role": "user", "content": f"request {i}"}]}
-            async with limit, session.post(f"{base_url}/chat/completions", json=body) as response:
-                response.raise_for_status()
-                await response.read()
-
-        await asyncio.gather(*(one(i) for i in range(requests)))
 
 
 def process_cpu_seconds(pid: int) -> float | None:

@@ -37,9 +37,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bedside.runs import DatasetConfig, Output, RunConfig, Sample, SampleContext, execute
+from bedside.runs import DatasetConfig, Output, Sample, SampleContext, execute
 from bedside.runs.task import System
 from llm_overhead import start_server
+from single_call_drive import single_call_config
 
 
 async def _answer(sample: Sample, options: Mapping[str, Any], context: SampleContext) -> Output:
@@ -93,16 +94,7 @@ def drive(samples: int, latency_ms: float, concurrency: int, repeat: int) -> dic
             n = max(samples // 10, 1) if warmup else samples
             task = SingleCallTask(n)
             with tempfile.TemporaryDirectory() as tmp:
-                config = RunConfig(
-                    name="bench",
-                    task="bench-single-call",
-                    datasets={"n": DatasetConfig()},
-                    systems={"echo": {"type": "echo"}},  # type: ignore[dict-item]
-                    models={"system": [f"openai-compatible/bench@{base_url}"]},
-                    model_options={"system": {"max_concurrency": concurrency}},
-                    concurrency=concurrency,
-                    store=str(Path(tmp) / "store.sqlite"),
-                )
+                config = single_call_config(base_url, concurrency, Path(tmp) / "store.sqlite")
                 cache = Path(tmp) / "cache.sqlite"
                 before = stats(base_url)["requests"]
                 cpu_start, wall_start = time.process_time(), time.perf_counter()

@@ -2,8 +2,8 @@
 
 Issue 32 asks for the runner's CPU per sample to be at most 1.3x a bare aiohttp client sending the same requests.
 This bench splits the difference into the layers a single-call sample passes through, each measured in its own
-process against one scripted server (same requests, same concurrency), interleaved round by round so a slower
-minute on a shared machine hits every layer alike:
+process (``bench/single_call_drive.py``) against one scripted server (same requests, same concurrency),
+interleaved round by round so a slower minute on a shared machine hits every layer alike:
 
 * ``bare``: aiohttp alone (the floor: what the HTTP client and the event loop cost);
 * ``model``: bedside's model layer without a cache (``Model.generate``: provider, retries, limiter, accounting);
@@ -19,116 +19,23 @@ Usage: ``python bench/runner_layers.py [--samples 2000] [--latency-ms 1] [--conc
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from llm_overhead import start_server
+from single_call_drive import LAYERS, drive_in_process
 
-ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("bare", "model", "model+cache", "runner", "runner+cache")
-
-DRIVER = r"""
-import asyncio, json, sys, tempfile, time
-from pathlib import Path
-
-layer, base_url, samples, concurrency = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-
-
-async def bare(n, tmp):
-    import aiohttp
-
-    limit = asyncio.Semaphore(concurrency)
-    connector = aiohttp.TCPConnector(limit=concurrency)
-    async with aiohttp.ClientSession(connector=connector) as session:
-
-        async def one(i):
-            body = {"model": "bench", "messages": [{"role": "user", "content": f"request {i}"}]}
-            async with limit, session.post(f"{base_url}/chat/completions", json=body) as response:
-                response.raise_for_status()
-                await response.read()
-
-        await asyncio.gather(*(one(i) for i in range(n)))
-
-
-async def model(n, tmp, cached):
-    from bedside.llm import get_model
-
-    cache = Path(tmp) / "cache.sqlite" if cached else None
-    async with get_model(f"openai-compatible/bench@{base_url}", max_concurrency=concurrency, cache=cache) as m:
-        await asyncio.gather(*(m.generate(f"request {i}") for i in range(n)))
-
-
-def runner(n, tmp, cached):
-    from bedside.runs import DatasetConfig, Output, RunConfig, Sample, execute
-
-    async def answer(sample, options, context):
-        completion = await context.generate("system", sample.inputs["prompt"])
-        return Output(text=completion.text)
-
-    class Task:
-        name = "bench-single-call"
-        systems = {"echo": answer}
-        default_scorers = ("words",)
-        scorers = ()
-
-        def load(self, name, config):
-            return [Sample(id=f"s{i:05d}", inputs={"prompt": f"request {i}"}) for i in range(n)]
-
-        def score(self, scorer, sample, output):
-            raise KeyError(scorer)
-
-    config = RunConfig(
-        name="bench",
-        task="bench-single-call",
-        datasets={"n": DatasetConfig()},
-        systems={"echo": {"type": "echo"}},
-        models={"system": [f"openai-compatible/bench@{base_url}"]},
-        model_options={"system": {"max_concurrency": concurrency}},
-        concurrency=concurrency,
-        store=str(Path(tmp) / "store.sqlite"),
-    )
-    cache = Path(tmp) / "cache.sqlite" if cached else None
-    summary = asyncio.run(execute(config, task=Task(), cache=cache))
-    if summary.ran != n or summary.errors:
-        raise SystemExit(f"expected {n} samples, ran {summary.ran}, {summary.errors} errors")
-
-
-def drive(n):
-    with tempfile.TemporaryDirectory() as tmp:
-        if layer == "bare":
-            asyncio.run(bare(n, tmp))
-        elif layer.startswith("model"):
-            asyncio.run(model(n, tmp, layer.endswith("+cache")))
-        else:
-            runner(n, tmp, layer.endswith("+cache"))
-
-
-drive(max(samples // 10, 1))  # warm-up: imports, first connections
-cpu = time.process_time()
-drive(samples)
-print(json.dumps({"cpu": time.process_time() - cpu}))
-"""
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 
 
 def measure(layer: str, base_url: str, args: argparse.Namespace) -> float:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER, layer, base_url, str(args.samples), str(args.concurrency)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"{layer} drive failed:\n{done.stderr[-2000:]}")
-    cpu = float(json.loads(done.stdout.strip().splitlines()[-1])["cpu"])
-    return cpu / int(args.samples) * 1000
+    """One drive of ``layer`` in its own process: CPU milliseconds per sample."""
+    found = drive_in_process(layer, base_url, args.samples, args.concurrency, ROOT / "src")
+    return found["cpu"] / int(args.samples) * 1000
 
 
 def main() -> None:
