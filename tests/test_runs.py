@@ -540,6 +540,43 @@ def test_the_store_works_on_postgresql(tmp_path: Path) -> None:
         store.close()
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_step_failures_are_counted_by_json_path_in_the_store(backend: str, tmp_path: Path) -> None:
+    """What `bedside run` says at the end about failed later steps: counted in the database, per step, over the
+    run's successful samples only (an errored sample's output is not a step's failure)."""
+    from bedside.runs.store import ResultRow
+
+    if backend == "postgresql" and not POSTGRES_URL:
+        pytest.skip("set BEDSIDE_TEST_POSTGRES_URL to count step failures on PostgreSQL")
+    url = POSTGRES_URL if backend == "postgresql" else str(tmp_path / "store.sqlite")
+    assert url is not None
+    run_id = f"steps-{uuid.uuid4().hex[:8]}"
+
+    def row(sample: str, status: str, errors: dict[str, str] | None) -> ResultRow:
+        output = None if errors is None else {"text": "", "extra": {"errors": errors} if errors else {}}
+        return ResultRow(
+            run_id, "c", sample, 0, "d", "s", "m", f"k-{run_id}-{sample}", status,
+            None if status == "ok" else "ValueError: broken", output, {}, {}, {}, {},
+        )  # fmt: skip
+
+    store = Store(url)
+    try:
+        store.write(
+            [
+                row("a", "ok", {"judge_flow": "JudgeError: x", "checklist": "StructuredOutputError: y"}),
+                row("b", "ok", {"judge_flow": "JudgeError: z"}),
+                row("c", "ok", {}),
+                row("d", "error", None),
+                row("e", "ok", None),
+            ]
+        )
+        assert store.step_failures(run_id) == {"judge_flow": 2, "checklist": 1}
+        assert list(store.step_failures(run_id)) == ["judge_flow", "checklist"]  # commonest first
+        assert store.step_failures("no-such-run") == {}
+    finally:
+        store.close()
+
+
 def test_progress_off_a_terminal_prints_plain_lines() -> None:
     """A batch job's log gets a line now and then; a live display would only draw at the end."""
     from io import StringIO

@@ -155,7 +155,7 @@ def run_command(
         raise fail(exc) from None
     gated = _gate_results(loaded.store, summary.run_id, gates)
     failed_gates = [g for g in gated if not g.passed]
-    causes, steps = _failures(loaded.store, summary.run_id)
+    causes, steps = _failures(loaded.store, summary.run_id, summary.errors > 0)
     if as_json:
         data = summary_data(summary, loaded.store)
         data["error_causes"] = causes
@@ -225,12 +225,11 @@ def _gate_results(store: str, run_id: str, gates: list[Any]) -> list[Any]:
 MAX_CAUSES_SHOWN = 5
 
 
-def _failures(store: str, run_id: str) -> tuple[dict[str, int], dict[str, int]]:
-    """The run's stored errors grouped by cause, commonest first (see :func:`bedside.runs.report.error_causes`),
-    and its samples' failed later steps (a judge, a document: ``extra.errors``) counted by step. A run whose
-    samples all finished can still have every judge fail; that is said at the end, not only in the report."""
-    from collections import Counter
-
+def _failures(store: str, run_id: str, errors: bool) -> tuple[dict[str, int], dict[str, int]]:
+    """The run's stored errors grouped by cause, commonest first (see :func:`bedside.runs.report.error_causes`;
+    read only when there are ``errors``), and its successful samples' failed later steps (a judge, a document)
+    counted by step: a run whose samples all finished can still have every judge fail, and that is said at the
+    end, not only in the report."""
     from bedside.errors import StorageError
     from bedside.runs import Store
     from bedside.runs.report import error_causes
@@ -240,14 +239,10 @@ def _failures(store: str, run_id: str) -> tuple[dict[str, int], dict[str, int]]:
     except StorageError:
         return {}, {}
     try:
-        rows = opened.results(run_id)
+        causes = dict(error_causes(opened.results(run_id)).most_common()) if errors else {}
+        return causes, opened.step_failures(run_id)
     finally:
         opened.close()
-    steps: Counter[str] = Counter()
-    for row in rows:
-        if row.status == "ok" and row.output:
-            steps.update(list((row.output.get("extra") or {}).get("errors") or ()))
-    return dict(error_causes(rows).most_common()), dict(steps.most_common())
 
 
 def _print_error_causes(causes: dict[str, int]) -> None:

@@ -379,6 +379,21 @@ class Store:
             ).mappings()
             return [_row(r) for r in rows]
 
+    def step_failures(self, run_id: str) -> dict[str, int]:
+        """How many of the run's successful samples failed each later step (a judge, a document: the names in
+        ``output.extra.errors``), commonest first. Read by JSON path in the database, so a large run's outputs
+        are not loaded to count them."""
+        path = results_table.c.output[("extra", "errors")]
+        counts: dict[str, int] = {}
+        with self.engine.connect() as db:
+            found = db.execute(
+                select(path).where((results_table.c.run_id == run_id) & (results_table.c.status == "ok"))
+            ).scalars()
+            for errors in found:
+                for step in errors or ():
+                    counts[step] = counts.get(step, 0) + 1
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
     def reusable(self, keys: Iterable[str]) -> dict[str, ResultRow]:
         """Successful results (from any run) by key, so an unchanged sample is never generated twice."""
         wanted = list(set(keys))
