@@ -46,8 +46,7 @@ model's later turns mostly repeat its earlier ones, and the tables are what the 
 def _demo_citeqa(model: str, *, cases: int, cache: str | Path | bool, store: str, api_key_env: str | None) -> int:
     """The 2-stage grounded-QA system on the synthetic cases through a stored run, with the official
     factuality/relevance table. Returns how many answers the repetition guard cut."""
-    from bedside.runs import Output, RunConfig, Sample, Store, execute
-    from bedside.runs.progress import TerminalProgress
+    from bedside.runs import Output, RunConfig, Sample
     from bedside.tasks.citeqa import score_answers
     from bedside.tasks.citeqa.cli import print_scores
     from bedside.tasks.citeqa.task import answer_of, case_of
@@ -67,14 +66,9 @@ def _demo_citeqa(model: str, *, cases: int, cache: str | Path | bool, store: str
         }
     )
     show_rule(f"grounded answers with citations: 2-stage system, {cases} synthetic cases")
-    summary = asyncio.run(execute(config, progress=TerminalProgress(err), cache=cache))
-    opened = Store(store)
-    try:
-        stored = sorted(opened.results(summary.run_id), key=lambda r: r.sample_id)
-    finally:
-        opened.close()
+    summary, stored, _ = _run_and_read(config, cache)
     answered, answers = [], {}
-    for row in stored:
+    for row in sorted(stored, key=lambda r: r.sample_id):
         case = case_of(Sample.model_validate(row.sample))
         out.print(f"[bold]{case.id}[/] {escape(case.clinician_question)}", highlight=False)
         if row.status == "ok" and row.output:
@@ -93,6 +87,21 @@ def _demo_citeqa(model: str, *, cases: int, cache: str | Path | bool, store: str
         highlight=False,
     )
     return sum(_repetitions(r.usage) for r in stored)
+
+
+def _run_and_read(config: Any, cache: str | Path | bool) -> tuple[Any, list[Any], Any]:
+    """Run one section's config with progress on stderr, then read back what it stored: (the run's summary, every
+    stored row, its report)."""
+    from bedside.runs import Store, execute
+    from bedside.runs.progress import TerminalProgress
+    from bedside.runs.report import build_report
+
+    summary = asyncio.run(execute(config, progress=TerminalProgress(err), cache=cache))
+    opened = Store(config.store)
+    try:
+        return summary, opened.results(summary.run_id), build_report(opened, summary.run_id)
+    finally:
+        opened.close()
 
 
 def _repetitions(usage_by_role: dict[str, Any]) -> int:
@@ -120,9 +129,8 @@ def _demo_drafting(
 ) -> int:
     """Zero-shot and thematic drafts for the synthetic messages, through a stored run; EditJudge tables. Returns
     how many answers the repetition guard cut."""
-    from bedside.runs import RunConfig, Store, execute
-    from bedside.runs.progress import TerminalProgress
-    from bedside.runs.report import build_report, write_report
+    from bedside.runs import RunConfig, Store
+    from bedside.runs.report import write_report
     from bedside.tasks.drafting.cli import print_judgement
     from bedside.tasks.drafting.editjudge import EditJudgement
 
@@ -148,12 +156,10 @@ def _demo_drafting(
         }
     )
     show_rule("portal reply drafting: zero-shot and thematic, scored with EditJudge (embedding matcher)")
-    summary = asyncio.run(execute(config, progress=TerminalProgress(err), cache=cache))
+    summary, stored, report = _run_and_read(config, cache)
+    rows = [r for r in stored if r.status == "ok"]
     opened = Store(store)
     try:
-        stored = opened.results(summary.run_id)
-        rows = [r for r in stored if r.status == "ok"]
-        report = build_report(opened, summary.run_id)
         md, page = write_report(opened, summary.run_id, reports)
     finally:
         opened.close()
@@ -182,22 +188,14 @@ def _demo_simulation(
     """Run a short simulation config on ``model`` in every role; show the first conversation and the first tables.
     ``at_limit`` is said when a conversation ended at the demo's message limit. Returns how many answers the
     repetition guard cut."""
-    from bedside.runs import RunConfig, Store, execute
-    from bedside.runs.progress import TerminalProgress
-    from bedside.runs.report import build_report
+    from bedside.runs import RunConfig
 
     config = RunConfig.model_validate(
         {**run, **_demo_models(model, ("system", "patient", "helper", "judge"), api_key_env), "store": store}
     )
     show_rule(title)
-    summary = asyncio.run(execute(config, progress=TerminalProgress(err), cache=cache))
-    opened = Store(store)
-    try:
-        stored = opened.results(summary.run_id)
-        rows = [r for r in stored if r.status == "ok"]
-        report = build_report(opened, summary.run_id)
-    finally:
-        opened.close()
+    summary, stored, report = _run_and_read(config, cache)
+    rows = [r for r in stored if r.status == "ok"]
     if rows and rows[0].output:
         out.print(f"[bold]{rows[0].sample_id}[/] ({model}):", highlight=False)
         transcript = rows[0].output["transcript"] or []
@@ -318,9 +316,7 @@ def _demo_instruct(
     model: str, *, instructions: int, cache: str | Path | bool, store: str, api_key_env: str | None
 ) -> int:
     """MedAlign-style instructions: the budgeted prompt at two context lengths and multi-step refinement."""
-    from bedside.runs import RunConfig, Store, execute
-    from bedside.runs.progress import TerminalProgress
-    from bedside.runs.report import build_report
+    from bedside.runs import RunConfig
 
     # Budgets are counted in the model's own tokens: the embedded model's tokenizer, else a named estimate of
     # one token per 3 characters (conservative for English clinical text); give a real one in a run config.
@@ -346,14 +342,8 @@ def _demo_instruct(
         f"clinician instructions over records: {instructions} synthetic instruction(s), 512 vs 1536 tokens of "
         "record, and multi-step refinement (MR) at 1536"
     )
-    summary = asyncio.run(execute(config, progress=TerminalProgress(err), cache=cache))
-    opened = Store(store)
-    try:
-        stored = opened.results(summary.run_id)
-        rows = [r for r in stored if r.status == "ok" and r.system == "budgeted_1536"]
-        report = build_report(opened, summary.run_id)
-    finally:
-        opened.close()
+    summary, stored, report = _run_and_read(config, cache)
+    rows = [r for r in stored if r.status == "ok" and r.system == "budgeted_1536"]
     if rows and rows[0].output:
         question = rows[0].sample["inputs"]["instruction"]["question"]
         out.print(f"[bold]{rows[0].sample_id}[/] {escape(question)}", highlight=False)
