@@ -5,11 +5,15 @@ the samples back instead of piling up unstored."""
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from bedside.runs import DatasetConfig, Output, RunConfig, RunSummary, Sample, SampleContext, Store, execute
 from bedside.runs.runner import Progress
@@ -123,3 +127,69 @@ def test_slow_scorers_hold_samples_back_and_every_sample_is_stored(tmp_path: Pat
     store.close()
     assert len(rows) == 40
     assert all(r.scores["picky"] == len((r.output or {})["text"]) for r in rows)
+
+
+class ThreadsSeen(ScoringTask):
+    """Records the thread each scorer call runs on."""
+
+    def __init__(self, samples: int) -> None:
+        super().__init__(samples)
+        self.threads: set[str] = set()
+
+    def score(self, scorer: str, sample: Sample, output: Output) -> float | None:
+        self.threads.add(threading.current_thread().name)
+        return super().score(scorer, sample, output)
+
+
+def _run_recording_threads(cfg: RunConfig) -> tuple[set[str], set[str], int]:
+    """Run ``cfg``; the threads its scorers ran on, the threads its store writes ran on, and the rows stored."""
+    written: set[str] = set()
+
+    class Recording(Store):
+        def write(self, rows: Any) -> None:
+            written.add(threading.current_thread().name)
+            super().write(rows)
+
+    task = ThreadsSeen(30)
+    store = Recording(cfg.store)
+    try:
+        summary = asyncio.run(execute(cfg, store=store, task=task, cache=False))
+        assert (summary.ran, summary.errors) == (30, 0)
+        return task.threads, written, len(store.results(cfg.run_id))
+    finally:
+        store.close()
+
+
+def test_sqlite_rows_are_written_on_the_loop_and_scored_on_the_writer_thread(tmp_path: Path) -> None:
+    """A SQLite write is CPU in this process: on the writer thread its calls traded the GIL with the loop's and
+    cost more than on the loop (bench/runner_layers.py). Scoring stays on the thread, off the loop."""
+    scored, written, stored = _run_recording_threads(config(tmp_path))
+    assert scored
+    assert all(name.startswith("bedside-store") for name in scored)
+    assert written == {threading.main_thread().name}
+    assert stored == 30
+
+
+def test_postgresql_rows_are_written_on_the_writer_thread() -> None:
+    """A server's write is mostly waiting on the network: on the loop it would hold up every response."""
+    url = os.environ.get("BEDSIDE_TEST_POSTGRES_URL")
+    if not url:
+        pytest.skip(
+            "set BEDSIDE_TEST_POSTGRES_URL (postgresql+psycopg://user@127.0.0.1/db) to test the PostgreSQL writer"
+        )
+    cfg = RunConfig(
+        name=f"threads-{uuid.uuid4().hex[:8]}",
+        task="scoring-toy",
+        datasets={"d": DatasetConfig()},
+        systems={"echo": {"type": "echo"}},  # type: ignore[dict-item]
+        models={"system": ["scripted/toy"]},
+        concurrency=8,
+        store=url,
+        seed=uuid.uuid4().int % 2**31,  # a key no earlier run in this shared database stored (it would be reused)
+    )
+    scored, written, stored = _run_recording_threads(cfg)
+    assert scored
+    assert all(name.startswith("bedside-store") for name in scored)
+    assert written
+    assert all(name.startswith("bedside-store") for name in written)
+    assert stored == 30

@@ -49,7 +49,6 @@ import resource
 import time
 import uuid
 from collections.abc import Callable, Coroutine, Iterator
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -71,7 +70,6 @@ from bedside.runs.runner import (
     _Running,
     _Scoring,
     _settings,
-    _Writer,
     build_models,
     check_config,
     load_datasets,
@@ -212,24 +210,6 @@ def _cache_location(cache: str | Path | bool | None) -> str | None:
     return str(cache)
 
 
-class _PromptWriter(_Writer):
-    """The runner's writer, counting a batch as stored as soon as its write commits: the local runner counts at
-    the next sample's arrival or at the end, but a worker's batch waits for its count (the driver sends the next
-    batches on that answer), and its last sample may have no successor."""
-
-    _loop: asyncio.AbstractEventLoop | None = None
-
-    def add(self, entry: ResultRow | _Scoring) -> None:
-        self._loop = asyncio.get_running_loop()
-        super().add(entry)
-
-    def _check(self, write: Future[list[ResultRow]]) -> None:
-        super()._check(write)
-        if self._loop is not None:
-            with contextlib.suppress(RuntimeError):  # the loop is closed: the run is over
-                self._loop.call_soon_threadsafe(self._collect)
-
-
 class _ShardRunning(_Running):
     """A worker's runner: the runner's own sample loop, fed from the worker's work queue (batches the driver
     sends as the worker asks for them), with endpoint caps taken from the whole run's config (the per-worker
@@ -240,7 +220,6 @@ class _ShardRunning(_Running):
         self, plan: Plan, store: Store, lock: RunLock, full_config: RunConfig, cache: str | Path | bool | None
     ) -> None:
         super().__init__(plan, store, lock, None)
-        self.writer = _PromptWriter(store, self._scored_row, self._stored)
         self.full_config = full_config
         self.cache = cache
         self.queue: asyncio.Queue[Item | None] = asyncio.Queue()

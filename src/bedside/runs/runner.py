@@ -198,15 +198,18 @@ class _Scoring:
 
 
 class _Writer:
-    """Collects finished samples, scores them and writes their rows, one transaction at most every
-    ``interval_s``, on its own thread.
+    """Collects finished samples, scores them on its own thread and writes their rows, one transaction at most
+    every ``interval_s``.
 
     Each sample's rows land in one transaction or not at all; a kill loses at most the last interval's finished
-    samples, which a resume runs again. The writes run on one worker thread (so they stay in order) instead of
-    the event loop: SQLAlchemy's parameter handling and SQLite's commit cost ~75 us per sample, which on the
-    loop delayed every response arriving meanwhile. Scoring runs there too, just before the write (``to_row``):
-    a slow scorer (BLEU, an embedding model) no longer holds up the responses arriving on the loop. A sample is
-    counted as done (``on_stored``, on the loop) once its batch is written.
+    samples (and those still being scored), which a resume runs again. Scoring runs on one worker thread (so the
+    batches stay in order), just before the write: a slow scorer (BLEU, an embedding model) does not hold up the
+    responses arriving on the loop. Where a scored batch is written depends on the store
+    (:attr:`Store.writes_in_process`): a SQLite file is written on the event loop as soon as its batch is scored,
+    since SQLite's work is CPU in this process (~17 us a row) and on the thread its calls, each handing the GIL
+    back and forth with the loop's, cost more CPU than the write itself (~0.013 ms a sample,
+    ``bench/runner_layers.py``); a database server (PostgreSQL) is written on the thread, where waiting for it
+    holds nothing up. A sample is counted as done (``on_stored``, on the loop) once its batch is written.
     """
 
     interval_s = 0.05
@@ -223,11 +226,16 @@ class _Writer:
         self.on_stored = on_stored
         self.pending: list[ResultRow | _Scoring] = []
         self._scheduled = False
+        self._on_loop = store.writes_in_process
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bedside-store")
         self._writes: list[Future[list[ResultRow]]] = []
+        """Batches handed to the thread, oldest first, until they are stored and counted."""
         self._entries: dict[Future[list[ResultRow]], list[ResultRow | _Scoring]] = {}
         self.failed: list[ResultRow | _Scoring] = []
         """Finished samples a failed write could not keep."""
+        self._failure: BaseException | None = None
+        """The first write failure not yet reported by :meth:`flush`."""
         self._broken = False
 
     def _storage_error(self, exc: BaseException) -> StorageError:
@@ -239,7 +247,7 @@ class _Writer:
         )
 
     def run_on_thread(self, call: Any, *args: Any) -> Future[Any]:
-        """Run a store call on the writer's thread, after the writes queued before it."""
+        """Run a store call on the writer's thread, after the batches queued before it."""
         return self._thread.submit(call, *args)
 
     def add(self, entry: ResultRow | _Scoring) -> None:
@@ -248,7 +256,8 @@ class _Writer:
             self.flush()  # raises: a failed write stops the run, so nothing more is paid for that cannot be kept
         if not self._scheduled:
             self._scheduled = True
-            asyncio.get_running_loop().call_later(self.interval_s, self._submit)
+            self._loop = asyncio.get_running_loop()
+            self._loop.call_later(self.interval_s, self._submit)
 
     def behind(self) -> Future[list[ResultRow]] | None:
         """The oldest unfinished batch when more than ``max_behind`` are queued (scorers slower than the samples
@@ -258,11 +267,12 @@ class _Writer:
         unfinished = [write for write in self._writes if not write.done()]
         return unfinished[0] if len(unfinished) > self.max_behind else None
 
-    def _write(self, entries: list[ResultRow | _Scoring]) -> list[ResultRow]:
-        """On the writer's thread: score what needs it, then store every row in one transaction."""
+    def _score(self, entries: list[ResultRow | _Scoring]) -> list[ResultRow]:
+        """On the writer's thread: score what needs it; a store on a server is written here too."""
         to_row = self.to_row
         rows = [entry if isinstance(entry, ResultRow) else to_row(entry) for entry in entries]  # type: ignore[misc]
-        self.store.write(rows)
+        if not self._on_loop:
+            self.store.write(rows)
         return rows
 
     def _submit(self) -> None:
@@ -270,43 +280,53 @@ class _Writer:
         self._collect()
         entries, self.pending = self.pending, []
         if entries:
-            write = self._thread.submit(self._write, entries)
+            write = self._thread.submit(self._score, entries)
             self._entries[write] = entries
             self._writes.append(write)
-            write.add_done_callback(self._check)
+            write.add_done_callback(self._scored)
 
-    def _check(self, write: Future[list[ResultRow]]) -> None:
+    def _scored(self, write: Future[list[ResultRow]]) -> None:
+        """On the writer's thread, a batch done: the loop stores it (SQLite) and counts it now rather than at the
+        next batch, so a Ray worker's last batch is answered, and a kill loses no more than it must."""
         if write.exception() is not None:
             self._broken = True  # seen by the next add(): a plain flag, set from the writer's thread
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the run is over
+                self._loop.call_soon_threadsafe(self._collect)
+
+    def _finish(self, write: Future[list[ResultRow]]) -> None:
+        """On the loop: write a scored batch (a store written in process) and count it; a batch the store
+        refused goes to ``failed``, its error kept for :meth:`flush` to raise. Waits for the batch if need be."""
+        entries = self._entries.pop(write)
+        try:
+            rows = write.result()
+            if self._on_loop:
+                self.store.write(rows)
+        except (SQLAlchemyError, OSError) as exc:
+            self.failed.extend(entries)
+            self._failure = self._failure or exc
+            self._broken = True
+            return
+        if self.on_stored is not None:
+            self.on_stored(entries, rows)
 
     def _collect(self) -> None:
-        """Count the samples of every batch written so far (a failed batch stays for :meth:`flush` to report)."""
-        kept = []
-        for write in self._writes:
-            if not write.done() or write.exception() is not None:
-                kept.append(write)
-                continue
-            entries = self._entries.pop(write)
-            if self.on_stored is not None:
-                self.on_stored(entries, write.result())
-        self._writes = kept
+        """Store and count every batch scored so far, oldest first (a batch that raised something other than a
+        storage error is a bug: it stays, with those after it, for :meth:`flush` to raise)."""
+        while self._writes and self._writes[0].done():
+            failure = self._writes[0].exception()
+            if failure is not None and not isinstance(failure, SQLAlchemyError | OSError):
+                return
+            self._finish(self._writes.pop(0))
 
     def flush(self) -> None:
         """Write everything pending and wait for it; raises a :class:`StorageError` if a write failed."""
         self._submit()
         writes, self._writes = self._writes, []
-        self._broken = False  # whatever failed among these is reported below
-        failure: BaseException | None = None
         for write in writes:
-            entries = self._entries.pop(write)
-            try:
-                rows = write.result()
-            except (SQLAlchemyError, OSError) as exc:
-                self.failed.extend(entries)
-                failure = failure or exc
-            else:
-                if self.on_stored is not None:
-                    self.on_stored(entries, rows)
+            self._finish(write)
+        failure, self._failure = self._failure, None
+        self._broken = False
         if failure is not None:
             raise self._storage_error(failure) from None
 

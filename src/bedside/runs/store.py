@@ -242,6 +242,12 @@ class Store:
             raise StorageError(f"cannot open the store {self.url}: {_cause(exc)}") from None
         self._sqlite = _SqliteWriter(self.engine) if self.engine.dialect.name == "sqlite" else None
 
+    @property
+    def writes_in_process(self) -> bool:
+        """Whether :meth:`write` is this process's own CPU work (SQLite, a file) rather than mostly waiting on a
+        database server (PostgreSQL): the runner writes the first on its event loop, the second on a thread."""
+        return self._sqlite is not None
+
     def close(self) -> None:
         self.engine.dispose()
 
