@@ -5,7 +5,10 @@ This bench splits the difference into the layers a single-call sample passes thr
 process (``bench/single_call_drive.py``) against one scripted server (same requests, same concurrency),
 interleaved round by round so a slower minute on a shared machine hits every layer alike:
 
-* ``bare``: aiohttp alone (the floor: what the HTTP client and the event loop cost);
+* ``bare``: aiohttp alone (what the HTTP client and the event loop cost);
+* ``floor``: aiohttp plus the least a run that keeps its answers must add (a cache key, a cache lookup, the parsed
+  answer, the answer cached and a row stored in SQLite), in raw ``sqlite3`` with no bedside code on the path: what
+  it costs over ``bare`` is under any runner's CPU, however it is written;
 * ``model``: bedside's model layer without a cache (``Model.generate``: provider, retries, limiter, accounting);
 * ``model+cache``: the same with the SQLite response cache (key, lookup, batched write);
 * ``runner``: a whole run (``execute``: plan, sample loop, scorer, store) with no response cache;
@@ -57,12 +60,15 @@ def main() -> None:
         process.terminate()
         process.wait(timeout=10)
     median = {layer: statistics.median(values) for layer, values in found.items()}
-    below = {"model": "bare", "model+cache": "model", "runner": "model", "runner+cache": "runner"}
+    below = {"floor": "bare", "model": "bare", "model+cache": "model", "runner": "model", "runner+cache": "runner"}
     print("median CPU ms per sample, over bare aiohttp, and what the layer adds:")
     for layer in LAYERS:
         added = f"  {median[layer] - median[below[layer]]:+.3f} ms over {below[layer]}" if layer in below else ""
         print(f"  {layer:13} {median[layer]:.3f} ms  {median[layer] / median['bare']:.2f}x bare{added}")
-    print("issue 32's goal: runner+cache at most 1.3x bare")
+    print(
+        f"issue 32's goal: runner+cache at most 1.3x bare; now {median['runner+cache'] / median['bare']:.2f}x, and a "
+        f"client that only caches and stores its answers is already {median['floor'] / median['bare']:.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -5,9 +5,11 @@ test (this one, or an older ref's in a git worktree), so it uses only the public
 warm-up drive of a tenth of the samples (imports, first connections: not what per-sample CPU is about), it times
 one drive and prints ``{"wall": seconds, "cpu": seconds}`` as its last line.
 
-Layers: ``bare`` (aiohttp alone: the floor), ``model`` / ``model+cache`` (``Model.generate`` without / with the
-SQLite response cache), ``runner`` / ``runner+cache`` (a whole run through ``execute``: plan, sample loop, the
-``words`` scorer and a fresh SQLite store, without / with the cache).
+Layers: ``bare`` (aiohttp alone: the floor), ``floor`` (aiohttp plus the least any run that keeps its answers
+must add, written as tightly as Python allows, with no bedside code on the path: see :func:`floor`),
+``model`` / ``model+cache`` (``Model.generate`` without / with the SQLite response cache), ``runner`` /
+``runner+cache`` (a whole run through ``execute``: plan, sample loop, the ``words`` scorer and a fresh SQLite
+store, without / with the cache).
 
 Usage: ``python bench/single_call_drive.py LAYER BASE_URL SAMPLES CONCURRENCY``
 """
@@ -22,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar
 
-LAYERS = ("bare", "model", "model+cache", "runner", "runner+cache")
+LAYERS = ("bare", "floor", "model", "model+cache", "runner", "runner+cache")
 
 
 async def bare(base_url: str, n: int, concurrency: int) -> None:
@@ -39,6 +41,86 @@ async def bare(base_url: str, n: int, concurrency: int) -> None:
                 await response.read()
 
         await asyncio.gather(*(one(i) for i in range(n)))
+
+
+async def floor(base_url: str, n: int, concurrency: int, tmp: Path) -> None:
+    """The bare client plus what a run that keeps its answers cannot do without, and nothing else: hash the request
+    for a cache key, look it up in a SQLite cache (a miss), send it, parse the JSON answer, and keep the answer in
+    the cache and one row per sample (and its score) in a store with bedside's schema and indexes, both committed
+    every 50 ms in WAL mode. Raw ``sqlite3``, no retries, limiter, accounting, scorer thread or pydantic; a row
+    smaller than bedside's (no prompts, usage by role or call timeline). What this costs over ``bare`` is a floor
+    under any runner's CPU per sample, whatever its code."""
+    import hashlib
+    import sqlite3
+
+    import aiohttp
+
+    from bedside.runs import Store
+
+    Store(str(tmp / "store.sqlite")).close()  # bedside's tables and indexes, nothing else of it
+    store = sqlite3.connect(tmp / "store.sqlite", isolation_level=None)
+    cache = sqlite3.connect(tmp / "cache.sqlite", isolation_level=None)
+    for db in (store, cache):
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+    cache.execute("CREATE TABLE completions (key TEXT PRIMARY KEY, request TEXT, response TEXT, created REAL)")
+    columns = [row[1] for row in store.execute("PRAGMA table_info(results)")]
+    insert = f"INSERT OR REPLACE INTO results ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+    finished_at = time.strftime("%Y-%m-%d %H:%M:%S.000000")
+    rows: list[tuple[Any, ...]] = []
+    scores: list[tuple[Any, ...]] = []
+    answers: list[tuple[Any, ...]] = []
+
+    def commit() -> None:
+        store.execute("BEGIN IMMEDIATE")
+        store.executemany(insert, rows)
+        store.executemany("INSERT INTO scores VALUES (?, ?, ?, ?, ?, ?)", scores)
+        store.execute("COMMIT")
+        cache.execute("BEGIN IMMEDIATE")
+        cache.executemany("INSERT OR REPLACE INTO completions VALUES (?, ?, ?, ?)", answers)
+        cache.execute("COMMIT")
+        rows.clear()
+        scores.clear()
+        answers.clear()
+
+    async def every_50_ms() -> None:
+        while True:
+            await asyncio.sleep(0.05)
+            commit()
+
+    limit = asyncio.Semaphore(concurrency)
+    headers = {"Content-Type": "application/json"}
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector, headers=headers) as session:
+
+        async def one(i: int) -> None:
+            request = json.dumps({"model": "bench", "messages": [{"role": "user", "content": f"request {i}"}]})
+            body = request.encode()
+            key = hashlib.sha256(body).hexdigest()
+            if cache.execute("SELECT response FROM completions WHERE key = ?", (key,)).fetchone() is not None:
+                return
+            async with limit, session.post(f"{base_url}/chat/completions", data=body) as response:
+                response.raise_for_status()
+                raw = await response.read()
+            answer = json.loads(raw)
+            text = answer["choices"][0]["message"]["content"]
+            answers.append((key, request, raw.decode(), time.time()))
+            words = float(len(text.split()))
+            output = json.dumps({"text": text})
+            usage = json.dumps(answer["usage"])
+            scored = json.dumps({"words": words})
+            sample = json.dumps({"id": f"s{i}", "inputs": {"prompt": f"request {i}"}})
+            cell = ("run", "c", f"s{i}", 0)
+            stored = (output, scored, usage, "{}", sample, finished_at, "null", "[]")
+            rows.append((*cell, "n", "echo", "m", key, "ok", None, *stored))
+            scores.append((*cell, "words", words))
+
+        ticking = asyncio.ensure_future(every_50_ms())
+        await asyncio.gather(*(one(i) for i in range(n)))
+        ticking.cancel()
+        commit()
+    store.close()
+    cache.close()
 
 
 async def model(base_url: str, n: int, concurrency: int, cache: Path | None) -> None:
@@ -95,6 +177,8 @@ def drive(layer: str, base_url: str, n: int, concurrency: int) -> None:
         cache = tmp / "cache.sqlite" if layer.endswith("+cache") else None
         if layer == "bare":
             asyncio.run(bare(base_url, n, concurrency))
+        elif layer == "floor":
+            asyncio.run(floor(base_url, n, concurrency, tmp))
         elif layer.startswith("model"):
             asyncio.run(model(base_url, n, concurrency, cache))
         else:
