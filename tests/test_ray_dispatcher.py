@@ -19,7 +19,7 @@ from typing import Any, cast
 import pytest
 
 from bedside.runs import ray_executor
-from bedside.runs.ray_executor import RayExecutorError, _Dispatcher
+from bedside.runs.ray_executor import BatchAnswer, RayExecutorError, _Dispatcher
 from bedside.runs.runner import CellProgress, RunSummary
 
 CELL = "synthetic/echo/m"
@@ -86,6 +86,8 @@ class _FakeRay(types.ModuleType):
         self.free_cpus = 0.0
         self.ran: Counter[str] = Counter()
         """Each item's key, counted once per batch a worker answered: what was run and stored."""
+        self.waiting = 0
+        """The samples a worker says it still has waiting when it answers a batch."""
         self.exceptions = SimpleNamespace(
             RayActorError=_RayActorError,
             WorkerCrashedError=_RayActorError,
@@ -109,7 +111,7 @@ class _FakeRay(types.ModuleType):
 
     def answer(self, ref: _Ref) -> None:
         if ref.kind == "run_batch":
-            ref.value = {CELL: (len(ref.items), 0)}
+            ref.value = BatchAnswer({CELL: (len(ref.items), 0)}, waiting=self.waiting)
             self.ran.update(item.key for item in ref.items)
         else:
             ref.value = 1 if ref.kind == "start" else SimpleNamespace(index=ref.worker.index)
@@ -276,3 +278,33 @@ def test_a_worker_lost_while_a_cpu_is_free_is_replaced_at_once(
     assert dispatcher.retried == 2
     assert [(a.index, a.life) for a in fake.actors] == [(0, 0), (0, 1)]
     assert any("Ray worker 0 restarted (life 1)" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize(("waiting", "most"), [(0, _Dispatcher.MAX_PREFETCH), (1, _Dispatcher.PREFETCH)])
+def test_a_worker_that_runs_dry_is_kept_more_batches_up_to_the_most(
+    fake_ray: Callable[[Callable[[_FakeRay], None]], _FakeRay], waiting: int, most: int
+) -> None:
+    """A batch is answered only once stored, so a fast worker needs more batches waiting than a slow one: one
+    that answers with less than a batch (here one sample) waiting gets one more batch each time, never more than
+    ``MAX_PREFETCH``; one that answers with a batch waiting keeps ``PREFETCH``."""
+    held: list[int] = []
+
+    def script(fake: _FakeRay) -> None:
+        (worker,) = fake.actors
+        for ref in fake.pending(worker, "start"):
+            fake.answer(ref)
+        batches = fake.pending(worker, "run_batch")
+        held.append(len(batches))
+        for ref in batches[:1]:  # one answer a step: the driver tops the worker up after each
+            fake.answer(ref)
+        for ref in fake.pending(worker, "finish"):
+            fake.answer(ref)
+
+    fake = fake_ray(script)
+    fake.waiting = waiting
+    items = _items(60)
+    dispatcher, summary = _dispatcher(items, workers=1)
+    asyncio.run(dispatcher.run(summary))
+    assert fake.ran == Counter({item.key: 1 for item in items})
+    assert max(held) == most
+    assert summary.cells[CELL].done == 60
