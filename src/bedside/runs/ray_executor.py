@@ -559,11 +559,11 @@ class _Worker:
     index: int
     life: int
     actor: Any
+    window: int
+    """Batches kept at this worker (at first :attr:`_Dispatcher.PREFETCH`, growing as it needs more)."""
     outstanding: dict[Any, list[Item] | None] = dataclasses.field(default_factory=dict)
     """Calls not yet answered: a batch's ref and its samples (``None``: the ``start`` call)."""
     finishing: Any = None
-    window: int = 1
-    """Batches kept at this worker (from :attr:`_Dispatcher.PREFETCH`, growing as it needs more)."""
 
 
 class _Dispatcher:
@@ -627,7 +627,7 @@ class _Dispatcher:
             )
             .remote(index, self.token)
         )
-        worker = _Worker(index, life, actor, window=self.PREFETCH)
+        worker = _Worker(index, life, actor, self.PREFETCH)
         self.lives[index] = life
         start = actor.start.remote(
             self.config,

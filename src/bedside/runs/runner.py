@@ -207,8 +207,8 @@ class _Writer:
     responses arriving on the loop. Where a scored batch is written depends on the store
     (:attr:`Store.writes_in_process`): a SQLite file is written on the event loop as soon as its batch is scored,
     since SQLite's work is CPU in this process (~17 us a row) and on the thread its calls, each handing the GIL
-    back and forth with the loop's, cost more CPU than the write itself (~0.013 ms a sample,
-    ``bench/runner_layers.py``); a database server (PostgreSQL) is written on the thread, where waiting for it
+    back and forth with the loop's, cost more CPU than the write itself (~0.02 ms a sample,
+    ``bench/before_after.py``); a database server (PostgreSQL) is written on the thread, where waiting for it
     holds nothing up. A sample is counted as done (``on_stored``, on the loop) once its batch is written.
     """
 
