@@ -148,3 +148,41 @@ def test_a_restarted_actor_voids_the_lease_and_the_old_slots_are_not_returned() 
         await new
 
     asyncio.run(run())
+
+
+def test_a_worker_whose_lease_changes_nothing_renews_less_often_and_a_new_caller_is_still_served() -> None:
+    """Renewing every ``RENEW_S`` whatever happened was most of a Ray worker's CPU per sample: while answers change
+    nothing the interval doubles up to ``QUIET_RENEW_S``. Held for 40 of ``RENEW_S`` with two requests in
+    flight, a worker sends a handful of renewals, not forty; then a caller that must wait (the lease is full) is
+    served once a slot comes back."""
+
+    async def run() -> tuple[int, int, int]:
+        limits = _Limits()
+        (worker,) = _workers(limits, 1, 2)
+        gate, both_in = asyncio.Event(), asyncio.Event()
+        order: list[str] = []
+
+        async def request(name: str) -> None:
+            async with worker:
+                order.append(name)
+                if len(order) == 2:
+                    both_in.set()
+                await gate.wait()
+
+        held = [asyncio.ensure_future(request(f"held-{i}")) for i in range(2)]
+        await both_in.wait()
+        calls = worker.actor_calls
+        await asyncio.sleep(40 * RemoteLimiter.RENEW_S)
+        quiet_calls = worker.actor_calls - calls
+        late = asyncio.ensure_future(request("late"))
+        await asyncio.sleep(RemoteLimiter.RENEW_S)
+        waiting_before_release = len(order)
+        gate.set()
+        await asyncio.gather(*held, late)
+        await worker.close()
+        assert (await limits.stats("e"))["max_in_flight"] <= 2
+        return quiet_calls, waiting_before_release, len(order)
+
+    quiet_calls, before, after = asyncio.run(run())
+    assert quiet_calls <= 8
+    assert (before, after) == (2, 3)  # the late caller waited for a slot, then ran
