@@ -18,7 +18,8 @@ a busy machine that cost half the endpoint's capacity (bench/scale.py). How:
 * a worker talks to the actor in one message type (``renew``): its demand, the slots it gives back, the
   successes since; the answer grants it what is free up to its share (at once: no call waits at the actor),
   and says its share and the limit. It sends one every ``RENEW_S`` while it holds slots or has callers
-  waiting, and at once when a caller finds no free slot and the last answer granted something. Slots it holds
+  waiting (slowing to ``QUIET_RENEW_S`` while the answers change nothing), and at once when a caller finds no
+  free slot and the last answer granted something or renewals had slowed. Slots it holds
   beyond its share go back as soon as they are idle, so a worker that starts asking gets its share within
   about two renewals;
 * the cap is exact: the actor grants only while the slots out (leased, by every owner) are below the limit,
