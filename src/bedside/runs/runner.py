@@ -206,7 +206,7 @@ class _Writer:
     batches stay in order), just before the write: a slow scorer (BLEU, an embedding model) does not hold up the
     responses arriving on the loop. Where a scored batch is written depends on the store
     (:attr:`Store.writes_in_process`): a SQLite file is written on the event loop as soon as its batch is scored,
-    since SQLite's work is CPU in this process (~17 us a row) and on the thread its calls, each handing the GIL
+    since SQLite's work is CPU in this process, and on the thread its calls, each handing the GIL
     back and forth with the loop's, cost more CPU than the write itself (~0.02 ms a sample,
     ``bench/before_after.py``); a database server (PostgreSQL) is written on the thread, where waiting for it
     holds nothing up. A sample is counted as done (``on_stored``, on the loop) once its batch is written.
