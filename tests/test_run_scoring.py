@@ -162,7 +162,7 @@ def _run_recording_threads(cfg: RunConfig) -> tuple[set[str], set[str], int]:
 
 def test_sqlite_rows_are_written_on_the_loop_and_scored_on_the_writer_thread(tmp_path: Path) -> None:
     """A SQLite write is CPU in this process: on the writer thread its calls traded the GIL with the loop's and
-    cost more than on the loop (bench/runner_layers.py). Scoring stays on the thread, off the loop."""
+    cost more than on the loop (bench/before_after.py). Scoring stays on the thread, off the loop."""
     scored, written, stored = _run_recording_threads(config(tmp_path))
     assert scored
     assert all(name.startswith("bedside-store") for name in scored)
