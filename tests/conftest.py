@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -18,6 +19,21 @@ def _own_default_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     servers with different answers under one model name must not share answers across tests (or with the user's
     ~/.cache). A test that sets BEDSIDE_CACHE itself still wins."""
     monkeypatch.setenv("BEDSIDE_CACHE", str(tmp_path / "default-cache.sqlite"))
+
+
+@pytest.fixture(autouse=True)
+def _fixed_tokens_and_ids(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages render with fixed tokens and review ids (a per-test sequence: ``tok0001…``, ``rv-test0001``), so no
+    page text a test reads is decided by chance: a random CSRF token once held "C1" and failed an assertion that
+    a page named no "C1" criterion. A test of the real generators opts out with ``@pytest.mark.real_tokens``."""
+    if request.node.get_closest_marker("real_tokens"):
+        return
+    from bedside.web import review, security
+
+    tokens = itertools.count(1)
+    reviews = itertools.count(1)
+    monkeypatch.setattr(security, "new_token", lambda nbytes=32: f"tok{next(tokens):04d}" + "_" * max(0, nbytes - 7))
+    monkeypatch.setattr(review, "new_review_id", lambda name: f"rv-test{next(reviews):04d}")
 
 
 @pytest.fixture

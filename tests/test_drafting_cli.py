@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from bedside.cli import app
 from bedside.llm import ChatMessage
 from bedside.testing import ScriptedServer
+from page_text import line_with
 
 runner = CliRunner()
 REFERENCE = "Sorry about the cough. Keep taking the pill for now. Have you had a fever?"
@@ -128,10 +129,8 @@ def test_calibrate_shows_a_judge_whose_answers_are_unusable_as_absent_with_a_cou
         table = runner.invoke(app, [*args, "--no-cache", "--template", "drafting/editjudge_match.j2"])
         as_json = runner.invoke(app, [*args, "--no-cache", "--template", "drafting/editjudge_match.j2", "--json"])
     assert table.exit_code == 0, table.output
-    assert "1.000" not in table.output
-    assert "0.000" not in table.output
-    assert table.output.count("absent") >= 4
-    assert "2/2" in table.output  # failed answers / annotations
+    row = [cell.strip() for cell in line_with(table.output, "llm-1 |").strip("| ").split("|")]
+    assert row == ["llm-1", "0-shot", "absent", "absent", "absent", "absent", "2/2", "-", "-"]  # 2/2 failed
     (judge,) = json.loads(as_json.stdout)["judges"]
     assert judge["failures"] == 2
     assert judge["non_match_agreement"] is None

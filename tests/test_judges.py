@@ -161,7 +161,7 @@ def test_the_discharge_rubrics_follow_the_paper() -> None:
     assert set(j5.inputs) == {"summary", "reference_summary", "conversation"}
     assert "more than 4.0 only" in " ".join(j4.guidance)
     assert "between 2.5 and 3.8" in " ".join(j4.guidance)
-    assert "2.5" not in " ".join(j5.guidance)  # J5 has evidence rules instead of a score band
+    assert not any("2.5" in rule for rule in j5.guidance)  # J5 has evidence rules instead of a score band
     assert "above 4.0 must be justified by citing specific evidence" in " ".join(j5.guidance)
     assert [r.justification for r in (j1, j2, j3, j4, j5)] == [
         "one or two sentences",

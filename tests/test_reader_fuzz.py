@@ -159,7 +159,7 @@ def test_json_lines_readers(tmp_path: Path, reader: str, kind: str) -> None:
     if kind == "empty" or kind == "blank lines":  # nothing to read is an error, never an empty run
         assert "no " in str(error) or "empty" in str(error), str(error)
     elif kind != "wrong types":  # a schema error may name a field instead
-        assert ":1" in str(error) or "line 1" in str(error), str(error)
+        assert f"{path.name}:1" in str(error) or "line 1" in str(error), str(error)
 
 
 def test_json_lines_errors_name_the_right_line(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from bedside.runs.store import Store
 from bedside.tasks.instruct.labels import REVIEW_CRITERIA as INSTRUCT_CRITERIA
 from bedside.web import review as rv
 from bedside.web.app import create_app
+from page_text import element_texts, field_names
 from web_support import add_accounts, create_review, csrf_of, fill_run, login
 
 CELLS3 = [("d", "sys-x", "model-x"), ("d", "sys-y", "model-y"), ("d", "sys-z", "model-z")]
@@ -147,8 +148,8 @@ def test_rank_criteria_come_from_the_task(store: Store) -> None:
     assert rv.rank_criteria(store, None, spec) == list(INSTRUCT_CRITERIA)  # a JSONL of rank items
     drafting = made(run="three-111")
     html = one.get(f"/reviews/{drafting}/items/0").text
-    assert "C1" not in html  # drafting names no rank criteria: ranks only
-    assert 'name="rank_A"' in html
+    assert element_texts(html, "[data-criterion]") == []  # drafting names no rank criteria: ranks only
+    assert "rank_A" in field_names(html)
     own = made(run="three-111", criteria="unsafe: Unsafe advice\ntone: Wrong tone for a patient")
     page = one.get(f"/reviews/{own}/items/0")
     assert "Wrong tone for a patient" in page.text

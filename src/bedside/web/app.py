@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -30,7 +29,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bedside.runs.store import RunNotFoundError, Store
-from bedside.web import browse
+from bedside.web import browse, security
 from bedside.web.dashboards import Dashboards
 from bedside.web.db import audit, create_web_tables
 from bedside.web.security import (
@@ -354,7 +353,7 @@ def _run_or_404(request: Request, run_id: str) -> dict[str, Any]:
 def _viewer_routes(app: FastAPI) -> None:
     @app.get("/login", response_class=HTMLResponse)
     async def login_page(request: Request) -> Response:
-        token = secrets.token_urlsafe(24)
+        token = security.new_token(24)
         response = render(request, "login.html", None, login_csrf=token, error=None)
         response.set_cookie(
             LOGIN_CSRF_COOKIE, token, httponly=True, samesite="strict", secure=_secure(request), max_age=3600

@@ -393,6 +393,12 @@ def _opaque(value: str) -> str:
 # ---- creating a review ---------------------------------------------------------------------------------------
 
 
+def new_review_id(name: str) -> str:
+    """A new review's id: unique over time, so two reviews of one name never share one. Tests fix it
+    (``tests/conftest.py``) so that no page text is decided by chance."""
+    return "rv-" + hashlib.sha256(f"{name}|{time.time_ns()}".encode()).hexdigest()[:10]
+
+
 def create_review(
     engine: Engine,
     spec: ReviewSpec,
@@ -420,7 +426,7 @@ def create_review(
     )
     if not any(plan.values()):
         raise ReviewError("no item could be assigned")
-    review_id = "rv-" + hashlib.sha256(f"{spec.name}|{time.time_ns()}".encode()).hexdigest()[:10]
+    review_id = new_review_id(spec.name)
     config = {
         "annotators": annotators,
         "per_annotator": spec.per_annotator,

@@ -167,6 +167,12 @@ def verify_login(engine: Engine, name: str, password: str) -> User | None:
     return User(row["name"], row["role"])
 
 
+def new_token(nbytes: int = 32) -> str:
+    """An unguessable token (session, CSRF, login form). Every token the web app makes comes from here, so a test
+    can render pages with fixed tokens (``tests/conftest.py``) and no page text is decided by chance."""
+    return secrets.token_urlsafe(nbytes)
+
+
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -179,12 +185,12 @@ class Session:
 
 
 def new_session(engine: Engine, user: User) -> str:
-    token = secrets.token_urlsafe(32)
+    token = new_token()
     now = time.time()
     with engine.begin() as db:
         db.execute(
             insert(sessions_table).values(
-                token_hash=_digest(token), user=user.name, csrf=secrets.token_urlsafe(32), created_at=now, last_seen=now
+                token_hash=_digest(token), user=user.name, csrf=new_token(), created_at=now, last_seen=now
             )
         )
     return token
