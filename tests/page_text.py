@@ -1,8 +1,9 @@
 """Read a page's answer where it is, not anywhere in the page.
 
-A bare ``assert "C1" not in html`` can be decided by a random token, a run id or a hash elsewhere on the page
-(issue 49: a CSRF token held "C1"). Tests select the element that holds the answer, or the line of command output
-that does, and assert on its text. ``tests/test_chance_asserts.py`` keeps the suite to this.
+Whether a short string is in a whole page can be decided by a random token, a run id or a hash elsewhere on the
+page (issue 49: a CSRF token held the "C1" a test asserted absent). Tests select the element that holds the
+answer, or the line of command output that does, and assert on its text. ``tests/test_chance_asserts.py`` keeps
+the suite to this.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Pages and outputs hold values drawn at random or from the test's own temporary paths: CSRF and session tokens
 (fixed in tests by ``conftest.py``, but a page may still show a run id), run ids hashed from configs that name
 ``tmp_path``, item tokens, cache keys, durations and clock times. A two-character string sits somewhere in a
-43-character token about one run in a hundred, so ``assert "C1" not in html`` fails by chance and a positive
-``assert "ab" in output`` can pass by chance. Such a test reads the element or line that holds the answer instead
+43-character token about one run in a hundred, so a test that "C1" is not in the page fails by chance, and a
+test that "ab" is in an output can pass by chance. Such a test reads the element or line that holds the answer instead
 (``tests/page_text.py``). This check walks every test's asserts; it fails on the shapes that chance can decide.
 """
 
@@ -77,11 +77,11 @@ def test_no_short_string_is_asserted_against_a_whole_page_or_output() -> None:
 def test_the_check_catches_the_shapes_chance_decides() -> None:
     bad = """
 def test_page(html, result, error, page):
-    assert "C1" not in html
-    assert "d_z" in result.stdout
-    assert "1.000" not in result.output
-    assert ":1" in str(error)
-    assert "ab" in page.text.lower()
+    assert 'C1' not in html
+    assert 'd_z' in result.stdout
+    assert '1.000' not in result.output
+    assert ':1' in str(error)
+    assert 'ab' in page.text.lower()
 """
     assert len(chance_asserts(bad, "bad.py")) == 5
     fine = """
