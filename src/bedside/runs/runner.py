@@ -31,6 +31,7 @@ import contextlib
 import functools
 import gc
 import hashlib
+import logging
 import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -49,9 +50,11 @@ from bedside.llm.scope import call_scope
 from bedside.llm.types import Role
 from bedside.runs.config import RunConfig, SystemConfig, without_url
 from bedside.runs.options import check_options
-from bedside.runs.scorers import check_scorers, score_sample
+from bedside.runs.scorers import check_scorers, prepare_scoring, score_sample
 from bedside.runs.store import HEARTBEAT_S, ResultRow, RunLock, Store
 from bedside.runs.task import Output, Sample, SampleContext, Task, resolve_task
+
+log = logging.getLogger(__name__)
 
 GC_YOUNG_THRESHOLD = 100_000
 """Allocations between collections of the cyclic collector's youngest generation while samples run (Python's
@@ -220,10 +223,12 @@ class _Writer:
         store: Store,
         to_row: Callable[[_Scoring], ResultRow] | None = None,
         on_stored: Callable[[list[ResultRow | _Scoring], list[ResultRow]], None] | None = None,
+        prepare: Callable[[list[_Scoring]], None] | None = None,
     ) -> None:
         self.store = store
         self.to_row = to_row
         self.on_stored = on_stored
+        self.prepare = prepare
         self.pending: list[ResultRow | _Scoring] = []
         self._scheduled = False
         self._on_loop = store.writes_in_process
@@ -270,6 +275,12 @@ class _Writer:
     def _score(self, entries: list[ResultRow | _Scoring]) -> list[ResultRow]:
         """On the writer's thread: score what needs it; a store on a server is written here too."""
         to_row = self.to_row
+        scoring = [entry for entry in entries if isinstance(entry, _Scoring)]
+        if scoring and self.prepare is not None:
+            try:
+                self.prepare(scoring)
+            except Exception:  # only a saving: each sample's own scoring meets the same error and records it
+                log.debug("preparing a batch for scoring failed; each sample is scored on its own", exc_info=True)
         rows = [entry if isinstance(entry, ResultRow) else to_row(entry) for entry in entries]  # type: ignore[misc]
         if not self._on_loop:
             self.store.write(rows)
@@ -548,7 +559,7 @@ class _Running:
         self.store = store
         self.lock = lock
         self.progress = progress
-        self.writer = _Writer(store, self._scored_row, self._stored)
+        self.writer = _Writer(store, self._scored_row, self._stored, self._prepare_scoring)
         self.models: dict[tuple[str, str], Model] = {}
         self.cell_models: dict[str, dict[Role, Model]] = {}
         self.status = "finished"
@@ -694,6 +705,10 @@ class _Running:
                 calls=timeline,
             )
         )
+
+    def _prepare_scoring(self, batch: list[_Scoring]) -> None:
+        """On the writer's thread, before a batch is scored: what its scorers embed, embedded together."""
+        prepare_scoring(self.plan.task, self.plan.scorers, [(done.item.sample, done.output) for done in batch])
 
     def _scored_row(self, done: _Scoring) -> ResultRow:
         """On the writer's thread: a returned sample's scores and row; a scorer that raises makes the sample an

@@ -192,6 +192,26 @@ def resolve_scorers(task: Task, names: Sequence[str]) -> list[ScorerResolution]:
     return out
 
 
+_EMBEDDED: dict[str, Callable[[Sample, Output], list[str]]] = {
+    "cosine": lambda sample, output: [output.text, *sample.references] if sample.references else [],
+}
+"""Per generic scorer that reads MiniLM sentence vectors: the texts it embeds for one sample."""
+
+
+def prepare_scoring(task: Task, names: Sequence[str], batch: Sequence[tuple[Sample, Output]]) -> None:
+    """Before a batch of samples is scored: every text its MiniLM scorers will embed, embedded at once
+    (deduplicated, sorted by length, in batches of 64) and kept by the shared embedder, so that each sample's
+    scorer then finds its vectors instead of running the model on two texts at a time (issue 45)."""
+    own = set(_task_scorers(task))
+    wanted = [_EMBEDDED[name] for name in names if name in _EMBEDDED and name not in own]
+    if not wanted or not batch:
+        return
+    texts = dict.fromkeys(text for sample, output in batch for texts_of in wanted for text in texts_of(sample, output))
+    from bedside.retrieval.embeddings import default_embedder
+
+    default_embedder().embed(list(texts))
+
+
 def score_sample(task: Task, names: list[str], sample: Sample, output: Output) -> dict[str, float | None]:
     """Every named scorer's value for one output (None where it does not apply; NaN becomes None), each name
     resolved by the module's rule: the task's own scorer first, then bedside's generic one."""

@@ -36,10 +36,12 @@ async def evaluate_draft(
     """Content- and theme-level EditJudge of ``draft`` against ``reference``, as JSON-able data."""
     if theme_source not in ("classifier", "boxes"):
         raise ValueError(f"theme_source {theme_source!r}: choose classifier or boxes")
-    judgement = await edit_judge(reference.text, draft, matcher)
     ref_sentences = reference_sentences(reference.text)
     draft_sentences = [s.text for s in split_sentences(draft)]
+    # Themes first: the offline classifier embeds every sentence of both sides in one batch, and the embedding
+    # matcher then finds each vector kept (bedside.retrieval.embeddings) instead of embedding sentence by sentence.
     labels = await classify([*ref_sentences, *draft_sentences])
+    judgement = await edit_judge(reference.text, draft, matcher)
     ref_labels, draft_labels = labels[: len(ref_sentences)], labels[len(ref_sentences) :]
     given = reference.given_themes if theme_source == "boxes" else None
     ref_themes = sorted(given) if given is not None else sorted(response_themes(ref_labels))

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -120,8 +119,8 @@ class EmbeddingMatcher(SentenceMatcher):
     def __init__(self, threshold: float = EMBEDDING_THRESHOLD, embedder: MiniLMEmbedder | None = None) -> None:
         super().__init__(threshold)
         self._embedder = embedder
-        # A draft is matched against every sentence of its reference: embed its sentences once.
-        self._recent: OrderedDict[tuple[str, ...], NDArray[np.float32]] = OrderedDict()
+        # The embedder keeps every text's vector, so a draft matched against each sentence of its reference is
+        # embedded once, and so is a reference seen again with another model's draft.
 
     def _embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         from bedside.retrieval.embeddings import default_embedder
@@ -131,15 +130,8 @@ class EmbeddingMatcher(SentenceMatcher):
         return self._embedder.embed(texts)
 
     def similarities(self, sentence: str, candidates: Sequence[str]) -> list[float]:
-        key = tuple(candidates)
-        vectors = self._recent.get(key)
-        if vectors is None:
-            vectors = self._embed(candidates)
-            self._recent[key] = vectors
-            if len(self._recent) > 32:
-                self._recent.popitem(last=False)
-        query = self._embed([sentence])[0]
-        return [float(v) for v in vectors @ query]
+        vectors = self._embed([sentence, *candidates])
+        return [float(v) for v in vectors[1:] @ vectors[0]]
 
 
 Generate = Callable[[list["ChatMessage"]], Awaitable["Completion"]]
