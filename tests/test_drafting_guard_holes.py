@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from bedside.tasks.drafting.guard import (
 )
 from bedside.tasks.drafting.matcher_kinds import make_matcher
 from bedside.tasks.drafting.matchers import LexicalMatcher
+from page_text import line_with
 
 PAIRS = read_guard_pairs()
 NEW_KINDS = ("dose order", "implicit polarity", "food", "drug class", "plan", "gerund", "binding")
@@ -184,13 +186,21 @@ def test_guard_pairs_from_a_file_name_the_bad_line(tmp_path: Path) -> None:
 def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
     from bedside.cli import app
 
-    result = CliRunner().invoke(app, ["drafting", "guard-eval"])
+    result = CliRunner().invoke(app, ["drafting", "guard-eval", "--no-matcher"], env={"COLUMNS": "300"})
     assert result.exit_code == 0, result.output
-    assert "hard-negative rejection 1.000 (174/174)" in result.output
-    assert "paraphrase recall 0.993 (147/148)" in result.output
+    own = line_with(result.output, "bedside's own: hard-negative rejection")
+    assert "1.000 (174/174) [95% CI 0.978-1.000]" in own
+    assert "paraphrase recall 0.993 (147/148)" in own
+    outside = line_with(result.output, "outside-written: hard-negative rejection")  # reported apart, never pooled
+    assert re.search(r"rejection \d\.\d{3} \(\d+/60\) \[95% CI", outside), outside
     data = json.loads(CliRunner().invoke(app, ["drafting", "guard-eval", "--json"]).output)
-    assert data["scores"][0]["group"] == "all"
-    assert data["missed"] == []
+    mine, theirs = data["sets"]
+    assert (mine["name"], theirs["name"]) == ("bedside's own", "outside-written")
+    assert mine["scores"][0]["group"] == "all"
+    assert mine["missed"] == []
+    assert mine["matcher"]["reversed_matched"] == 0  # the earlier reversed pairs stay unmatched
+    assert theirs["pairs"] == 100
+    assert theirs["matcher"]["reversed"] == 60
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{not json\n", encoding="utf-8")
     failed = CliRunner().invoke(app, ["drafting", "guard-eval", "--pairs", str(bad)])

@@ -16,6 +16,7 @@ from bedside.sim.contradiction import label_combined
 from bedside.sim.validation import SENTENCE_SET, FidelityItem, compare, read_fidelity_items, splits_of
 from bedside.testing import ScriptedServer
 from bedside.text.numbers import spell_numbers
+from page_text import line_with
 
 ITEMS = read_fidelity_items(SENTENCE_SET)
 GOLD = {item.sentences[0]: item.labels[0] for item in ITEMS}
@@ -117,7 +118,7 @@ def test_fidelity_eval_measures_the_llm_checker_on_an_endpoint(tmp_path: Path) -
         assert server.stats()["requests"] == 12  # one call per patient turn
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    (llm,) = data["checkers"]
+    (llm,) = data["sets"][0]["checkers"]
     assert llm["checker"] == "llm"
     assert set(llm["splits"]) == {"dev", "test", "all"}
     assert llm["splits"]["all"]["overall"]["n"] == 12
@@ -139,10 +140,24 @@ def test_fidelity_eval_without_a_model_leaves_the_llm_checker_out(tmp_path: Path
     small.write_text("\n".join(rows[:12]) + "\n", encoding="utf-8")
     result = CliRunner().invoke(app, ["sim", "fidelity-eval", "--set", str(small), "--json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    (data,) = json.loads(result.stdout)["sets"]
     assert [c["checker"] for c in data["checkers"]] == ["embedding", "combined"]
     embedding = data["checkers"][0]["splits"]["all"]["per_label"]
     assert embedding["contradicted"]["predicted"] == 0  # it cannot see a contradiction
+
+
+def test_by_default_each_set_is_measured_and_reported_apart() -> None:
+    result = CliRunner().invoke(app, ["sim", "fidelity-eval", "--checkers", "combined"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    for name, sentences in (
+        ("bedside's own", 288),
+        ("outside-written 2026-11-27", 162),
+        ("outside-written 2026-11-28", 160),
+    ):
+        line = line_with(result.output, f"{name}, combined: contradicted precision")
+        assert re.search(r"recall \d\.\d{3} \(\d+/\d+\) \[95% CI \d\.\d{3}-\d\.\d{3}\]", line), line
+        table = next(t for t in result.output.split("Fidelity checker")[1:] if f"on {name}" in t.splitlines()[0])
+        assert sum(int(row.split("|")[3]) for row in table.splitlines() if row.startswith("| all |")) == sentences
 
 
 @pytest.mark.parametrize(

@@ -112,7 +112,9 @@ def fidelity_eval(
     labels: Annotated[
         Path | None,
         typer.Option(
-            "--set", help="Labelled patient sentences (JSONL, optional split dev/test) [default: bedside's 288]."
+            "--set",
+            help="Labelled patient sentences (JSONL, optional split dev/test) [default: bedside's own set and the "
+            "outside-written held-out sets, each reported apart].",
         ),
     ] = None,
     checkers: Annotated[
@@ -125,10 +127,12 @@ def fidelity_eval(
     as_json: JsonOption = False,
 ) -> None:
     """Per-label precision and recall of each fidelity checker on a labelled set, on its dev and test halves and
-    on all of it (the combined checker's thresholds were chosen on bedside's dev half only)."""
+    on all of it (the combined checker's thresholds were chosen on bedside's dev half only); by default on
+    bedside's own set and on each outside-written set apart, with Wilson 95% intervals for the figures that count."""
     from bedside.llm import ModelError, get_model
     from bedside.sim.fidelity import CHECKERS
-    from bedside.sim.validation import SENTENCE_SET, evaluate_checkers, read_fidelity_items
+    from bedside.sim.validation import BUILTIN_SENTENCE_SETS, SentenceSet, evaluate_checkers, read_fidelity_items
+    from bedside.stats.proportions import share_with_interval
 
     chosen = [c.strip() for c in checkers.split(",") if c.strip()]
     unknown = [c for c in chosen if c not in CHECKERS]
@@ -137,39 +141,65 @@ def fidelity_eval(
     if "llm" in chosen and model is None:
         err.print("no --model: the llm checker is left out")
         chosen.remove("llm")
+    sets = BUILTIN_SENTENCE_SETS if labels is None else (SentenceSet(str(labels), "your labelled sentences", labels),)
     try:
-        items = read_fidelity_items(labels or SENTENCE_SET)
+        loaded = [(labelled, read_fidelity_items(labelled.path)) for labelled in sets]
     except ValueError as exc:
         raise fail(exc) from None
 
-    async def run() -> list[Any]:
+    async def run() -> list[list[Any]]:
         if "llm" not in chosen:
-            return await evaluate_checkers(items, chosen)  # type: ignore[arg-type]
+            return [await evaluate_checkers(items, chosen) for _, items in loaded]  # type: ignore[arg-type]
         assert model is not None
         async with get_model(model, role="judge", cache=_cache_path(cache, no_cache), api_key_env=api_key_env) as judge:
-            return await evaluate_checkers(items, chosen, judge, concurrency=concurrency)  # type: ignore[arg-type]
+            return [
+                await evaluate_checkers(items, chosen, judge, concurrency=concurrency)  # type: ignore[arg-type]
+                for _, items in loaded
+            ]
 
     try:
         results = asyncio.run(run())
     except (ModelError, ValueError) as exc:
         raise fail(exc) from None
-    data = [result.as_dict() for result in results]
+    measured = [
+        {
+            "name": labelled.name,
+            "provenance": labelled.provenance,
+            "set": str(labelled.path),
+            "checkers": [result.as_dict() for result in found],
+        }
+        for (labelled, _), found in zip(loaded, results, strict=True)
+    ]
     if as_json:
-        typer.echo(json.dumps({"set": str(labels or SENTENCE_SET), "checkers": data}, indent=2))
+        typer.echo(json.dumps({"sets": measured}, indent=2))
         return
-    for result in data:
-        table = Table(title=f"Fidelity checker {result['checker']}: {result['name']}")
-        for column in ("split", "label", "support", "predicted", "precision", "recall"):
-            table.add_column(column, justify="left" if column in ("split", "label") else "right")
-        for split, figures in result["splits"].items():
-            for label, row in figures["per_label"].items():
-                table.add_row(
-                    split,
-                    label,
-                    str(row["support"]),
-                    str(row["predicted"]),
-                    *("-" if row[k] is None else f"{row[k]:.3f}" for k in ("precision", "recall")),
-                )
-            for item, cause in figures["failed"].items():
-                err.print(f"[yellow]{item}[/]: no valid labels from {result['checker']} ({cause}); left out")
-        show_table(table)
+    for entry in measured:
+        for result in entry["checkers"]:
+            _fidelity_table(entry, result)
+            figures = result["splits"]["all"]["per_label"]
+            contradicted, unsupported = figures["contradicted"], figures["unsupported"]
+            out.print(
+                f"{entry['name']}, {result['checker']}: contradicted precision "
+                f"{share_with_interval(contradicted['hits'], contradicted['predicted'])}, recall "
+                f"{share_with_interval(contradicted['hits'], contradicted['support'])}; unsupported precision "
+                f"{share_with_interval(unsupported['hits'], unsupported['predicted'])}",
+                highlight=False,
+            )
+
+
+def _fidelity_table(entry: dict[str, Any], result: dict[str, Any]) -> None:
+    table = Table(title=f"Fidelity checker {result['checker']} ({result['name']}) on {entry['name']}")
+    for column in ("split", "label", "support", "predicted", "precision", "recall"):
+        table.add_column(column, justify="left" if column in ("split", "label") else "right")
+    for split, figures in result["splits"].items():
+        for label, row in figures["per_label"].items():
+            table.add_row(
+                split,
+                label,
+                str(row["support"]),
+                str(row["predicted"]),
+                *("-" if row[k] is None else f"{row[k]:.3f}" for k in ("precision", "recall")),
+            )
+        for item, cause in figures["failed"].items():
+            err.print(f"[yellow]{item}[/]: no valid labels from {result['checker']} ({cause}); left out")
+    show_table(table)

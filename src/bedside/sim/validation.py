@@ -251,6 +251,7 @@ def compare(
         per_label[label] = {
             "support": counts_gold[label],
             "predicted": counts_guess[label],
+            "hits": hits,
             "precision": hits / counts_guess[label] if counts_guess[label] else None,
             "recall": hits / counts_gold[label] if counts_gold[label] else None,
         }
@@ -270,6 +271,35 @@ def compare(
 
 SENTENCE_SET = Path(__file__).parent / "data" / "fidelity_sentences.jsonl"
 """bedside's sentence-level set for ``bedside sim fidelity-eval``: 288 sentences with dev and test halves."""
+
+
+@dataclass(frozen=True)
+class SentenceSet:
+    """A labelled sentence set and where its sentences come from."""
+
+    name: str
+    provenance: str
+    path: Path
+
+
+BUILTIN_SENTENCE_SETS = (
+    SentenceSet(
+        "bedside's own",
+        "written for bedside; the combined checker's rules were tuned on its dev half, its test half read after",
+        SENTENCE_SET,
+    ),
+    SentenceSet(
+        "outside-written 2026-11-27",
+        "written by a writer who never read the rules; measured once after the rules froze",
+        SENTENCE_SET.with_name("fidelity_heldout.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-28",
+        "written by a writer who never read the rules; measured once before any rule change, then frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_2.jsonl"),
+    ),
+)
+"""The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 
 
 @dataclass

@@ -342,61 +342,109 @@ def guard_eval_command(
     pairs: Annotated[
         Path | None,
         typer.Option(
-            help="JSONL labelled pairs (id, reference, candidate, match, kind, optional category); default: bedside's."
+            help="JSONL labelled pairs (id, reference, candidate, match, kind, optional category); default: "
+            "bedside's own set and the outside-written held-out set, reported apart."
         ),
     ] = None,
+    matcher: Annotated[
+        bool,
+        typer.Option(
+            "--matcher/--no-matcher", help="Also match each pair with the default embedding matcher behind the guard."
+        ),
+    ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """The clinical-safety guard on labelled pairs: hard negatives rejected and paraphrases kept, per group."""
-    from bedside.tasks.drafting.guard import evaluate_guard, read_guard_pairs
+    """The clinical-safety guard on labelled pairs: hard negatives rejected and paraphrases kept, per group, with
+    Wilson 95% intervals; and what the default matcher behind the guard matches. Each set on its own lines."""
+    from bedside.stats.proportions import share_with_interval, wilson_interval
+    from bedside.tasks.drafting.guard import (
+        GuardSet,
+        builtin_guard_sets,
+        evaluate_guard,
+        matcher_rates,
+        read_guard_pairs,
+    )
 
     try:
-        loaded = read_guard_pairs(pairs)
+        sets = (
+            builtin_guard_sets()
+            if pairs is None
+            else [GuardSet(str(pairs), "your labelled pairs", tuple(read_guard_pairs(pairs)))]
+        )
     except ValueError as exc:
         raise fail(exc) from None
-    result = evaluate_guard(loaded)
-    scores = [result.total, *result.groups]
     if as_json:
-        data = {
-            "pairs": len(loaded),
-            "scores": [
-                {
-                    "group": g.group,
-                    "hard_negatives": g.negatives,
-                    "rejected": g.rejected,
-                    "rejection": g.rejection,
-                    "paraphrases": g.paraphrases,
-                    "kept": g.kept,
-                    "paraphrase_recall": g.recall,
+        data = []
+        for labelled in sets:
+            result = evaluate_guard(labelled.pairs)
+            entry: dict[str, object] = {
+                "name": labelled.name,
+                "provenance": labelled.provenance,
+                "pairs": len(labelled.pairs),
+                "scores": [
+                    {
+                        "group": g.group,
+                        "hard_negatives": g.negatives,
+                        "rejected": g.rejected,
+                        "rejection": g.rejection,
+                        "rejection_ci95": wilson_interval(g.rejected, g.negatives),
+                        "paraphrases": g.paraphrases,
+                        "kept": g.kept,
+                        "paraphrase_recall": g.recall,
+                        "paraphrase_recall_ci95": wilson_interval(g.kept, g.paraphrases),
+                    }
+                    for g in [result.total, *result.groups]
+                ],
+                "missed": [p.id for p in result.missed],
+                "rejected_paraphrases": {p.id: [str(c) for c in conflicts] for p, conflicts in result.rejected},
+            }
+            if matcher:
+                rates = matcher_rates(labelled.pairs)
+                entry["matcher"] = {
+                    "reversed": rates.reversed,
+                    "reversed_matched": rates.reversed_matched,
+                    "paraphrases": rates.paraphrases,
+                    "paraphrases_matched": rates.paraphrases_matched,
+                    "wrong": list(rates.matched_ids),
                 }
-                for g in scores
-            ],
-            "missed": [p.id for p in result.missed],
-            "rejected_paraphrases": {p.id: [str(c) for c in conflicts] for p, conflicts in result.rejected},
-        }
-        typer.echo(json.dumps(data, indent=2))
+            data.append(entry)
+        typer.echo(json.dumps({"sets": data}, indent=2))
         return
-    table = Table(title=f"clinical-safety guard on {len(loaded)} labelled pairs")
-    for column in ("group", "hard negatives rejected", "paraphrases kept"):
-        table.add_column(column, justify="left" if column == "group" else "right")
 
     def share(part: int, whole: int) -> str:
         return f"{part}/{whole} ({part / whole:.2f})" if whole else "-"
 
-    for g in scores:
-        table.add_row(g.group, share(g.rejected, g.negatives), share(g.kept, g.paraphrases))
-    show_table(table)
-    total = result.total
-    out.print(
-        f"hard-negative rejection {total.rejection or 0:.3f} ({total.rejected}/{total.negatives}); "
-        f"paraphrase recall {total.recall or 0:.3f} ({total.kept}/{total.paraphrases})",
-        highlight=False,
-    )
-    for pair in result.missed:
-        out.print(f"missed ({pair.kind}) {pair.id}: {pair.reference!r} / {pair.candidate!r}", highlight=False)
-    for pair, conflicts in result.rejected:
-        why = "; ".join(map(str, conflicts))
-        out.print(f"rejected paraphrase {pair.id}: {pair.reference!r} / {pair.candidate!r} ({why})", highlight=False)
+    for labelled in sets:
+        result = evaluate_guard(labelled.pairs)
+        table = Table(
+            title=f"clinical-safety guard, {labelled.name}: {len(labelled.pairs)} pairs ({labelled.provenance})"
+        )
+        for column in ("group", "hard negatives rejected", "paraphrases kept"):
+            table.add_column(column, justify="left" if column == "group" else "right")
+        for g in [result.total, *result.groups]:
+            table.add_row(g.group, share(g.rejected, g.negatives), share(g.kept, g.paraphrases))
+        show_table(table)
+        total = result.total
+        out.print(
+            f"{labelled.name}: hard-negative rejection {share_with_interval(total.rejected, total.negatives)}; "
+            f"paraphrase recall {share_with_interval(total.kept, total.paraphrases)}",
+            highlight=False,
+        )
+        if matcher:
+            rates = matcher_rates(labelled.pairs)
+            out.print(
+                f"{labelled.name}, default matcher behind the guard: reversed pairs matched "
+                f"{share_with_interval(rates.reversed_matched, rates.reversed)}; paraphrases matched "
+                f"{share_with_interval(rates.paraphrases_matched, rates.paraphrases)}",
+                highlight=False,
+            )
+        for pair in result.missed:
+            out.print(f"missed ({pair.kind}) {pair.id}: {pair.reference!r} / {pair.candidate!r}", highlight=False)
+        for pair, conflicts in result.rejected:
+            why = "; ".join(map(str, conflicts))
+            out.print(
+                f"rejected paraphrase {pair.id}: {pair.reference!r} / {pair.candidate!r} ({why})", highlight=False
+            )
 
 
 @drafting_app.command("themes")

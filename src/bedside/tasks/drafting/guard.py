@@ -1,17 +1,23 @@
 """EditJudge's clinical-safety guard: a draft sentence that conflicts with the clinician's is not a match.
 
 The rules live in :mod:`bedside.text.conflicts` (shared with the simulator fidelity checker); this module holds
-what is EditJudge's own: the guard's modes and bedside's labelled pairs (``data/guard_pairs.jsonl``: paraphrases
-and hard negatives of each kind, written for bedside) with the evaluation ``bedside drafting guard-eval`` prints.
-The pairs are a regression set, not an unbiased estimate of accuracy.
+what is EditJudge's own: the guard's modes, its labelled pairs and the evaluation ``bedside drafting guard-eval``
+prints. Two sets ship, and are always reported apart (issue 45: a checker's figure counts only on text its rules
+never saw):
+
+- ``data/guard_pairs.jsonl``, bedside's own: paraphrases and hard negatives of each kind, written with the rules
+  in view. A regression set, not an estimate of accuracy.
+- ``data/guard_heldout.jsonl``, outside-written: 60 clinically reversed pairs and 40 paraphrases written on
+  2026-11-28 by a writer who had never read the rules, measured once before any rule changed and frozen.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from bedside.text.conflicts import (
     CONFLICT_KINDS,
@@ -41,15 +47,40 @@ class GuardPair:
     category: str = ""  # what the pair tests beyond its kind ("dose order", "food", ...); "" for the first set
 
 
-def read_guard_pairs(path: str | Path | None = None) -> list[GuardPair]:
-    """Labelled pairs from a JSONL file (fields id, reference, candidate, match, kind, optional category);
-    bedside's own (``data/guard_pairs.jsonl``: paraphrases and hard negatives of each kind) by default."""
+@dataclass(frozen=True)
+class GuardSet:
+    """A named set of labelled pairs and where its sentences come from."""
+
+    name: str
+    provenance: str
+    pairs: tuple[GuardPair, ...]
+
+
+BUILTIN_SETS = (
+    ("bedside's own", "guard_pairs.jsonl", "written with the rules in view: a regression set"),
+    (
+        "outside-written",
+        "guard_heldout.jsonl",
+        "written 2026-11-28 by a writer who never read the rules; measured once before any rule change, frozen",
+    ),
+)
+"""(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
+
+
+def builtin_guard_sets() -> list[GuardSet]:
+    """The labelled sets that ship with bedside (:data:`BUILTIN_SETS`)."""
+    return [GuardSet(name, why, tuple(read_guard_pairs(builtin=file))) for name, file, why in BUILTIN_SETS]
+
+
+def read_guard_pairs(path: str | Path | None = None, *, builtin: str = "guard_pairs.jsonl") -> list[GuardPair]:
+    """Labelled pairs from a JSONL file (fields id, reference, candidate, match, kind, optional category); the
+    shipped file ``builtin`` (bedside's own ``guard_pairs.jsonl`` unless named) when no path is given."""
     import json
     from importlib import resources
 
     if path is None:
-        source = "bedside's guard_pairs.jsonl"
-        text = (resources.files("bedside.tasks.drafting") / "data" / "guard_pairs.jsonl").read_text(encoding="utf-8")
+        source = f"bedside's {builtin}"
+        text = (resources.files("bedside.tasks.drafting") / "data" / builtin).read_text(encoding="utf-8")
     else:
         source = str(path)
         try:
@@ -125,7 +156,44 @@ def evaluate_guard(pairs: Sequence[GuardPair], guard: ClinicalGuard | None = Non
     return GuardEvaluation(total, groups, tuple(missed), tuple(rejected))
 
 
+@dataclass(frozen=True)
+class MatchRates:
+    """What the default matcher behind the guard does with one-sentence pairs: how many clinically reversed
+    candidates it still matches (the figure that counts: each is a wrong edit-free sentence) and how many
+    paraphrases it matches."""
+
+    reversed: int
+    reversed_matched: int
+    paraphrases: int
+    paraphrases_matched: int
+    matched_ids: tuple[str, ...]
+    """Reversed pairs matched, and paraphrases left unmatched."""
+
+
+def matcher_rates(pairs: Sequence[GuardPair], matcher: Any = None) -> MatchRates:
+    """Each pair's reference sentence matched against its candidate as a one-sentence draft, by ``matcher``
+    (default: the embedding matcher behind the guard, EditJudge's default)."""
+    from bedside.tasks.drafting.matchers import EmbeddingMatcher, GuardedMatcher
+
+    chosen = matcher or GuardedMatcher(EmbeddingMatcher())
+
+    async def all_pairs() -> list[bool]:
+        return [(await chosen.match(p.reference, p.candidate)).span is not None for p in pairs]
+
+    matched = asyncio.run(all_pairs())
+    reversed_pairs = [(p, m) for p, m in zip(pairs, matched, strict=True) if not p.match]
+    paraphrases = [(p, m) for p, m in zip(pairs, matched, strict=True) if p.match]
+    return MatchRates(
+        reversed=len(reversed_pairs),
+        reversed_matched=sum(m for _, m in reversed_pairs),
+        paraphrases=len(paraphrases),
+        paraphrases_matched=sum(m for _, m in paraphrases),
+        matched_ids=tuple(p.id for p, m in reversed_pairs if m) + tuple(p.id for p, m in paraphrases if not m),
+    )
+
+
 __all__ = [
+    "BUILTIN_SETS",
     "CONFLICT_KINDS",
     "GUARD_MODES",
     "ClinicalGuard",
@@ -137,9 +205,13 @@ __all__ = [
     "GuardMode",
     "GuardPair",
     "GuardScore",
+    "GuardSet",
     "Instruction",
+    "MatchRates",
+    "builtin_guard_sets",
     "default_guard",
     "drug_classes",
     "evaluate_guard",
+    "matcher_rates",
     "read_guard_pairs",
 ]
