@@ -191,11 +191,15 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
     own = line_with(result.output, "bedside's own: hard-negative rejection")
     assert "1.000 (174/174) [95% CI 0.978-1.000]" in own
     assert "paraphrase recall 0.993 (147/148)" in own
-    outside = line_with(result.output, "outside-written: hard-negative rejection")  # reported apart, never pooled
+    outside = line_with(result.output, "outside-written, held out: hard-negative rejection")  # never pooled
     assert re.search(r"rejection \d\.\d{3} \(\d+/60\) \[95% CI", outside), outside
     data = json.loads(CliRunner().invoke(app, ["drafting", "guard-eval", "--json"]).output)
-    mine, theirs = data["sets"]
-    assert (mine["name"], theirs["name"]) == ("bedside's own", "outside-written")
+    mine, _, theirs = data["sets"]
+    assert [entry["name"] for entry in data["sets"]] == [
+        "bedside's own",
+        "outside-written, dev",
+        "outside-written, held out",
+    ]
     assert mine["scores"][0]["group"] == "all"
     assert mine["missed"] == []
     assert mine["matcher"]["reversed_matched"] == 0  # the earlier reversed pairs stay unmatched

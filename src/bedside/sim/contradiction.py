@@ -44,8 +44,10 @@ from importlib import resources
 from typing import Any, Literal, get_args
 
 from bedside.text.conflicts import ClinicalGuard, ClinicalSignals, actions_agree, default_guard, drug_classes
-from bedside.text.numbers import calendar_terms, spell_numbers
+from bedside.text.numbers import calendar_terms
+from bedside.text.quantities import normalise_quantities
 from bedside.text.sentences import split_sentences
+from bedside.text.slots import slot_conflicts
 
 Label = Literal["non_informative", "entailed", "contradicted", "unsupported"]
 """A patient sentence against its facts; defined here, below :mod:`bedside.sim.fidelity`, which uses the rules."""
@@ -144,7 +146,7 @@ class ContradictionRules:
         self.thresholds = thresholds or CombinedThresholds()
 
     def signals(self, text: str) -> ClinicalSignals:
-        return self.guard.signals(spell_numbers(text))
+        return self.guard.signals(text)
 
     def negated(self, text: str) -> bool:
         """The guard's negation, or an absence said another way: "without", "short of", "normal", "fine"."""
@@ -262,6 +264,13 @@ class ContradictionRules:
                 return "date", f"{_show(fact_dates)} vs {_show(mine_dates)}"
         if _sets_conflict(mine.food, fact.food):
             return "time", f"{_show(fact.food)} vs {_show(mine.food)}"
+        # The guard's slots (bedside.text.slots) on the nearest fact: before or after, with or without, a
+        # threshold's direction, clinical opposites. Not "direction" (more, less): a patient's "more" is often
+        # about another thing than the fact's.
+        slots = [s for s in slot_conflicts(fact.slots, mine.slots) if s[0] != "direction"]
+        if first and slots:
+            kind, theirs, said = slots[0]
+            return kind, f"{theirs} vs {said}"
         if mine.actions and fact.actions and not actions_agree(mine.actions, fact.actions):
             return "action", f"{_show(fact.actions)} vs {_show(mine.actions)}"
         return None
@@ -301,7 +310,7 @@ class ContradictionRules:
 
 def _quantities(text: str) -> frozenset[str]:
     """The numbers a text states, number words included, compared by value ("40" and "40.0" agree)."""
-    return frozenset(f"{float(n):g}" for n in _NUMBER.findall(spell_numbers(text, frequencies=True)))
+    return frozenset(f"{float(n):g}" for n in _NUMBER.findall(normalise_quantities(text)))
 
 
 _MEASURE = re.compile(r"(?<![\w/.])(\d+(?:\.\d+)?)\s*([a-z]+)?", re.I)
@@ -324,7 +333,7 @@ def _measures(text: str) -> frozenset[tuple[str, str]]:
     """Each number with the word after it as its unit ("10 minutes" is ("10", "minute"), "4 mm" ("4", "mm"));
     "" when the next word is not a unit ("a glass or 2 at the weekend"), which agrees with any unit."""
     found = set()
-    for value, word in _MEASURE.findall(spell_numbers(text, frequencies=True)):
+    for value, word in _MEASURE.findall(normalise_quantities(text)):
         unit = (word or "").lower()
         unit = "" if unit in _NOT_UNITS else _UNIT_NAMES.get(unit, unit)
         if len(unit) > 3 and unit.endswith("s") and unit not in ("times",):

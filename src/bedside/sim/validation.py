@@ -295,8 +295,15 @@ BUILTIN_SENTENCE_SETS = (
     ),
     SentenceSet(
         "outside-written 2026-11-28",
-        "written by a writer who never read the rules; measured once before any rule change, then frozen",
+        "written by a writer who never read the rules; measured once before any rule change, then frozen (totals "
+        "only: its errors unread)",
         SENTENCE_SET.with_name("fidelity_heldout_2.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-28b",
+        "written by another writer who never read the rules; measured once after issue 45's first round, totals "
+        "only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_3.jsonl"),
     ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""

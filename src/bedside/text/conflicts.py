@@ -62,14 +62,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
+from bedside.text.quantities import normalise_quantities
+from bedside.text.slots import Slot, read_slots, slot_conflicts
+
 CONFLICT_KINDS = ("action", "drug", "number", "negation", "laterality", "time")
+"""The conflicts read from a sentence's signals (also the trained matcher's features); the slots of
+:mod:`bedside.text.slots` add theirs under their own kinds (comparison, direction, sequence, with, condition,
+opposite)."""
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.'’/][a-z0-9]+)*")
-_NUMBER_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-    "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100,
-    "half": 0.5, "a": 1, "an": 1,
-}  # fmt: skip
+_ARTICLE_AS_ONE = {"a": 1.0, "an": 1.0}
+"""Number words reach the rules as digits (:mod:`bedside.text.quantities`); an article before a unit of time is
+one of it ("in a week")."""
 _DOSE_UNITS = {
     "mg": "mg", "milligram": "mg", "milligrams": "mg", "mcg": "mcg", "microgram": "mcg", "micrograms": "mcg",
     "g": "g", "gram": "g", "grams": "g", "ml": "ml", "milliliter": "ml", "milliliters": "ml", "cc": "ml",
@@ -316,6 +320,10 @@ _NOT_AN_ACTION_AFTER = re.compile(
     r"abdomen|belly|body|part|lip|jaw|extremit\w+|lobe|left|right)\b"
 )
 # Bind stop to the drug right after them only: "take acetaminophen instead of ibuprofen".
+_TEMPORARY = re.compile(
+    r"\b(?:for now|for the time being|for the moment|temporarily|until (?:after|your|the|you)|for \d+ (?:day|week)s?"
+    r"|\d+ (?:day|week)s? before)\b"
+)
 _REPLACED = re.compile(r"\b(?:instead of|rather than|in place of|switch(?:ing)? (?:you )?from|chang(?:e|ing) from)\b")
 _NEGATED = {"stop": "continue", "hold": "continue", "increase": "continue", "decrease": "continue"}
 _NEGATED.update({"take": "avoid", "continue": "stop", "start": "hold"})
@@ -417,6 +425,9 @@ class ClinicalSignals:
     abilities: frozenset[tuple[str, bool]] = frozenset()
     """(vital function, whether it is one the sentence says cannot be done): "can't swallow" is
     ``("swallow", True)``."""
+    slots: frozenset[Slot] = frozenset()
+    """Comparison, direction, sequence, with/without, condition and clinical opposites
+    (:mod:`bedside.text.slots`)."""
 
 
 @dataclass(frozen=True)
@@ -493,7 +504,7 @@ def _number(text: str) -> float | None:
     try:
         return float(text)
     except ValueError:
-        return _NUMBER_WORDS.get(text)
+        return _ARTICLE_AS_ONE.get(text)
 
 
 def _fmt(value: float) -> str:
@@ -547,6 +558,7 @@ class ClinicalGuard:
         return sorted(mentions, key=lambda m: m.start)
 
     def _signals(self, text: str) -> ClinicalSignals:
+        text = normalise_quantities(text)  # "3,000 mg" and "3 g", "every 12 hours" and "twice a day" read alike
         # Offsets stay those of ``lowered`` throughout: phrases already read are blanked, never cut out.
         lowered = _LIST_MARKER.sub(lambda m: " " * len(m.group()), text.lower().replace("’", "'"))
         lowered = _PHONE.sub(lambda m: " " * len(m.group()), lowered)
@@ -555,6 +567,9 @@ class ClinicalGuard:
         def blank(pattern: re.Pattern[str], source: str) -> str:
             return pattern.sub(lambda m: " " * len(m.group()), source)
 
+        # Slots first, before the time phrases blank "per day": "no more than", "no longer" are then not read
+        # again as negations.
+        slots, lowered = read_slots(lowered)
         times: set[str] = set()
         time_mentions: list[_Mention] = []
         food_mentions: list[_Mention] = []
@@ -591,14 +606,6 @@ class ClinicalGuard:
                 written = _fmt(float(digits)) if "/" not in digits else digits
                 dose_mentions.append(_Mention("dose", *match.span(), dose=written, unit=_DOSE_UNITS[unit]))
             numbers.add(digits)  # compared by value: "20 to 24 units" and "20 units to 24 units" agree
-        for word in re.finditer(r"[a-z]+", lowered):  # "two tablets", "two senna tablets"
-            amount = _NUMBER_WORDS.get(word.group()) if word.group() not in ("a", "an") else None
-            after = _WORD.findall(lowered, word.end(), word.end() + 40)[:2]
-            dose_unit = next((w for w in after if w in _DOSE_UNITS), None)
-            if amount is not None and dose_unit is not None:
-                doses.add(f"{_fmt(amount)} {_DOSE_UNITS[dose_unit]}")
-                numbers.add(_fmt(amount))
-                dose_mentions.append(_Mention("dose", *word.span(), dose=_fmt(amount), unit=_DOSE_UNITS[dose_unit]))
         dose_mentions.sort(key=lambda m: m.start)
         transitions = {(_fmt(float(a)), _fmt(float(b))) for a, b in _TRANSITION.findall(lowered)}
         actions: set[str] = set()
@@ -616,6 +623,12 @@ class ClinicalGuard:
             consumed.append(match.span())
             actions.add(action)
             action_mentions.append(_Mention(action, *match.span(), from_take=from_take))
+        if "stop" in actions and _TEMPORARY.search(lowered):  # "stop it for now" is "hold it"
+            actions = (actions - {"stop"}) | {"hold"}
+            action_mentions = [
+                _Mention("hold", m.start, m.end, from_take=m.from_take) if m.label == "stop" else m
+                for m in action_mentions
+            ]
         action_mentions.extend(_Mention("stop", *m.span(), forward_only=True) for m in _REPLACED.finditer(lowered))
         action_mentions.sort(key=lambda m: m.start)
         residual = lowered
@@ -656,6 +669,7 @@ class ClinicalGuard:
                 (m.group("verb").split()[0], any(word in m.group("mod") for word in _UNABLE))
                 for m in _ABILITY.finditer(lowered)
             ),
+            slots=slots,
         )
 
     def conflicts(self, reference: str, candidate: str) -> list[Conflict]:
@@ -691,6 +705,7 @@ class ClinicalGuard:
             found.append(Conflict("time", _show(ref.food), _show(cand.food)))
         elif bound := _bound_conflict(ref.instructions, cand.instructions, "time"):
             found.append(Conflict("time", *bound))
+        found.extend(Conflict(*slot) for slot in slot_conflicts(ref.slots, cand.slots))
         return found
 
 

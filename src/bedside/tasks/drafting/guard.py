@@ -8,7 +8,10 @@ never saw):
 - ``data/guard_pairs.jsonl``, bedside's own: paraphrases and hard negatives of each kind, written with the rules
   in view. A regression set, not an estimate of accuracy.
 - ``data/guard_heldout.jsonl``, outside-written: 60 clinically reversed pairs and 40 paraphrases written on
-  2026-11-28 by a writer who had never read the rules, measured once before any rule changed and frozen.
+  2026-11-28 by a writer who had never read the rules, measured once before any rule changed and frozen; the
+  first round of issue 45's rules was then tuned on its errors, so it is a development set now.
+- ``data/guard_heldout_3.jsonl``, outside-written by another writer the same day (60 and 40), kept unread while
+  the rules changed and measured once after: the figure that counts.
 """
 
 from __future__ import annotations
@@ -59,9 +62,16 @@ class GuardSet:
 BUILTIN_SETS = (
     ("bedside's own", "guard_pairs.jsonl", "written with the rules in view: a regression set"),
     (
-        "outside-written",
+        "outside-written, dev",
         "guard_heldout.jsonl",
-        "written 2026-11-28 by a writer who never read the rules; measured once before any rule change, frozen",
+        "written 2026-11-28 by a writer who never read the rules; measured once (rejection 0.483, paraphrases kept "
+        "0.500), then issue 45's first round of rules was tuned on its errors: now a development set",
+    ),
+    (
+        "outside-written, held out",
+        "guard_heldout_3.jsonl",
+        "written 2026-11-28 by another writer who never read the rules; measured once after issue 45's first "
+        "round, totals only (its errors unread), frozen",
     ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""

@@ -1,0 +1,189 @@
+"""Quantities read one way: number words as digits, and equal amounts spelt alike, before rules compare them.
+
+bedside's two checkers compare the numbers of two sentences: EditJudge's clinical-safety guard
+(:mod:`bedside.text.conflicts`) a clinician's against a draft's, the simulator fidelity checker
+(:mod:`bedside.sim.contradiction`) a simulated patient's against its facts. Equal amounts written differently
+must compare equal and different ones must not: "3,000 mg" is "3 g", "48 hours" is "2 days", "every 12 hours"
+is "twice a day", "a hundred and two point five" is 102.5; "125 micrograms" is not "75 mcg", a teaspoon is not
+a tablespoon. :func:`normalise_quantities` rewrites a sentence so that the rules' plain digit-and-unit reading
+sees that:
+
+- number words become digits with text2num (``alpha2digit``); "one" only before a unit or a count ("one
+  tablet"), never as a pronoun ("the blue one", "no one"); "and a half" and "half a" add 0.5;
+- a thousands separator is not two numbers ("4,000 mg" is 4000 mg, never 0 mg);
+- spoken spans of time ("a quarter of an hour", "a fortnight", "a year and a half") become amounts;
+- amounts of mass, volume, temperature and time are converted with pint to one unit each: milligrams,
+  millilitres, degrees Celsius, and the largest of weeks, days, hours or minutes that keeps a whole number
+  (months and years are left as said: a month is not a fixed number of days to a patient);
+- an interval that divides the day becomes the frequency the rules read ("every 8 hours", "q8h": three times a
+  day), and "N times a day" keeps the words the rules read in.
+
+Which library reads what: text2num (number words), pint (units and their conversion); the rest is the list of
+spoken spans below. A text that any of them cannot read is left as it was: a sentence without a quantity,
+of only symbols, or in another language comes back unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from functools import lru_cache
+from typing import Any
+
+_FRACTIONS = {"half": 0.5, "quarter": 0.25}
+
+# Spoken spans of time, read before number words: (pattern, amount and unit).
+_SPANS: tuple[tuple[str, str], ...] = (
+    (r"\ba quarter of an hour\b", "15 minutes"),
+    (r"\bhalf an hour\b|\ba half hour\b|\bhalf-hour\b", "30 minutes"),
+    (r"\bthree quarters of an hour\b", "45 minutes"),
+    (r"\ban hour and a half\b", "90 minutes"),
+    (r"\ba day and a half\b", "36 hours"),
+    (r"\ba week and a half\b", "10.5 days"),
+    (r"\ba fortnight\b|\bfortnight\b", "14 days"),
+    (r"\ba year and a half\b", "18 months"),
+    (r"\bhalf a year\b", "6 months"),
+    (r"\bhalf a day\b", "12 hours"),
+    (r"\b(?:a|one) dozen\b", "12"),
+    (r"\bone and a half\b", "1.5"),
+)
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_DIGIT = "one|two|three|four|five|six|seven|eight|nine"
+_HUNDREDS_SPOKEN = re.compile(rf"\b(one|two) ({_TENS})(?:[- ]({_DIGIT}))?\b", re.IGNORECASE)
+"""Hundreds said as two numbers, as patients read doses and readings: "one twenty-five" is 125, "one fifty" 150."""
+_WORD_VALUE = {w: i for i, w in enumerate(_DIGIT.split("|"), start=1)} | {
+    w: 10 * i for i, w in enumerate(_TENS.split("|"), start=2)
+}
+_SPOONS = {"teaspoon": 5.0, "teaspoons": 5.0, "tsp": 5.0, "tablespoon": 15.0, "tablespoons": 15.0, "tbsp": 15.0}
+"""Millilitres in a medicine spoon: the metric 5 ml and 15 ml that dosing instructions use, not pint's US
+customary 4.93 ml and 14.79 ml."""
+_COMPILED_SPANS = tuple((re.compile(p, re.IGNORECASE), amount) for p, amount in _SPANS)
+
+# Intervals that divide the day, read as the frequencies the guard's rules name in words.
+_PER_DAY_WORDS = {1: "once a day", 2: "twice a day", 3: "three times a day", 4: "four times a day"}
+_EVERY_HOURS = re.compile(r"\b(?:every|each) (\d+(?:\.\d+)?) ?(?:hours?|hrs?|h)\b|\bq ?(\d+) ?h\b", re.IGNORECASE)
+_TIMES_A_DAY = re.compile(r"\b([1-4]) times? (?:a|per|each) day\b|\b([1-4]) times daily\b", re.IGNORECASE)
+
+_PRESSURE = re.compile(r"\b(\d{2,3}) over (\d{2,3})\b", re.IGNORECASE)
+_THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?!\d|,\d|\.\d)")
+_ONE = re.compile(
+    r"\bone(?=\s+(?:[a-z]+\s+)?(?:mg|milligrams?|mcg|micrograms?|grams?|g|ml|millilit(?:er|re)s?|tablets?|pills?|capsules?"
+    r"|puffs?|doses?|units?|drops?|patch(?:es)?|teaspoons?|tablespoons?|days?|weeks?|months?|years?|hours?"
+    r"|minutes?|kg|kilos?|glass(?:es)?|cups?|drinks?|litres?|liters?)\b)",
+    re.IGNORECASE,
+)
+_AND_A_HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)
+_HALF_A = re.compile(r"\bhalf (?:a|an) (?=[a-z])", re.IGNORECASE)
+
+# The unit words converted, by what they measure; pint reads each and does the arithmetic.
+_UNITS: dict[str, tuple[str, ...]] = {
+    "mass": (
+        "mg", "milligram", "milligrams", "mcg", "µg", "microgram", "micrograms", "g", "gram", "grams", "kg",
+        "kilogram", "kilograms",
+    ),
+    "temperature": (
+        "°c", "°f", "degrees celsius", "degrees fahrenheit", "celsius", "fahrenheit", "degrees c", "degrees f",
+    ),
+    "volume": (
+        "ml", "milliliter", "milliliters", "millilitre", "millilitres", "cc", "teaspoon", "teaspoons", "tsp",
+        "tablespoon", "tablespoons", "tbsp", "liter", "liters", "litre", "litres",
+    ),
+    "time": ("minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs", "day", "days", "week", "weeks"),
+}  # fmt: skip
+_PINT_NAMES = {
+    "degc": "degC",
+    "degf": "degF",
+    "degcelsius": "degC",
+    "degfahrenheit": "degF",
+    "celsius": "degC",
+    "fahrenheit": "degF",
+}
+_UNIT_WORDS = {word: kind for kind, words in _UNITS.items() for word in words}
+_AMOUNT = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)[ -]?(" + "|".join(sorted(map(re.escape, _UNIT_WORDS), key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=1)
+def _registry() -> Any:
+    import pint
+
+    return pint.UnitRegistry()
+
+
+def _fmt(value: float) -> str:
+    rounded = round(value, 6)
+    return str(int(rounded)) if rounded == int(rounded) else f"{rounded:g}"
+
+
+def _canonical(value: float, unit: str) -> str:
+    """One amount in its kind's unit: mg, ml, or the largest of days, hours, minutes that keeps a whole number."""
+    kind = _UNIT_WORDS[unit.lower()]
+    if unit.lower() in _SPOONS:
+        return f"{_fmt(value * _SPOONS[unit.lower()])} ml"
+    registry = _registry()
+    spelt = unit.lower().replace("µg", "microgram").replace("degrees ", "deg").replace("°", "deg")
+    quantity = registry.Quantity(value, registry.parse_units(_PINT_NAMES.get(spelt, spelt)))
+    if kind == "mass":
+        return f"{_fmt(quantity.to('milligram').magnitude)} mg"
+    if kind == "volume":
+        return f"{_fmt(quantity.to('milliliter').magnitude)} ml"
+    if kind == "temperature":
+        return f"{_fmt(round(quantity.to('degC').magnitude, 1))} °c"
+    minutes = quantity.to("minute").magnitude
+    for size, name in ((10080, "week"), (1440, "day"), (60, "hour"), (1, "minute")):
+        count = minutes / size
+        if abs(count - round(count)) < 1e-9 and round(count) >= 1:
+            return f"{_fmt(count)} {name}{'s' if round(count) != 1 else ''}"
+    return f"{_fmt(minutes)} minutes"
+
+
+def _words_to_digits(text: str) -> str:
+    from text_to_num import alpha2digit
+
+    text = _ONE.sub("1", text)
+    converted: str = alpha2digit(text, "en", threshold=2)
+    return converted
+
+
+def normalise_quantities(text: str) -> str:
+    """``text`` with its numbers and amounts spelt one way (see the module docstring); unchanged where it holds
+    none. Never raises on text it cannot read: a library that fails leaves that step undone."""
+    for pattern, amount in _COMPILED_SPANS:
+        text = pattern.sub(amount, text)
+    text = _THOUSANDS.sub(lambda m: m.group(1).replace(",", ""), text)
+    text = _HUNDREDS_SPOKEN.sub(
+        lambda m: str(
+            100 * _WORD_VALUE[m.group(1).lower()]
+            + _WORD_VALUE[m.group(2).lower()]
+            + (_WORD_VALUE[m.group(3).lower()] if m.group(3) else 0)
+        ),
+        text,
+    )
+    with contextlib.suppress(Exception):  # text2num on text it cannot parse: the words stay words
+        text = _words_to_digits(text)
+    text = _AND_A_HALF.sub(lambda m: _fmt(int(m.group(1)) + 0.5), text)
+    text = _HALF_A.sub("0.5 ", text)
+
+    def interval(match: re.Match[str]) -> str:
+        hours = float(match.group(1) or match.group(2))
+        per_day = 24 / hours if hours else 0
+        if per_day in _PER_DAY_WORDS:
+            return _PER_DAY_WORDS[int(per_day)]
+        return match.group()
+
+    text = _PRESSURE.sub(r"\1/\2", text)  # "130 over 80" is the reading 130/80
+    text = _EVERY_HOURS.sub(interval, text)
+    text = _TIMES_A_DAY.sub(lambda m: _PER_DAY_WORDS[int(m.group(1) or m.group(2))], text)
+
+    def canonical(match: re.Match[str]) -> str:
+        try:
+            return _canonical(float(match.group(1)), match.group(2))
+        except Exception:  # pint cannot read it: left as written
+            return match.group()
+
+    return _AMOUNT.sub(canonical, text)
+
+
+__all__ = ["normalise_quantities"]

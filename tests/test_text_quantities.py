@@ -1,0 +1,69 @@
+"""Quantities read one way (bedside.text.quantities): equal amounts alike, different ones apart, bad text unchanged."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bedside.text import quantities
+from bedside.text.quantities import normalise_quantities
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("Take no more than 3,000 mg a day.", "Take no more than 3 g a day."),
+        ("1,500 milligrams", "1.5 grams"),
+        ("Wait 48 hours.", "Wait two days."),
+        ("for two weeks", "for 14 days"),
+        ("in a fortnight", "in fourteen days"),
+        ("every 12 hours", "twice a day"),
+        ("q8h", "three times a day"),
+        ("130 over 80", "130/80"),
+        ("a hundred and two point five", "a 102.5"),
+        ("one twenty-five micrograms", "125 mcg"),
+        ("a quarter of an hour", "15 minutes"),
+        ("3.2 kg", "3,200 grams"),
+        ("38 °C", "100.4 °F"),
+        ("one and a half tablets", "1.5 tablets"),
+        ("one senna tablet", "1 senna tablet"),
+    ],
+)
+def test_equal_amounts_read_alike(one: str, other: str) -> None:
+    assert normalise_quantities(one) == normalise_quantities(other)
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("125 micrograms", "75 mcg"),
+        ("one teaspoon", "one tablespoon"),
+        ("three weeks", "three months"),
+        ("4,000 mg", "0 mg"),
+        ("every 8 hours", "twice a day"),
+    ],
+)
+def test_different_amounts_stay_apart(one: str, other: str) -> None:
+    assert normalise_quantities(one) != normalise_quantities(other)
+
+
+def test_words_that_are_not_numbers_stay_words() -> None:
+    for text in ("the blue one", "no one told me", "one of them", "Take it as one would expect."):
+        assert normalise_quantities(text) == text
+    assert normalise_quantities("4,000 mg, then rest") == "4000 mg, then rest"  # never "4" and "0 mg"
+
+
+def test_text_it_cannot_read_comes_back_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    for text in ("", "!!! ??? ###", "12345 678 90", "Nehmen Sie zwei Tabletten täglich.", "服用两片"):
+        assert normalise_quantities(text) == text
+    long = "Take the tablets with water and rest. " * 800  # 30,400 characters
+    started = time.process_time()
+    assert normalise_quantities(long) == long
+    assert time.process_time() - started < 30  # a hang guard, not a speed test
+
+    def broken(*args: object, **kwargs: object) -> str:
+        raise RuntimeError("the parser failed")
+
+    monkeypatch.setattr(quantities, "_words_to_digits", broken)
+    assert normalise_quantities("two tablets, 3,000 mg") == "two tablets, 3000 mg"  # that step left undone

@@ -1,0 +1,76 @@
+"""The slots similarity cannot see (bedside.text.slots), through the clinical-safety guard: reversals conflict under
+their slot's kind, paraphrases do not, and a sentence that names both sides is never aligned."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bedside.text.conflicts import ClinicalGuard
+from bedside.text.slots import opposite_pairs, read_slots
+
+GUARD = ClinicalGuard(drug_finder=None)
+
+
+def kinds(reference: str, candidate: str) -> set[str]:
+    return {c.kind for c in GUARD.conflicts(reference, candidate)}
+
+
+@pytest.mark.parametrize(
+    ("reference", "candidate", "kind"),
+    [
+        ("If your sugar is below 70, skip the insulin.", "If your sugar is above 70, skip the insulin.", "comparison"),
+        ("Children older than 6 months can have it.", "Children younger than 6 months can have it.", "comparison"),
+        ("Take no more than 8 tablets a day.", "Take 8 tablets a day.", "comparison"),
+        ("Call us if your weight goes up by 2 kg.", "Call us if your weight goes down by 2 kg.", "direction"),
+        ("Check your sugar one hour after each meal.", "Check your sugar one hour before each meal.", "sequence"),
+        ("It works best within 72 hours.", "It works best after 72 hours.", "sequence"),
+        ("Walk with the crutches for two weeks.", "Walk without the crutches for two weeks.", "with"),
+        ("Take it unless you are dizzy.", "Take it only if you are dizzy.", "condition"),
+        ("Put ice on the ankle for 20 minutes.", "Put heat on the ankle for 20 minutes.", "opposite"),
+        ("The biopsy shows the lump is benign.", "The biopsy shows the lump is malignant.", "opposite"),
+        ("He is no longer contagious.", "He is still contagious.", "opposite"),
+        ("The most you can take is 3,000 mg per day.", "The most you can take is 3,000 mg per dose.", "scope"),
+    ],
+)
+def test_a_reversal_conflicts_in_its_slot(reference: str, candidate: str, kind: str) -> None:
+    assert kind in kinds(reference, candidate)
+    assert kind in kinds(candidate, reference)
+
+
+@pytest.mark.parametrize(
+    ("reference", "candidate"),
+    [
+        ("Do not take more than 3,000 mg of acetaminophen a day.", "Take at most 3 g of acetaminophen a day."),
+        ("You shouldn't lift anything heavier than 10 pounds.", "Keep all your lifting to 10 pounds or less."),
+        ("Wait 48 hours before showering.", "Wait two days before showering."),
+        ("Take it every 12 hours.", "Take it twice a day."),
+        ("Your blood pressure was 130 over 80.", "Your blood pressure was 130/80."),
+        ("Hold the aspirin for now.", "Stop the aspirin for the time being."),
+        ("He is no longer contagious.", "He is not contagious anymore."),
+    ],
+)
+def test_a_paraphrase_does_not(reference: str, candidate: str) -> None:
+    assert GUARD.conflicts(reference, candidate) == []
+
+
+def test_a_sentence_naming_both_sides_is_not_aligned() -> None:
+    assert "opposite" not in kinds("Use ice, not heat.", "Use heat.")  # the reference names both: no alignment
+
+
+def test_the_opposites_cite_their_source() -> None:
+    pairs = opposite_pairs()
+    assert len(pairs) >= 8
+    assert all(pair.source and pair.a and pair.b and not set(pair.a) & set(pair.b) for pair in pairs)
+
+
+def test_bad_sentences_give_no_slot_and_no_error() -> None:
+    for text in ("", "!!! ### ???", "1 2 3 4 5 6 7 8 9", "Nehmen Sie zwei Tabletten vor dem Essen."):
+        slots, rest = read_slots(text.lower())
+        assert len(rest) == len(text)
+        assert all(kind != "opposite" for kind, _, _ in slots)
+    long = "Take it before meals and rest with your leg up if you can. " * 500  # 30,000 characters
+    started = time.process_time()
+    assert GUARD.conflicts(long, long) == []
+    assert time.process_time() - started < 60  # a hang guard, not a speed test
