@@ -15,6 +15,9 @@ from importlib import resources
 
 from bedside.sim.validation import BUILTIN_SENTENCE_SETS, evaluate_checkers, read_fidelity_items
 from bedside.tasks.drafting.guard import builtin_guard_sets, evaluate_guard, matcher_rates
+from bedside.tasks.drafting.matchers import EmbeddingMatcher, GuardedMatcher
+
+DEFAULT = GuardedMatcher(EmbeddingMatcher())
 
 FROZEN = {
     (
@@ -47,10 +50,10 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         guard = evaluate_guard(labelled.pairs).total
         assert guard.rejected >= rejected, labelled.name
         assert guard.kept >= kept, labelled.name
-        rates = matcher_rates(labelled.pairs)
+        rates = matcher_rates(labelled.pairs, DEFAULT)
         assert rates.reversed_matched <= reversed_matched, labelled.name  # each a reversal counted as kept content
         assert rates.paraphrases_matched >= matched, labelled.name
-    assert matcher_rates(own.pairs).reversed_matched == 0  # the earlier reversed pairs stay unmatched
+    assert matcher_rates(own.pairs, DEFAULT).reversed_matched == 0  # the earlier reversed pairs stay unmatched
 
 
 def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> None:

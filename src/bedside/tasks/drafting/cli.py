@@ -364,7 +364,9 @@ def guard_eval_command(
         matcher_rates,
         read_guard_pairs,
     )
+    from bedside.tasks.drafting.matchers import EmbeddingMatcher, GuardedMatcher
 
+    default_matcher = GuardedMatcher(EmbeddingMatcher())  # EditJudge's default: MiniLM behind the guard
     try:
         sets = (
             builtin_guard_sets()
@@ -399,7 +401,7 @@ def guard_eval_command(
                 "rejected_paraphrases": {p.id: [str(c) for c in conflicts] for p, conflicts in result.rejected},
             }
             if matcher:
-                rates = matcher_rates(labelled.pairs)
+                rates = matcher_rates(labelled.pairs, default_matcher)
                 entry["matcher"] = {
                     "reversed": rates.reversed,
                     "reversed_matched": rates.reversed_matched,
@@ -431,7 +433,7 @@ def guard_eval_command(
             highlight=False,
         )
         if matcher:
-            rates = matcher_rates(labelled.pairs)
+            rates = matcher_rates(labelled.pairs, default_matcher)
             out.print(
                 f"{labelled.name}, default matcher behind the guard: reversed pairs matched "
                 f"{share_with_interval(rates.reversed_matched, rates.reversed)}; paraphrases matched "

@@ -180,12 +180,10 @@ class MatchRates:
     """Reversed pairs matched, and paraphrases left unmatched."""
 
 
-def matcher_rates(pairs: Sequence[GuardPair], matcher: Any = None) -> MatchRates:
-    """Each pair's reference sentence matched against its candidate as a one-sentence draft, by ``matcher``
-    (default: the embedding matcher behind the guard, EditJudge's default)."""
-    from bedside.tasks.drafting.matchers import EmbeddingMatcher, GuardedMatcher
-
-    chosen = matcher or GuardedMatcher(EmbeddingMatcher())
+def matcher_rates(pairs: Sequence[GuardPair], matcher: Any) -> MatchRates:
+    """Each pair's reference sentence matched against its candidate as a one-sentence draft by ``matcher`` (an
+    EditJudge matcher: EditJudge's default is ``GuardedMatcher(EmbeddingMatcher())``)."""
+    chosen = matcher
 
     async def all_pairs() -> list[bool]:
         return [(await chosen.match(p.reference, p.candidate)).span is not None for p in pairs]
