@@ -183,10 +183,9 @@ class MatchRates:
 def matcher_rates(pairs: Sequence[GuardPair], matcher: Any) -> MatchRates:
     """Each pair's reference sentence matched against its candidate as a one-sentence draft by ``matcher`` (an
     EditJudge matcher: EditJudge's default is ``GuardedMatcher(EmbeddingMatcher())``)."""
-    chosen = matcher
 
     async def all_pairs() -> list[bool]:
-        return [(await chosen.match(p.reference, p.candidate)).span is not None for p in pairs]
+        return [(await matcher.match(p.reference, p.candidate)).span is not None for p in pairs]
 
     matched = asyncio.run(all_pairs())
     reversed_pairs = [(p, m) for p, m in zip(pairs, matched, strict=True) if not p.match]
