@@ -7,7 +7,8 @@ interleaved (ref, new, ref, new, ...) so a slower minute of this shared machine 
 ``bench/scoring_drive.py``'s: every clinician reply of the demo's portal messages against ``--models`` models'
 drafts, as a sweep scores them. Each drive uses its code's default threads (the ref's onnxruntime sized to every
 core). Then MiniLM's own speed: ``MiniLMEmbedder`` (one thread) against a plain loop over onnxruntime on the same
-model and texts (one thread, batches of 64 sorted by length), sentences per second.
+model and texts (one thread, batches of 64 sorted by length), sentences per second; and its CPU per text at
+several padded-token budgets a call (where ``BATCH_TOKENS`` comes from).
 
 Prints ``... ratio new/ref R`` per measure (lower is better for milliseconds, higher for sentences/s).
 
@@ -77,6 +78,14 @@ def main() -> None:
         f"MiniLM sentences/s, one thread ({n} distinct sentences): plain onnxruntime loop {rates['onnx']:.0f}, "
         f"MiniLMEmbedder {rates['embedder']:.0f}, ratio embedder/plain {rates['embedder'] / rates['onnx']:.3f}"
     )
+    budgets = drive(new_src, "budgets", args.models)
+    for kind in ("sentences", "replies"):
+        shown = ", ".join(
+            f"{'64 a batch' if budget == '16384' else budget + ' tokens'} {value:.1f}"
+            for key, value in budgets.items()
+            if key.startswith(kind) and (budget := key.split("@")[1])
+        )
+        print(f"MiniLM CPU ms per text, one thread, by padded tokens a call ({kind}): {shown}")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ so some sentences match and some do not. Modes:
   embedding matcher behind the clinical-safety guard, and the offline theme classifier), sample by sample;
 - ``minilm``: the generic ``cosine`` scorer (MiniLM cosine of the output against the references);
 - ``embedder``: ``MiniLMEmbedder(threads=1, cache_size=0).embed`` over the drafts' distinct sentences at once;
+- ``budgets``: CPU ms per text at several padded-token budgets a model call (16384: batches of 64 only);
 - ``onnx``: the floor for ``embedder``: a plain loop over onnxruntime and tokenizers on the same model, one
   thread, batches of 64 sorted by length, mean pooling (sentences/s).
 
@@ -90,6 +91,28 @@ def _embedder(texts: list[str]) -> None:
     MiniLMEmbedder(threads=1, cache_size=0).embed(texts)
 
 
+def _budgets(pairs: list[tuple[str, str]]) -> dict[str, float]:
+    """CPU ms per text of ``MiniLMEmbedder`` (one thread, nothing kept) at several padded-token budgets a call, on
+    the drafts' distinct sentences and on the whole drafts: where BATCH_TOKENS comes from."""
+    from bedside.retrieval.embeddings import MiniLMEmbedder
+
+    out = {}
+    for name, texts in (
+        ("sentences", list(dict.fromkeys(_sentences(pairs)))),
+        ("replies", list(dict.fromkeys(draft for _, draft in pairs))),
+    ):
+        for budget in (128, 256, 512, 1024, 16384):
+            embedder = MiniLMEmbedder(threads=1, cache_size=0, batch_tokens=budget)
+            embedder.embed(texts[:4])
+            best = float("inf")
+            for _ in range(2):
+                started = time.process_time()
+                embedder.embed(texts)
+                best = min(best, 1000 * (time.process_time() - started) / len(texts))
+            out[f"{name}@{budget}"] = best
+    return out
+
+
 def _onnx(texts: list[str]) -> None:
     import numpy as np
     import onnxruntime
@@ -126,10 +149,13 @@ def _onnx(texts: list[str]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=["editjudge", "minilm", "embedder", "onnx"])
+    parser.add_argument("mode", choices=["editjudge", "minilm", "embedder", "onnx", "budgets"])
     parser.add_argument("--models", type=int, default=4)
     args = parser.parse_args()
     pairs = _pairs(args.models)
+    if args.mode == "budgets":
+        print(json.dumps({"mode": "budgets", **_budgets(pairs)}))
+        return
     run: Callable[[Any], None]
     if args.mode in ("editjudge", "minilm"):
         drive = _editjudge if args.mode == "editjudge" else _minilm

@@ -39,9 +39,9 @@ DIMENSION = 384
 
 
 BATCH_TOKENS = 256
-"""Most padded tokens in one model call. Past a few hundred, the int8 model's CPU per text grows with the batch:
-on a 2-core machine, one thread, 70-token replies cost 22-25 ms each at 128-256 tokens a call and 38 ms in
-batches of 64; 15-token sentences 4.8-5.0 ms at 128-256 tokens, 7.2 ms at 64 a batch."""
+"""Most padded tokens in one model call. Past a few hundred, the int8 model's CPU per text grows with the batch
+(``bench/scoring.py`` on a loaded 2-core machine, one thread: 70-token replies 26.6 ms each at 256 tokens a call,
+40.6 ms in batches of 64; 15-token sentences 6.4 and 8.8 ms)."""
 THREADS_ENV = "BEDSIDE_SCORING_THREADS"
 
 
