@@ -71,8 +71,9 @@ def test_partial_span_leaves_the_rest_of_its_sentence_as_a_deletion() -> None:
 
 
 def test_one_span_matching_two_reference_sentences_counts_twice_and_is_removed_once() -> None:
-    reference = "Rest at home. Do not go to work. Have you a fever?"
-    table = {"Rest at home.": "Rest and drink fluids.", "Do not go to work.": "Rest and drink fluids."}
+    # (Each shares a content word with the span: one that shares none is refused, the test below.)
+    reference = "Rest at home. Rest instead of work. Have you a fever?"
+    table = {"Rest at home.": "Rest and drink fluids.", "Rest instead of work.": "Rest and drink fluids."}
     result = judge(reference, DRAFT, table)
     # EM=2 (both matched the same draft sentence), EA=1; left: 3 of the 4 draft sentences.
     assert result.counts == EditCounts(em=2, ea=1, ed=3)
@@ -346,3 +347,25 @@ def test_matcher_failures_are_counted_per_draft_and_a_draft_with_no_usable_answe
     assert summarise([result]).counts == []
     assert all(d["failure"] and d["flagged"] and d["answer"] == DRAFT for d in data["decisions"])
     assert EditJudgement.from_dict(data).failures == 2
+
+
+def test_one_span_matched_to_several_sentences_counts_only_where_it_shares_a_word() -> None:
+    """Issue 45: a judge answering any whole draft sentence gave one span to three reference sentences with no word
+    in common (Edit-F1 0.75 where every offline matcher gives 0); such matches are refused, and say why."""
+
+    class AnySentence:
+        name = "any"
+
+        async def match(self, sentence: str, draft: str) -> Match:
+            return Match("Please rest and drink fluids.")
+
+    reference = "Your knee scan is normal. Take ibuprofen twice a day. Please rest this week."
+    judged = asyncio.run(edit_judge(reference, "Please rest and drink fluids. Call us.", AnySentence()))
+    kept = [d.sentence for d in judged.decisions if d.matched]
+    assert kept == ["Please rest this week."]  # shares "rest" with the span
+    refused = [d for d in judged.decisions if not d.matched]
+    assert len(refused) == 2
+    assert all(d.flagged and "matched to 3 reference sentences" in (d.failure or "") for d in refused)
+    assert judged.failures == 2
+    alone = asyncio.run(edit_judge("Your knee scan is normal.", "Please rest and drink fluids.", AnySentence()))
+    assert alone.decisions[0].matched  # one sentence, one span: the matcher's own rules decide

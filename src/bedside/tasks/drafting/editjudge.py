@@ -201,6 +201,21 @@ def remainder_sentences(draft: str, removed: Iterable[tuple[int, int]]) -> list[
     return [s.text for piece in pieces for s in split_sentences(piece) if _HAS_CONTENT.search(s.text)]
 
 
+_CONTENT_WORD = re.compile(r"[a-z0-9]+")
+STOP_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "a an the and or but if of to in on at for with by from your you we i it is are be will can may this that "
+        "please our my me us as so do does have has any",
+    )
+)
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words outside :data:`STOP_WORDS`: what a sentence says rather than how it is put."""
+    return {w for w in _CONTENT_WORD.findall(text.lower()) if w not in STOP_WORDS}
+
+
 async def edit_judge(reference: str, draft: str, matcher: Matcher) -> EditJudgement:
     """Algorithm 1 for one pair. Reference sentences are matched one after another, in order."""
     decisions = []
@@ -226,7 +241,36 @@ async def edit_judge(reference: str, draft: str, matcher: Matcher) -> EditJudgem
                 failure=found.failure,
             )
         )
+    decisions = _refuse_shared_spans(decisions)
+    claimed = [(d.start, d.end) for d in decisions if d.start is not None and d.end is not None]
     return EditJudgement(reference, draft, matcher.name, tuple(decisions), tuple(remainder_sentences(draft, claimed)))
+
+
+def _refuse_shared_spans(decisions: list[SentenceDecision]) -> list[SentenceDecision]:
+    """One draft span matched to several reference sentences counts only for those it shares a content word
+    with; for the others it is a counted matcher failure that says why (issue 45: a judge that answers any whole
+    draft sentence gave one span to three reference sentences with no word in common, Edit-F1 0.75 where every
+    offline matcher gives 0)."""
+    holders: dict[tuple[int | None, int | None], int] = {}
+    for decision in decisions:
+        if decision.span is not None:
+            holders[decision.start, decision.end] = holders.get((decision.start, decision.end), 0) + 1
+    out = []
+    for decision in decisions:
+        shared = holders.get((decision.start, decision.end), 0) if decision.span is not None else 0
+        if shared >= 2 and not content_words(decision.sentence) & content_words(decision.span or ""):
+            decision = SentenceDecision(
+                decision.sentence,
+                None,
+                flagged=True,
+                answer=decision.answer or decision.span,
+                score=decision.score,
+                conflicts=decision.conflicts,
+                failure=f"one draft span matched to {shared} reference sentences, and it shares no content word "
+                "with this one",
+            )
+        out.append(decision)
+    return out
 
 
 @dataclass(frozen=True)

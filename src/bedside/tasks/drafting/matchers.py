@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bedside.prompts import render_chat
-from bedside.tasks.drafting.editjudge import Match, Matcher
+from bedside.tasks.drafting.editjudge import STOP_WORDS, Match, Matcher, content_words
 from bedside.tasks.drafting.guard import ClinicalGuard, GuardMode, default_guard
 from bedside.text.sentences import split_sentences
 
@@ -144,19 +144,6 @@ _CONJUNCTION = "(?:" + "|".join(CONJUNCTIONS) + r")\b"
 _CLAUSE_CUT = re.compile(rf"[;:,]\s+|\s+[-–—]+\s+|\s+(?={_CONJUNCTION})", re.IGNORECASE)
 _LEADING_GAP = re.compile(rf"[\W_]*(?:{_CONJUNCTION}[\W_]*)?", re.IGNORECASE)
 _TRAILING_GAP = re.compile(r"[\W_]*")
-_CONTENT_WORD = re.compile(r"[a-z0-9]+")
-STOP_WORDS = frozenset(
-    re.findall(
-        r"\w+",
-        "a an the and or but if of to in on at for with by from your you we i it is are be will can may this that "
-        "please our my me us as so do does have has any",
-    )
-)
-
-
-def content_words(text: str) -> set[str]:
-    """Lower-cased words outside :data:`STOP_WORDS`: what a sentence says rather than how it is put."""
-    return {w for w in _CONTENT_WORD.findall(text.lower()) if w not in STOP_WORDS}
 
 
 def content_share(span: str, sentence: str) -> float:
