@@ -50,7 +50,7 @@ Worked by hand (per sample, equal for g1 and g2 unless said; cell means over the
   secondary none" (6) + "discharge condition mental status clear level of consciousness alert activity status
   walking" (12) + "discharge instructions rest" (3) + "followup instructions clinic" (3). doc-a: identical,
   1.0 -> "1.00". doc-b: one token differs ("weekly"), LCS 27 of 28 both ways, F1 = 27/28 = 0.9643 -> "0.96".
-  (Today's main stores no rougeL at all: its generic scorer ran first and found no ``sample.references``.)
+  (Before issue 29's fix no rougeL was stored: the generic scorer ran first and found no ``sample.references``.)
 - concept_f1 (MeSH): doc-a's summary is the reference, doc-b's differs by "daily" -> "weekly", which names no MeSH
   concept: the two concept sets are equal, 1.0 -> "1.00" in both cells. UMLS-F and BLEURT: no index and no
   checkpoint here, absent -> "-".

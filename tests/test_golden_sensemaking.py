@@ -33,8 +33,8 @@ Worked by hand
 - SMOG (bedside's counter, sensemaker messages only): every word has one or two syllables except "family" (three:
   a, i, y), so P = polysyllables = the number of messages in a technical conversation, 0 otherwise, with S = the
   number of messages. Plain: 1.0430 × √0 + 3.1291 = 3.1291. Technical: 1.0430 × √30 + 3.1291 = 3.1291 + d,
-  d = 5.712746, so 8.841846. (Today's main stores the generic SMOG of the whole rendered conversation instead:
-  "Sensemaker" (4 syllables) and the patient's lines are in that text.)
+  d = 5.712746, so 8.841846. (Before issue 29's fix the generic SMOG of the whole rendered conversation was stored
+  instead: "Sensemaker" (4 syllables) and the patient's lines are in that text.)
 - Stored per sample (o1 | r1): ab susc 4|3 sev 3|3 ben 2|2 flow 3|3 hard 1|1 soft 1|1 smog 3.1291|3.1291 msgs 5|5;
   nb 2|1, 2|2, 2|2, 3|2, 1|0, 1|1, 3.1291|3.1291, 5|5; ob 3|2, 2|2, 2|2, 3|3, 1|1, 1|1, 8.8418|8.8418, 7|7;
   na 2|1, 2|2, 4|4, 3|2, 1|0, 1|1, 3.1291|8.8418, 11|11; aa (o1 only) 4, 3, 4, 3, 1, 1, 3.1291, 6; hbm_mean the
