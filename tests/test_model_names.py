@@ -96,3 +96,43 @@ def test_an_alias_with_a_slash_or_a_bad_model_is_refused(tmp_path: Path) -> None
         load_config(_write(tmp_path, aliases={"a/b": "embedded/smollm2-135m"}, models={"system": "a/b"}))
     with pytest.raises(ConfigError, match="alias 'mine'"):
         load_config(_write(tmp_path, aliases={"mine": "no provider here"}, models={"system": "mine"}))
+
+
+def test_an_alias_sampling_options_reach_the_endpoint_and_the_cache_key(tmp_path: Path) -> None:
+    """Issue 46: ``options: {temperature: 0.7}`` on an alias ran at temperature 0, silently."""
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+
+    with ScriptedServer() as server:
+        block = {"provider": "openai-compatible", "model": "good-1", "base_url": server.base_url}
+        path = _write(
+            tmp_path,
+            aliases={"good-1": {**block, "options": {}}, "good-1-t07": {**block, "options": {"temperature": 0.7}}},
+            models={"system": ["good-1", "good-1-t07"]},
+            settings={"system": {"temperature": 0.0}},
+        )
+        cache = tmp_path / "cache.sqlite"
+        result = CliRunner().invoke(app, ["run", str(path), "--cache", str(cache)])
+        assert result.exit_code == 0, result.output
+        sent = sorted(float(body["temperature"]) for body in server.recent)
+        assert server.stats()["requests"] == 4  # two samples a model: the t07 alias is not served from the other's
+    assert sent == [0.0, 0.0, 0.7, 0.7]
+
+
+def test_a_misspelt_alias_option_fails_config_check_naming_the_key(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+
+    block = {"provider": "openai-compatible", "model": "m", "base_url": "http://127.0.0.1:9/v1"}
+    path = _write(tmp_path, aliases={"t07": {**block, "options": {"temprature": 0.7}}}, models={"system": "t07"})
+    result = CliRunner().invoke(app, ["config", "check", str(path)])
+    assert result.exit_code != 0
+    said = " ".join(result.output.split())
+    assert "options.temprature" in said
+    assert "did you mean 'temperature'?" in said
+    bad = _write(tmp_path, aliases={"hot": {**block, "options": {"temperature": -1}}}, models={"system": "hot"})
+    result = CliRunner().invoke(app, ["config", "check", str(bad)])
+    assert result.exit_code != 0
+    assert "options.temperature" in " ".join(result.output.split())

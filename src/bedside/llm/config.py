@@ -13,6 +13,7 @@ URL starts at the first ``@`` that is followed by ``http://`` or ``https://``.
 
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Any
 
@@ -20,6 +21,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from bedside.llm.errors import ModelConfigError
 from bedside.llm.secrets import strip_userinfo
+from bedside.llm.types import GenerationSettings
+
+PROVIDER_OPTIONS: dict[str, frozenset[str]] = {
+    "openai-compatible": frozenset(),
+    "embedded": frozenset({"n_ctx", "threads", "slots"}),
+    "scripted": frozenset({"rules"}),
+    "transformers": frozenset({"device", "dtype", "threads", "max_tokens"}),
+}
+"""The provider-specific options each built-in provider reads; another provider's options are its own affair."""
+GENERATION_OPTIONS = tuple(GenerationSettings.model_fields)
+"""Options that set how this model samples (temperature, top_p, max_tokens, seed, stop, ...): they take effect on
+every request to the model, over the run's settings for its role, and are part of the cache key (issue 46: an
+alias's temperature went unsent and unnoticed)."""
 
 _SPEC = re.compile(r"^(?P<provider>[a-z][a-z0-9_-]*)/(?P<model>.+?)(?:@(?P<base_url>https?://\S+))?$")
 
@@ -97,6 +111,31 @@ class ModelConfig(BaseModel):
             raise ValueError("base_urls must list at least one URL")
         return self
 
+    @model_validator(mode="after")
+    def _check_options(self) -> ModelConfig:
+        known = PROVIDER_OPTIONS.get(self.provider)
+        if known is not None:
+            valid = sorted(known | set(GENERATION_OPTIONS))
+            for key in self.options:
+                if key not in valid:
+                    close = difflib.get_close_matches(key, valid, n=1)
+                    hint = f"did you mean {close[0]!r}? " if close else ""
+                    raise ValueError(
+                        f"options.{key}: not an option of {self.provider} models; {hint}valid: {', '.join(valid)}"
+                    )
+        try:
+            GenerationSettings(**self.generation_overrides)
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"])
+            raise ValueError(f"options.{where}: {problem['msg']} (got {problem.get('input')!r})") from None
+        return self
+
+    @property
+    def generation_overrides(self) -> dict[str, Any]:
+        """The options that set sampling (:data:`GENERATION_OPTIONS`), as given."""
+        return {key: value for key, value in self.options.items() if key in GENERATION_OPTIONS}
+
     @property
     def name(self) -> str:
         """The string form of this model, without secrets: a ``user:password@`` in a URL is left out."""
@@ -127,8 +166,20 @@ def parse_model_spec(spec: str | ModelConfig | dict[str, Any], **overrides: Any)
 
 
 def _describe(exc: ValidationError) -> str:
+    return "; ".join(validation_problems(exc))
+
+
+def validation_problems(exc: ValidationError, *, with_input: bool = False) -> list[str]:
+    """Each problem pydantic found, in bedside's words: ``path: message`` (the path left out where the message
+    names its own field), never pydantic's "Value error, " prefix."""
     parts = []
     for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        parts.append(f"{where}: {err['msg']}")
-    return "; ".join(parts)
+        where = ".".join(str(p) for p in err["loc"])
+        message = err["msg"].removeprefix("Value error, ")
+        shown = f"{where}: {message}" if where else message
+        given = err.get("input")
+        scalar = isinstance(given, str | int | float | bool) and len(repr(given)) < 60
+        if with_input and err["type"] != "missing" and scalar:
+            shown += f" (got {given!r})"
+        parts.append(shown)
+    return parts

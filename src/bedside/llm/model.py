@@ -141,6 +141,20 @@ class _Endpoint:
     (a restart), never for an endpoint that was not reachable to begin with."""
     warned: set[str] = field(default_factory=set)
     """Kinds of transient failure already reported as a warning (each is warned about once, then logged)."""
+    merged: dict[GenerationSettings, GenerationSettings] = field(default_factory=dict)
+    """A call's settings with the model's own sampling options over them (``ModelConfig.generation_overrides``)."""
+
+    def settings_for(self, settings: GenerationSettings) -> GenerationSettings:
+        """``settings`` with this model's sampling options (its config's ``options``) taking precedence."""
+        overrides = self.config.generation_overrides
+        if not overrides:
+            return settings
+        found = self.merged.get(settings)
+        if found is None:
+            stop = overrides.get("stop")
+            update = {**overrides, **({"stop": tuple(stop)} if isinstance(stop, list) else {})}
+            found = self.merged[settings] = settings.model_copy(update=update)
+        return found
 
 
 @dataclass(frozen=True)
@@ -191,7 +205,7 @@ class Model:
         """One completion. ``epoch`` tags a repeated sample: each tag is its own cached draw."""
         ep = self._endpoint
         messages = as_messages(prompt, system)
-        settings = settings or _DEFAULT_SETTINGS
+        settings = ep.settings_for(settings or _DEFAULT_SETTINGS)
         request = cache_request(
             provider=ep.provider.name,
             base_url=None,  # where a model is served is not what it answers: see bedside.llm.cache

@@ -53,6 +53,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bedside.inputs import InputError, loads_toml, read_text
+from bedside.llm.config import validation_problems
 from bedside.llm.types import ROLES
 from bedside.safe_yaml import MAX_NODES, YamlLimitError, safe_load
 
@@ -343,13 +344,5 @@ def load_config(
     try:
         return RunConfig.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or '(top level)'}: {error['msg']}"
-            + (f" (got {error['input']!r})" if error["type"] not in ("missing",) and _short(error["input"]) else "")
-            for error in exc.errors()
-        )
+        problems = "; ".join(validation_problems(exc, with_input=True))
         raise ConfigError(f"{source}: {problems}") from None
-
-
-def _short(value: Any) -> bool:
-    return isinstance(value, str | int | float | bool) and len(repr(value)) < 60
