@@ -30,7 +30,12 @@ FROZEN = {
         "guard_heldout.jsonl",
     ): "0fff6c14056365b78fb192c84fca1f469af2849ea5b3e79cc434375ba6e8db76",
     ("bedside.sim", "fidelity_heldout_2.jsonl"): "e933c98e5cde99af083f795fec537b50d398ce1911cd95c61e6f1296acd2e1ed",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_4.jsonl",
+    ): "4f8489a03c55fe79d77d191acef44ef01b38cd60c1abb08bf5b46409f1e4006d",
 }
+REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
 
 def test_the_outside_sets_are_frozen_as_written() -> None:
@@ -40,11 +45,12 @@ def test_the_outside_sets_are_frozen_as_written() -> None:
 
 
 def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
-    own, dev, held_out = builtin_guard_sets()
+    own, dev, held_out, held_out_2 = builtin_guard_sets()
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     for labelled, (rejected, kept, reversed_matched, matched) in (
         (dev, (50, 34, 10, 31)),
         (held_out, (34, 28, 26, 22)),
+        (held_out_2, (42, 35, 18, 35)),
     ):
         assert (len(labelled.pairs), sum(not p.match for p in labelled.pairs)) == (100, 60)
         guard = evaluate_guard(labelled.pairs).total
@@ -54,6 +60,22 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         assert rates.reversed_matched <= reversed_matched, labelled.name  # each a reversal counted as kept content
         assert rates.paraphrases_matched >= matched, labelled.name
     assert matcher_rates(own.pairs, DEFAULT).reversed_matched == 0  # the earlier reversed pairs stay unmatched
+
+
+def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurements() -> None:
+    """Measured once when the guard learned to say uncertain: set 3 and 4 with their errors unread."""
+    _, dev, held_out, held_out_2 = builtin_guard_sets()
+    # (reversed pairs passed silently of 60, reversed matched / paraphrases matched of 60 / 40 with
+    # uncertain=reject)
+    for labelled, (silent, reversed_matched, matched) in (
+        (dev, (2, 2, 28)),
+        (held_out, (12, 12, 21)),
+        (held_out_2, (4, 4, 16)),
+    ):
+        assert evaluate_guard(labelled.pairs).total.passed_silently <= silent, labelled.name
+        rates = matcher_rates(labelled.pairs, REFUSING)
+        assert rates.reversed_matched <= reversed_matched, labelled.name
+        assert rates.paraphrases_matched >= matched, labelled.name
 
 
 def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> None:

@@ -62,7 +62,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
-from bedside.text.quantities import normalise_quantities
+from bedside.text.alignment import alignment_gap, unreadable
+from bedside.text.quantities import UnreadableText, normalise_quantities
 from bedside.text.slots import Slot, read_slots, slot_conflicts
 
 CONFLICT_KINDS = ("action", "drug", "number", "negation", "laterality", "time")
@@ -440,6 +441,21 @@ class Conflict:
         return f"{self.kind}: {self.reference} vs {self.candidate}"
 
 
+@dataclass(frozen=True)
+class PairReading:
+    """What the guard reads in a pair: the conflicts found, or, where it found none, why the rules cannot vouch
+    for the pair (``uncertain``; None when the two agree as far as the rules can read)."""
+
+    conflicts: tuple[Conflict, ...]
+    uncertain: str | None = None
+
+    @property
+    def verdict(self) -> Literal["conflict", "uncertain", "agree"]:
+        if self.conflicts:
+            return "conflict"
+        return "uncertain" if self.uncertain else "agree"
+
+
 DrugFinder = Callable[[str], Sequence[DrugMention | str]]
 """Finds the drugs in a text: mentions with offsets, or bare names (then found in the text by their spelling)."""
 
@@ -543,7 +559,11 @@ class ClinicalGuard:
             mentions.append(_Mention(f"class:{key}", match.start(), match.end()))
         if self._drug_finder is None:
             return mentions
-        for found in self._drug_finder(text):
+        try:
+            recognised = self._drug_finder(text)
+        except Exception as exc:  # a recogniser that fails leaves the drugs unread: the pair is uncertain
+            raise UnreadableText(f"the drug recogniser failed: {type(exc).__name__}: {exc}") from exc
+        for found in recognised:
             if isinstance(found, str):
                 at = lowered.find(found.lower())
                 name, start, end = found, max(at, 0), max(at, 0) + len(found) if at >= 0 else 0
@@ -558,7 +578,8 @@ class ClinicalGuard:
         return sorted(mentions, key=lambda m: m.start)
 
     def _signals(self, text: str) -> ClinicalSignals:
-        text = normalise_quantities(text)  # "3,000 mg" and "3 g", "every 12 hours" and "twice a day" read alike
+        # "3,000 mg" and "3 g", "every 12 hours" and "twice a day" read alike; a library failure is UnreadableText
+        text = normalise_quantities(text, strict=True)
         # Offsets stay those of ``lowered`` throughout: phrases already read are blanked, never cut out.
         lowered = _LIST_MARKER.sub(lambda m: " " * len(m.group()), text.lower().replace("’", "'"))
         lowered = _PHONE.sub(lambda m: " " * len(m.group()), lowered)
@@ -672,8 +693,24 @@ class ClinicalGuard:
             slots=slots,
         )
 
+    def read(self, reference: str, candidate: str) -> PairReading:
+        """The guard's three-way answer for a pair: its conflicts, or why it cannot vouch for the pair
+        (:mod:`bedside.text.alignment`), or neither (the two agree as far as the rules can read)."""
+        for side, text in (("the clinician's sentence", reference), ("the candidate", candidate)):
+            if why := unreadable(text):
+                return PairReading((), f"{side} cannot be read: {why}")
+        try:
+            found = self._conflicts(reference, candidate)
+            return PairReading(tuple(found), None if found else alignment_gap(reference, candidate))
+        except UnreadableText as exc:
+            return PairReading((), str(exc))
+
     def conflicts(self, reference: str, candidate: str) -> list[Conflict]:
-        """How ``candidate`` (draft content) contradicts ``reference`` (the clinician's sentence); [] if not."""
+        """How ``candidate`` (draft content) contradicts ``reference`` (the clinician's sentence); [] where the
+        rules find none or cannot read the pair (:meth:`read` tells those apart: use it to decide a match)."""
+        return list(self.read(reference, candidate).conflicts)
+
+    def _conflicts(self, reference: str, candidate: str) -> list[Conflict]:
         ref, cand = self.signals(reference), self.signals(candidate)
         found = []
         if ref.actions and cand.actions and not actions_agree(ref.actions, cand.actions):
@@ -898,6 +935,7 @@ __all__ = [
     "DrugFinder",
     "DrugMention",
     "Instruction",
+    "PairReading",
     "actions_agree",
     "default_guard",
     "drug_classes",

@@ -25,7 +25,6 @@ of only symbols, or in another language comes back unchanged.
 
 from __future__ import annotations
 
-import contextlib
 import re
 from functools import lru_cache
 from typing import Any
@@ -147,9 +146,15 @@ def _words_to_digits(text: str) -> str:
     return converted
 
 
-def normalise_quantities(text: str) -> str:
+class UnreadableText(ValueError):
+    """A library that reads numbers or amounts (text2num, pint) failed on a sentence: the reading is incomplete,
+    so a checker must say so (uncertain) rather than compare what it has."""
+
+
+def normalise_quantities(text: str, *, strict: bool = False) -> str:
     """``text`` with its numbers and amounts spelt one way (see the module docstring); unchanged where it holds
-    none. Never raises on text it cannot read: a library that fails leaves that step undone."""
+    none. A library that fails leaves its step undone, or, with ``strict``, raises :class:`UnreadableText`
+    (what a checker that must not guess asks for)."""
     for pattern, amount in _COMPILED_SPANS:
         text = pattern.sub(amount, text)
     text = _THOUSANDS.sub(lambda m: m.group(1).replace(",", ""), text)
@@ -161,8 +166,11 @@ def normalise_quantities(text: str) -> str:
         ),
         text,
     )
-    with contextlib.suppress(Exception):  # text2num on text it cannot parse: the words stay words
+    try:
         text = _words_to_digits(text)
+    except Exception as exc:  # text2num on text it cannot parse: the words stay words
+        if strict:
+            raise UnreadableText(f"the number-word reader (text2num) failed: {type(exc).__name__}: {exc}") from exc
     text = _AND_A_HALF.sub(lambda m: _fmt(int(m.group(1)) + 0.5), text)
     text = _HALF_A.sub("0.5 ", text)
 
@@ -180,10 +188,14 @@ def normalise_quantities(text: str) -> str:
     def canonical(match: re.Match[str]) -> str:
         try:
             return _canonical(float(match.group(1)), match.group(2))
-        except Exception:  # pint cannot read it: left as written
+        except Exception as exc:  # pint cannot read it: left as written
+            if strict:
+                raise UnreadableText(
+                    f"the unit reader (pint) failed on {match.group()!r}: {type(exc).__name__}: {exc}"
+                ) from exc
             return match.group()
 
     return _AMOUNT.sub(canonical, text)
 
 
-__all__ = ["normalise_quantities"]
+__all__ = ["UnreadableText", "normalise_quantities"]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -18,6 +18,10 @@ from bedside.cli.app import ApiKeyEnvOption
 from bedside.console import column_map, err, fail, out, show_table
 from bedside.inputs import read_text
 from bedside.tasks.drafting.editjudge import EditJudgement, Matcher, edit_judge, summarise
+
+if TYPE_CHECKING:
+    from bedside.judges.verifier import MeaningVerifier
+    from bedside.tasks.drafting.guard import GuardEvaluation, GuardSet, MatchRates
 
 drafting_app = typer.Typer(
     help="Portal reply drafting: EditJudge (content-level Edit-F1), matcher validation, theme classifier.",
@@ -97,6 +101,8 @@ def print_judgement(judgement: EditJudgement, console: Console = out) -> None:
             kind += f" (matcher failed: {decision.failure})"
         elif decision.conflicts:
             kind += (" (flagged: " if decision.matched else " (guard: ") + "; ".join(decision.conflicts) + ")"
+        elif decision.uncertain:
+            kind += f" (guard uncertain: {decision.uncertain})"
         elif decision.flagged:
             kind += " (flagged: aligned)" if decision.matched else " (flagged: unreadable answer)"
         table.add_row(str(number), escape(decision.sentence), kind, escape(decision.span or "NO MATCH"))
@@ -352,21 +358,34 @@ def guard_eval_command(
             "--matcher/--no-matcher", help="Also match each pair with the default embedding matcher behind the guard."
         ),
     ] = True,
+    uncertain: Annotated[
+        str,
+        typer.Option(
+            help="What the matcher does with a pair the guard cannot vouch for and no verifier decides: keep "
+            "(flagged) or reject."
+        ),
+    ] = "keep",
+    verifier: Annotated[
+        str | None,
+        typer.Option(
+            "--verifier",
+            "-m",
+            help="A model that decides the pairs the guard calls uncertain (same meaning or not), e.g. an alias "
+            "from your config or openai-compatible/NAME.",
+        ),
+    ] = None,
+    api_key_env: ApiKeyEnvOption = None,
+    no_cache: NoCacheOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """The clinical-safety guard on labelled pairs: hard negatives rejected and paraphrases kept, per group, with
-    Wilson 95% intervals; and what the default matcher behind the guard matches. Each set on its own lines."""
-    from bedside.stats.proportions import share_with_interval, wilson_interval
-    from bedside.tasks.drafting.guard import (
-        GuardSet,
-        builtin_guard_sets,
-        evaluate_guard,
-        matcher_rates,
-        read_guard_pairs,
-    )
-    from bedside.tasks.drafting.matchers import EmbeddingMatcher, GuardedMatcher
+    """The clinical-safety guard on labelled pairs: hard negatives rejected, paraphrases kept and pairs it could
+    not vouch for (uncertain), per group, with Wilson 95% intervals; and what the default matcher behind the
+    guard matches. Each set on its own lines."""
+    from bedside.llm.errors import ModelError
+    from bedside.tasks.drafting.guard import UNCERTAIN_POLICIES, GuardSet, builtin_guard_sets, read_guard_pairs
 
-    default_matcher = GuardedMatcher(EmbeddingMatcher())  # EditJudge's default: MiniLM behind the guard
+    if uncertain not in UNCERTAIN_POLICIES:
+        raise fail(ValueError(f"--uncertain {uncertain!r}: choose one of {', '.join(UNCERTAIN_POLICIES)}"))
     try:
         sets = (
             builtin_guard_sets()
@@ -375,78 +394,134 @@ def guard_eval_command(
         )
     except ValueError as exc:
         raise fail(exc) from None
+    try:
+        measured = asyncio.run(_guard_measures(sets, matcher, uncertain, verifier, no_cache, api_key_env))
+    except ModelError as exc:
+        raise fail(ValueError(f"the verifier failed: {exc}")) from None
     if as_json:
-        data = []
-        for labelled in sets:
-            result = evaluate_guard(labelled.pairs)
-            entry: dict[str, object] = {
-                "name": labelled.name,
-                "provenance": labelled.provenance,
-                "pairs": len(labelled.pairs),
-                "scores": [
-                    {
-                        "group": g.group,
-                        "hard_negatives": g.negatives,
-                        "rejected": g.rejected,
-                        "rejection": g.rejection,
-                        "rejection_ci95": wilson_interval(g.rejected, g.negatives),
-                        "paraphrases": g.paraphrases,
-                        "kept": g.kept,
-                        "paraphrase_recall": g.recall,
-                        "paraphrase_recall_ci95": wilson_interval(g.kept, g.paraphrases),
-                    }
-                    for g in [result.total, *result.groups]
-                ],
-                "missed": [p.id for p in result.missed],
-                "rejected_paraphrases": {p.id: [str(c) for c in conflicts] for p, conflicts in result.rejected},
-            }
-            if matcher:
-                rates = matcher_rates(labelled.pairs, default_matcher)
-                entry["matcher"] = {
-                    "reversed": rates.reversed,
-                    "reversed_matched": rates.reversed_matched,
-                    "paraphrases": rates.paraphrases,
-                    "paraphrases_matched": rates.paraphrases_matched,
-                    "wrong": list(rates.matched_ids),
-                }
-            data.append(entry)
-        typer.echo(json.dumps({"sets": data}, indent=2))
+        typer.echo(json.dumps({"sets": [_guard_json(*m) for m in measured]}, indent=2))
         return
+    for labelled, result, rates in measured:
+        _print_guard_set(labelled, result, rates)
+
+
+async def _guard_measures(
+    sets: Sequence[GuardSet],
+    matcher: bool,
+    uncertain: str,
+    verifier: str | None,
+    no_cache: bool,
+    api_key_env: str | None,
+) -> list[tuple[GuardSet, GuardEvaluation, MatchRates | None]]:
+    """Each set's guard evaluation, and what the default matcher (behind the guard, with the verifier if one is
+    named) matches in it."""
+    from bedside.tasks.drafting.guard import evaluate_guard, match_rates
+    from bedside.tasks.drafting.matchers import EmbeddingMatcher, GuardedMatcher
+
+    async def measure(check: MeaningVerifier | None) -> list[tuple[GuardSet, GuardEvaluation, MatchRates | None]]:
+        chosen = GuardedMatcher(EmbeddingMatcher(), uncertain=uncertain, verifier=check)  # type: ignore[arg-type]
+        return [
+            (labelled, evaluate_guard(labelled.pairs), await match_rates(labelled.pairs, chosen) if matcher else None)
+            for labelled in sets
+        ]
+
+    if verifier is None:
+        return await measure(None)
+    from bedside.judges.verifier import MeaningVerifier
+    from bedside.llm import GenerationSettings, default_cache_path, get_model
+
+    settings = GenerationSettings(max_tokens=8, temperature=0.0, seed=0)
+    cache = None if no_cache else default_cache_path()
+    async with get_model(verifier, role="judge", cache=cache, api_key_env=api_key_env) as llm:
+
+        async def generate(chat: Any) -> Any:
+            return await llm.generate(chat, settings)
+
+        return await measure(MeaningVerifier(generate))
+
+
+def _guard_json(labelled: GuardSet, result: GuardEvaluation, rates: MatchRates | None) -> dict[str, object]:
+    from bedside.stats.proportions import wilson_interval
+
+    entry: dict[str, object] = {
+        "name": labelled.name,
+        "provenance": labelled.provenance,
+        "pairs": len(labelled.pairs),
+        "scores": [
+            {
+                "group": g.group,
+                "hard_negatives": g.negatives,
+                "rejected": g.rejected,
+                "rejection": g.rejection,
+                "rejection_ci95": wilson_interval(g.rejected, g.negatives),
+                "negatives_uncertain": g.negatives_uncertain,
+                "negatives_passed_silently": g.passed_silently,
+                "paraphrases": g.paraphrases,
+                "kept": g.kept,
+                "paraphrase_recall": g.recall,
+                "paraphrase_recall_ci95": wilson_interval(g.kept, g.paraphrases),
+                "paraphrases_uncertain": g.paraphrases_uncertain,
+            }
+            for g in [result.total, *result.groups]
+        ],
+        "missed": [p.id for p in result.missed],
+        "rejected_paraphrases": {p.id: [str(c) for c in conflicts] for p, conflicts in result.rejected},
+        "uncertain": {p.id: why for p, why in result.uncertain},
+    }
+    if rates is not None:
+        entry["matcher"] = {
+            "reversed": rates.reversed,
+            "reversed_matched": rates.reversed_matched,
+            "reversed_uncertain": rates.reversed_uncertain,
+            "paraphrases": rates.paraphrases,
+            "paraphrases_matched": rates.paraphrases_matched,
+            "paraphrases_uncertain": rates.paraphrases_uncertain,
+            "wrong": list(rates.matched_ids),
+        }
+    return entry
+
+
+def _print_guard_set(labelled: GuardSet, result: GuardEvaluation, rates: MatchRates | None) -> None:
+    from bedside.stats.proportions import share_with_interval
 
     def share(part: int, whole: int) -> str:
         return f"{part}/{whole} ({part / whole:.2f})" if whole else "-"
 
-    for labelled in sets:
-        result = evaluate_guard(labelled.pairs)
-        table = Table(
-            title=f"clinical-safety guard, {labelled.name}: {len(labelled.pairs)} pairs ({labelled.provenance})"
+    table = Table(title=f"clinical-safety guard, {labelled.name}: {len(labelled.pairs)} pairs ({labelled.provenance})")
+    columns = ("group", "hard negatives rejected", "uncertain", "paraphrases kept", "of them uncertain")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "group" else "right")
+    for g in [result.total, *result.groups]:
+        table.add_row(
+            g.group,
+            share(g.rejected, g.negatives),
+            share(g.negatives_uncertain, g.negatives),
+            share(g.kept, g.paraphrases),
+            share(g.paraphrases_uncertain, g.paraphrases),
         )
-        for column in ("group", "hard negatives rejected", "paraphrases kept"):
-            table.add_column(column, justify="left" if column == "group" else "right")
-        for g in [result.total, *result.groups]:
-            table.add_row(g.group, share(g.rejected, g.negatives), share(g.kept, g.paraphrases))
-        show_table(table)
-        total = result.total
+    show_table(table)
+    total = result.total
+    out.print(
+        f"{labelled.name}: hard-negative rejection {share_with_interval(total.rejected, total.negatives)}; "
+        f"uncertain {total.negatives_uncertain}, passed silently {total.passed_silently}; "
+        f"paraphrase recall {share_with_interval(total.kept, total.paraphrases)} "
+        f"({total.paraphrases_uncertain} of them uncertain)",
+        highlight=False,
+    )
+    if rates is not None:
         out.print(
-            f"{labelled.name}: hard-negative rejection {share_with_interval(total.rejected, total.negatives)}; "
-            f"paraphrase recall {share_with_interval(total.kept, total.paraphrases)}",
+            f"{labelled.name}, default matcher behind the guard: reversed pairs matched "
+            f"{share_with_interval(rates.reversed_matched, rates.reversed)} "
+            f"({rates.reversed_uncertain} decisions uncertain); paraphrases matched "
+            f"{share_with_interval(rates.paraphrases_matched, rates.paraphrases)} "
+            f"({rates.paraphrases_uncertain} uncertain)",
             highlight=False,
         )
-        if matcher:
-            rates = matcher_rates(labelled.pairs, default_matcher)
-            out.print(
-                f"{labelled.name}, default matcher behind the guard: reversed pairs matched "
-                f"{share_with_interval(rates.reversed_matched, rates.reversed)}; paraphrases matched "
-                f"{share_with_interval(rates.paraphrases_matched, rates.paraphrases)}",
-                highlight=False,
-            )
-        for pair in result.missed:
-            out.print(f"missed ({pair.kind}) {pair.id}: {pair.reference!r} / {pair.candidate!r}", highlight=False)
-        for pair, conflicts in result.rejected:
-            why = "; ".join(map(str, conflicts))
-            out.print(
-                f"rejected paraphrase {pair.id}: {pair.reference!r} / {pair.candidate!r} ({why})", highlight=False
-            )
+    for pair in result.missed:
+        out.print(f"missed ({pair.kind}) {pair.id}: {pair.reference!r} / {pair.candidate!r}", highlight=False)
+    for pair, conflicts in result.rejected:
+        why = "; ".join(map(str, conflicts))
+        out.print(f"rejected paraphrase {pair.id}: {pair.reference!r} / {pair.candidate!r} ({why})", highlight=False)
 
 
 @drafting_app.command("themes")

@@ -53,6 +53,9 @@ class Match:
     score: float | None = None
     conflicts: tuple[str, ...] = ()
     failure: str | None = None
+    uncertain: str | None = None
+    """Why the guard could not vouch for this decision (it was kept or refused by the ``uncertain`` option, with
+    no verifier to decide): counted apart from matches and conflicts."""
 
 
 class Matcher(Protocol):
@@ -106,6 +109,7 @@ class SentenceDecision:
     score: float | None = None
     conflicts: tuple[str, ...] = ()
     failure: str | None = None
+    uncertain: str | None = None
 
     @property
     def matched(self) -> bool:
@@ -133,6 +137,11 @@ class EditJudgement:
         return sum(d.failure is not None for d in self.decisions)
 
     @property
+    def uncertain(self) -> int:
+        """Reference sentences whose decision the guard could not vouch for (kept or refused by policy)."""
+        return sum(d.uncertain is not None for d in self.decisions)
+
+    @property
     def judged(self) -> bool:
         """Whether any matcher answer could be used; if none could, the counts say nothing about the draft (every
         sentence NO MATCH by failure), so its Edit-F1 is absent, never 0.0."""
@@ -150,6 +159,7 @@ class EditJudgement:
             "recall": counts.recall if self.judged else None,
             "f1": counts.f1 if self.judged else None,
             "matcher_failures": self.failures,
+            "guard_uncertain": self.uncertain,
             "decisions": [{**vars(d), "conflicts": list(d.conflicts)} for d in self.decisions],
             "remainder": list(self.remainder),
         }
@@ -239,6 +249,7 @@ async def edit_judge(reference: str, draft: str, matcher: Matcher) -> EditJudgem
                 score=found.score,
                 conflicts=found.conflicts,
                 failure=found.failure,
+                uncertain=found.uncertain,
             )
         )
     decisions = _refuse_shared_spans(decisions)
@@ -266,6 +277,7 @@ def _refuse_shared_spans(decisions: list[SentenceDecision]) -> list[SentenceDeci
                 answer=decision.answer or decision.span,
                 score=decision.score,
                 conflicts=decision.conflicts,
+                uncertain=decision.uncertain,
                 failure=f"one draft span matched to {shared} reference sentences, and it shares no content word "
                 "with this one",
             )

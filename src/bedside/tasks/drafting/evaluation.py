@@ -67,6 +67,12 @@ def matcher_failures(evaluation: Mapping[str, Any]) -> int:
     return sum(d.get("failure") is not None for d in evaluation["content"]["decisions"])
 
 
+def guard_uncertain(evaluation: Mapping[str, Any]) -> int:
+    """Reference sentences of one evaluation whose decision the clinical-safety guard could not vouch for (kept or
+    refused by the ``uncertain`` option; 0 in results stored before the guard could say so)."""
+    return sum(d.get("uncertain") is not None for d in evaluation["content"]["decisions"])
+
+
 def matcher_all_failed(evaluation: Mapping[str, Any]) -> bool:
     """Whether no matcher answer of this evaluation could be used: then its content level was not judged at all,
     so its Edit-F1 and counts are absent (every NO MATCH would make them 0.0), and only the failures are counted.

@@ -11,7 +11,9 @@ never saw):
   2026-11-28 by a writer who had never read the rules, measured once before any rule changed and frozen; the
   first round of issue 45's rules was then tuned on its errors, so it is a development set now.
 - ``data/guard_heldout_3.jsonl``, outside-written by another writer the same day (60 and 40), kept unread while
-  the rules changed and measured once after: the figure that counts.
+  the rules changed and measured once after.
+- ``data/guard_heldout_4.jsonl``, outside-written by a third writer (60 and 40), measured once after the guard
+  learned to say *uncertain* (:mod:`bedside.text.alignment`): the figure that counts now.
 """
 
 from __future__ import annotations
@@ -30,12 +32,17 @@ from bedside.text.conflicts import (
     DrugClass,
     DrugMention,
     Instruction,
+    PairReading,
     default_guard,
     drug_classes,
 )
 
 GuardMode = Literal["reject", "flag", "off"]
 GUARD_MODES: tuple[GuardMode, ...] = ("reject", "flag", "off")
+UncertainPolicy = Literal["keep", "reject"]
+UNCERTAIN_POLICIES: tuple[UncertainPolicy, ...] = ("keep", "reject")
+"""What EditJudge does with a match the guard cannot vouch for when no verifier is configured: keep the
+matcher's decision (flagged) or refuse it. Counted either way."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,12 @@ BUILTIN_SETS = (
         "guard_heldout_3.jsonl",
         "written 2026-11-28 by another writer who never read the rules; measured once after issue 45's first "
         "round, totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 2",
+        "guard_heldout_4.jsonl",
+        "written 2026-11-28 by a third writer who never read the rules; measured once after the guard learned to "
+        "say uncertain, totals only (its errors unread), frozen",
     ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
@@ -114,13 +127,18 @@ def read_guard_pairs(path: str | Path | None = None, *, builtin: str = "guard_pa
 
 @dataclass(frozen=True)
 class GuardScore:
-    """How the guard does on one group of labelled pairs: hard negatives rejected, paraphrases kept."""
+    """How the guard does on one group of labelled pairs: hard negatives rejected (a conflict found), paraphrases
+    kept (none found), and, apart, the pairs it found no conflict in but could not vouch for (uncertain)."""
 
     group: str
     negatives: int
     rejected: int
     paraphrases: int
     kept: int
+    negatives_uncertain: int = 0
+    """Hard negatives with no conflict that the guard called uncertain: caught for a verifier or review."""
+    paraphrases_uncertain: int = 0
+    """Paraphrases kept (no conflict) that the guard called uncertain."""
 
     @property
     def rejection(self) -> float | None:
@@ -132,45 +150,58 @@ class GuardScore:
         """Share of paraphrases without a conflict: what the guard leaves for EditJudge to match."""
         return self.kept / self.paraphrases if self.paraphrases else None
 
+    @property
+    def passed_silently(self) -> int:
+        """Hard negatives with neither a conflict nor a doubt: the errors nobody is told about."""
+        return self.negatives - self.rejected - self.negatives_uncertain
+
 
 @dataclass(frozen=True)
 class GuardEvaluation:
     total: GuardScore
     groups: tuple[GuardScore, ...]  # per category (the first set's pairs per conflict kind)
-    missed: tuple[GuardPair, ...]  # hard negatives that passed
+    missed: tuple[GuardPair, ...]  # hard negatives that passed with no doubt
     rejected: tuple[tuple[GuardPair, tuple[Conflict, ...]], ...]  # paraphrases the guard rejected, and why
+    uncertain: tuple[tuple[GuardPair, str], ...] = ()  # pairs of either label the guard called uncertain, and why
 
 
 def evaluate_guard(pairs: Sequence[GuardPair], guard: ClinicalGuard | None = None) -> GuardEvaluation:
-    """The guard's hard-negative rejection and paraphrase recall on labelled pairs, overall and per group."""
+    """The guard's hard-negative rejection and paraphrase recall on labelled pairs, overall and per group, with
+    the pairs it called uncertain counted apart."""
     chosen = guard or default_guard()
     missed: list[GuardPair] = []
     rejected: list[tuple[GuardPair, tuple[Conflict, ...]]] = []
+    uncertain: list[tuple[GuardPair, str]] = []
     counts: dict[str, list[int]] = {}
     for pair in pairs:
-        conflicts = tuple(chosen.conflicts(pair.reference, pair.candidate))
+        reading = chosen.read(pair.reference, pair.candidate)
         group = pair.category or (pair.kind if not pair.match else "paraphrase (first set)")
-        tally = counts.setdefault(group, [0, 0, 0, 0])
+        tally = counts.setdefault(group, [0, 0, 0, 0, 0, 0])
+        doubt = reading.uncertain is not None
+        if doubt:
+            uncertain.append((pair, reading.uncertain or ""))
         if pair.match:
             tally[2] += 1
-            tally[3] += not conflicts
-            if conflicts:
-                rejected.append((pair, conflicts))
+            tally[3] += not reading.conflicts
+            tally[5] += doubt
+            if reading.conflicts:
+                rejected.append((pair, reading.conflicts))
         else:
             tally[0] += 1
-            tally[1] += bool(conflicts)
-            if not conflicts:
+            tally[1] += bool(reading.conflicts)
+            tally[4] += doubt
+            if reading.verdict == "agree":
                 missed.append(pair)
     groups = tuple(GuardScore(name, *tally) for name, tally in counts.items())
-    total = GuardScore("all", *(sum(g[i] for g in counts.values()) for i in range(4)))
-    return GuardEvaluation(total, groups, tuple(missed), tuple(rejected))
+    total = GuardScore("all", *(sum(g[i] for g in counts.values()) for i in range(6)))
+    return GuardEvaluation(total, groups, tuple(missed), tuple(rejected), tuple(uncertain))
 
 
 @dataclass(frozen=True)
 class MatchRates:
-    """What the default matcher behind the guard does with one-sentence pairs: how many clinically reversed
-    candidates it still matches (the figure that counts: each is a wrong edit-free sentence) and how many
-    paraphrases it matches."""
+    """What a matcher behind the guard does with one-sentence pairs: how many clinically reversed candidates it
+    still matches (the figure that counts: each is a wrong edit-free sentence) and how many paraphrases it
+    matches; of each, how many decisions the guard flagged as uncertain."""
 
     reversed: int
     reversed_matched: int
@@ -178,24 +209,31 @@ class MatchRates:
     paraphrases_matched: int
     matched_ids: tuple[str, ...]
     """Reversed pairs matched, and paraphrases left unmatched."""
+    reversed_uncertain: int = 0
+    """Reversed pairs whose decision (match or not) the guard could not vouch for."""
+    paraphrases_uncertain: int = 0
 
 
 def matcher_rates(pairs: Sequence[GuardPair], matcher: Any) -> MatchRates:
+    """:func:`match_rates` outside an event loop."""
+    return asyncio.run(match_rates(pairs, matcher))
+
+
+async def match_rates(pairs: Sequence[GuardPair], matcher: Any) -> MatchRates:
     """Each pair's reference sentence matched against its candidate as a one-sentence draft by ``matcher`` (an
     EditJudge matcher: EditJudge's default is ``GuardedMatcher(EmbeddingMatcher())``)."""
-
-    async def all_pairs() -> list[bool]:
-        return [(await matcher.match(p.reference, p.candidate)).span is not None for p in pairs]
-
-    matched = asyncio.run(all_pairs())
-    reversed_pairs = [(p, m) for p, m in zip(pairs, matched, strict=True) if not p.match]
-    paraphrases = [(p, m) for p, m in zip(pairs, matched, strict=True) if p.match]
+    found = [await matcher.match(p.reference, p.candidate) for p in pairs]
+    reversed_pairs = [(p, m) for p, m in zip(pairs, found, strict=True) if not p.match]
+    paraphrases = [(p, m) for p, m in zip(pairs, found, strict=True) if p.match]
     return MatchRates(
         reversed=len(reversed_pairs),
-        reversed_matched=sum(m for _, m in reversed_pairs),
+        reversed_matched=sum(m.span is not None for _, m in reversed_pairs),
         paraphrases=len(paraphrases),
-        paraphrases_matched=sum(m for _, m in paraphrases),
-        matched_ids=tuple(p.id for p, m in reversed_pairs if m) + tuple(p.id for p, m in paraphrases if not m),
+        paraphrases_matched=sum(m.span is not None for _, m in paraphrases),
+        matched_ids=tuple(p.id for p, m in reversed_pairs if m.span is not None)
+        + tuple(p.id for p, m in paraphrases if m.span is None),
+        reversed_uncertain=sum(getattr(m, "uncertain", None) is not None for _, m in reversed_pairs),
+        paraphrases_uncertain=sum(getattr(m, "uncertain", None) is not None for _, m in paraphrases),
     )
 
 
@@ -203,6 +241,7 @@ __all__ = [
     "BUILTIN_SETS",
     "CONFLICT_KINDS",
     "GUARD_MODES",
+    "UNCERTAIN_POLICIES",
     "ClinicalGuard",
     "ClinicalSignals",
     "Conflict",
@@ -215,10 +254,13 @@ __all__ = [
     "GuardSet",
     "Instruction",
     "MatchRates",
+    "PairReading",
+    "UncertainPolicy",
     "builtin_guard_sets",
     "default_guard",
     "drug_classes",
     "evaluate_guard",
+    "match_rates",
     "matcher_rates",
     "read_guard_pairs",
 ]

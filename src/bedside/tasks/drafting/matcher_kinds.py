@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bedside.tasks.drafting.editjudge import Matcher
-from bedside.tasks.drafting.guard import GUARD_MODES, GuardMode
+from bedside.tasks.drafting.guard import GUARD_MODES, GuardMode, UncertainPolicy
 from bedside.tasks.drafting.matchers import (
     EMBEDDING_THRESHOLD,
     LEXICAL_THRESHOLD,
@@ -28,6 +29,9 @@ from bedside.tasks.drafting.matchers import (
 from bedside.tasks.drafting.trained_matcher import TrainedMatcher, leave_one_draft_out, trained_matcher
 from bedside.tasks.drafting.validation import JudgeAgreement, MatchAnnotation, calibrate, judge_agreement, predict
 
+if TYPE_CHECKING:
+    from bedside.judges.verifier import MeaningVerifier
+
 MATCHERS = ("embedding", "lexical", "trained", "llm")
 
 
@@ -40,6 +44,8 @@ def make_matcher(
     template: str | Path | None = None,
     model_path: str | Path | None = None,
     min_content_share: float | None = None,
+    uncertain: UncertainPolicy = "keep",
+    verifier: MeaningVerifier | None = None,
 ) -> Matcher:
     """A matcher by name, behind the clinical-safety guard unless ``guard="off"``.
 
@@ -47,7 +53,8 @@ def make_matcher(
     default; ``drafting/editjudge_match_fewshot.j2`` is the 5-shot one) and ``min_content_share`` (the smallest
     share of a reference sentence's content a judge's span must carry; default 0.25). ``trained`` loads
     ``model_path`` (a ``.npz`` from ``bedside drafting train-matcher``) or trains on bedside's annotations at
-    first use.
+    first use. ``uncertain`` and ``verifier`` say who decides a match the guard cannot vouch for
+    (:class:`~bedside.tasks.drafting.matchers.GuardedMatcher`).
     """
     if guard not in GUARD_MODES:
         raise ValueError(f"guard {guard!r}: choose one of {', '.join(GUARD_MODES)}")
@@ -67,7 +74,7 @@ def make_matcher(
         raise ValueError(f"unknown matcher {kind!r}; choose one of {', '.join(MATCHERS)}")
     if guard == "off":
         return matcher
-    return GuardedMatcher(matcher, mode=guard)
+    return GuardedMatcher(matcher, mode=guard, uncertain=uncertain, verifier=verifier)
 
 
 @dataclass(frozen=True)

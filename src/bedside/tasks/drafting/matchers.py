@@ -37,7 +37,10 @@ Every matcher runs behind the clinical-safety guard (:mod:`bedside.tasks.draftin
 with ``guard="reject"`` (the default) a candidate that contradicts the reference sentence in medication action,
 drug, dose or number, negation, laterality or time frame is not a match (an offline matcher then tries its next
 most similar draft sentence above the threshold; the LLM judge's answer becomes NO MATCH); with ``"flag"`` the
-match stands, flagged, with the conflicts listed; ``"off"`` is the bare matcher.
+match stands, flagged, with the conflicts listed; ``"off"`` is the bare matcher. Where the guard's rules cannot
+vouch for a candidate (*uncertain*: a small local change they have no reading for, the same words in another
+order, a sentence they cannot read) a configured verifier decides, or the ``uncertain`` option (``keep``, the
+default, or ``reject``); such decisions are flagged and counted (see :class:`GuardedMatcher`).
 """
 
 from __future__ import annotations
@@ -45,18 +48,20 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bedside.prompts import render_chat
 from bedside.tasks.drafting.editjudge import STOP_WORDS, Match, Matcher, content_words
-from bedside.tasks.drafting.guard import ClinicalGuard, GuardMode, default_guard
+from bedside.tasks.drafting.guard import UNCERTAIN_POLICIES, ClinicalGuard, GuardMode, UncertainPolicy, default_guard
 from bedside.text.sentences import split_sentences
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+    from bedside.judges.verifier import MeaningVerifier
     from bedside.llm import ChatMessage, Completion
     from bedside.retrieval.embeddings import MiniLMEmbedder
 
@@ -281,31 +286,67 @@ def align(text: str, draft: str) -> tuple[str | None, float]:
 class GuardedMatcher:
     """Any matcher behind the clinical-safety guard (``mode`` reject or flag; see the module docstring).
 
-    The name stays the inner matcher's in ``reject`` mode (the default, what tables show as ``embedding``);
-    ``flag`` mode is named ``embedding[guard=flag]`` so the two are never pooled in one table row.
+    Where the guard cannot vouch for a candidate (its reading says *uncertain*, :mod:`bedside.text.alignment`)
+    a ``verifier`` decides if one is given; otherwise ``uncertain`` does: ``keep`` lets the matcher's decision
+    stand, flagged, and ``reject`` refuses the candidate like a conflict. Either way the decision carries the
+    reason (:attr:`Match.uncertain`) and is counted (``guard_uncertain``).
+
+    The name stays the inner matcher's in the default configuration (reject, keep, no verifier: what tables
+    show as ``embedding``); any other is named for it (``embedding[guard=flag]``, ``embedding[uncertain=reject]``,
+    ``embedding[verified]``) so different configurations are never pooled in one table row.
     """
 
-    def __init__(self, inner: Matcher, guard: ClinicalGuard | None = None, mode: GuardMode = "reject") -> None:
+    def __init__(
+        self,
+        inner: Matcher,
+        guard: ClinicalGuard | None = None,
+        mode: GuardMode = "reject",
+        *,
+        uncertain: UncertainPolicy = "keep",
+        verifier: MeaningVerifier | None = None,
+    ) -> None:
         if mode not in ("reject", "flag"):
             raise ValueError(f"guard mode {mode!r}: choose reject or flag (or use the bare matcher for off)")
+        if uncertain not in UNCERTAIN_POLICIES:
+            raise ValueError(f"uncertain {uncertain!r}: choose one of {', '.join(UNCERTAIN_POLICIES)}")
         self.inner = inner
         self.guard = guard or default_guard()
         self.mode = mode
-        self.name = inner.name if mode == "reject" else f"{inner.name}[guard=flag]"
+        self.uncertain = uncertain
+        self.verifier = verifier
+        tags = [f"guard={mode}"] * (mode != "reject") + [f"uncertain={uncertain}"] * (uncertain != "keep")
+        tags += ["verified"] * (verifier is not None)
+        self.name = inner.name + (f"[{','.join(tags)}]" if tags else "")
+
+    async def _judge(self, sentence: str, span: str) -> tuple[tuple[str, ...], str | None]:
+        """The conflicts between ``sentence`` and ``span`` (a verifier's "different" is one), and why the pair is
+        still uncertain (None once the rules or the verifier decided)."""
+        reading = self.guard.read(sentence, span)
+        if reading.conflicts or reading.uncertain is None:
+            return tuple(str(c) for c in reading.conflicts), None
+        if self.verifier is None:
+            return (), reading.uncertain
+        verdict = await self.verifier.verify(sentence, span)
+        if verdict.same is None:
+            return (), f"{reading.uncertain}; the verifier gave no verdict ({verdict.answer[:80]!r})"
+        return (() if verdict.same else (f"verifier: different meaning ({reading.uncertain})",)), None
 
     async def match(self, sentence: str, draft: str) -> Match:
         if isinstance(self.inner, SentenceMatcher):
-            return self._match_sentences(self.inner, sentence, draft)
+            return await self._match_sentences(self.inner, sentence, draft)
         found = await self.inner.match(sentence, draft)
         if found.span is None:
             return found
-        conflicts = tuple(str(c) for c in self.guard.conflicts(sentence, found.span))
-        if not conflicts:
+        conflicts, uncertain = await self._judge(sentence, found.span)
+        refused = bool(conflicts) or (uncertain is not None and self.uncertain == "reject")
+        if not conflicts and uncertain is None:
             return found
-        if self.mode == "flag":
-            return Match(found.span, flagged=True, answer=found.answer, score=found.score, conflicts=conflicts)
+        if self.mode == "flag" or not refused:
+            return replace(found, flagged=True, conflicts=conflicts, uncertain=uncertain)
         answer = found.answer or found.span
-        return Match(None, flagged=found.flagged, answer=answer, score=found.score, conflicts=conflicts)
+        return Match(
+            None, flagged=found.flagged, answer=answer, score=found.score, conflicts=conflicts, uncertain=uncertain
+        )
 
     @property
     def threshold(self) -> float:
@@ -314,30 +355,36 @@ class GuardedMatcher:
         return self.inner.threshold
 
     def best(self, sentence: str, draft: str) -> tuple[str | None, float]:
-        """The most similar draft sentence that passes the guard (reject mode), for calibrating the threshold."""
+        """The most similar draft sentence that passes the guard (reject mode; an uncertain one passes unless
+        ``uncertain`` is reject: no verifier is asked here), for calibrating the threshold."""
         if not isinstance(self.inner, SentenceMatcher):
             raise TypeError(f"the {self.inner.name} matcher has no similarity threshold")
         ranked = self.inner.ranked(sentence, draft)
         for span, score in ranked:
-            if self.mode == "flag" or not self.guard.conflicts(sentence, span):
+            reading = self.guard.read(sentence, span)
+            refused = bool(reading.conflicts) or (reading.uncertain is not None and self.uncertain == "reject")
+            if self.mode == "flag" or not refused:
                 return span, score
         return None, (ranked[0][1] if ranked else 0.0)
 
-    def _match_sentences(self, inner: SentenceMatcher, sentence: str, draft: str) -> Match:
+    async def _match_sentences(self, inner: SentenceMatcher, sentence: str, draft: str) -> Match:
         ranked = inner.ranked(sentence, draft)
         if not ranked:
             return Match(None, score=0.0)
         rejected: tuple[str, ...] = ()
+        doubt: str | None = None
         for span, score in ranked:
             if score < inner.threshold:
                 break
-            conflicts = tuple(str(c) for c in self.guard.conflicts(sentence, span))
-            if not conflicts:
+            conflicts, uncertain = await self._judge(sentence, span)
+            if not conflicts and uncertain is None:
                 return Match(span, score=score)
-            if self.mode == "flag":
-                return Match(span, flagged=True, score=score, conflicts=conflicts)
+            refused = bool(conflicts) or self.uncertain == "reject"
+            if self.mode == "flag" or not refused:
+                return Match(span, flagged=True, score=score, conflicts=conflicts, uncertain=uncertain)
             rejected = rejected or tuple(f"{c} (in: {span})" for c in conflicts)
-        return Match(None, score=ranked[0][1], conflicts=rejected)
+            doubt = doubt or (f"{uncertain} (in: {span})" if uncertain else None)
+        return Match(None, score=ranked[0][1], conflicts=rejected, uncertain=doubt)
 
 
 __all__ = [

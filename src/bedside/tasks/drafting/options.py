@@ -25,6 +25,11 @@ class SystemOptions(Options):
     themes: Literal["offline", "llm"] = "offline"
     threshold: float | None = Field(None, description="an offline matcher's threshold")
     guard: Literal["reject", "flag", "off"] = Field("reject", description="the clinical-safety guard")
+    uncertain: Literal["keep", "reject"] = Field(
+        "keep", description="a match the guard cannot vouch for, with no verifier: keep it (flagged) or reject it"
+    )
+    verify: bool = Field(False, description="ask the judge role to decide the pairs the guard calls uncertain")
+    verifier_template: str | None = Field(None, description="the verifier's prompt (default judges/same_meaning.j2)")
     judge_template: str | None = Field(None, description="the llm matcher's prompt")
     min_content_share: float | None = Field(None, ge=0, le=1, description="the llm matcher's (default 0.25)")
     matcher_model: str | None = Field(None, description="a trained matcher's .npz")

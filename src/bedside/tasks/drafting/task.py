@@ -37,6 +37,7 @@ from bedside.tasks.drafting.evaluation import (
     Classify,
     content_counts,
     evaluate_draft,
+    guard_uncertain,
     matcher_all_failed,
     matcher_failures,
     theme_totals,
@@ -115,6 +116,11 @@ async def _evaluate(case: PortalMessage, draft: str, options: Mapping[str, Any],
         async def judge(chat: Any) -> Any:
             return await context.generate("judge", chat)
 
+        verifier = None
+        if options.get("verify", False):
+            from bedside.judges.verifier import VERIFIER_TEMPLATE, MeaningVerifier
+
+            verifier = MeaningVerifier(judge, template=options.get("verifier_template") or VERIFIER_TEMPLATE)
         matcher = make_matcher(
             options.get("matcher", "embedding"),
             judge,
@@ -123,6 +129,8 @@ async def _evaluate(case: PortalMessage, draft: str, options: Mapping[str, Any],
             template=options.get("judge_template"),
             model_path=options.get("matcher_model"),
             min_content_share=options.get("min_content_share"),
+            uncertain=options.get("uncertain", "keep"),
+            verifier=verifier,
         )
         classify = _classifier(options, context)
         source = str(options.get("theme_source", "classifier"))
@@ -213,6 +221,7 @@ SCORERS = (
     "ea",
     "ed",
     "matcher_failures",
+    "guard_uncertain",
 )
 
 
@@ -223,6 +232,8 @@ def _score(scorer: str, output: Output) -> float | None:
     level, _, measure = scorer.partition("_")
     if scorer == "matcher_failures":
         return float(matcher_failures(evaluation))
+    if scorer == "guard_uncertain":
+        return float(guard_uncertain(evaluation))
     if (level == "content" or scorer in ("em", "ea", "ed")) and matcher_all_failed(evaluation):
         return None  # no matcher answer could be used: the content level was not judged (absent, never 0.0)
     if scorer in ("em", "ea", "ed"):

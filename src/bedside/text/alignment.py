@@ -1,0 +1,109 @@
+"""Where the rules cannot decide: two sentences the guard finds no conflict in, but cannot vouch for either.
+
+The conflict rules (:mod:`bedside.text.conflicts`, :mod:`bedside.text.slots`) know the kinds of difference they
+were written for. Outside-written sets keep finding kinds they never saw (issue 45): "for the whole day, not for
+each meal" against "for each meal, not for the whole day", "go to labor and delivery, not the emergency room"
+against its reverse, "bed rest" where "light walking" was. Similarity scores these as the same sentence, so a
+guard that finds no conflict is not evidence of a match. Rather than guess, the guard says **uncertain** where
+
+- a sentence cannot be read at all (:func:`unreadable`): longer than :data:`MAX_CHARS` (no clinician sentence
+  is), without a letter ("120/80 -> 140/90"), or not English (the rules read English only);
+- the two sentences are nearly the same words but differ in a few the rules have no reading for
+  (:func:`alignment_gap`): at most :data:`MAX_BLOCKS` changed places of at most :data:`MAX_BLOCK_WORDS` words a
+  side, at least one of them a content word or a word that changes meaning ("only", "not", "before"...). A
+  small, local change in an otherwise identical sentence is the shape of every reversal the rules missed;
+  rewordings that differ throughout are left to the similarity model;
+- the two sentences hold the same content words in another order ("A, not B" against "B, not A");
+- a library the reading relies on raises (:class:`UnreadableText`).
+
+Uncertain is a third answer beside conflict and agreement: EditJudge keeps or rejects such a match by its
+``uncertain`` option, or asks a configured verifier, and counts it either way
+(:mod:`bedside.tasks.drafting.guard`). The differences shown are those after numbers are normalised
+(:mod:`bedside.text.quantities`), so "48 hours" against "2 days" is no difference at all.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import Counter
+
+from bedside.text.quantities import UnreadableText, normalise_quantities
+
+MAX_CHARS = 2000
+"""Longest sentence read; a longer "sentence" is a paste or a run-on the rules would read wrongly."""
+MAX_BLOCKS = 2
+MAX_BLOCK_WORDS = 3
+
+_WORD = re.compile(r"[a-z0-9]+(?:[.'’/][a-z0-9]+)*")
+_LETTERS = re.compile(r"[^\W\d_]+")
+_FUNCTION_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "a an the and or but of to in on at for by from your you we i it its is are was be been will would can could "
+        "may might this that these those our my me us as so do does did have has had any some please there their "
+        "they he she him her his them what which who",
+    )
+)
+"""Words that carry how a sentence is put rather than what it says (the English check reads them too)."""
+_MEANING_WORDS = frozenset(
+    re.findall(r"\w+", "not no never only unless without with before after more less most least all none both either")
+)
+"""Short words that are not content words but turn a sentence round when swapped or dropped."""
+_ENGLISH_MIN_WORDS = 8
+"""Sentences this long must hold at least one English function word to be read as English."""
+
+
+def unreadable(text: str) -> str | None:
+    """Why the rules cannot read ``text`` at all, or None when they can."""
+    if len(text) > MAX_CHARS:
+        return f"longer than {MAX_CHARS} characters ({len(text)}): not one sentence"
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return "no words to read (only numbers or symbols)"
+    if sum(c.isascii() for c in letters) < 0.6 * len(letters):
+        return "not English: the rules read English only"
+    words = _LETTERS.findall(text.lower())
+    if len(words) >= _ENGLISH_MIN_WORDS and not any(w in _FUNCTION_WORDS for w in words):
+        return "not English: the rules read English only"
+    return None
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(normalise_quantities(text, strict=True).lower().replace("’", "'"))
+
+
+def alignment_gap(reference: str, candidate: str) -> str | None:
+    """Why two sentences the rules found no conflict in still cannot be vouched for (see the module docstring),
+    or None. Raises :class:`UnreadableText` when a quantity library fails on either."""
+    ours, theirs = _words(reference), _words(candidate)
+    changes = [op for op in difflib.SequenceMatcher(a=ours, b=theirs, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if changes and len(changes) <= MAX_BLOCKS:
+        shown: list[str] = []
+        for _, a_start, a_end, b_start, b_end in changes:
+            a, b = ours[a_start:a_end], theirs[b_start:b_end]
+            if len(a) > MAX_BLOCK_WORDS or len(b) > MAX_BLOCK_WORDS:
+                shown = []
+                break
+            if {_stem(w) for w in a} == {_stem(w) for w in b}:
+                continue  # "takes" for "take"
+            if all(w in _FUNCTION_WORDS and w not in _MEANING_WORDS for w in a + b):
+                continue  # "the" for "your"
+            shown.append(f'"{" ".join(a) or "-"}" / "{" ".join(b) or "-"}"')
+        if shown:
+            return f"the sentences differ only in {', '.join(shown)}, which the rules cannot compare"
+    content = [_stem(w) for w in ours if w not in _FUNCTION_WORDS]
+    other = [_stem(w) for w in theirs if w not in _FUNCTION_WORDS]
+    if content != other and Counter(content) == Counter(other):
+        return "the same words in another order, which the rules cannot compare"
+    return None
+
+
+__all__ = ["MAX_BLOCKS", "MAX_BLOCK_WORDS", "MAX_CHARS", "UnreadableText", "alignment_gap", "unreadable"]

@@ -1,0 +1,247 @@
+"""The guard's third answer: where its rules cannot vouch for a pair it says uncertain, counts it, and lets a
+verifier or the ``uncertain`` option decide (issue 45 item 3)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bedside.cli import app
+from bedside.llm import ChatMessage, Completion, get_model
+from bedside.tasks.drafting.editjudge import edit_judge
+from bedside.tasks.drafting.evaluation import guard_uncertain
+from bedside.tasks.drafting.guard import GuardPair, evaluate_guard
+from bedside.tasks.drafting.matcher_kinds import make_matcher
+from bedside.tasks.drafting.matchers import GuardedMatcher, LexicalMatcher
+from bedside.testing import ScriptedServer
+from bedside.text import quantities
+from bedside.text.conflicts import ClinicalGuard
+
+SWAPPED = (
+    "Your sodium limit is 2,000 mg for the whole day, not for each meal.",
+    "Your sodium limit is 2,000 mg for each meal, not for the whole day.",
+)
+ONE_WORD = (
+    "Go straight to labor and delivery if your water breaks.",
+    "Go straight to urgent care if your water breaks.",
+)
+
+
+@pytest.fixture
+def guard() -> ClinicalGuard:
+    return ClinicalGuard(drug_finder=None)  # a fresh reading cache: monkeypatched libraries are really called
+
+
+def test_a_swap_or_a_small_change_the_rules_cannot_read_is_uncertain_not_agreement(guard: ClinicalGuard) -> None:
+    swapped = guard.read(*SWAPPED)
+    assert swapped.verdict == "uncertain"
+    assert swapped.uncertain == "the same words in another order, which the rules cannot compare"
+    changed = guard.read(*ONE_WORD)
+    assert changed.verdict == "uncertain"
+    assert changed.uncertain == (
+        'the sentences differ only in "labor and delivery" / "urgent care", which the rules cannot compare'
+    )
+
+
+def test_rewordings_and_same_quantities_still_agree(guard: ClinicalGuard) -> None:
+    assert guard.read("Call us if the fever lasts 48 hours.", "Call us if the fever lasts two days.").verdict == "agree"
+    assert guard.read("Take it every morning.", "Take it every morning.").verdict == "agree"
+    wide = guard.read(
+        "Please keep taking your inhaler twice a day until we see you.",
+        "Until your next visit, continue using the inhaler morning and evening.",
+    )
+    assert wide.verdict == "agree"  # differs throughout: the similarity model's call, not a doubt
+    assert guard.read("Take it every morning.", "Do not take it every morning.").verdict == "conflict"
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("Take one tablet daily. " * 1400, "longer than 2000 characters (32200)"),
+        ("120/80 -> 140/90 !!", "no words to read (only numbers or symbols)"),
+        ("Tome una tableta dos veces al día con comida, por favor.", "not English"),
+        ("每天服用一片药，饭后服用。", "not English"),
+    ],
+)
+def test_a_sentence_the_rules_cannot_read_is_uncertain_on_either_side(
+    guard: ClinicalGuard, text: str, why: str
+) -> None:
+    ours = guard.read(text, "Take one tablet daily.")
+    assert ours.verdict == "uncertain"
+    assert ours.uncertain is not None
+    assert ours.uncertain.startswith(f"the clinician's sentence cannot be read: {why}")
+    theirs = guard.read("Take one tablet daily.", text)
+    assert theirs.uncertain is not None
+    assert theirs.uncertain.startswith(f"the candidate cannot be read: {why}")
+    assert guard.conflicts(text, "Take one tablet daily.") == []
+
+
+def test_a_reading_library_that_raises_makes_the_pair_uncertain(
+    guard: ClinicalGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(text: str) -> str:
+        raise RuntimeError("parser state corrupted")
+
+    monkeypatch.setattr(quantities, "_words_to_digits", broken)
+    reading = guard.read("Take two tablets.", "Take three tablets.")
+    assert reading.verdict == "uncertain"
+    assert reading.uncertain == ("the number-word reader (text2num) failed: RuntimeError: parser state corrupted")
+    assert quantities.normalise_quantities("two tablets") == "two tablets"  # lenient callers keep the words
+
+
+def test_a_drug_recogniser_that_raises_makes_the_pair_uncertain() -> None:
+    def broken(text: str) -> list[str]:
+        raise KeyError("dictionary")
+
+    reading = ClinicalGuard(drug_finder=broken).read("Stop the aspirin.", "Stop the aspirin now.")
+    assert reading.uncertain == "the drug recogniser failed: KeyError: 'dictionary'"
+
+
+def _judge(answer: str) -> tuple[GuardedMatcher, list[str]]:
+    """A lexical matcher behind the guard whose verifier is a scripted model answering ``answer``; the prompts it
+    was sent are collected."""
+    sent: list[str] = []
+
+    async def generate(chat: list[ChatMessage]) -> Completion:
+        sent.append(chat[-1].content)
+        async with get_model("scripted/verifier", options={"rules": lambda messages: answer}) as model:
+            return await model.generate(chat)
+
+    from bedside.judges.verifier import MeaningVerifier
+
+    return GuardedMatcher(LexicalMatcher(threshold=0.3), verifier=MeaningVerifier(generate)), sent
+
+
+def test_uncertain_matches_are_kept_flagged_or_refused_by_the_option_and_counted() -> None:
+    reference, draft = ONE_WORD
+    kept = asyncio.run(edit_judge(reference, draft, make_matcher("lexical")))
+    assert kept.counts.em == 1
+    assert kept.decisions[0].flagged
+    assert kept.decisions[0].uncertain is not None
+    assert kept.uncertain == 1
+    assert kept.to_dict()["guard_uncertain"] == 1
+    assert guard_uncertain({"content": kept.to_dict()}) == 1
+    refused = asyncio.run(edit_judge(reference, draft, make_matcher("lexical", uncertain="reject")))
+    assert refused.counts.em == 0
+    assert refused.decisions[0].uncertain is not None
+    assert refused.decisions[0].uncertain.endswith(f"(in: {draft})")
+    assert refused.matcher == "lexical[uncertain=reject]"
+    sure = asyncio.run(edit_judge("Take it every morning.", "Take it every morning.", make_matcher("lexical")))
+    assert (sure.counts.em, sure.uncertain) == (1, 0)
+
+
+@pytest.mark.parametrize(
+    ("answer", "matched", "conflict", "uncertain"), [("SAME", 1, False, False), ("different.", 0, True, False),
+                                                     ("I am not sure", 1, False, True)]
+)  # fmt: skip
+def test_a_verifier_decides_only_the_uncertain_pairs(
+    answer: str, matched: int, conflict: bool, uncertain: bool
+) -> None:
+    matcher, sent = _judge(answer)
+    assert matcher.name == "lexical[verified]"
+    result = asyncio.run(edit_judge(*ONE_WORD, matcher))
+    decision = result.decisions[0]
+    assert result.counts.em == matched
+    assert bool(decision.conflicts) is conflict
+    assert (decision.uncertain is not None) is uncertain
+    if conflict:
+        assert decision.conflicts[0].startswith("verifier: different meaning (the sentences differ only in")
+    assert len(sent) == 1
+    assert "Clinician's sentence:\n" + ONE_WORD[0] in sent[0]
+    asyncio.run(edit_judge("Take it every morning.", "Take it every morning.", matcher))
+    asyncio.run(edit_judge("Take it every morning.", "Do not take it every morning.", matcher))
+    assert len(sent) == 1  # agreement and conflicts are the rules' to decide: the verifier is not asked
+
+
+def test_guard_eval_counts_uncertain_pairs_apart() -> None:
+    pairs = [
+        GuardPair("r1", *SWAPPED, match=False, kind="scope"),
+        GuardPair("r2", "Take it every morning.", "Do not take it every morning.", match=False, kind="negation"),
+        GuardPair("r3", "Rest the knee.", "Rest the knee.", match=False, kind="unreadable difference"),
+        GuardPair("p1", "Call us if the fever lasts 48 hours.", "Call us if the fever lasts two days.", True, "p"),
+        GuardPair("p2", *ONE_WORD, match=True, kind="p"),
+    ]
+    total = evaluate_guard(pairs).total
+    assert (total.negatives, total.rejected, total.negatives_uncertain, total.passed_silently) == (3, 1, 1, 1)
+    assert (total.paraphrases, total.kept, total.paraphrases_uncertain) == (2, 2, 1)
+
+
+def test_guard_eval_asks_a_verifier_on_the_endpoint_for_the_uncertain_pairs(tmp_path: Path) -> None:
+    path = tmp_path / "pairs.jsonl"
+    rows = [
+        {"id": "r1", "reference": SWAPPED[0], "candidate": SWAPPED[1], "match": False, "kind": "scope"},
+        {"id": "p1", "reference": ONE_WORD[0], "candidate": ONE_WORD[1], "match": True, "kind": "synonym"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    rules = [(r"for each meal, not for the whole day", "DIFFERENT"), (r"urgent care", "SAME")]
+    base = ["drafting", "guard-eval", "--pairs", str(path), "--json"]
+    runner = CliRunner()
+    plain = runner.invoke(app, base)
+    assert plain.exit_code == 0, plain.output
+    found = json.loads(plain.output)["sets"][0]
+    assert found["uncertain"].keys() == {"r1", "p1"}
+    assert found["matcher"]["reversed_matched"] == 1  # kept by default, flagged
+    assert found["matcher"]["reversed_uncertain"] == 1
+    with ScriptedServer(rules) as server:
+        verified = runner.invoke(app, [*base, "--verifier", server.model_name("verifier"), "--no-cache"])
+        asked = server.requests
+    assert verified.exit_code == 0, verified.output
+    matched = json.loads(verified.output)["sets"][0]["matcher"]
+    assert (matched["reversed_matched"], matched["reversed_uncertain"]) == (0, 0)
+    assert (matched["paraphrases_matched"], matched["paraphrases_uncertain"]) == (1, 0)
+    assert asked == 2
+    refused = runner.invoke(app, [*base, "--uncertain", "reject"])
+    assert json.loads(refused.output)["sets"][0]["matcher"]["paraphrases_matched"] == 0
+    wrong = runner.invoke(app, [*base, "--uncertain", "maybe"])
+    assert wrong.exit_code == 1
+    assert "--uncertain 'maybe': choose one of keep, reject" in wrong.output
+
+
+def test_a_run_counts_uncertain_decisions_and_asks_the_judge_role_when_told_to_verify(tmp_path: Path) -> None:
+    """Through the runner: ``guard_uncertain`` is scored, ``verify: true`` sends the uncertain pair to the judge
+    role, whose DIFFERENT refuses the match."""
+    import yaml
+
+    from bedside.runs import Store, execute, load_config
+
+    cases = tmp_path / "cases.jsonl"
+    case = {
+        "id": "m1",
+        "message": "My water might be breaking, where do I go?",
+        "chart_summary": "G1P0 at 39 weeks.",
+        "references": [{"clinician_id": "dr-a", "text": ONE_WORD[0]}],
+    }
+    cases.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    rules = [(r"Clinician's sentence:", "DIFFERENT"), (r"Sentence:", '{"theme": "other"}'), (r"message", ONE_WORD[1])]
+    scorers = ["em", "guard_uncertain"]
+    results = {}
+    with ScriptedServer(rules) as server:
+        for name, options in (("kept", {}), ("verified", {"verify": True})):
+            config = {
+                "name": f"uncertain-{name}",
+                "task": "drafting",
+                "datasets": {"mine": {"path": str(cases)}},
+                "systems": {"z": {"type": "zero_shot", "options": {"matcher": "lexical", **options}}},
+                "models": {"system": [server.model_name("drafter")], "judge": [server.model_name("judge")]},
+                "scorers": scorers,
+                "store": str(tmp_path / "store.sqlite"),
+            }
+            path = tmp_path / f"{name}.yaml"
+            path.write_text(yaml.safe_dump(config), encoding="utf-8")
+            loaded = load_config(path)
+            before = server.requests
+            asyncio.run(execute(loaded, cache=False))
+            store = Store(loaded.store)
+            try:
+                (row,) = store.results(loaded.run_id)
+            finally:
+                store.close()
+            results[name] = (row.scores, server.requests - before)
+    kept, verified = results["kept"], results["verified"]
+    assert (kept[0]["em"], kept[0]["guard_uncertain"]) == (1.0, 1.0)
+    assert (verified[0]["em"], verified[0]["guard_uncertain"]) == (0.0, 0.0)
+    assert verified[1] == kept[1] + 1  # one more call: the verifier, for the one uncertain pair
