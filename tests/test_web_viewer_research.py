@@ -135,3 +135,17 @@ def test_word_diff_marks_what_changed() -> None:
     assert "".join(p for p, _ in parts_a) == "Take one tablet daily with food."
     same_a, same_b = browse.word_diff("no change here", "no change here")
     assert not any(c for _, c in same_a + same_b)
+
+
+def test_compare_pairs_two_models_of_one_run(store: Store, admin: TestClient) -> None:
+    """One run against itself: every two cells of a dataset and system, model against model (as ``bedside compare
+    RUN --a model=X --b model=Y`` pairs them)."""
+    summary = browse.RunSummary(store.run("alpha-111"), [], 0, 0, 0.0, [], {})
+    summary.cells = [browse.CellSummary(cell_id(*c), *c) for c in CELLS]
+    pairs = browse.matched_cells(summary, summary)
+    assert pairs
+    assert all(a != b and a.split("|")[:2] == b.split("|")[:2] for a, b in pairs)
+    page = admin.get("/compare?a=alpha-111&b=alpha-111")
+    assert page.status_code == 200
+    assert "Compare two runs, or two cells of one run" in page.text
+    assert f"{cell_id(*CELLS[0])} ↔ {cell_id(*CELLS[1])}" in page.text  # zero_shot: model a against model b

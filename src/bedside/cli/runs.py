@@ -41,7 +41,10 @@ def run_command(
         ),
     ] = False,
     allow_errors: Annotated[
-        bool, typer.Option("--allow-errors", help="Exit 0 even when some samples are errors.")
+        bool,
+        typer.Option(
+            "--allow-errors", help="Exit 0 even when some samples are errors or a declared scorer scored no sample."
+        ),
     ] = False,
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="Only the first N samples of each dataset.")
@@ -155,6 +158,7 @@ def run_command(
         raise fail(exc) from None
     gated = _gate_results(loaded.store, summary.run_id, gates)
     failed_gates = [g for g in gated if not g.passed]
+    empty = _unscored(loaded.store, summary.run_id)
     causes, steps = _failures(loaded.store, summary.run_id, summary.errors > 0)
     if as_json:
         data = summary_data(summary, loaded.store)
@@ -162,8 +166,9 @@ def run_command(
         data["step_failures"] = steps
         if gates:
             data["gates"] = [{**g.__dict__, "passed": g.passed} for g in gated]
+        data["unscored"] = empty
         typer.echo(json.dumps(data, indent=2))
-        if (summary.errors and not allow_errors) or failed_gates:
+        if ((summary.errors or empty) and not allow_errors) or failed_gates:
             raise typer.Exit(code=1)
         return
     if gated:
@@ -200,10 +205,34 @@ def run_command(
         highlight=False,
         markup=False,
     )
+    if empty:
+        err.print(
+            f"[red]nothing scored[/]: {', '.join(empty)} scored no sample of this run (every judgement failed, or "
+            "nothing to compare with): the run fails as one with errors does"
+            + (" (--allow-errors: exit 0)" if allow_errors else ""),
+            highlight=False,
+            soft_wrap=True,
+        )
     if failed_gates:
         err.print(f"{len(failed_gates)} gate(s) failed", highlight=False)
-    if (summary.errors and not allow_errors) or failed_gates:
+    if ((summary.errors or empty) and not allow_errors) or failed_gates:
         raise typer.Exit(code=1)
+
+
+def _unscored(store: str, run_id: str) -> list[str]:
+    """Declared scorers that scored no sample (see :func:`bedside.runs.gates.unscored`)."""
+    from bedside.errors import StorageError
+    from bedside.runs import Store
+    from bedside.runs.gates import unscored
+
+    try:
+        opened = Store(store)
+    except StorageError:
+        return []
+    try:
+        return unscored(opened, run_id)
+    finally:
+        opened.close()
 
 
 def _gate_results(store: str, run_id: str, gates: list[Any]) -> list[Any]:
@@ -628,33 +657,78 @@ def leaderboard_command(
 @app.command("compare")
 def compare_command(
     run_a: Annotated[str, typer.Argument(help="Baseline run (A): " + RUN_HELP)],
-    run_b: Annotated[str, typer.Argument(help="Run compared with it (B): " + RUN_HELP)],
+    run_b: Annotated[
+        str | None, typer.Argument(help="Run compared with it (B) [default: A again, with --a/--b or --baseline]")
+    ] = None,
+    select_a: Annotated[
+        str | None,
+        typer.Option("--a", help="Cells of A to compare, FIELD=VALUE[,...] (fields dataset, system, model, cell)."),
+    ] = None,
+    select_b: Annotated[str | None, typer.Option("--b", help="Cells of B to compare, as --a.")] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option("--baseline", help="Every other model of the run against this one (Holm over all of them)."),
+    ] = None,
+    fail_if_worse: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fail-if-worse",
+            help="A CI gate, METRIC[:MARGIN] (repeatable): exit 1 unless B − A's 95% CI lies above −MARGIN "
+            "(non-inferiority) in every paired cell; a metric no pair scored fails.",
+        ),
+    ] = None,
+    lower_is_better: Annotated[
+        bool, typer.Option("--lower-is-better", help="For --fail-if-worse: lower is better (an error rate).")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
-    """Per metric: mean difference B − A over paired samples, with a paired bootstrap 95% CI, its p-value and the
-    p-value adjusted for every comparison shown (Holm), and the paired effect size d_z; warns below 20 pairs."""
+    """Per paired cells and metric: mean difference B − A over paired samples, with a paired bootstrap 95% CI, its
+    p-value and the p-value adjusted for every comparison shown (Holm), and the paired effect size d_z; warns
+    below 20 pairs. Two runs, two selections of one run (--a model=X --b model=Y) or every model against
+    --baseline MODEL; how cells pair: docs/comparing.md."""
 
     from bedside.runs import Store
+    from bedside.runs.gates import GateError, check_worse, parse_worse_gate
+    from bedside.runs.pairing import parse_selection
     from bedside.runs.report import compare
 
     opened = Store(store)
     try:
-        run_a, run_b = resolve_run(opened, run_a), resolve_run(opened, run_b)
-        rows = compare(opened, run_a, run_b)
-    except (LookupError, ValueError) as exc:
+        gates = [parse_worse_gate(text) for text in fail_if_worse or []]
+        a = parse_selection(select_a, "--a") if select_a else None
+        b = parse_selection(select_b, "--b") if select_b else None
+        run_a = resolve_run(opened, run_a)
+        run_b = resolve_run(opened, run_b) if run_b is not None else None
+        rows = compare(opened, run_a, run_b, a=a, b=b, baseline=baseline)
+    except (LookupError, ValueError, GateError) as exc:
         raise fail(exc) from None
     finally:
         opened.close()
+    checked = check_worse(rows, gates, lower_is_better=lower_is_better)
     if as_json:
         typer.echo(json.dumps([dataclasses.asdict(r) for r in rows], indent=2))
-        return
-    table = Table(title=f"{run_b} − {run_a}", box=None, padding=(0, 1))
-    for column in ("cell (A)", "metric", "n", "A", "B", "B − A", "95% CI", "p", "p (Holm)", "d_z"):
+    else:
+        title = f"{run_b or run_a} − {run_a}" if baseline is None else f"{run_a}: each model − {baseline}"
+        _print_comparisons(rows, title)
+    for result in checked:
+        err.print(
+            ("pass: " if result.passed else "[red]FAIL[/]: ") + escape(result.reason), highlight=False, soft_wrap=True
+        )
+    failed = [r for r in checked if not r.passed]
+    if failed:
+        err.print(f"{len(failed)} of {len(checked)} --fail-if-worse check(s) failed", highlight=False)
+        raise typer.Exit(code=1)
+
+
+def _print_comparisons(rows: list[Any], title: str) -> None:
+    table = Table(title=title, box=None, padding=(0, 1))
+    for column in ("cell (A)", "cell (B)", "metric", "n", "A", "B", "B − A", "95% CI", "p", "p (Holm)", "d_z"):
         table.add_column(column)
     for r in rows:
         table.add_row(
             escape(r.cell_a),
+            escape(r.cell_b),
             escape(r.metric),
             str(r.n) + (" (small)" if r.small_n else ""),
             f"{r.mean_a:.3f}",

@@ -1,9 +1,22 @@
-"""Pass/fail gates for CI: ``bedside run CONFIG --fail-under rougeL=0.3`` exits non-zero when a metric falls short.
+"""Pass/fail gates for CI: ``bedside run CONFIG --fail-under rougeL=0.3`` exits non-zero when a metric falls short,
+and ``bedside compare OLD NEW --fail-if-worse content_f1:0.02`` when the new run is not shown to be no worse.
 
-A gate is ``metric=minimum``. It holds when, in every cell of the run, the metric's mean (the report's: per
-sample, epochs averaged first, samples stored as errors left out) is at least the minimum. A cell where the
-metric is absent (no sample scored it: every judgement failed, no references) fails the gate: an absent number
-cannot pass for a measured one. A gate naming a metric the run does not compute is an error, not a pass.
+**Absolute** (``--fail-under``): a gate is ``metric=minimum``. It holds when, in every cell of the run, the
+metric's mean (the report's: per sample, epochs averaged first, samples stored as errors left out) is at least
+the minimum. A cell where the metric is absent (no sample scored it: every judgement failed, no references)
+fails the gate: an absent number cannot pass for a measured one. A gate naming a metric the run does not compute
+is an error, not a pass.
+
+**Nothing scored** (``bedside run``, always): a run whose samples finished but where a declared scorer (each of the
+config's ``scorers``; without them, the task's primary metric) has no score in any sample exits non-zero, as a
+run with errors does: every judge failing, or no reference anywhere, must not pass CI as "0 errors".
+
+**Relative** (``--fail-if-worse METRIC[:MARGIN]``, on a comparison): a non-inferiority test on the paired
+bootstrap 95% interval of B − A. It passes when the interval's lower end is at least −MARGIN (default 0): B is
+shown to be worse than A by less than MARGIN, if at all. With ``lower_is_better`` (an error rate) the interval's
+upper end must be at most +MARGIN. Every paired cell is checked; a metric no paired sample scored fails. A
+margin of 0 asks for B at least as good as A within the interval's resolution: identical outputs pass, and a
+small sample whose interval is wide fails (the test cannot show what the data do not).
 """
 
 from __future__ import annotations
@@ -11,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bedside.runs.report import build_report
+from bedside.runs.report import MetricComparison, build_report, declared_scorers
 from bedside.runs.store import Store
 
 
@@ -67,3 +80,84 @@ def check_gates(store: Store, run_id: str, gates: Sequence[Gate]) -> list[GateRe
             mean = None if found is None or found.n == 0 else found.mean
             results.append(GateResult(cell.cell, gate.metric, gate.minimum, mean, found.n if found else 0))
     return results
+
+
+@dataclass(frozen=True)
+class WorseGate:
+    metric: str
+    margin: float = 0.0
+
+
+@dataclass(frozen=True)
+class WorseResult:
+    gate: WorseGate
+    passed: bool
+    reason: str
+    """One line: what was compared and why it passed or failed."""
+
+
+def parse_worse_gate(text: str) -> WorseGate:
+    """``METRIC`` or ``METRIC:MARGIN`` (MARGIN a number ≥ 0, on the metric's own scale)."""
+    metric, sep, value = text.rpartition(":")
+    if not sep:
+        metric, value = text, "0"
+    metric = metric.strip()
+    if not metric:
+        raise GateError(f"--fail-if-worse {text!r}: expected METRIC[:MARGIN], e.g. content_f1:0.02")
+    try:
+        margin = float(value)
+    except ValueError:
+        raise GateError(f"--fail-if-worse {text!r}: the margin {value!r} is not a number") from None
+    if not margin >= 0:
+        raise GateError(f"--fail-if-worse {text!r}: the margin must be a number ≥ 0")
+    return WorseGate(metric, margin)
+
+
+def check_worse(
+    comparisons: Sequence[MetricComparison], gates: Sequence[WorseGate], *, lower_is_better: bool = False
+) -> list[WorseResult]:
+    """Each gate on every paired cell that scored its metric (see the module docstring)."""
+    results = []
+    for gate in gates:
+        rows = [c for c in comparisons if c.metric == gate.metric]
+        if not rows:
+            scored = sorted({c.metric for c in comparisons})
+            results.append(
+                WorseResult(
+                    gate,
+                    False,
+                    f"{gate.metric}: no paired sample scored it, so B cannot be shown no worse "
+                    f"(metrics compared: {', '.join(scored) or 'none'})",
+                )
+            )
+            continue
+        for row in rows:
+            bound, limit = (row.high, gate.margin) if lower_is_better else (row.low, -gate.margin)
+            passed = bound <= limit if lower_is_better else bound >= limit
+            side = "upper" if lower_is_better else "lower"
+            verdict = "within" if passed else "beyond"
+            results.append(
+                WorseResult(
+                    gate,
+                    passed,
+                    f"{row.cell_b} vs {row.cell_a}: {row.metric} B − A {row.difference:+.4f}, 95% CI "
+                    f"[{row.low:+.4f}, {row.high:+.4f}], n = {row.n}: the {side} end is {verdict} the margin "
+                    f"{limit:+g} ({'lower' if lower_is_better else 'higher'} is better)",
+                )
+            )
+    return results
+
+
+def unscored(store: Store, run_id: str) -> list[str]:
+    """Declared scorers (the config's ``scorers``, else the task's primary one) that scored no sample, in a run
+    where some sample finished."""
+    run = store.run(run_id)
+    rows = [r for r in store.results(run["id"]) if r.status == "ok"]
+    if not rows:
+        return []  # nothing finished: the errors say why
+    names = list(run["config"].get("scorers") or []) or declared_scorers(run)[:1]
+    return [
+        name
+        for name in names
+        if not any(v is not None for r in rows for m, v in r.scores.items() if m.split("[", 1)[0] == name)
+    ]

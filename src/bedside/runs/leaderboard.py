@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from bedside.runs.report import _declared, _summaries, metric_order
+from bedside.runs.report import _summaries, declared_scorers, metric_order
 from bedside.runs.store import ResultRow, Store, run_recency
 
 
@@ -64,7 +64,7 @@ def leaderboard(
     for run in runs:
         rows = store.results(run["id"])
         present = {m for r in rows for m in r.scores}
-        chosen = metric or next(iter(metric_order(present, _declared(run))), None)
+        chosen = metric or next(iter(metric_order(present, declared_scorers(run))), None)
         if chosen is None or chosen not in present:
             continue
         by_cell: dict[str, list[ResultRow]] = defaultdict(list)

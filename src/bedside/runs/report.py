@@ -27,6 +27,7 @@ from typing import Any
 
 from bedside.metrics.catalog import on_percent_scale
 from bedside.private_files import private_dir, replace_private, write_private_text
+from bedside.runs.pairing import CellKey, PairingError, Selection, baseline_pairs, pair_cells
 from bedside.runs.store import ResultRow, Store, iter_jsonl
 from bedside.runs.task import AbsentPlot, ReportTable, Task, resolve_task
 from bedside.stats import bootstrap_ci, holm, paired_bootstrap, paired_effect_size
@@ -109,7 +110,7 @@ def build_report(store: Store, run_id: str) -> RunReport:
     run = store.run(run_id)
     rows = store.results(run["id"])
     seed = int(run["config"].get("seed", 0))
-    metrics = metric_order({m for r in rows for m in r.scores}, _declared(run))
+    metrics = metric_order({m for r in rows for m in r.scores}, declared_scorers(run))
     cells = []
     by_cell: dict[str, list[ResultRow]] = defaultdict(list)
     for row in rows:
@@ -209,7 +210,7 @@ def _add_task_tables(report: RunReport, rows: Sequence[ResultRow]) -> None:
                 report.task_plots.append(plot)
 
 
-def _declared(run: dict[str, Any]) -> list[str]:
+def declared_scorers(run: dict[str, Any]) -> list[str]:
     """The scorers in the order the run declares them: the config's ``scorers`` as written, else the task's
     ``default_scorers`` (a task lists its primary metric first)."""
     configured = list(run["config"].get("scorers") or [])
@@ -533,47 +534,47 @@ class MetricComparison:
     """Fewer than :data:`SMALL_N` paired samples: the bootstrap interval and p are unreliable."""
 
 
-def _match_cells(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> list[tuple[str, str]]:
-    cells_a, cells_b = sorted({r.cell for r in a}), sorted({r.cell for r in b})
-    shared = [(c, c) for c in cells_a if c in cells_b]
-    if shared:
-        return shared
-    pairs = []
-    groups_a: dict[tuple[str, str], list[str]] = defaultdict(list)
-    groups_b: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for r in a:
-        if r.cell not in groups_a[(r.dataset, r.system)]:
-            groups_a[(r.dataset, r.system)].append(r.cell)
-    for r in b:
-        if r.cell not in groups_b[(r.dataset, r.system)]:
-            groups_b[(r.dataset, r.system)].append(r.cell)
-    for group, found in groups_a.items():
-        if len(found) == 1 and len(groups_b.get(group, [])) == 1:
-            pairs.append((found[0], groups_b[group][0]))
-    if not pairs:
-        raise ValueError(
-            "the runs share no cell, and no dataset/system pair has exactly one cell in each; "
-            "compare cells of the same grid by exporting them"
-        )
-    return pairs
-
-
-def compare(store: Store, run_a: str, run_b: str, *, seed: int = 0) -> list[MetricComparison]:
-    rows_a = store.results(store.run(run_a)["id"])
-    rows_b = store.results(store.run(run_b)["id"])
+def compare(
+    store: Store,
+    run_a: str,
+    run_b: str | None = None,
+    *,
+    a: Selection | None = None,
+    b: Selection | None = None,
+    baseline: str | None = None,
+    seed: int = 0,
+) -> list[MetricComparison]:
+    """Per paired cells (:mod:`bedside.runs.pairing`: two runs, or cells of one run selected by ``a``/``b``, or
+    every model against ``baseline``) and metric, B − A over the samples both scored, with a paired bootstrap
+    CI; p-values Holm-adjusted over every row returned."""
+    id_a = store.run(run_a)["id"]
+    id_b = store.run(run_b)["id"] if run_b is not None else id_a
+    rows_a = store.results(id_a)
+    rows_b = rows_a if id_b == id_a else store.results(id_b)
+    if baseline is not None:
+        if id_b != id_a or a or b:
+            raise PairingError("--baseline compares the models of one run: give one run and no --a/--b")
+        pairs = baseline_pairs(_cell_keys(rows_a), baseline)
+    else:
+        if id_b == id_a and not a and not b:
+            raise PairingError(
+                "one run against itself: select its cells with --a/--b (e.g. --a model=X --b model=Y) or "
+                "compare every model with --baseline MODEL"
+            )
+        pairs = pair_cells(_cell_keys(rows_a), _cell_keys(rows_b), a, b)
     out = []
-    for cell_a, cell_b in _match_cells(rows_a, rows_b):
+    for cell_a, cell_b in pairs:
         index_b = {(r.sample_id, r.epoch): r for r in rows_b if r.cell == cell_b and r.status == "ok"}
-        pairs = [
+        paired = [
             (r, index_b[(r.sample_id, r.epoch)])
             for r in rows_a
             if r.cell == cell_a and r.status == "ok" and (r.sample_id, r.epoch) in index_b
         ]
-        metrics = sorted({m for ra, rb in pairs for m in ra.scores if m in rb.scores})
+        metrics = sorted({m for ra, rb in paired for m in ra.scores if m in rb.scores})
         for metric in metrics:
             values = [
                 (float(x), float(y))
-                for ra, rb in pairs
+                for ra, rb in paired
                 if (x := ra.scores.get(metric)) is not None and (y := rb.scores.get(metric)) is not None
             ]
             if not values:
@@ -600,6 +601,10 @@ def compare(store: Store, run_a: str, run_b: str, *, seed: int = 0) -> list[Metr
     for row, adjusted in zip(out, holm([r.p_value for r in out]), strict=True):
         row.p_holm = adjusted
     return out
+
+
+def _cell_keys(rows: Sequence[ResultRow]) -> list[CellKey]:
+    return [CellKey(r.cell, r.dataset, r.system, r.model) for r in rows]
 
 
 def export_jsonl(rows: Sequence[ResultRow], path: Path, *, follow_symlinks: bool = False) -> int:

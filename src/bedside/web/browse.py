@@ -345,22 +345,24 @@ def one_sample(store: Store, run_id: str, cell: str, sample_id: str, epoch: int)
 
 
 def matched_cells(a: RunSummary, b: RunSummary) -> list[tuple[str, str]]:
-    """Cells of two runs to compare: the same cell ids, or else one cell per (dataset, system) in each."""
-    ids_b = {c.cell for c in b.cells}
-    shared = [(c.cell, c.cell) for c in a.cells if c.cell in ids_b]
-    if shared:
-        return shared
-    groups_a: dict[tuple[str, str], list[str]] = defaultdict(list)
-    groups_b: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for c in a.cells:
-        groups_a[(c.dataset, c.system)].append(c.cell)
-    for c in b.cells:
-        groups_b[(c.dataset, c.system)].append(c.cell)
-    return [
-        (found[0], groups_b[group][0])
-        for group, found in sorted(groups_a.items())
-        if len(found) == 1 and len(groups_b.get(group, [])) == 1
-    ]
+    """Cells to compare, by :mod:`bedside.runs.pairing`'s rule (what ``bedside compare`` pairs): for two runs, the
+    same cell ids or else one cell per (dataset, system) in each; for one run, every two cells of the same dataset
+    and system (model against model, as ``--a model=X --b model=Y`` would)."""
+    from itertools import combinations
+
+    from bedside.runs.pairing import CellKey, PairingError, pair_cells
+
+    keys_a = [CellKey(c.cell, c.dataset, c.system, c.model) for c in a.cells]
+    if a.run["id"] == b.run["id"]:
+        return [
+            (x.cell, y.cell)
+            for x, y in combinations(sorted(keys_a, key=lambda c: c.cell), 2)
+            if (x.dataset, x.system) == (y.dataset, y.system)
+        ]
+    try:
+        return pair_cells(keys_a, [CellKey(c.cell, c.dataset, c.system, c.model) for c in b.cells])
+    except PairingError:
+        return []
 
 
 def paired_rows(
