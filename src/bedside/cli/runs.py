@@ -617,41 +617,65 @@ def report_command(
 def leaderboard_command(
     metric: Annotated[
         str | None,
-        typer.Option("--metric", help="Rank on this metric [default: each run's first declared (primary) one]."),
+        typer.Option(
+            "--metric", help="Rank on this metric [default: the task's headline metric, else the run's first]."
+        ),
     ] = None,
     task: Annotated[str | None, typer.Option("--task", help="Only runs of this task.")] = None,
     all_runs: Annotated[
         bool, typer.Option("--all-runs", help="Every run, not only the latest of each config name.")
     ] = False,
     ascending: Annotated[bool, typer.Option("--ascending", help="Lower is better (e.g. an error rate).")] = False,
+    min_complete: Annotated[
+        float,
+        typer.Option(
+            "--min-complete", min=0.0, max=1.0, help="Rank only cells that answered at least this share of samples."
+        ),
+    ] = 0.9,
     store: StoreOption = DEFAULT_STORE,
     as_json: JsonOption = False,
 ) -> None:
     """Rank every cell of the store's runs (the latest of each config, by default) per task and dataset on one
-    metric, with its 95% interval, n and errors. A ranking over unpaired samples: `bedside compare` tests a
-    difference."""
+    metric, with its 95% interval, n scored and the share answered. A rank is an interval ("1–3"): cells whose
+    intervals overlap share places; cells that answered too few samples are listed unranked. A ranking over
+    unpaired samples: `bedside compare` tests a difference."""
     from bedside.runs import Store
     from bedside.runs.leaderboard import leaderboard
 
     opened = Store(store)
     try:
-        boards = leaderboard(opened, metric=metric, task=task, all_runs=all_runs, ascending=ascending)
+        boards = leaderboard(
+            opened, metric=metric, task=task, all_runs=all_runs, ascending=ascending, min_complete=min_complete
+        )
     finally:
         opened.close()
     if as_json:
-        typer.echo(json.dumps([dataclasses.asdict(b) for b in boards], indent=2))
+        typer.echo(
+            json.dumps(
+                [
+                    {**dataclasses.asdict(b), "entries": [{**dataclasses.asdict(e), "rank": e.rank} for e in b.entries]}
+                    for b in boards
+                ],
+                indent=2,
+            )
+        )
         return
     if not boards:
         err.print("no run in this store has " + (f"the metric {escape(metric)}" if metric else "a scored cell"))
         return
     for board in boards:
         rows = [
-            [str(rank), e.system, e.model, f"{e.mean:.4g} [{e.low:.4g}, {e.high:.4g}]", str(e.n), str(e.errors),
-             e.run]
-            for rank, e in enumerate(board.entries, start=1)
+            [e.rank, e.system, e.model, f"{e.mean:.4g} [{e.low:.4g}, {e.high:.4g}]", str(e.n), f"{e.answered:.0%}",
+             str(e.errors), e.run, e.flag]
+            for e in board.entries
         ]  # fmt: skip
         title = f"{board.task} / {board.dataset}: {board.metric} ({'lower' if ascending else 'higher'} is better)"
-        show_table(data_table(title, ["#", "system", "model", "mean [95% CI]", "n", "errors", "run"], rows))
+        columns = ["rank", "system", "model", "mean [95% CI]", "n", "answered", "errors", "run", "note"]
+        show_table(data_table(title, columns, rows))
+    err.print(
+        "a rank is the range of places the 95% intervals allow: overlapping cells share places",
+        highlight=False,
+    )
 
 
 @app.command("compare")

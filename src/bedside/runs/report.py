@@ -18,6 +18,7 @@ import base64
 import dataclasses
 import html
 import io
+import re
 from collections import Counter, defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -222,6 +223,17 @@ def declared_scorers(run: dict[str, Any]) -> list[str]:
         return []
 
 
+def headline_metric(task: str) -> str | None:
+    """The metric a task reports first (its ``headline_metric``, else its first default scorer), or None: the
+    leaderboard's default and the report's sort key."""
+    try:
+        found = resolve_task(task)
+    except (ValueError, ImportError):
+        return None
+    declared = getattr(found, "headline_metric", None) or next(iter(getattr(found, "default_scorers", ())), None)
+    return str(declared) if declared else None
+
+
 def metric_order(present: set[str] | Sequence[str], declared: Sequence[str]) -> list[str]:
     """Report columns in a deliberate order: the declared scorers' metrics in declaration order (a scorer's
     variants ``name[...]`` right after it), then any other metric, alphabetically."""
@@ -278,9 +290,19 @@ def markdown(report: RunReport) -> str:
     percent = report.percent_scale
     lines += [scale_note(report.metrics, percent), ""]
     header = ["cell", "ok", "errors", "hit max_tokens", *(_column(m, percent) for m in report.metrics)]
+    cells, best = _by_headline(report)
+    if best is not None:
+        lines += [
+            f"Cells sorted by `{best[0]}`, the task's headline metric (higher is better); ★ marks the best mean "
+            "(each, when tied). A cell whose interval overlaps the best one's is not shown to differ from it: "
+            "`bedside compare` tests differences on paired samples.",
+            "",
+        ]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for cell in report.cells:
+    for cell in cells:
         by_metric = {m.metric: _fmt(m, percent) for m in cell.metrics}
+        if best is not None and cell.cell in best[1]:
+            by_metric[best[0]] = "★ " + by_metric[best[0]]
         lines.append(
             "| "
             + " | ".join(
@@ -400,6 +422,34 @@ def png_base64(figure: Any) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def _by_headline(report: RunReport) -> tuple[list[CellReport], tuple[str, frozenset[str]] | None]:
+    """The report's cells sorted by the task's headline metric (best first; cells without it last) and
+    (metric, the cells with the best mean: ties all), or the cells as they are and None when the run has no
+    scored headline metric."""
+    metric = headline_metric(report.run["task"])
+    if metric is None or metric not in report.metrics:
+        return list(report.cells), None
+
+    def mean(cell: CellReport) -> float | None:
+        found = next((m for m in cell.metrics if m.metric == metric and m.n), None)
+        return None if found is None else found.mean
+
+    scored = [c for c in report.cells if mean(c) is not None]
+    if not scored:
+        return list(report.cells), None
+    ordered = sorted(scored, key=lambda c: -(mean(c) or 0.0)) + [c for c in report.cells if mean(c) is None]
+    top = mean(ordered[0])
+    return ordered, (metric, frozenset(c.cell for c in scored if mean(c) == top))
+
+
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _inline(text: str) -> str:
+    """Markdown text as HTML: escaped, with `code` spans as <code> (never literal backticks)."""
+    return _CODE.sub(r"<code>\1</code>", html.escape(text))
+
+
 def html_page(report: RunReport) -> str:
     """One self-contained HTML file: the Markdown tables as HTML, plots embedded as data URLs."""
     body = []
@@ -410,22 +460,22 @@ def html_page(report: RunReport) -> str:
             if set("".join(cells)) <= {"-"}:
                 continue
             if not in_table:
-                body.append("<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in cells) + "</tr>")
+                body.append("<table><tr>" + "".join(f"<th>{_inline(c)}</th>" for c in cells) + "</tr>")
                 in_table = True
             else:
-                body.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+                body.append("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in cells) + "</tr>")
             continue
         if in_table:
             body.append("</table>")
             in_table = False
         if line.startswith("## "):
-            body.append(f"<h2>{html.escape(line[3:])}</h2>")
+            body.append(f"<h2>{_inline(line[3:])}</h2>")
         elif line.startswith("# "):
-            body.append(f"<h1>{html.escape(line[2:])}</h1>")
+            body.append(f"<h1>{_inline(line[2:])}</h1>")
         elif line.startswith("- "):
-            body.append(f"<p>• {html.escape(line[2:])}</p>")
+            body.append(f"<p>• {_inline(line[2:])}</p>")
         elif line:
-            body.append(f"<p>{html.escape(line)}</p>")
+            body.append(f"<p>{_inline(line)}</p>")
     if in_table:
         body.append("</table>")
     images = plots(report)

@@ -6,7 +6,9 @@ A task (``drafting``, ``citeqa``, ... or any ``package.module:attribute``) provi
 - ``systems``: system type → an async callable ``(sample, options, context) -> Output``;
 - ``default_scorers`` and, optionally, ``scorers`` (the names it scores itself), ``score(name, sample, output)``
   and ``scorer_texts`` (name → what that scorer reads, printed by config check and the report's methods note; a
-  task that takes over a generic scorer's name must describe it, see :mod:`bedside.runs.scorers`).
+  task that takes over a generic scorer's name must describe it, see :mod:`bedside.runs.scorers`), and
+  ``headline_metric`` (the one metric a reader should look at first: the leaderboard's default and the report's
+  sort key; without it, the first default scorer).
 
 A sample is JSON-able data; an output is the text plus, for simulations, the whole transcript and a stage
 trace. ``SampleContext`` hands systems their models by role and counts each sample's own usage, so a

@@ -303,6 +303,7 @@ def run_submission(rows: Sequence[Any], *, cell: str | None = None, epoch: int =
 class CiteQATask:
     name = "citeqa"
     systems: Mapping[str, System] = {"one_stage": _one_stage, "two_stage": _two_stage, "classifier": _classifier}
+    headline_metric = "strict_f1"  # factuality (strict F1) per sample; "overall" is a corpus figure
     default_scorers = (
         "strict_precision",
         "strict_recall",

@@ -382,6 +382,7 @@ def _summary_scores(summary_json: str, reference_json: str) -> dict[str, float |
 class DischargeTask:
     name = "discharge"
     systems: Mapping[str, System] = {"dischargesim": _simulate}
+    headline_metric = "exam_acc_dialogue"  # does the patient understand: the comprehension exam after the talk
     default_scorers = (
         "ld",
         "hcc",

@@ -253,6 +253,7 @@ class DraftingTask:
         "thematic_nudged": _nudged(_thematic, "thematic_nudged"),
         "rag_nudged": _nudged(_rag, "rag_nudged"),
     }
+    headline_metric = "content_f1"  # the paper's Content Edit-F1: the leaderboard's default
     default_scorers = (
         "content_precision",
         "content_recall",

@@ -132,6 +132,7 @@ def _system(kind: str) -> System:
 class InstructTask:
     name = "instruct"
     systems: Mapping[str, System] = {kind: _system(kind) for kind in ("budgeted", "refine", "rag")}
+    headline_metric = "judge_correct"  # MedAlign's headline: is the answer correct
     default_scorers = ("facts_recall", "facts_correct", "judge_correct", "truncated", "google_bleu", "rougeL", "words")
     scorers: tuple[str, ...] = SCORERS
     dataset_options = DatasetOptions

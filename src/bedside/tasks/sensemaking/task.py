@@ -259,6 +259,7 @@ def fidelity_rate(fidelity: Mapping[str, Any], label: str, *, closed: bool | Non
 class SensemakingTask:
     name = "sensemaking"
     systems: Mapping[str, System] = {"medagent": _simulate}
+    headline_metric = "hbm_mean"  # the Health Belief Model rubrics' mean
     default_scorers = SCORERS
     scorers: tuple[str, ...] = SCORERS
     scorer_texts: Mapping[str, str] = SCORER_TEXTS

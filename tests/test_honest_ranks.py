@@ -1,0 +1,109 @@
+"""Ranks a reader can trust: overlapping intervals share places, incomplete cells are flagged and unranked, the
+task's headline metric is the default, and the report sorts by it (issue 46 item 3)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from typer.testing import CliRunner
+
+from bedside.cli import app
+from bedside.runs import Store, load_config
+from bedside.runs.leaderboard import Entry, ranked
+from bedside.runs.report import build_report, headline_metric, html_page, markdown
+from bedside.testing import ScriptedServer
+from page_text import line_with
+
+runner = CliRunner()
+
+
+def _entry(model: str, mean: float, low: float, high: float, *, samples: int = 20, errors: int = 0) -> Entry:
+    return Entry("t", "d", "s", model, "r", "m", samples - errors, mean, low, high, errors, samples)
+
+
+def test_tied_and_overlapping_cells_share_places() -> None:
+    tied = ranked([_entry(f"m{i:02d}", 0.05, 0.0, 0.15) for i in range(28)])
+    assert {e.rank for e in tied} == {"1–28"}  # 28 exact ties: nobody is "#1"
+    board = ranked([_entry("c", 0.50, 0.45, 0.55), _entry("a", 0.90, 0.85, 0.95), _entry("b", 0.88, 0.80, 0.92)])
+    assert [(e.model, e.rank) for e in board] == [("a", "1–2"), ("b", "1–2"), ("c", "3")]
+    lowest = ranked([_entry("c", 0.50, 0.45, 0.55), _entry("a", 0.90, 0.85, 0.95)], ascending=True)
+    assert [(e.model, e.rank) for e in lowest] == [("c", "1"), ("a", "2")]
+
+
+def test_a_cell_that_answered_too_few_samples_is_flagged_not_ranked() -> None:
+    board = ranked([_entry("flaky", 0.99, 0.98, 1.0, errors=15), _entry("steady", 0.6, 0.5, 0.7)])
+    assert [(e.model, e.rank) for e in board] == [("steady", "1"), ("flaky", "-")]
+    assert board[1].flag == "answered 25% of its samples (< 90%): not ranked"
+    assert ranked([_entry("flaky", 0.99, 0.98, 1.0, errors=15)], min_complete=0.2)[0].rank == "1"
+
+
+def test_each_task_declares_its_headline_metric() -> None:
+    assert headline_metric("drafting") == "content_f1"
+    assert headline_metric("citeqa") == "strict_f1"
+    assert headline_metric("discharge") == "exam_acc_dialogue"
+    assert headline_metric("instruct") == "judge_correct"
+    assert headline_metric("sensemaking") == "hbm_mean"
+
+
+def _run(tmp_path: Path, server: ScriptedServer, **changes: Any) -> Path:
+    config: dict[str, Any] = {
+        "name": "ties",
+        "task": "drafting",
+        "datasets": {"demo": {"limit": 4}},
+        "systems": {"zero_shot": {"type": "zero_shot", "options": {"evaluate": False}}},
+        "models": {"system": [server.model_name("good-1"), server.model_name("good-2")]},
+        "scorers": ["words", "bleu"],
+        "store": str(tmp_path / "store.sqlite"),
+    }
+    config.update(changes)
+    path = tmp_path / "run.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path
+
+
+def test_the_leaderboard_prints_shared_places_and_the_share_answered(tmp_path: Path) -> None:
+    with ScriptedServer() as server:  # echoes the prompt: both models answer alike
+        path = _run(tmp_path, server)
+        assert runner.invoke(app, ["run", str(path), "--no-cache"]).exit_code == 0
+    store = ["--store", str(tmp_path / "store.sqlite")]
+    (board,) = json.loads(runner.invoke(app, ["leaderboard", *store, "--json"]).stdout)
+    assert board["metric"] == "words"  # the run did not score content_f1: its first declared metric
+    assert [e["rank"] for e in board["entries"]] == ["1–2", "1–2"]
+    shown = runner.invoke(app, ["leaderboard", *store], env={"COLUMNS": "250"})
+    one, two = (
+        [
+            c.strip()
+            for c in line_with(shown.stdout, f"1–2 | zero_shot | openai-compatible/{model}").strip("|").split("|")
+        ]
+        for model in ("good-1", "good-2")
+    )
+    assert one[3] == two[3]  # the same mean and interval
+    assert one[4:6] == ["4", "100%"]
+
+
+def test_the_report_sorts_cells_by_the_headline_metric_and_marks_the_best(tmp_path: Path) -> None:
+    rules = [(r"Clinician sentence:", "NO MATCH"), (r"Sentence:", '{"theme": "other"}')]
+    with ScriptedServer(rules) as server:
+        path = _run(
+            tmp_path,
+            server,
+            systems={"zero_shot": {"type": "zero_shot", "options": {"matcher": "lexical"}}},
+            scorers=["content_f1", "words"],
+        )
+        assert runner.invoke(app, ["run", str(path), "--no-cache"]).exit_code == 0
+    config = load_config(path)
+    store = Store(config.store)
+    try:
+        report = build_report(store, config.run_id)
+    finally:
+        store.close()
+    text = markdown(report)
+    assert "Cells sorted by `content_f1`, the task's headline metric (higher is better)" in text
+    starred = [line for line in text.splitlines() if line.startswith("|") and "★" in line]
+    assert len(starred) == 2  # both models scored 0 (the judge matched nothing): a tie, both marked
+    page = html_page(report)
+    assert "<code>content_f1</code>" in page
+    assert "`" not in page.split("<body>", 1)[-1].split("<script", 1)[0]  # no literal backticks in the text
