@@ -169,6 +169,24 @@ CATALOG: tuple[MetricInfo, ...] = (
         "set",
         "share of reference fields equal after case/punctuation/space/number normalisation, lists as multisets",
     ),
+    MetricInfo(
+        "exact_match",
+        "classification",
+        "sentence",
+        "1 when the answer equals a reference after normalising case, spaces and edge punctuation (mean: accuracy)",
+    ),
+    MetricInfo(
+        "accuracy",
+        "classification",
+        "sample",
+        "a task file's `classification`: 1 when the label read from the answer equals the reference label",
+    ),
+    MetricInfo(
+        "label_f1",
+        "classification",
+        "set",
+        "per-label precision/recall/F1, macro and micro F1 and the confusion matrix (a report table per cell)",
+    ),
 )
 
 

@@ -108,6 +108,12 @@ def _refusal(sample: Sample, output: Output) -> float | None:
     return 1.0 if is_refusal(output.text) else 0.0
 
 
+def _exact_match(sample: Sample, output: Output) -> float | None:
+    from bedside.metrics.classification import exact_match
+
+    return exact_match(output.text, sample.references)
+
+
 GENERIC: dict[str, Scorer] = {
     "bleu": _with_references(_bleu),
     "google_bleu": _with_references(_google_bleu),
@@ -124,6 +130,7 @@ GENERIC: dict[str, Scorer] = {
     "fkgl": _readability("fkgl"),
     "words": _words,
     "refusal": _refusal,
+    "exact_match": _exact_match,
 }
 
 
@@ -144,6 +151,8 @@ GENERIC_TEXTS: dict[str, str] = {
     "fkgl": "Flesch-Kincaid grade of the whole output text",
     "words": "whitespace words in the output text",
     "refusal": "1 where the output text opens by declining, else 0 (a flag; the rate is its mean)",
+    "exact_match": "1 where the output text equals a reference after normalising case, spaces and edge "
+    "punctuation, else 0 (accuracy is its mean)",
 }
 """What each generic scorer reads: printed by config check and the report's methods note."""
 

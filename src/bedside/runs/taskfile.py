@@ -13,6 +13,9 @@ generic metrics and rubric judges (see :mod:`bedside.judges`). Example (paths re
       plain: prompts/plain.j2
       careful: prompts/careful.j2
     metrics: [rougeL, bleu]           # bedside's generic metrics (bedside metrics list)
+    classification:                   # optional: the answer is a label (scorer `accuracy`, report tables)
+      labels: [emergency, urgent, routine]   # optional: the label set
+      extract: first_line             # or whole, or regex:PATTERN (its first group)
     judges:                           # rubric judges, run with the judge role inside each sample
       clarity:
         rubric: rubrics/clarity.toml  # a shipped rubric id, or a rubric file
@@ -26,7 +29,10 @@ markers is a chat, any other is one user message. A judge's inputs default to th
 taken from the variable of that name, where ``output`` is the system's answer.
 
 Scorers: the metrics by name, each judge's aggregate under the judge's name, and each criterion as
-``<judge>.<criterion>``. A judge that gives no valid answer is recorded in the output's ``extra["errors"]`` and
+``<judge>.<criterion>``. With ``classification`` (:mod:`bedside.metrics.classification`), each answer's label is
+read by the ``extract`` rule and kept in the output (``extra["label"]``), ``accuracy`` scores it against the
+reference label, and the report adds, per cell, accuracy with macro and micro F1, each label's precision, recall
+and F1, and the confusion matrix. A judge that gives no valid answer is recorded in the output's ``extra["errors"]`` and
 its scores are absent (None), never zero. Every sample carries a hash of the task file, its prompts and rubrics,
 so editing any of them re-runs the samples rather than resuming stale results.
 """
@@ -76,6 +82,18 @@ class JudgeSpec(_Strict):
     inputs: dict[str, str] = Field(default_factory=dict)
 
 
+class ClassificationSpec(_Strict):
+    labels: list[str] | None = Field(None, min_length=2)
+    extract: str = "first_line"
+
+    @field_validator("extract")
+    @classmethod
+    def _known_rule(cls, value: str) -> str:
+        from bedside.metrics.classification import check_extract_rule
+
+        return check_extract_rule(value)
+
+
 class TaskDefinition(_Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     description: str = ""
@@ -83,6 +101,7 @@ class TaskDefinition(_Strict):
     prompts: dict[str, str] = Field(min_length=1)
     metrics: list[str] = Field(default_factory=list)
     judges: dict[str, JudgeSpec] = Field(default_factory=dict)
+    classification: ClassificationSpec | None = None
 
     @field_validator("metrics")
     @classmethod
@@ -213,8 +232,9 @@ class TaskFromFile:
         self.systems: Mapping[str, System] = {name: partial(self._answer, name) for name in self.prompts}
         self.system_options: Mapping[str, type[Options]] = {name: SystemOptions for name in self.prompts}
         self.dataset_options = DatasetOptions
-        self.default_scorers: Sequence[str] = (*self.definition.metrics, *self.definition.judges)
-        self.scorers: tuple[str, ...] = tuple(
+        classifies = ("accuracy",) if self.definition.classification is not None else ()
+        self.default_scorers: Sequence[str] = (*classifies, *self.definition.metrics, *self.definition.judges)
+        self.scorers: tuple[str, ...] = classifies + tuple(
             name
             for judge, rubric in self.rubrics.items()
             for name in (judge, *(f"{judge}.{criterion}" for criterion in rubric.criterion_names))
@@ -255,12 +275,19 @@ class TaskFromFile:
             found = await steps.run(name, partial(judge_in_sample, self.rubric_refs[name], inputs, context))
             if found is not None:
                 judgements[name] = found
-        return Output(text=answer, extra={"judgements": judgements, "errors": steps.errors})
+        extra: dict[str, Any] = {"judgements": judgements, "errors": steps.errors}
+        if (classify := self.definition.classification) is not None:
+            from bedside.metrics.classification import extract_label
+
+            extra["label"] = extract_label(answer, classify.extract, classify.labels)
+        return Output(text=answer, extra=extra)
 
     def report_tables(self, rows: Sequence[Any]) -> list[ReportTable]:
-        """Judge failures per cell: how many answers each judge left unscored (their scores are absent)."""
+        """Classification tables per cell (with ``classification``), and judge failures per cell: how many
+        answers each judge left unscored (their scores are absent)."""
+        tables = self._classification_tables(rows)
         if not self.definition.judges:
-            return []
+            return tables
         counts: dict[tuple[str, str], list[int]] = {}
         for row in rows:
             if row.status != "ok":
@@ -271,16 +298,73 @@ class TaskFromFile:
                 counts[(row.cell, judge)] = [failed + (judge in errors), total + 1]
         table = [[cell, judge, f"{failed} of {total}"] for (cell, judge), (failed, total) in sorted(counts.items())]
         return [
+            *tables,
             ReportTable(
                 "Judge failures",
                 ["cell", "judge", "failed"],
                 table,
                 note="A failed judgement (no valid answer after its re-asks) leaves that judge's scores absent; "
                 "the causes are in each output's extra.errors.",
-            )
+            ),
+        ]
+
+    def _classification_tables(self, rows: Sequence[Any]) -> list[ReportTable]:
+        """Per cell: accuracy, macro and micro F1 and unreadable answers; each label's figures; the confusion
+        matrix (:func:`bedside.metrics.classification.summarise_labels`)."""
+        spec = self.definition.classification
+        if spec is None:
+            return []
+        from bedside.metrics.classification import UNREADABLE, summarise_labels
+
+        by_cell: dict[str, list[tuple[str, str | None]]] = {}
+        for row in rows:
+            references = (row.sample or {}).get("references") or []
+            if row.status != "ok" or not references:
+                continue
+            by_cell.setdefault(row.cell, []).append((references[0], (row.output or {}).get("extra", {}).get("label")))
+        overall, per_label, confusion = [], [], []
+        for cell, pairs in sorted(by_cell.items()):
+            found = summarise_labels(pairs, spec.labels)
+            overall.append(
+                [cell, str(found.n), f"{found.accuracy:.3f}", f"{found.macro_f1:.3f}", f"{found.micro_f1:.3f}",
+                 str(found.unreadable)]
+            )  # fmt: skip
+            per_label += [
+                [cell, s.label, f"{s.precision:.3f}", f"{s.recall:.3f}", f"{s.f1:.3f}", str(s.support)]
+                for s in found.per_label
+            ]
+            confusion += [
+                [cell, gold, *(str(v) for v in row)] for gold, row in zip(found.labels, found.confusion, strict=True)
+            ]
+        if not overall:
+            return []
+        labels = summarise_labels([], spec.labels).labels if spec.labels else ()
+        columns = [*(labels or sorted({r[1] for r in confusion})), UNREADABLE]
+        return [
+            ReportTable(
+                "Classification",
+                ["cell", "n", "accuracy", "macro F1", "micro F1", "unreadable"],
+                overall,
+                note=f"Labels read from each answer by `{spec.extract}`; an answer no label could be read from is "
+                "unreadable (wrong for accuracy, a miss for recall). Macro F1 weights labels equally.",
+            ),
+            ReportTable("Per label", ["cell", "label", "precision", "recall", "F1", "support"], per_label),
+            ReportTable(
+                "Confusion matrix",
+                ["cell", "gold", *columns],
+                confusion,
+                note="Rows: the reference label; columns: the label read from the answer.",
+            ),
         ]
 
     def score(self, scorer: str, sample: Sample, output: Output) -> float | None:
+        if scorer == "accuracy" and self.definition.classification is not None:
+            from bedside.metrics.classification import normalise_label
+
+            if not sample.references:
+                return None
+            label = output.extra.get("label")
+            return float(label is not None and label == normalise_label(sample.references[0]))
         judge, _, criterion = scorer.partition(".")
         if judge not in self.definition.judges:
             raise KeyError(scorer)
