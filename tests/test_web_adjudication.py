@@ -179,3 +179,15 @@ def test_the_cli_reports_the_same_meta_evaluation(store: Store) -> None:
     web = {e.name: e.value for group in ("inter", "judge") for e in rv.meta_evaluation(store.engine, review_id)[group]}
     assert printed == web
     assert printed["agree: percent agreement"] == pytest.approx(2 / 3)
+
+
+def test_the_meta_page_counts_the_items_in_disagreement(store: Store) -> None:
+    """The meta page's line once printed a dict method (``<built-in method items ...>``)."""
+    admin = _client(store, "admin")
+    review_id = create_review(admin, "agree", ["ann1", "ann2"], overlap=2)
+    _label_agree(store, review_id, {"ann1": [True, True, False], "ann2": [True, False, True]})
+    page = admin.get(f"/reviews/{review_id}/meta")
+    assert page.status_code == 200
+    from page_text import element_text
+
+    assert element_text(page.text, "#disputed").startswith("2 items in disagreement, 0 settled")

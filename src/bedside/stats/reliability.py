@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -218,7 +219,34 @@ def nominal_agreement(
                     seed=seed,
                 )
             )
-    return found
+    return _explain_paradox(found, units)
+
+
+PARADOX_AGREEMENT = 0.8
+PARADOX_CHANCE_CORRECTED = 0.4
+
+
+def _explain_paradox(found: list[Estimate], units: Sequence[Mapping[str, Any]]) -> list[Estimate]:
+    """A note on the chance-corrected statistics when raw agreement is high and they are low: one category
+    holds most labels, so chance agreement is high too, and κ and α discount it (the "kappa paradox",
+    Feinstein and Cicchetti, J Clin Epidemiol 1990): not a bug, and not evidence the raters agree."""
+    from dataclasses import replace
+
+    agreement = next((e.value for e in found if e.name.endswith(": percent agreement")), None)
+    if agreement is None or agreement < PARADOX_AGREEMENT:
+        return found
+    labels = [str(v) for votes in units for v in votes.values()]
+    top, count = Counter(labels).most_common(1)[0]
+    note = (
+        f"agreement {agreement:.0%} but {count / len(labels):.0%} of labels are {top!r}: chance agreement is high, "
+        "and this statistic discounts it (the prevalence paradox); read both"
+    )
+    return [
+        replace(e, note=e.note or note)
+        if "percent agreement" not in e.name and e.value is not None and e.value < PARADOX_CHANCE_CORRECTED
+        else e
+        for e in found
+    ]
 
 
 def judge_agreement(kind: str, pairs_by_item: Sequence[Sequence[tuple[str, str]]], *, seed: int = 0) -> list[Estimate]:
