@@ -326,3 +326,58 @@ def test_the_command_line_makes_the_same_changes(tmp_path: Path) -> None:
     assert [action for _, action, _ in _audit(store, review_id)] == [
         "annotators-added", "items-moved", "items-released", "labelling-closed", "labelling-reopened",
     ]  # fmt: skip
+
+
+def test_a_review_is_created_from_a_run_or_items_and_exported_from_the_command_line(tmp_path: Path) -> None:
+    """Issue 46: reviews without the web form; a pairwise review from a run pairs the two cells named, one item
+    per (sample, epoch), and the export reads back through the CLI."""
+    from web_support import CELLS, cell_id, fill_run
+
+    where = str(tmp_path / "cli.sqlite")
+    store = Store(where)
+    add_accounts(store)
+    fill_run(store, "alpha-111", 40)
+    runner = CliRunner()
+
+    def run(*args: str) -> Any:
+        return runner.invoke(app, ["review", *args, "--store", where])
+
+    a, b = cell_id(*CELLS[0]), cell_id(*CELLS[1])
+    made = run(
+        "create", "nurses", "--type", "pairwise", "--run", "alpha-111", "--cell", a, "--cell", b,
+        "-a", "ann1", "-a", "ann2", "--overlap", "2", "--per-annotator", "100", "--json",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    created = json.loads(made.stdout)
+    both = {r.sample_id for r in store.results("alpha-111") if r.cell == a and r.status == "ok"} & {
+        r.sample_id for r in store.results("alpha-111") if r.cell == b and r.status == "ok"
+    }
+    assert (created["items"], created["unassigned"]) == (len(both), 0)
+    review_id = created["id"]
+    items = rv.all_items(store.engine, review_id)
+    first = min(items, key=lambda i: items[i]["position"])
+    rv.save_label(store.engine, review_id, first, "ann1", {"preference": 0, "evidence": []})
+    exported = tmp_path / "labels.jsonl"
+    assert run("export", review_id, str(exported), "--format", "labels").exit_code == 0
+    (label,) = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
+    assert (label["annotator"], label["label"]["preference"]) == ("ann1", 0)
+    assert label["key"]["cells"] == [a, b]
+
+    jsonl = tmp_path / "items.jsonl"
+    jsonl.write_text(
+        json.dumps({"id": "q1", "context": "Is it urgent?", "outputs": [{"id": "x", "text": "Yes."},
+                                                                      {"id": "y", "text": "No."}]}) + "\n",
+        encoding="utf-8",
+    )  # fmt: skip
+    from_items = run("create", "file", "--type", "pairwise", "--items", str(jsonl), "-a", "ann1")
+    assert from_items.exit_code == 0, from_items.output
+    assert ": 1 item(s)" in from_items.stdout
+    neither = run("create", "x", "--type", "pairwise", "-a", "ann1")
+    assert neither.exit_code == 1
+    assert "give one of --run RUN or --items FILE.jsonl" in neither.stderr
+    nobody = run("create", "x", "--type", "pairwise", "--items", str(jsonl), "-a", "ghost")
+    assert nobody.exit_code == 1
+    assert "no active account for ghost" in nobody.stderr
+    wrong = run("create", "x", "--type", "ranking", "--items", str(jsonl), "-a", "ann1")
+    assert "task type 'ranking': choose one of" in wrong.stderr
+    store.close()

@@ -277,6 +277,90 @@ def review_list(store: StoreOption = DEFAULT_STORE, as_json: JsonOption = False)
             )
 
 
+@review_app.command("create")
+def review_create(
+    name: Annotated[str, typer.Argument(help="The review's name (shown to annotators).")],
+    task_type: Annotated[
+        str, typer.Option("--type", help="rank, pairwise, agree, gold, match or evidence (docs/web.md).")
+    ],
+    annotators: Annotated[
+        list[str], typer.Option("--annotator", "-a", help="An annotator's account (repeatable; bedside users add).")
+    ],
+    run: Annotated[str | None, typer.Option("--run", help="Build the items from this run's outputs.")] = None,
+    items: Annotated[
+        Path | None, typer.Option("--items", help="Or a JSONL of items (one object a line; docs/web.md).")
+    ] = None,
+    cells: Annotated[
+        list[str] | None,
+        typer.Option("--cell", help="From a run: a cell to rank or pair (repeatable; pairwise takes two)."),
+    ] = None,
+    judge_metric: Annotated[
+        str, typer.Option("--judge-metric", help="From a run: the judge's score to agree with, or to rank by.")
+    ] = "",
+    per_annotator: Annotated[int, typer.Option("--per-annotator", min=1, help="Items each annotator gets.")] = 50,
+    overlap: Annotated[int, typer.Option("--overlap", min=1, help="Annotators per item (for agreement).")] = 1,
+    instructions: Annotated[str, typer.Option("--instructions", help="Shown above every item.")] = "",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the blinding and the item order.")] = 0,
+    store: StoreOption = DEFAULT_STORE,
+    as_json: JsonOption = False,
+) -> None:
+    """Create a review from a run or a JSONL of items, as the web form does: items assigned, outputs blinded and
+    shuffled per annotator. Prints the review's id."""
+    _need_web()
+    from bedside.inputs import read_text
+    from bedside.web.review import ReviewSpec, item_count, new_review, unassigned_items
+
+    if (run is None) == (items is None):
+        err.print("[red]error:[/] give one of --run RUN or --items FILE.jsonl")
+        raise typer.Exit(1)
+    try:
+        text = read_text(items) if items is not None else ""
+    except (OSError, ValueError) as exc:
+        err.print(f"[red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(1) from None
+    spec = ReviewSpec(
+        name=name,
+        task_type=task_type,
+        annotators=annotators,
+        per_annotator=per_annotator,
+        overlap=overlap,
+        seed=seed,
+        instructions=instructions,
+        judge_metric=judge_metric,
+        cells=list(cells or []),
+    )
+
+    from bedside.runs.store import Store
+    from bedside.web.db import create_web_tables
+    from bedside.web.review import ReviewError
+
+    opened = Store(store)
+    create_web_tables(opened.engine)
+    try:
+        run_id = opened.run(run)["id"] if run else ""
+        review_id = new_review(opened, spec, run_id=run_id, items_text=text, created_by=os.environ.get("USER", "cli"))
+        made = {
+            "id": review_id,
+            "items": item_count(opened.engine, review_id),
+            "unassigned": len(unassigned_items(opened.engine, review_id)),
+        }
+    except (ReviewError, LookupError) as exc:
+        err.print(f"[red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(1) from None
+    finally:
+        opened.close()
+    if as_json:
+        typer.echo(json.dumps(made))
+        return
+    out.print(f"review {made['id']}: {made['items']} item(s)", highlight=False)
+    if made["unassigned"]:
+        err.print(
+            f"[yellow]{made['unassigned']} item(s) are assigned to nobody[/] (capacity: items per annotator × "
+            "annotators ÷ overlap): `bedside review add-annotators` gives them out",
+            highlight=False,
+        )
+
+
 def _review_change(store: str, change: Any) -> Any:
     """Run one review_edit change on the store (audited there as the OS user); a ReviewError is a clear exit 1."""
     from bedside.runs.store import Store

@@ -399,6 +399,30 @@ def new_review_id(name: str) -> str:
     return "rv-" + hashlib.sha256(f"{name}|{time.time_ns()}".encode()).hexdigest()[:10]
 
 
+def new_review(store: Any, spec: ReviewSpec, *, run_id: str = "", items_text: str = "", created_by: str) -> str:
+    """A review built from a JSONL of items (``items_text``) or from a stored run's outputs (``run_id``): the one
+    path the web form and ``bedside review create`` take. Returns the review's id."""
+    from bedside.runs.store import RunNotFoundError
+
+    if spec.task_type not in TASK_TYPES:
+        raise ReviewError(f"task type {spec.task_type!r}: choose one of {', '.join(TASK_TYPES)}")
+    if items_text:
+        items = items_from_jsonl(spec.task_type, items_text)
+        source = "jsonl"
+        spec.cells = []
+    elif run_id:
+        try:
+            items = items_from_run(store, run_id, spec)
+            if spec.task_type == "rank":
+                spec.criteria = rank_criteria(store, run_id, spec)
+        except RunNotFoundError:
+            raise ReviewError(f"no run {run_id!r}") from None
+        source = f"run:{run_id}"
+    else:
+        raise ReviewError("choose a run or upload a JSONL of items")
+    return create_review(store.engine, spec, items, source=source, created_by=created_by)
+
+
 def create_review(
     engine: Engine,
     spec: ReviewSpec,

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
-from bedside.runs.store import RunNotFoundError, Store, results_table
+from bedside.runs.store import Store, results_table
 from bedside.web import adjudication as adj
 from bedside.web import review as rv
 from bedside.web import review_edit
@@ -128,22 +128,9 @@ def review_routes(app: FastAPI) -> None:
             if spec.task_type not in rv.TASK_TYPES:
                 raise rv.ReviewError("choose a task type")
             text = await _upload_text(form.get("items"))
-            run_id = str(form.get("run") or "")
-            if text:
-                items = rv.items_from_jsonl(spec.task_type, text)
-                source = "jsonl"
-                spec.cells = []
-            elif run_id:
-                try:
-                    items = rv.items_from_run(store, run_id, spec)
-                    if spec.task_type == "rank":
-                        spec.criteria = rv.rank_criteria(store, run_id, spec)
-                except RunNotFoundError:
-                    raise rv.ReviewError("no such run") from None
-                source = f"run:{run_id}"
-            else:
-                raise rv.ReviewError("choose a run or upload a JSONL of items")
-            review_id = rv.create_review(store.engine, spec, items, source=source, created_by=session.user.name)
+            review_id = rv.new_review(
+                store, spec, run_id=str(form.get("run") or ""), items_text=text or "", created_by=session.user.name
+            )
         except rv.ReviewError as exc:
             return _new_form(request, session, error=str(exc), values=values)
         return RedirectResponse(f"/reviews/{review_id}", status_code=303)
