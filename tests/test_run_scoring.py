@@ -110,10 +110,15 @@ def test_a_scorer_that_raises_is_its_samples_error_and_a_retry_asks_again(tmp_pa
 
     again = asyncio.run(execute(cfg, task=ScoringTask(12, fail=("s03",)), cache=cache))
     assert (again.ran, again.errors, again.usage.snapshot()) == (0, 1, {})  # an error is finished, as an error
+    assert (again.failed, again.retried_errors) == (0, 0)
+
+    still = asyncio.run(execute(cfg, task=ScoringTask(12, fail=("s03",)), cache=cache, retry_errors=True))
+    assert (still.ran, still.failed, still.retried_errors) == (0, 1, 1)  # tried again, failed again: both said
 
     retried = asyncio.run(execute(cfg, task=ScoringTask(12), cache=cache, retry_errors=True))
-    assert (retried.ran, retried.errors) == (1, 0)
+    assert (retried.ran, retried.errors, retried.failed, retried.retried_errors) == (1, 0, 0, 1)
     assert retried.usage.snapshot()["system"].requests == 1  # asked again, not replayed from the cache
+    assert still.usage.snapshot()["system"].requests == 1
 
 
 def test_slow_scorers_hold_samples_back_and_every_sample_is_stored(tmp_path: Path) -> None:

@@ -597,9 +597,9 @@ def test_progress_off_a_terminal_prints_plain_lines() -> None:
     progress.stop(summary)
     lines = stream.getvalue().splitlines()
     assert [line.rsplit(",", 1)[0] for line in lines] == [
-        "0/3 samples, 0 errors, 0/2 cells done, 0 model calls (0 cached)",
-        "2/3 samples, 1 errors, 1/2 cells done, 0 model calls (0 cached)",
-        "3/3 samples, 1 errors, 2/2 cells done, 0 model calls (0 cached)",
+        "0/3 samples, 0 errors, 0/2 cells done, 0 model calls answered (0 cached), 0 requests sent",
+        "2/3 samples, 1 errors, 1/2 cells done, 0 model calls answered (0 cached), 0 requests sent",
+        "3/3 samples, 1 errors, 2/2 cells done, 0 model calls answered (0 cached), 0 requests sent",
     ]
 
 

@@ -174,7 +174,14 @@ def run_command(
     if gated:
         _print_gates(gated)
     out.print(
-        f"{summary.ran} samples run, {summary.reused} reused, {summary.rescored} re-scored, in {summary.wall_s:.1f} s"
+        f"{summary.ran} samples run"
+        + (f" and {summary.failed} failed" if summary.failed else "")
+        + f", {summary.reused} reused, {summary.rescored} re-scored, in {summary.wall_s:.1f} s"
+        + (
+            f"; {summary.retried_errors} were errors tried again (--retry-errors)"
+            if summary.retried_errors
+            else ""
+        )
         + (
             f"; {summary.truncated} with an answer cut off (max_tokens or the repetition guard)"
             if summary.truncated
@@ -425,6 +432,8 @@ def summary_data(summary: Any, store: str) -> dict[str, Any]:
         "run": summary.run_id,
         "store": store,
         "ran": summary.ran,
+        "failed": summary.failed,
+        "retried_errors": summary.retried_errors,
         "reused": summary.reused,
         "rescored": summary.rescored,
         "errors": summary.errors,

@@ -60,10 +60,13 @@ class TerminalProgress(Progress):
         cells = sum(c.done == c.total for c in summary.cells.values())
         usage = summary.usage.snapshot().values()
         calls, cached = sum(u.calls for u in usage), sum(u.cache_hits for u in usage)
+        sent, failed = sum(u.requests for u in usage), sum(u.errors for u in usage)
         elapsed = time.monotonic() - self._started
         self.console.print(
             f"{done}/{total} samples, {summary.errors} errors, {cells}/{len(summary.cells)} cells done, "
-            f"{calls} model calls ({cached} cached), {elapsed:.0f} s",
+            f"{calls} model calls answered ({cached} cached), {sent} requests sent"
+            + (f", {failed} calls failed" if failed else "")
+            + f", {elapsed:.0f} s",
             highlight=False,
         )
 

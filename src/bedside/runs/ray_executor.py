@@ -450,19 +450,21 @@ def _merge_usage(ledger: UsageLedger, usage: dict[str, Any]) -> None:
                 setattr(entry, name, getattr(entry, name) + value)
 
 
-def _generated_ok(store: Store, run_id: str, items: list[Item]) -> int:
-    """How many of ``items`` the store now holds as successful (the summary's ``ran``)."""
+def _generated_outcomes(store: Store, run_id: str, items: list[Item]) -> tuple[int, int]:
+    """How many of ``items`` the store now holds as successful and as errors (the summary's ``ran`` and
+    ``failed``)."""
     if not items:
-        return 0
+        return 0, 0
     table = results_table
     with store.engine.connect() as db:
         rows = db.execute(
-            select(table.c.cell, table.c.sample_id, table.c.epoch, table.c.key).where(
-                (table.c.run_id == run_id) & (table.c.status == "ok")
+            select(table.c.cell, table.c.sample_id, table.c.epoch, table.c.key, table.c.status).where(
+                table.c.run_id == run_id
             )
         ).all()
-    ok = {(r.cell, r.sample_id, r.epoch, r.key) for r in rows}
-    return sum((i.cell.id, i.sample.id, i.epoch, i.key) in ok for i in items)
+    status = {(r.cell, r.sample_id, r.epoch, r.key): r.status for r in rows}
+    found = [status.get((i.cell.id, i.sample.id, i.epoch, i.key)) for i in items]
+    return found.count("ok"), found.count("error")
 
 
 def _not_yet_stored(store: Store, run_id: str, items: list[Item], retry_errors: bool) -> tuple[list[Item], int]:
@@ -885,7 +887,7 @@ async def execute_ray(
         stored = _stored_counts(store, config.run_id)
         for cell, counts in summary.cells.items():
             counts.done, counts.errors = stored.get(cell, (0, 0))
-        summary.ran = _generated_ok(store, config.run_id, plan.generate)
+        summary.ran, summary.failed = _generated_outcomes(store, config.run_id, plan.generate)
         results = dispatcher.results if dispatcher is not None else []
         for result in results:
             summary.truncated += result.truncated

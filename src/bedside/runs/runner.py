@@ -110,6 +110,10 @@ class RunSummary:
     """Samples in flight at most (the config's ``concurrency``)."""
     retried: int = 0
     """Samples run again because the Ray worker (or node) holding them was lost (``--executor ray``)."""
+    failed: int = 0
+    """Samples run now that failed (stored as errors now; ``ran`` counts those that succeeded)."""
+    retried_errors: int = 0
+    """Samples stored as errors before and run again now (``--retry-errors``)."""
 
     @property
     def errors(self) -> int:
@@ -468,6 +472,7 @@ def plan_run(
                     counts.skipped += 1
                 else:
                     plan.rescore.append((item, row))
+    summary.retried_errors = len(plan.bypass)
     reusable = store.reusable(item.key for item in todo)
     for item in todo:
         found = reusable.get(item.key)
@@ -742,6 +747,7 @@ class _Running:
             counts.done += 1
             if row.status == "error":
                 counts.errors += 1
+                summary.failed += 1  # an error row is written only for a sample run now
             elif isinstance(entry, _Scoring):
                 summary.ran += 1
                 summary.truncated += entry.truncated
