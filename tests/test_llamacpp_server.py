@@ -209,6 +209,8 @@ def test_serve_model_cli_prints_a_usable_spec_and_stops_on_ctrl_c() -> None:
             line = process.stdout.readline()
             spec = next(word for word in line.split() if word.startswith("openai-compatible/"))
             assert spec.startswith("openai-compatible/smollm2-135m@http://127.0.0.1:")
+            hint = process.stdout.readline()
+            assert hint.startswith("it answers 1 request(s) at a time: in a run config give it max_concurrency: 1")
             base_url = spec.split("@", 1)[1]
             with urllib.request.urlopen(f"{base_url}/models", timeout=30) as response:
                 ids = [entry["id"] for entry in json.load(response)["data"]]

@@ -135,5 +135,14 @@ def serve_model(
             highlight=False,
             soft_wrap=True,
         )
+        # llama.cpp decodes --parallel requests at once and queues the rest; a run that sends more waits, and
+        # its calls time out as "no answer". The alias's max_concurrency keeps it to what the server decodes.
+        out.print(
+            f"it answers {parallel} request(s) at a time: in a run config give it max_concurrency: {parallel}, e.g.\n"
+            f"  models:\n    local: {{provider: openai-compatible, model: {server.model}, "
+            f"base_url: {server.base_url}, max_concurrency: {parallel}}}",
+            highlight=False,
+            soft_wrap=True,
+        )
         sys.stdout.flush()
         threading.Event().wait()
