@@ -32,7 +32,6 @@ from bedside.cli.app import (
 from bedside.console import data_table, err, fail, out, show_rule, show_table
 from bedside.llm import ModelError
 from bedside.llm.providers.embedded import RuntimeCounts, runtime_counts
-from bedside.runs.steps import FAILURES_TITLE
 
 DEMO_DRAFTS = 1
 """Portal messages the demo drafts replies to (each with both systems); the config drafts all of them."""
@@ -208,6 +207,8 @@ def _demo_simulation(
                 f"{rows[0].sample_id} --store {store}` prints the whole conversation[/]",
                 highlight=False,
             )
+    from bedside.runs.steps import FAILURES_TITLE
+
     failures = [t for t in report.tables[3:] if t.title == FAILURES_TITLE]
     print_task_tables(report.tables[:3] + failures)  # a failed step's "-" above is explained, never silent
     limited = sum(1 for r in rows if r.output and r.output.get("extra", {}).get("termination") == "hard_limit")

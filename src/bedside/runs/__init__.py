@@ -1,10 +1,50 @@
-"""Runs: a config expanded into a grid of cells, executed resumably into a results store, then reported."""
+"""Runs: a config expanded into a grid of cells, executed resumably into a results store, then reported.
 
-from bedside.runs.config import ConfigError, DatasetConfig, RunConfig, SystemConfig, load_config
-from bedside.runs.results import load
-from bedside.runs.runner import Cell, Progress, RunSummary, execute
-from bedside.runs.store import ResultRow, Store
-from bedside.runs.task import Output, Sample, SampleContext, Task, Turn, resolve_task
+The names below are imported when first used (PEP 562), not with the package: ``bedside.runs.config`` alone must
+not pull in SQLAlchemy and the runner, or every CLI command would pay for them at start.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bedside.runs.config import ConfigError, DatasetConfig, RunConfig, SystemConfig, load_config
+    from bedside.runs.results import load
+    from bedside.runs.runner import Cell, Progress, RunSummary, execute
+    from bedside.runs.store import ResultRow, Store
+    from bedside.runs.task import Output, Sample, SampleContext, Task, Turn, resolve_task
+
+_WHERE = {
+    "ConfigError": "config",
+    "DatasetConfig": "config",
+    "RunConfig": "config",
+    "SystemConfig": "config",
+    "load_config": "config",
+    "load": "results",
+    "Cell": "runner",
+    "Progress": "runner",
+    "RunSummary": "runner",
+    "execute": "runner",
+    "ResultRow": "store",
+    "Store": "store",
+    "Output": "task",
+    "Sample": "task",
+    "SampleContext": "task",
+    "Task": "task",
+    "Turn": "task",
+    "resolve_task": "task",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'bedside.runs' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"bedside.runs.{_WHERE[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Cell",
