@@ -193,3 +193,17 @@ def test_the_real_server_does_not_believe_forwarded_for_from_a_loopback_client(t
         server.terminate()
         server.wait(timeout=30)
     assert codes == [401] * 5 + [429] * 2
+
+
+def test_a_crafted_sample_page_key_is_400_with_a_message(store: Store) -> None:
+    """The samples pages read their keys as the compare page does (3,000 nested ``[`` was a 500)."""
+    client = TestClient(create_app(store), raise_server_exceptions=False)
+    assert login(client, "admin").status_code == 303
+    crafted = [key.replace('["s', '["c", "s') for key in CRAFTED_PAGE_KEYS] + ["[" * 3000, '["c", "s"]']
+    for key in crafted:
+        for side in ("after", "before"):
+            response = client.get("/runs/alpha-111/samples", params={side: key})
+            assert response.status_code == 400, (side, key[:40])
+            assert "bad page key" in response.text
+    fine = client.get("/runs/alpha-111/samples", params={"after": json.dumps(["c", "s000001", 0])})
+    assert fine.status_code == 200

@@ -299,3 +299,21 @@ def test_the_real_server_logs_no_query_strings(tmp_path: Path) -> None:
     assert "admin GET /runs/{run_id}/samples 200" in text
     for secret in ("SECRET-QUERY", "SECRET-NAME", "SECRET-PASSWORD", "alpha-111/samples"):
         assert secret not in text, secret
+
+
+def test_a_request_naming_another_host_is_refused(tmp_path: Path) -> None:
+    """DNS rebinding: a page on evil.example resolving to 127.0.0.1 reaches a loopback server with ``Host:
+    evil.example``; ``bedside serve`` answers only the names it was bound to or told (--allowed-host)."""
+    from bedside.cli.web import allowed_hosts
+
+    assert allowed_hosts("127.0.0.1", []) == ("127.0.0.1", "localhost", "::1", "[::1]")
+    assert allowed_hosts("0.0.0.0", ["review.example.org"])[-1] == "review.example.org"
+    assert "0.0.0.0" not in allowed_hosts("0.0.0.0", [])
+    opened = Store(str(tmp_path / "hosts.sqlite"))
+    app = create_app(opened, WebSettings(allowed_hosts=allowed_hosts("127.0.0.1", ["review.example.org"])))
+    for name in ("127.0.0.1:8400", "localhost:8400", "review.example.org"):
+        assert TestClient(app, base_url=f"http://{name}").get("/login").status_code == 200, name
+    refused = TestClient(app, base_url="http://evil.example:8400").get("/login")
+    assert refused.status_code == 400
+    assert refused.text == "Invalid host header"
+    opened.close()

@@ -129,7 +129,9 @@ def run_command(
         print_dry_run(loaded, retry_errors=retry_errors, cache=cache_choice, as_json=as_json)
         return
     if not as_json:
-        out.print(f"run [bold]{loaded.run_id}[/] -> {escape(loaded.store)}", highlight=False)
+        from bedside.llm.secrets import scrub
+
+        out.print(f"run [bold]{loaded.run_id}[/] -> {escape(scrub(loaded.store))}", highlight=False)
     progress = TerminalProgress(err)
     try:
         if executor == "ray":  # [scale-out] bedside.runs.ray_executor
@@ -299,7 +301,9 @@ def _store_flag(store: str) -> str:
     """`` --store STORE`` when the run's store is not the default one, quoted for a shell."""
     import shlex
 
-    return "" if store == DEFAULT_STORE else f" --store {shlex.quote(store)}"
+    from bedside.llm.secrets import scrub
+
+    return "" if store == DEFAULT_STORE else f" --store {shlex.quote(scrub(store))}"
 
 
 def _rerun_command(

@@ -41,6 +41,14 @@ def serve(
             "for login throttling and audit; from anyone else the header is ignored.",
         ),
     ] = None,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            help="A host name clients use to reach the app (repeatable), beside the bound address and the "
+            "loopback names; requests naming any other Host are refused (DNS rebinding).",
+        ),
+    ] = None,
 ) -> None:
     """Serve the run viewer and the review app over the store (log in with an account from `bedside users add`)."""
     _need_web()
@@ -67,7 +75,13 @@ def serve(
         idle_s=idle_minutes * 60,
         max_upload_bytes=int(max_upload_mb * 1024 * 1024),
         trusted_proxies=frozenset(trusted_proxy or ()),
+        allowed_hosts=allowed_hosts(host, allowed_host or []),
     )
+    if host in WILDCARD_HOSTS and not allowed_host:
+        err.print(
+            f"[yellow]warning:[/] bound to {host}: only the loopback names are allowed as Host; give "
+            "--allowed-host NAME for each name or address clients use"
+        )
     err.print(f"bedside web on http://{host}:{port}/ (store {opened.url.split('@')[-1]})")
     # uvicorn's own access log writes paths with their query strings: off; bedside.web logs route templates.
     # proxy_headers off: uvicorn would otherwise believe X-Forwarded-For from any loopback client; the app reads
@@ -80,6 +94,17 @@ def serve(
         log_level="warning",
         proxy_headers=False,
     )
+
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+WILDCARD_HOSTS = ("0.0.0.0", "::", "[::]")
+
+
+def allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...]:
+    """The Host header values ``bedside serve`` answers: the loopback names, the bound address (unless a
+    wildcard) and ``--allowed-host`` names."""
+    bound = () if host in WILDCARD_HOSTS else (host, f"[{host}]" if ":" in host else host)
+    return tuple(dict.fromkeys((*LOOPBACK_HOSTS, *bound, *extra)))
 
 
 users_app = typer.Typer(help="Accounts of the web app (roles: admin, annotator, adjudicator).", no_args_is_help=True)

@@ -69,6 +69,9 @@ class WebSettings:
     clock: Callable[[], float] = time.monotonic
     """The throttle's clock (tests pass a controlled one)."""
     dashboard_workers: int = 1  # worker processes drawing run dashboards off the event loop
+    allowed_hosts: tuple[str, ...] | None = None
+    """Host header values the app answers (a DNS-rebinding page reaches a loopback server under its own name,
+    and is refused); None answers any (tests). ``bedside serve`` sets the bound names and ``--allowed-host``."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -177,6 +180,10 @@ def create_app(store: Store | str, settings: WebSettings | None = None) -> FastA
     create_web_tables(store.engine)
     # The gate runs before any parameter is validated, so an anonymous request learns nothing from a 422.
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None, dependencies=[Depends(_gate)], lifespan=_lifespan)
+    if settings.allowed_hosts is not None:
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))
     app.state.store = store
     app.state.settings = settings
     app.state.summaries = browse.Summaries(store)
@@ -288,13 +295,11 @@ def _secure(request: Request) -> bool:
 
 
 def _key(value: str | None) -> tuple[str, str, int] | None:
+    """The ``after``/``before`` key of a run's sample pages: ``[cell, sample_id, epoch]`` (see :func:`_json_key`)."""
     if not value:
         return None
-    try:
-        cell, sample, epoch = json.loads(value)
-        return str(cell), str(sample), int(epoch)
-    except (ValueError, TypeError):
-        raise HTTPException(status_code=400, detail="bad page key") from None
+    cell, sample, epoch = _json_key(value, 2)
+    return cell, sample, epoch
 
 
 MAX_PAGE_KEY_CHARS = 1024
@@ -306,26 +311,33 @@ def _no_constant(name: str) -> Any:
 
 
 def _page_key(raw: str) -> tuple[str, int]:
-    """The ``after`` page key of /compare: a JSON ``[sample_id, epoch]`` from the page's own "next" link. Anything
-    else a client crafts (deep nesting, NaN or Infinity, an integer past SQLite's range, text that is not valid
-    UTF-8) is a 400 with a message, never an exception in the route."""
-    bad = HTTPException(status_code=400, detail="bad page key: expected [sample id, epoch] from a 'next' link")
+    """The ``after`` page key of /compare: ``[sample_id, epoch]`` (see :func:`_json_key`)."""
+    sample_id, epoch = _json_key(raw, 1)
+    return sample_id, epoch
+
+
+def _json_key(raw: str, texts: int) -> Any:
+    """A page key from the page's own "next" link: a JSON list of ``texts`` strings and an epoch. Anything else a
+    client crafts (deep nesting, NaN or Infinity, an integer past SQLite's range, text that is not valid UTF-8)
+    is a 400 with a message, never an exception in the route."""
+    bad = HTTPException(status_code=400, detail="bad page key: expected the key from a 'next' or 'previous' link")
     if len(raw) > MAX_PAGE_KEY_CHARS:
         raise bad
     try:
         value = json.loads(raw, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         raise bad from None
-    if not (isinstance(value, list) and len(value) == 2):
+    if not (isinstance(value, list) and len(value) == texts + 1):
         raise bad
-    sample_id, epoch = value
-    if not isinstance(sample_id, str) or type(epoch) is not int or not 0 <= epoch <= MAX_EPOCH:
+    *names, epoch = value
+    if not all(isinstance(n, str) for n in names) or type(epoch) is not int or not 0 <= epoch <= MAX_EPOCH:
         raise bad
     try:
-        sample_id.encode("utf-8")
+        for name in names:
+            name.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate from a \ud800 escape
         raise bad from None
-    return sample_id, epoch
+    return (*names, epoch)
 
 
 def _float(value: str | None) -> float | None:
