@@ -674,3 +674,42 @@ def test_an_interrupted_run_says_so_before_waiting_for_the_calls_in_flight(tmp_p
     store = Store(config.store)
     assert next(r for r in store.runs() if r["id"] == config.run_id)["status"] == "interrupted"
     store.close()
+
+
+@pytest.mark.parametrize("sigint", ["default", "ignored"])
+def test_sigterm_stops_a_run_as_ctrl_c_does(tmp_path: Path, sigint: str) -> None:
+    """A scheduler's SIGTERM: the finished samples are kept, the run is marked interrupted (not stale) and the
+    process exits 143; also when started with SIGINT ignored (nohup, a shell's ``&``)."""
+    with ScriptedServer() as server:
+        path = write_config(tmp_path, server, concurrency=1)
+        config = load_config(path)
+        server.hold(after=2)  # two samples' calls answered, then every request waits
+        ignore = sigint == "ignored"
+        process = subprocess.Popen(
+            [sys.executable, "-m", "bedside.cli", "run", str(path), "--no-cache"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "COLUMNS": "120"},
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN if ignore else signal.SIG_DFL),
+        )
+        try:
+            server.wait_until(lambda stats: stats["held"] >= 1)  # the third request waits: two are answered
+            deadline = time.monotonic() + 300  # a hang guard only
+            while _stored_count(Path(config.store)) < 2:
+                assert time.monotonic() < deadline, "the two answered samples were never stored"
+                time.sleep(0.02)
+            process.send_signal(signal.SIGTERM)
+            _, stderr = process.communicate(timeout=120)
+        finally:
+            server.release()
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 143, stderr
+    assert "terminated (SIGTERM): finished samples are stored" in " ".join(stderr.split())
+    store = Store(config.store)
+    try:
+        assert store.run(config.run_id)["status"] == "interrupted"
+        assert sum(r.status == "ok" for r in store.results(config.run_id)) >= 2
+    finally:
+        store.close()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -133,31 +135,33 @@ def run_command(
 
         out.print(f"run [bold]{loaded.run_id}[/] -> {escape(scrub(loaded.store))}", highlight=False)
     progress = TerminalProgress(err)
-    try:
-        if executor == "ray":  # [scale-out] bedside.runs.ray_executor
-            from bedside.runs.ray_executor import RayExecutorError, execute_ray
+    with _stop_on_sigterm() as terminated:
+        try:
+            if executor == "ray":  # [scale-out] bedside.runs.ray_executor
+                from bedside.runs.ray_executor import RayExecutorError, execute_ray
 
-            try:
-                summary = asyncio.run(
-                    execute_ray(
-                        loaded,
-                        progress=progress,
-                        retry_errors=retry_errors,
-                        cache=cache_choice,
-                        address=address,
-                        workers=workers,
-                        runtime_env=runtime_env_for(py_module or [], working_dir),
+                try:
+                    summary = asyncio.run(
+                        execute_ray(
+                            loaded,
+                            progress=progress,
+                            retry_errors=retry_errors,
+                            cache=cache_choice,
+                            address=address,
+                            workers=workers,
+                            runtime_env=runtime_env_for(py_module or [], working_dir),
+                        )
                     )
-                )
-            except RayExecutorError as exc:
-                raise fail(exc) from None
-        else:
-            summary = asyncio.run(execute(loaded, progress=progress, retry_errors=retry_errors, cache=cache_choice))
-    except KeyboardInterrupt:
-        err.print("[yellow]interrupted[/]: finished samples are stored; run the same command again to resume")
-        raise typer.Exit(code=130) from None
-    except (ValueError, ModelError, StorageError, RunLockedError) as exc:
-        raise fail(exc) from None
+                except RayExecutorError as exc:
+                    raise fail(exc) from None
+            else:
+                summary = asyncio.run(execute(loaded, progress=progress, retry_errors=retry_errors, cache=cache_choice))
+        except KeyboardInterrupt:
+            why = "terminated (SIGTERM)" if terminated else "interrupted"
+            err.print(f"[yellow]{why}[/]: finished samples are stored; run the same command again to resume")
+            raise typer.Exit(code=143 if terminated else 130) from None
+        except (ValueError, ModelError, StorageError, RunLockedError) as exc:
+            raise fail(exc) from None
     gated = _gate_results(loaded.store, summary.run_id, gates)
     failed_gates = [g for g in gated if not g.passed]
     empty = _unscored(loaded.store, summary.run_id)
@@ -179,11 +183,7 @@ def run_command(
         f"{summary.ran} samples run"
         + (f" and {summary.failed} failed" if summary.failed else "")
         + f", {summary.reused} reused, {summary.rescored} re-scored, in {summary.wall_s:.1f} s"
-        + (
-            f"; {summary.retried_errors} were errors tried again (--retry-errors)"
-            if summary.retried_errors
-            else ""
-        )
+        + (f"; {summary.retried_errors} were errors tried again (--retry-errors)" if summary.retried_errors else "")
         + (
             f"; {summary.truncated} with an answer cut off (max_tokens or the repetition guard)"
             if summary.truncated
@@ -226,6 +226,30 @@ def run_command(
         err.print(f"{len(failed_gates)} gate(s) failed", highlight=False)
     if ((summary.errors or empty) and not allow_errors) or failed_gates:
         raise typer.Exit(code=1)
+
+
+@contextlib.contextmanager
+def _stop_on_sigterm() -> Iterator[list[int]]:
+    """While the run runs, SIGTERM (a container or job scheduler stopping it) stops it as Ctrl-C does: finished
+    samples are kept and the run is marked interrupted, not left "stale". The handler hands the signal to
+    asyncio's SIGINT handler where one is installed (it cancels the run), else raises KeyboardInterrupt (a
+    process started with SIGINT ignored, as under nohup or a shell's ``&``). Yields a list that holds the signal
+    once one arrived (exit 143); the previous handler comes back afterwards."""
+    import signal
+
+    arrived: list[int] = []
+
+    def stop(signum: int, frame: Any) -> None:
+        arrived.append(signum)
+        if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL, None):
+            raise KeyboardInterrupt
+        signal.raise_signal(signal.SIGINT)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield arrived
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _unscored(store: str, run_id: str) -> list[str]:
