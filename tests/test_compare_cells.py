@@ -185,12 +185,3 @@ def test_a_run_whose_declared_scorer_scored_nothing_fails(tmp_path: Path) -> Non
     assert json.loads(ran.output[ran.output.index("{") :])["unscored"] == ["content_f1"]
     assert allowed.exit_code == 0
     assert "nothing scored: content_f1 scored no sample of this run" in allowed.output
-
-
-def test_a_store_url_with_a_password_is_refused_without_printing_it(tmp_path: Path) -> None:
-    with ScriptedServer() as server:
-        path = _grid(tmp_path, server, store="postgresql+psycopg://postgres:Sup3rSecretPW@127.0.0.1:1/test")
-        ran = runner.invoke(app, ["run", str(path), "--no-cache"])
-    assert ran.exit_code == 1
-    assert "holds a password" in ran.output
-    assert "Sup3rSecretPW" not in ran.output

@@ -15,6 +15,12 @@ config_app = typer.Typer(help="Run configs: check one before running it.", no_ar
 app.add_typer(config_app, name="config")
 
 
+def _names_template(key: str, value: object) -> bool:
+    """Whether a system option names a prompt template (``template``, ``judge_template``, ...): checked to exist
+    and parse, so a typo fails here and not on every sample."""
+    return (key == "template" or key.endswith("_template")) and isinstance(value, str) and bool(value)
+
+
 @config_app.command("check")
 def config_check(
     config: Annotated[Path, typer.Argument(help="Run config (YAML or TOML).")],
@@ -28,6 +34,7 @@ def config_check(
     from bedside.llm import ModelError
     from bedside.llm.config import parse_model_spec
     from bedside.llm.pool import build_provider
+    from bedside.prompts import PromptError, load_template
     from bedside.runs import ConfigError, load_config
     from bedside.runs.runner import check_config, load_datasets
     from bedside.runs.scorers import resolve_scorers
@@ -46,6 +53,13 @@ def config_check(
         resolutions = resolve_scorers(task, scorers)
     except ValueError as exc:
         raise fail(ValueError(f"{config}: {exc}")) from None
+    for name, system in loaded.systems.items():
+        for key, value in system.options.items():
+            if _names_template(key, value):
+                try:
+                    load_template(value)
+                except PromptError as exc:
+                    raise fail(ValueError(f"{config}: systems.{name}.options.{key}: {exc}")) from None
     for role, specs in loaded.models.items():
         for index, spec in enumerate(specs):
             try:
