@@ -194,11 +194,12 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
     outside = line_with(result.output, "outside-written, held out: hard-negative rejection")  # never pooled
     assert re.search(r"rejection \d\.\d{3} \(\d+/60\) \[95% CI", outside), outside
     data = json.loads(CliRunner().invoke(app, ["drafting", "guard-eval", "--json"]).output)
-    mine, _, theirs = data["sets"]
+    mine, _, theirs, _ = data["sets"]
     assert [entry["name"] for entry in data["sets"]] == [
         "bedside's own",
         "outside-written, dev",
         "outside-written, held out",
+        "outside-written, held out 2",
     ]
     assert mine["scores"][0]["group"] == "all"
     assert mine["missed"] == []
