@@ -255,3 +255,16 @@ def test_an_export_that_fails_part_way_leaves_no_partial_file(
     with pytest.raises(OSError, match="No space left"):
         export(rows, target)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_report_folder_that_is_a_symbolic_link_is_refused_and_its_target_never_remoded(tmp_path: Path) -> None:
+    target = tmp_path / "shared-folder"
+    target.mkdir(mode=0o755)
+    os.chmod(target, 0o755)
+    link = tmp_path / "reports"
+    link.symlink_to(target)
+    with pytest.raises(OSError, match="is a symbolic link"):
+        private_dir(link, tighten=True)
+    private_dir(link, tighten=True, follow_symlinks=True)  # followed on request: written into, not re-moded
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o755
+    assert stat.S_IMODE(os.stat(private_dir(tmp_path / "own", tighten=True)).st_mode) == 0o700

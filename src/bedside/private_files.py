@@ -47,11 +47,17 @@ class SymlinkRefusedError(OSError):
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
-def private_dir(path: str | Path, *, tighten: bool = False) -> Path:
+def private_dir(path: str | Path, *, tighten: bool = False, follow_symlinks: bool = False) -> Path:
     """Create ``path`` and its missing parents as 0700; folders that exist already are not touched, except
     ``path`` itself with ``tighten`` (a report's own folder): made 0700 when this user owns it and it is
-    neither the working folder nor the home folder."""
+    neither the working folder nor the home folder. With ``tighten``, a ``path`` that is a symbolic link is
+    refused (:class:`SymlinkRefusedError`) unless ``follow_symlinks``, and even then the folder it points to is
+    written into but never re-moded: it is not bedside's."""
     path = Path(path)
+    if tighten and os.path.islink(path):
+        if not follow_symlinks:
+            raise _link_refused(path)
+        tighten = False
     existed = path.is_dir()
     missing: list[Path] = []
     current = path

@@ -556,7 +556,7 @@ def write_report(store: Store, run_id: str, folder: Path, *, follow_symlinks: bo
     :func:`~bedside.private_files.private_dir`): reports quote samples and errors. A symbolic link where a file
     goes is refused unless ``follow_symlinks``."""
     report = build_report(store, run_id)
-    private_dir(folder, tighten=True)
+    private_dir(folder, tighten=True, follow_symlinks=follow_symlinks)
     md, page = folder / f"{report.run['id']}.md", folder / f"{report.run['id']}.html"
     write_private_text(md, markdown(report), follow_symlinks=follow_symlinks)
     write_private_text(page, html_page(report), follow_symlinks=follow_symlinks)
