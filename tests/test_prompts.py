@@ -172,6 +172,15 @@ def test_a_file_in_the_working_directory_does_not_shadow_a_shipped_template(
         ('{{ "x" * 100000000000 }}', "'*' would build"),
         ("{{ range(100000)|list * 1000 }}", "'*' would build"),
         ("{{ 10 ** (10 ** 10) }}", "'**' would build"),
+        ('{{ "x"|center(10**9) }}', "center would build"),
+        ('{{ "x".center(10**9) }}', "center would build"),
+        ('{{ "x".rjust(10**9) }}', "rjust would build"),
+        ('{{ "x\ny"|indent(10**8, true) }}', "indent would build"),
+        ('{{ "%1000000000s"|format("x") }}', "format would build"),
+        ('{{ "%1000000000s" % "x" }}', "'%' would build"),
+        ('{{ "{:>1000000000}".format("x") }}', "format would build"),
+        ('{{ ("x" * 1000000)|replace("x", "y" * 100) }}', "replace would build"),
+        ('{{ "a\tb".expandtabs(10**9) }}', "expandtabs would build"),
     ],
 )
 def test_runaway_templates_are_stopped_with_an_error_naming_the_file(
@@ -193,6 +202,12 @@ def test_bounded_rendering_keeps_ordinary_loops_and_arithmetic(tmp_path: Path) -
         '{{ 2 * 3 }} {{ "ab" * 2 }} {{ 2 ** 8 }} {% for x in [[1, [2]]] recursive %}{{ x }}{% endfor %}'
     )
     assert render(template, items=["a", "b"]) == "1. a\n2. b\n6 abab 256 [1, [2]]"
+    sized = tmp_path / "sized.j2"
+    sized.write_text(
+        '{{ "ok"|center(6) }}|{{ "%5.2f"|format(3.14159) }}|{{ 7 % 3 }}|{{ "a,b".replace(",", ";") }}|'
+        '{{ "{0:>3}".format("x") }}|{{ "a\nb"|indent(2, true) }}'
+    )
+    assert render(sized) == "ok  | 3.14|1|a;b|  x|  a\n  b"
     assert render(template, items=[]) == "none6 abab 256 [1, [2]]"
     # Each render has a budget of its own: many renders of a loop-heavy template all pass.
     many = tmp_path / "many.j2"

@@ -16,7 +16,10 @@ is rendered in Jinja's immutable sandbox, so one cannot reach Python internals (
 Rendering is also bounded, so a template cannot hang a run: every ``{% for %}`` loop counts its iterations
 against one budget per render (:data:`MAX_LOOP_STEPS`, and a wall-clock :data:`MAX_RENDER_SECONDS` checked at
 each step), ``*`` and ``**`` may not build strings, lists or numbers beyond :data:`MAX_BUILT` items or digits,
-and recursion past Python's limit is stopped; each is a :class:`PromptError` naming the file.
+and neither may the filters and string methods whose output a number sizes (``center``, ``indent``,
+``format``, ``replace``, ``ljust``, ``zfill``, ``expandtabs``, ``%`` and ``.format`` widths...): their arguments
+are checked before the string is built. Recursion past Python's limit is stopped. Each is a :class:`PromptError`
+naming the file.
 """
 
 from __future__ import annotations
@@ -109,10 +112,73 @@ class _Budget:
 _BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("bedside_render_budget", default=None)
 
 
-class _BoundedSandbox(ImmutableSandboxedEnvironment):
-    """The immutable sandbox with bounded loops and bounded ``*``/``**`` (see the module docstring)."""
+_WIDTHS = re.compile(r"%[-#0 +]*(\d+)?(?:\.(\d+))?[a-zA-Z%]|\{[^{}]*?:[^{}]*?(\d+)(?:\.(\d+))?[^{}]*\}")
+"""Widths and precisions in ``%`` and ``str.format`` specs: "%1000000000s", "{:>1000000000}"."""
 
-    intercepted_binops = frozenset({"*", "**"})
+
+def _spec_width(spec: object) -> int:
+    """The largest width or precision a format string asks for (0 for anything that is not a string)."""
+    if not isinstance(spec, str):
+        return 0
+    return max((int(n) for m in _WIDTHS.finditer(spec) for n in m.groups() if n), default=0)
+
+
+def _check_size(what: str, size: float) -> None:
+    if size > MAX_BUILT:
+        raise RenderLimitError(f"{what} would build {size:,.0f} characters (at most {MAX_BUILT:,})")
+
+
+def _sized_call(name: str, text: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Refuse a string filter or method whose output a number sizes past :data:`MAX_BUILT`, before it runs."""
+    numbers = [a for a in (*args, *kwargs.values()) if isinstance(a, int) and not isinstance(a, bool)]
+    widest = max(numbers, default=0)
+    lines = text.count("\n") + 1
+    if name in ("center", "ljust", "rjust", "zfill"):
+        _check_size(name, widest)
+    elif name == "indent":
+        width = next(iter(args), kwargs.get("width", 4))
+        _check_size(name, len(text) + lines * (len(width) if isinstance(width, str) else int(width or 0)))
+    elif name == "expandtabs":
+        _check_size(name, len(text) + text.count("\t") * widest)
+    elif name in ("format", "format_map"):
+        _check_size(name, max([_spec_width(text), *(_spec_width(a) for a in args)]))
+    elif name == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
+        grows = len(args[1]) - len(args[0])
+        if grows > 0:
+            count = text.count(args[0]) if args[0] else len(text) + 1
+            _check_size(name, len(text) + count * grows)
+
+
+_SIZED = ("center", "ljust", "rjust", "zfill", "indent", "expandtabs", "format", "format_map", "replace")
+
+
+def _bounded_filter(name: str, inner: Callable[..., Any]) -> Callable[..., Any]:
+    def bounded(value: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(value, str) or name == "format":
+            _sized_call(name, str(value), args, kwargs)
+        return inner(value, *args, **kwargs)
+
+    return bounded
+
+
+class _BoundedSandbox(ImmutableSandboxedEnvironment):
+    """The immutable sandbox with bounded loops, ``*``/``**``/``%`` and size-producing string calls (see the
+    module docstring)."""
+
+    intercepted_binops = frozenset({"*", "**", "%"})
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        for name in ("center", "indent", "format", "replace"):
+            self.filters[name] = _bounded_filter(name, self.filters[name])
+
+    def call(self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        # str.format reaches here wrapped by the sandbox's safe formatter (functools.update_wrapper: __wrapped__)
+        owner = getattr(__obj, "__self__", None) or getattr(getattr(__obj, "__wrapped__", None), "__self__", None)
+        name = getattr(__obj, "__name__", "")
+        if isinstance(owner, str) and name in _SIZED:
+            _sized_call(name, owner, args, kwargs)
+        return super().call(__context, __obj, *args, **kwargs)
 
     def _generate(
         self, source: nodes.Template, name: str | None, filename: str | None, defer_init: bool = False
@@ -132,6 +198,9 @@ class _BoundedSandbox(ImmutableSandboxedEnvironment):
             yield item
 
     def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any) -> Any:
+        if operator == "%":
+            _check_size("'%'", _spec_width(left))
+            return left % right
         if operator == "*":
             for sized, times in ((left, right), (right, left)):
                 if isinstance(sized, str | list | tuple) and isinstance(times, int) and len(sized) * times > MAX_BUILT:
