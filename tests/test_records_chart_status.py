@@ -291,3 +291,39 @@ def test_synthea_charts_read_as_a_clinician_expects(external: Path) -> None:
         if "deceasedDateTime" in patient:
             late = render_chart_summary(record, datetime(2100, 1, 1))
             assert f"Deceased: {patient['deceasedDateTime'][:10]}\n" in late, path.name
+
+
+def test_stopped_completed_and_on_hold_orders_are_listed_as_such_never_as_active() -> None:
+    bundle = copy.deepcopy(BUNDLE)
+    bundle["entry"] += [
+        {"resource": _order("stopped", "197884", "atorvastatin 20 MG Oral Tablet", "stopped")},
+        {"resource": _order("done", "308182", "amoxicillin 500 MG Oral Capsule", "completed")},
+        {"resource": _order("paused", "855332", "warfarin 5 MG Oral Tablet", "on-hold")},
+    ]
+    summary = chart_summary(_read(bundle), AT)
+    assert summary.medications == ("lisinopril 10 MG Oral Tablet",)
+    assert summary.medications_not_active == (  # by order date, then id
+        "amoxicillin 500 MG Oral Capsule (completed, ordered 2024-01-05)",
+        "warfarin 5 MG Oral Tablet (on hold, ordered 2024-01-05)",
+        "atorvastatin 20 MG Oral Tablet (stopped, ordered 2024-01-05)",
+    )
+    text = render_chart_summary(_read(bundle), AT)
+    active, _, rest = text.partition("Stopped, Completed or On Hold:\n")
+    assert "warfarin" not in active
+    assert rest.splitlines() == [
+        "-amoxicillin 500 MG Oral Capsule (completed, ordered 2024-01-05)",
+        "-warfarin 5 MG Oral Tablet (on hold, ordered 2024-01-05)",
+        "-atorvastatin 20 MG Oral Tablet (stopped, ordered 2024-01-05)",
+    ]
+    assert "Stopped, Completed or On Hold" not in render_chart_summary(_read(BUNDLE), AT)
+
+
+def test_a_fhir_patient_deceased_with_no_date_is_never_shown_alive() -> None:
+    bundle = copy.deepcopy(BUNDLE)
+    bundle["entry"][0]["resource"]["deceasedBoolean"] = True
+    summary = chart_summary(_read(bundle), AT)
+    assert (summary.deceased, summary.deceased_at) == (True, None)
+    assert "Gender: Female\nDeceased: date not recorded\n###Full Active Problem List###" in render_chart_summary(
+        _read(bundle), AT
+    )
+    assert not chart_summary(_read(BUNDLE), AT).deceased

@@ -41,7 +41,17 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from bedside.prompts import render
-from bedside.records.model import ENDED, NEVER_TAKEN, NOT_A_CONDITION, Allergy, Condition, Encounter, Medication, Record
+from bedside.records.model import (
+    ENDED,
+    NEVER_TAKEN,
+    NOT_A_CONDITION,
+    NOT_ACTIVE,
+    Allergy,
+    Condition,
+    Encounter,
+    Medication,
+    Record,
+)
 from bedside.records.social import is_social_code, is_social_history
 from bedside.records.times import utc
 
@@ -69,6 +79,11 @@ class ChartSummary:
     allergies: tuple[str, ...] = ()
     social_history: tuple[str, ...] = ()
     deceased_at: datetime | None = None
+    deceased: bool = False
+    """Dead by T: a death date on or before it, or a record that says deceased with no date (FHIR
+    ``deceasedBoolean``), which the chart shows as "date not recorded" rather than as a living patient."""
+    medications_not_active: tuple[str, ...] = ()
+    """Orders the record says are stopped, completed or on hold, with their status and order date."""
 
     @property
     def diagnoses_past_year(self) -> tuple[str, ...]:
@@ -127,7 +142,15 @@ def chart_summary(record: Record, at: datetime, *, medication_window_days: int =
         for e in recent
     )
 
-    medications = _active_medications(past.medications, at, timedelta(days=medication_window_days))
+    window = timedelta(days=medication_window_days)
+    # A stopped/completed/on-hold status is today's. An order renewed after T was, at T, most likely still running
+    # (it completed when renewed): read as before. Any other is listed as not active, with its status and date.
+    renewed = {_medication_key(m) for m in record.medications if m.start and m.start > at}
+    ended = [
+        m for m in past.medications if (m.status or "").lower() in NOT_ACTIVE and _medication_key(m) not in renewed
+    ]
+    taken = [m for m in past.medications if m not in ended]
+    medications = _active_medications(taken, at, window)
     return ChartSummary(
         at=at,
         age=age,
@@ -141,6 +164,8 @@ def chart_summary(record: Record, at: datetime, *, medication_window_days: int =
         ),
         social_history=social_history,
         deceased_at=past.patient.deceased_at,
+        deceased=past.patient.deceased_at is not None or (record.patient.deceased and not record.patient.deceased_at),
+        medications_not_active=_not_active_medications(ended, at, window),
     )
 
 
@@ -196,6 +221,20 @@ def _active_medications(medications: list[Medication], at: datetime, window: tim
         elif not superseded and (medication.status == "active" or at - medication.start <= window):
             active.append(medication)
     return _unique(m.label for m in sorted(active, key=lambda m: (m.start or at, m.id)))
+
+
+def _not_active_medications(medications: list[Medication], at: datetime, window: timedelta) -> tuple[str, ...]:
+    """Outpatient orders within the window (those whose status is stopped, completed or on hold): "label
+    (stopped, ordered 2025-03-01)"."""
+    return _unique(
+        f"{m.label} ({(m.status or '').lower().replace('-', ' ')}, ordered {m.start:%Y-%m-%d})"
+        for m in sorted(medications, key=lambda m: (m.start or at, m.id))
+        if m.setting != "inpatient"
+        and m.source != "administration"
+        and m.start
+        and (m.status or "").lower() in NOT_ACTIVE
+        and at - m.start <= window
+    )
 
 
 def render_chart_summary(

@@ -45,6 +45,8 @@ Day = Annotated[date, AfterValidator(_in_range)]
 
 NEVER_TAKEN = frozenset({"cancelled", "entered-in-error", "draft", "intended", "not-taken"})
 """Medication statuses (MedicationRequest, MedicationStatement) of an order or statement that was never taken."""
+NOT_ACTIVE = frozenset({"stopped", "completed", "on-hold"})
+"""Medication statuses of an order that was taken but is not now: listed as such with its date, never as active."""
 NOT_A_CONDITION = frozenset({"refuted", "entered-in-error"})
 """Verification statuses of a condition or allergy the patient does not have."""
 ENDED = frozenset({"inactive", "remission", "resolved"})

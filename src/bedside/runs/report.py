@@ -424,8 +424,8 @@ def png_base64(figure: Any) -> str:
 
 def _by_headline(report: RunReport) -> tuple[list[CellReport], tuple[str, frozenset[str]] | None]:
     """The report's cells sorted by the task's headline metric (best first; cells without it last) and
-    (metric, the cells with the best mean: ties all), or the cells as they are and None when the run has no
-    scored headline metric."""
+    (metric, the cells with the best mean: ties all), or the cells as they are and None when fewer than two
+    cells scored the headline metric."""
     metric = headline_metric(report.run["task"])
     if metric is None or metric not in report.metrics:
         return list(report.cells), None
@@ -435,8 +435,8 @@ def _by_headline(report: RunReport) -> tuple[list[CellReport], tuple[str, frozen
         return None if found is None else found.mean
 
     scored = [c for c in report.cells if mean(c) is not None]
-    if not scored:
-        return list(report.cells), None
+    if len(scored) < 2:
+        return list(report.cells), None  # one cell is no ranking
     ordered = sorted(scored, key=lambda c: -(mean(c) or 0.0)) + [c for c in report.cells if mean(c) is None]
     top = mean(ordered[0])
     return ordered, (metric, frozenset(c.cell for c in scored if mean(c) == top))
