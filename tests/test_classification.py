@@ -93,6 +93,7 @@ def test_a_yaml_triage_task_reports_accuracy_f1_and_the_confusion_matrix(tmp_pat
         (r"bill", "I cannot tell."),  # unreadable
     ]
     runner = CliRunner()
+    store = str(tmp_path / "runs.sqlite")
     with ScriptedServer(rules) as server:
         config = {
             "name": "triage-run",
@@ -100,14 +101,14 @@ def test_a_yaml_triage_task_reports_accuracy_f1_and_the_confusion_matrix(tmp_pat
             "datasets": {"cases": {}},
             "systems": {"triage": {"type": "triage"}},
             "models": {"system": server.model_name("triager")},
-            "store": str(tmp_path / "runs.sqlite"),
+            "store": store,
         }
         path = tmp_path / "run.yaml"
         path.write_text(yaml.safe_dump(config), encoding="utf-8")
         ran = runner.invoke(app, ["run", str(path), "--no-cache"])
     assert ran.exit_code == 0, ran.output
     run = load_config(path).run_id
-    report = json.loads(runner.invoke(app, ["report", run, "--store", config["store"], "--json"]).stdout)
+    report = json.loads(runner.invoke(app, ["report", run, "--store", store, "--json"]).stdout)
     (cell,) = report["cells"]
     means = {m["metric"]: m["mean"] for m in cell["metrics"]}
     assert means["accuracy"] == pytest.approx(3 / 5)
