@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from bedside.llm.errors import ModelRequestError
-from bedside.llm.secrets import redact
+from bedside.llm.secrets import redact, scrub
 from bedside.llm.types import ProviderResponse, TokenUsage
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -35,9 +35,9 @@ def parse_chat_completion(body: Any) -> ProviderResponse:
         message = choice.get("message") if isinstance(choice, dict) else None
         if not isinstance(message, dict):
             raise ModelRequestError("malformed response: a choice has no 'message'", retryable=True)
-        content = message.get("content")
+        content = _text_of(message.get("content"))
         null_content = null_content or content is None
-        texts.append(content if isinstance(content, str) else "")
+        texts.append(content or "")
         finish_reason = finish_reason or choice.get("finish_reason")
     raw_usage = body.get("usage") or {}
     usage = token_usage(int(raw_usage.get("prompt_tokens") or 0), int(raw_usage.get("completion_tokens") or 0))
@@ -46,9 +46,19 @@ def parse_chat_completion(body: Any) -> ProviderResponse:
         texts=tuple(texts),
         usage=usage,
         finish_reason=finish_reason,
-        model=model if isinstance(model, str) else None,
+        # An endpoint may echo the request (its key among it) in ``model``: scrubbed before anything keeps it.
+        model=scrub(model) if isinstance(model, str) else None,
         null_content=null_content,
     )
+
+
+def _text_of(content: Any) -> str | None:
+    """A message's content as text: a string as it is, a list of parts (``[{"type": "text", "text": ...}]``,
+    as some OpenAI-compatible servers send) as their texts joined; None for ``null``."""
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") in ("text", "output_text")]
+        return "".join(t for t in parts if isinstance(t, str))
+    return content if isinstance(content, str) or content is None else ""
 
 
 _USAGES: dict[tuple[int, int], TokenUsage] = {}
