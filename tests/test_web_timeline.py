@@ -106,6 +106,13 @@ def test_the_sample_page_lists_the_calls(tmp_path: Path) -> None:
     assert "4 model calls" in page.text
     assert page.text.count('<tr class="call') == 4
     assert page.text.count('<rect class="call-bar') == 4
+    from page_text import element_texts
+
+    sent = element_texts(page.text, "table.timeline-calls td.sent")
+    assert len(sent) == 4
+    assert all(text == ", ".join(f"{k} {v}" for k, v in sorted(call["sent"].items())) for text, call in
+               zip(sent, row.calls or [], strict=True))  # fmt: skip
+    assert all(call["sent"] for call in row.calls or [])  # each call says what it sent
     laid_out = browse.timeline(row)
     assert laid_out.calls[0]["x"] == 0.0
     assert laid_out.calls[-1]["x"] + laid_out.calls[-1]["w"] >= 999

@@ -542,8 +542,10 @@ def show_command(
     store: StoreOption = DEFAULT_STORE,
     as_json: JsonOption = False,
 ) -> None:
-    """Print one sample end to end: inputs, prompts sent, output, scores, errors, usage."""
+    """Print one sample end to end: inputs, prompts sent, output, scores, errors, usage, and the generation
+    settings each role's calls sent."""
     from bedside.runs import Store
+    from bedside.runs.report import sent_lines
 
     opened = Store(store)
     try:
@@ -579,7 +581,10 @@ def show_command(
             out.print(f"[dim]failure[/] {escape(json.dumps(row.failure))}", highlight=False)
         out.print(f"[dim]scores[/] {escape(json.dumps(row.scores))}", highlight=False)
         out.print(f"[dim]usage[/] {escape(json.dumps(row.usage))}", highlight=False)
+        for line in sent_lines(row.calls or []):
+            out.print(f"[dim]sent[/] {escape(line)}", highlight=False, soft_wrap=True)
     opened.close()
+
 
 
 @app.command("export")

@@ -71,6 +71,11 @@ STRUCTURED_INSTRUCTIONS = "llm/structured_instructions.j2"
 STRUCTURED_REPAIR = "llm/structured_repair.j2"
 
 
+def sent_settings(settings: GenerationSettings) -> dict[str, Any]:
+    """The generation settings a request carried, as a call's timeline entry records them (only those set)."""
+    return dict(settings.request_fields())
+
+
 def has_text(text: str) -> bool:
     """Whether ``text`` holds anything a reader could see: whitespace and invisible format characters
     (Unicode category Cf: zero-width space and joiners, word joiner, BOM, direction marks) do not count."""
@@ -224,7 +229,7 @@ class Model:
         if cached is not None:
             if known_secret_count():  # an answer cached by an older bedside, before answers were masked
                 cached = self._masked(cached)
-            return self._handed_out(cached, key, started, cached=True)
+            return self._handed_out(cached, key, started, cached=True, settings=settings)
         if scope is not None and scope.cache_only:
             raise CacheMissError(f"{self.name} ({self.role}): not in the cache (key {key[:12]})")
 
@@ -268,6 +273,7 @@ class Model:
                     finish_reason=None,
                     attempts=getattr(exc, "attempts", 1),
                     error=f"{type(exc).__name__}: {exc}"[:500],
+                    sent=sent_settings(settings),
                 )
             more = ep.config.empty_retry_max_tokens
             if not (isinstance(exc, EmptyAnswerError) and more and (settings.max_tokens or 0) < more):
@@ -297,7 +303,7 @@ class Model:
         )
         if scope is not None:
             scope.answered.append(key)
-        return self._completion(response, key, started, cached=False)
+        return self._completion(response, key, started, cached=False, settings=settings)
 
     def _masked(self, response: ProviderResponse) -> ProviderResponse:
         """The answer with every configured secret (API keys, URL passwords; see :func:`redact`) masked, before
@@ -325,7 +331,15 @@ class Model:
             cost=price.cost(usage.prompt_tokens, usage.completion_tokens) if price else None,
         )
 
-    def _handed_out(self, response: ProviderResponse, key: str, started: float, *, cached: bool) -> Completion:
+    def _handed_out(
+        self,
+        response: ProviderResponse,
+        key: str,
+        started: float,
+        *,
+        cached: bool,
+        settings: GenerationSettings | None = None,
+    ) -> Completion:
         """Account an answer that cost nothing (cached, or shared with an identical call in flight)."""
         self._endpoint.usage.record_answer(
             self.role,
@@ -336,7 +350,7 @@ class Model:
         scope = current_scope()
         if scope is not None:
             scope.answered.append(key)
-        return self._completion(response, key, started, cached=cached)
+        return self._completion(response, key, started, cached=cached, settings=settings)
 
     async def _request_with_retries(
         self,
@@ -393,7 +407,15 @@ class Model:
             )
             await asyncio.sleep(delay)
 
-    def _completion(self, response: ProviderResponse, key: str, started: float, *, cached: bool) -> Completion:
+    def _completion(
+        self,
+        response: ProviderResponse,
+        key: str,
+        started: float,
+        *,
+        cached: bool,
+        settings: GenerationSettings | None = None,
+    ) -> Completion:
         scope = current_scope()
         if scope is not None:
             scope.note_call(
@@ -405,6 +427,10 @@ class Model:
                 completion_tokens=0 if cached else response.usage.completion_tokens,
                 finish_reason=response.finish_reason,
                 key=key[:16],
+                # What was asked for (the request's generation settings, after the alias's options) and which
+                # model the endpoint said answered: a run's record of what it really sent.
+                sent=sent_settings(settings) if settings is not None else None,
+                reported_model=response.model,
             )
         return Completion(
             texts=response.texts,

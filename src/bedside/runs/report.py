@@ -18,6 +18,7 @@ import base64
 import dataclasses
 import html
 import io
+import json
 import re
 from collections import Counter, defaultdict
 from collections.abc import Collection, Sequence
@@ -77,6 +78,9 @@ class RunReport:
     notes: list[str] = field(default_factory=list)
     methods: list[str] = field(default_factory=list)
     """Per stored metric, whose scorer produced it and what text it scores (see :mod:`bedside.runs.scorers`)."""
+    sent: list[str] = field(default_factory=list)
+    """Per role, the generation settings the run's calls sent and the model the endpoint said answered
+    (:func:`sent_lines` over every stored call)."""
     percent_scale: set[str] = field(default_factory=set)
     """Metrics stored on 0-100 (the catalog's, and those the task's ``percent_scale`` names): the generic tables
     show them divided by 100, so each table has one scale."""
@@ -143,6 +147,7 @@ def build_report(store: Store, run_id: str) -> RunReport:
                 usage[role][name] += float(value)
     run_report = RunReport(run, cells, {role: dict(c) for role, c in usage.items()}, metrics)
     run_report.percent_scale = {m for m in metrics if on_percent_scale(m)}
+    run_report.sent = sent_lines([call for row in rows for call in row.calls or []])
     _add_task_tables(run_report, rows)
     return run_report
 
@@ -223,6 +228,23 @@ def declared_scorers(run: dict[str, Any]) -> list[str]:
         return []
 
 
+def sent_lines(calls: Sequence[dict[str, Any]]) -> list[str]:
+    """One line per role and distinct request settings in call timelines: how many calls sent them, and which
+    model the endpoint said answered ('system ×3: {"max_tokens": 300, "temperature": 0.05}, answered by gpt-x').
+    Calls stored before settings were recorded say so."""
+    groups: Counter[tuple[str, str, str]] = Counter()
+    for call in calls:
+        if "role" not in call:
+            continue  # the "left out" count
+        sent = call.get("sent")
+        settings = "settings not recorded" if sent is None else json.dumps(sent, sort_keys=True)
+        groups[(str(call["role"]), settings, str(call.get("reported_model") or ""))] += 1
+    return [
+        f"{role} ×{count}: {settings}" + (f", answered by {model}" if model else "")
+        for (role, settings, model), count in sorted(groups.items())
+    ]
+
+
 def headline_metric(task: str) -> str | None:
     """The metric a task reports first (its ``headline_metric``, else its first default scorer), or None: the
     leaderboard's default and the report's sort key."""
@@ -287,6 +309,15 @@ def markdown(report: RunReport) -> str:
     if report.methods:
         methods = ["## Methods: scorers", "", "Which implementation produced each metric, and what text it scores:", ""]
         lines[-2:-2] = [*methods, *(f"- {line}" for line in report.methods), ""]
+    if report.sent:
+        sent = [
+            "## Methods: requests sent",
+            "",
+            "Per role, the generation settings the calls sent (after each model alias's options) and the model "
+            "the endpoint said answered:",
+            "",
+        ]
+        lines[-2:-2] = [*sent, *(f"- `{line}`" for line in report.sent), ""]
     percent = report.percent_scale
     lines += [scale_note(report.metrics, percent), ""]
     header = ["cell", "ok", "errors", "hit max_tokens", *(_column(m, percent) for m in report.metrics)]
@@ -525,6 +556,7 @@ def report_json(report: RunReport) -> dict[str, Any]:
         "metrics": list(report.metrics),
         "percent_scale": sorted(report.percent_scale),
         "methods": list(report.methods),
+        "sent": list(report.sent),
         "cells": [
             {
                 "cell": c.cell,

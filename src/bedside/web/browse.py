@@ -471,6 +471,8 @@ def timeline(row: ResultRow) -> Timeline:
         c["x"] = round(1000 * start / span, 1) if span > 0 else 0.0
         c["w"] = max(2.0, round(1000 * (end - start) / span, 1)) if span > 0 else 1000.0
         c["role_class"] = "".join(ch if ch.isalnum() else "-" for ch in str(c.get("role", "")))
+        sent = c.get("sent")
+        c["sent_text"] = "" if not isinstance(sent, dict) else ", ".join(f"{k} {v}" for k, v in sorted(sent.items()))
     return Timeline(
         calls=calls,
         span=span,
