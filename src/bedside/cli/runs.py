@@ -586,7 +586,6 @@ def show_command(
     opened.close()
 
 
-
 @app.command("export")
 def export_command(
     run: Annotated[str, typer.Argument(help=RUN_HELP)],
