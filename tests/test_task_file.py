@@ -155,7 +155,7 @@ def test_editing_a_prompt_reruns_the_samples(example: Path) -> None:
     ("change", "message"),
     [
         (("metrics: [rougeL, bleu, fkgl]", "metrics: [rougeL, bleuu]"), "unknown metric(s) bleuu"),
-        (("prompts:", "prompt:"), "prompt: Extra inputs are not permitted"),
+        (("prompts:", "prompt:"), "unknown key 'prompt' (did you mean 'prompts'?); valid keys: classification,"),
         (("  brief: prompts/brief.j2", "  brief: prompts/missing.j2"), "prompts.brief: no such template file"),
         (
             ("inputs: {question: question, answer: output}", "inputs: {questoin: question}"),

@@ -166,20 +166,7 @@ def parse_model_spec(spec: str | ModelConfig | dict[str, Any], **overrides: Any)
 
 
 def _describe(exc: ValidationError) -> str:
-    return "; ".join(validation_problems(exc))
+    from bedside.config_errors import problems
 
-
-def validation_problems(exc: ValidationError, *, with_input: bool = False) -> list[str]:
-    """Each problem pydantic found, in bedside's words: ``path: message`` (the path left out where the message
-    names its own field), never pydantic's "Value error, " prefix."""
-    parts = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"])
-        message = err["msg"].removeprefix("Value error, ")
-        shown = f"{where}: {message}" if where else message
-        given = err.get("input")
-        scalar = isinstance(given, str | int | float | bool) and len(repr(given)) < 60
-        if with_input and err["type"] != "missing" and scalar:
-            shown += f" (got {given!r})"
-        parts.append(shown)
-    return parts
+    elsewhere = dict.fromkeys(GENERATION_OPTIONS, "a generation option: give it under options")
+    return "; ".join(problems(exc, root=ModelConfig, misplaced=elsewhere))

@@ -52,8 +52,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from bedside.config_errors import problems
 from bedside.inputs import InputError, loads_toml, read_text
-from bedside.llm.config import validation_problems
 from bedside.llm.types import ROLES
 from bedside.safe_yaml import MAX_NODES, YamlLimitError, safe_load
 
@@ -218,7 +218,13 @@ class RunConfig(BaseModel):
         for role, settings in value.items():
             if role not in ROLES:
                 raise ValueError(f"unknown role {role!r}; roles are {', '.join(ROLES)}")
-            GenerationSettings.model_validate(settings)
+            try:
+                GenerationSettings.model_validate(settings)
+            except ValidationError as exc:  # said with the role, which pydantic's path would lose
+                said = problems(exc, root=GenerationSettings, with_input=True)
+                raise ValueError(
+                    "; ".join(f"{role}.{p}" if p.split(":")[0].isidentifier() else f"{role}: {p}" for p in said)
+                ) from None
         return value
 
     def identity(self) -> str:
@@ -344,5 +350,4 @@ def load_config(
     try:
         return RunConfig.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(validation_problems(exc, with_input=True))
-        raise ConfigError(f"{source}: {problems}") from None
+        raise ConfigError(f"{source}: {'; '.join(problems(exc, root=RunConfig, with_input=True))}") from None

@@ -151,10 +151,9 @@ def _read_definition(source: Path) -> tuple[TaskDefinition, str]:
     try:
         return TaskDefinition.model_validate(data), text
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or '(top level)'}: {error['msg']}" for error in exc.errors()
-        )
-        raise TaskFileError(f"{source}: {problems}") from None
+        from bedside.config_errors import problems
+
+        raise TaskFileError(f"{source}: {'; '.join(problems(exc, root=TaskDefinition))}") from None
 
 
 def _split_references(value: Any) -> list[str]:
