@@ -218,10 +218,18 @@ def _unique(items: Sequence[tuple[str, Any, Any]]) -> None:
         raise ReviewError("no items")
 
 
+GOLD_INPUTS = frozenset({"reference", "references", "gold", "answer", "answers"})
+"""Input names that hold the expected answer: never shown to reviewers by the generic context (a task that wants
+them shown says so in its own ``review_context``)."""
+
+
 def _inputs_text(sample: dict[str, Any]) -> str:
-    """A sample's inputs as plain text for reviewers: each input under its name, strings as they are."""
+    """A sample's inputs as plain text for reviewers: each input under its name, strings as they are, and never
+    the gold answers (:data:`GOLD_INPUTS`), which a reviewer judging outputs must not see."""
     parts = []
     for name, value in (sample.get("inputs") or {}).items():
+        if name in GOLD_INPUTS:
+            continue
         shown = value if isinstance(value, str) else json.dumps(value, indent=1, ensure_ascii=False)
         parts.append(f"{name}:\n{shown}")
     return "\n\n".join(parts)

@@ -253,6 +253,13 @@ class DraftingTask:
         "thematic_nudged": _nudged(_thematic, "thematic_nudged"),
         "rag_nudged": _nudged(_rag, "rag_nudged"),
     }
+    def review_context(self, sample: Mapping[str, Any]) -> str:
+        """What a nurse or clinician reviewing drafts reads: the patient's message and the chart summary beside
+        it, never the clinicians' own replies (the gold a review would be biased by)."""
+        inputs = sample.get("inputs") or {}
+        chart = inputs.get("chart_summary") or "(no chart summary)"
+        return f"Patient's message:\n{inputs.get('message', '')}\n\nChart summary:\n{chart}"
+
     headline_metric = "content_f1"  # the paper's Content Edit-F1: the leaderboard's default
     default_scorers = (
         "content_precision",
