@@ -245,3 +245,36 @@ def test_a_run_counts_uncertain_decisions_and_asks_the_judge_role_when_told_to_v
     assert (kept[0]["em"], kept[0]["guard_uncertain"]) == (1.0, 1.0)
     assert (verified[0]["em"], verified[0]["guard_uncertain"]) == (0.0, 0.0)
     assert verified[1] == kept[1] + 1  # one more call: the verifier, for the one uncertain pair
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I take my tablets every morning. " * 1000,
+        "120/80 140/90 !!",
+        "Tomo la pastilla dos veces al día con la comida, doctor.",
+    ],
+)
+def test_the_fidelity_checker_says_uncertain_for_a_sentence_it_cannot_read(sentence: str) -> None:
+    from bedside.sim.contradiction import label_combined
+
+    (found,) = label_combined([sentence], ["I take lisinopril 10 mg every morning."])
+    assert found.label == "uncertain"
+    assert found.uncertain is not None
+    readable = label_combined(["I take lisinopril 20 mg every morning."], ["I take lisinopril 10 mg every morning."])
+    assert readable[0].label == "contradicted"
+
+
+def test_the_fidelity_checker_says_uncertain_when_a_library_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bedside.sim.contradiction import ContradictionRules, label_combined
+
+    def broken(text: str) -> str:
+        raise RuntimeError("parser state corrupted")
+
+    monkeypatch.setattr(quantities, "_words_to_digits", broken)
+    rules = ContradictionRules(guard=ClinicalGuard(drug_finder=None))
+    (found,) = label_combined(["I take two tablets a day."], ["I take 2 tablets a day."], rules=rules)
+    assert (found.label, found.uncertain) == (
+        "uncertain",
+        "the number-word reader (text2num) failed: RuntimeError: parser state corrupted",
+    )

@@ -285,7 +285,7 @@ def test_fidelity_labels_each_patient_sentence_and_counts_what_the_clinician_sai
     assert [s.label for s in report.sentences] == [
         "entailed", "non_informative", "entailed", "unsupported", "contradicted",
     ]  # fmt: skip
-    assert report.counts == {"non_informative": 1, "entailed": 2, "contradicted": 1, "unsupported": 1}
+    assert report.counts == {"non_informative": 1, "entailed": 2, "contradicted": 1, "unsupported": 1, "uncertain": 0}
     assert report.rate("unsupported") == pytest.approx(1 / 4)
     assert report.by_stage()["close"]["unsupported"] == 1
     assert context.usage["judge"].calls == 2  # one call per patient turn

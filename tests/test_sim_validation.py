@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from bedside.cli import app
 from bedside.llm import ChatMessage
 from bedside.llm.scripted import ScriptedRules
-from bedside.sim.contradiction import LABELS
+from bedside.sim.contradiction import JUDGED_LABELS
 from bedside.sim.validation import read_fidelity_items
 from bedside.testing import ScriptedServer
 
@@ -24,7 +24,7 @@ GOLD = {sentence: label for item in ITEMS for sentence, label in zip(item.senten
 def test_the_labelled_set_is_large_enough_and_covers_every_label_and_phase() -> None:
     sentences = [label for item in ITEMS for label in item.labels]
     assert len(sentences) >= 100
-    assert set(sentences) == set(LABELS)
+    assert set(sentences) == set(JUDGED_LABELS)
     assert {item.phase for item in ITEMS} == {"closed_world", "later"}
 
 

@@ -19,7 +19,10 @@ order:
    side ends the search;
 3. **unsupported**: a drug, number or person (mother, neighbour...) no fact or clinician sentence names, or a
    sentence below ``entail`` cosine to every fact and clinician sentence;
-4. **entailed**: the rest.
+4. **entailed**: the rest;
+
+and, before any of these, **uncertain** for a sentence the rules cannot read (longer than 2,000 characters, no
+words, not English, a number, unit or drug library that raised): counted apart, never guessed.
 
 Since issue 30's second round: a number is read with the word after it as its unit, so "10 attacks" is compared
 with the fact that counts attacks and "5 years ago" says nothing against "a 4 mm stone"; a polarity flip needs
@@ -49,9 +52,14 @@ from bedside.text.quantities import normalise_quantities
 from bedside.text.sentences import split_sentences
 from bedside.text.slots import slot_conflicts
 
-Label = Literal["non_informative", "entailed", "contradicted", "unsupported"]
-"""A patient sentence against its facts; defined here, below :mod:`bedside.sim.fidelity`, which uses the rules."""
+JudgedLabel = Literal["non_informative", "entailed", "contradicted", "unsupported"]
+"""What a patient sentence is against its facts: the labels a hand labeller or a judge gives."""
+Label = Literal["non_informative", "entailed", "contradicted", "unsupported", "uncertain"]
+"""A checker's answer: a :data:`JudgedLabel`, or ``uncertain`` where the offline checker cannot read the sentence
+(longer than a sentence, no words, not English, a library that failed; issue 45): counted apart, never a guess.
+Defined here, below :mod:`bedside.sim.fidelity`, which uses the rules."""
 LABELS: tuple[Label, ...] = get_args(Label)
+JUDGED_LABELS: tuple[JudgedLabel, ...] = get_args(JudgedLabel)
 
 _TAG_QUESTION = re.compile(r",\s*(?:right|correct|yeah|yes|no|isn't it|is that right|ok(?:ay)?)\s*\?\s*$", re.I)
 _PRIVATIVE = re.compile(
@@ -497,6 +505,8 @@ class CombinedLabel:
     label: Label
     conflict: FactConflict | None = None
     """For a contradicted sentence: the rule that fired and the fact it fired against."""
+    uncertain: str | None = None
+    """For an uncertain sentence: why the rules could not read it."""
 
 
 def label_combined(
@@ -523,6 +533,9 @@ def label_combined(
     to_chat = mine @ _small_talk_vectors().T
     labelled: list[CombinedLabel] = []
     for i, sentence in enumerate(sentences):
+        if why := rules.guard.unreadable(sentence):
+            labelled.append(CombinedLabel("uncertain", uncertain=why))
+            continue
         scores = [float(x) for x in to_known[i]] if to_known is not None else []
         best = max(scores, default=0.0)
         chat = float(to_chat[i].max())

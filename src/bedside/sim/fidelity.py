@@ -40,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from bedside.llm.types import Role
 from bedside.prompts import render_chat
 from bedside.runs.task import SampleContext, Turn
-from bedside.sim.contradiction import LABELS, Label, label_combined
+from bedside.sim.contradiction import LABELS, JudgedLabel, Label, label_combined
 from bedside.sim.knowledge import Knowledge
 from bedside.text.sentences import split_sentences
 
@@ -103,14 +103,14 @@ class FidelityReport:
 
 class _Labels(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    labels: list[Label]
+    labels: list[JudgedLabel]
 
 
 def _answer_model(n: int) -> type[_Labels]:
     return create_model(
         f"FidelityLabels{n}",
         __base__=_Labels,
-        labels=(list[Label], Field(min_length=n, max_length=n)),
+        labels=(list[JudgedLabel], Field(min_length=n, max_length=n)),
     )
 
 

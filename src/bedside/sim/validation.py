@@ -27,7 +27,7 @@ from bedside.llm import GenerationSettings, Model
 from bedside.llm.errors import ModelError
 from bedside.llm.types import Role
 from bedside.runs.task import SampleContext, Turn
-from bedside.sim.contradiction import LABELS, Label
+from bedside.sim.contradiction import JUDGED_LABELS, LABELS, Label
 from bedside.sim.fidelity import EMBEDDING_THRESHOLD, FIDELITY_TEMPLATE, Checker, check_fidelity
 from bedside.sim.knowledge import Knowledge
 from bedside.stats.agreement import cohen_kappa
@@ -80,9 +80,9 @@ def read_fidelity_items(path: Path | None = None) -> list[FidelityItem]:
             )
         except (KeyError, TypeError) as exc:
             raise InputError(f"{where}: needs id, facts, sentences and labels ({exc})") from None
-        unknown = [label for label in labels if label not in LABELS]
+        unknown = [label for label in labels if label not in JUDGED_LABELS]
         if unknown:
-            raise InputError(f"{where}: labels: unknown {unknown}; expected {', '.join(LABELS)}")
+            raise InputError(f"{where}: labels: unknown {unknown}; expected {', '.join(JUDGED_LABELS)}")
         if len(labels) != len(sentences):
             raise InputError(f"{where}: {len(sentences)} sentences but {len(labels)} labels")
         split = tuple(s.text for s in split_sentences(" ".join(sentences)))

@@ -545,13 +545,32 @@ class ClinicalGuard:
 
     def __init__(self, drug_finder: DrugFinder | Literal["mesh"] | None = "mesh") -> None:
         self._drug_finder = _mesh_drug_finder() if drug_finder == "mesh" else drug_finder
-        self.signals = lru_cache(maxsize=4096)(self._signals)
+        self._read = lru_cache(maxsize=4096)(self._signals)
+
+    def signals(self, text: str) -> ClinicalSignals:
+        """What ``text`` says, as far as the rules can read it: a library that fails leaves its part unread (the
+        quantities as written, no drugs). To know whether that happened, ask :meth:`unreadable`; :meth:`read`
+        says it for a pair."""
+        try:
+            return self._read(text, True)
+        except UnreadableText:
+            return self._read(text, False)
+
+    def unreadable(self, text: str) -> str | None:
+        """Why the rules cannot read ``text`` (too long, no words, not English, a library that failed), or None."""
+        if why := unreadable(text):
+            return why
+        try:
+            self._read(text, True)
+        except UnreadableText as exc:
+            return str(exc)
+        return None
 
     @property
     def checks_drugs(self) -> bool:
         return self._drug_finder is not None
 
-    def _drug_mentions(self, text: str, lowered: str) -> list[_Mention]:
+    def _drug_mentions(self, text: str, lowered: str, strict: bool) -> list[_Mention]:
         mentions: list[_Mention] = []
         classes = _class_pattern()
         for match in classes.finditer(lowered):
@@ -562,6 +581,8 @@ class ClinicalGuard:
         try:
             recognised = self._drug_finder(text)
         except Exception as exc:  # a recogniser that fails leaves the drugs unread: the pair is uncertain
+            if not strict:
+                return mentions
             raise UnreadableText(f"the drug recogniser failed: {type(exc).__name__}: {exc}") from exc
         for found in recognised:
             if isinstance(found, str):
@@ -577,13 +598,14 @@ class ClinicalGuard:
             mentions.append(_Mention(key, start if positioned else -1, end if positioned else -1))
         return sorted(mentions, key=lambda m: m.start)
 
-    def _signals(self, text: str) -> ClinicalSignals:
-        # "3,000 mg" and "3 g", "every 12 hours" and "twice a day" read alike; a library failure is UnreadableText
-        text = normalise_quantities(text, strict=True)
+    def _signals(self, text: str, strict: bool) -> ClinicalSignals:
+        # "3,000 mg" and "3 g", "every 12 hours" and "twice a day" read alike; with ``strict`` a library failure
+        # is UnreadableText (the pair is uncertain), without it that step is left undone
+        text = normalise_quantities(text, strict=strict)
         # Offsets stay those of ``lowered`` throughout: phrases already read are blanked, never cut out.
         lowered = _LIST_MARKER.sub(lambda m: " " * len(m.group()), text.lower().replace("’", "'"))
         lowered = _PHONE.sub(lambda m: " " * len(m.group()), lowered)
-        drug_mentions = self._drug_mentions(text, lowered)
+        drug_mentions = self._drug_mentions(text, lowered, strict)
 
         def blank(pattern: re.Pattern[str], source: str) -> str:
             return pattern.sub(lambda m: " " * len(m.group()), source)
@@ -711,7 +733,7 @@ class ClinicalGuard:
         return list(self.read(reference, candidate).conflicts)
 
     def _conflicts(self, reference: str, candidate: str) -> list[Conflict]:
-        ref, cand = self.signals(reference), self.signals(candidate)
+        ref, cand = self._read(reference, True), self._read(candidate, True)
         found = []
         if ref.actions and cand.actions and not actions_agree(ref.actions, cand.actions):
             found.append(Conflict("action", _show(ref.actions), _show(cand.actions)))
