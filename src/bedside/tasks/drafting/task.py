@@ -253,6 +253,7 @@ class DraftingTask:
         "thematic_nudged": _nudged(_thematic, "thematic_nudged"),
         "rag_nudged": _nudged(_rag, "rag_nudged"),
     }
+
     def review_context(self, sample: Mapping[str, Any]) -> str:
         """What a nurse or clinician reviewing drafts reads: the patient's message and the chart summary beside
         it, never the clinicians' own replies (the gold a review would be biased by)."""
