@@ -44,6 +44,22 @@ class _Ref:
     answered: bool = False
     lost: bool = False
 
+    def hex(self) -> str:
+        return f"ref-{id(self):x}"
+
+
+class _ClientRef:
+    """What Ray Client's ``wait`` hands back: a new object for the same result (same ``hex()``)."""
+
+    def __init__(self, ref: _Ref) -> None:
+        self.ref = ref
+
+    def hex(self) -> str:
+        return self.ref.hex()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.ref, name)
+
 
 @dataclass(eq=False)
 class _Actor:
@@ -88,6 +104,8 @@ class _FakeRay(types.ModuleType):
         """Each item's key, counted once per batch a worker answered: what was run and stored."""
         self.waiting = 0
         """The samples a worker says it still has waiting when it answers a batch."""
+        self.client = False
+        """Answer ``wait`` as Ray Client does: with new ref objects for the same results."""
         self.exceptions = SimpleNamespace(
             RayActorError=_RayActorError,
             WorkerCrashedError=_RayActorError,
@@ -120,13 +138,18 @@ class _FakeRay(types.ModuleType):
     def pending(self, actor: _Actor, kind: str | None = None) -> list[_Ref]:
         return [r for r in actor.refs if not (r.answered or r.lost) and kind in (None, r.kind)]
 
-    def wait(self, refs: list[_Ref], num_returns: int = 1, timeout: float | None = None) -> tuple[list[Any], ...]:
+    def wait(self, refs: list[Any], num_returns: int = 1, timeout: float | None = None) -> tuple[list[Any], ...]:
         if timeout != 0:  # the driver's blocking wait moves the scenario on; its follow-up poll only reads
             self.script(self)
+        refs = [r.ref if isinstance(r, _ClientRef) else r for r in refs]
         ready = [r for r in refs if r.answered or r.lost]
-        return ready, [r for r in refs if r not in ready]
+        rest = [r for r in refs if r not in ready]
+        if self.client:
+            return [_ClientRef(r) for r in ready], [_ClientRef(r) for r in rest]
+        return ready, rest
 
-    def get(self, ref: _Ref) -> Any:
+    def get(self, ref: Any) -> Any:
+        ref = ref.ref if isinstance(ref, _ClientRef) else ref
         if ref.lost:
             raise _RayActorError(f"worker {ref.worker.name} died")
         return ref.value
@@ -308,3 +331,24 @@ def test_a_worker_that_runs_dry_is_kept_more_batches_up_to_the_most(
     assert fake.ran == Counter({item.key: 1 for item in items})
     assert max(held) == most
     assert summary.cells[CELL].done == 60
+
+
+def test_ray_client_refs_new_objects_for_the_same_results_and_the_run_still_finishes(
+    fake_ray: Callable[[Callable[[_FakeRay], None]], _FakeRay],
+) -> None:
+    """Issue 47: under ``ray://`` (Ray Client) ``wait`` returns new ref objects; refs are matched by id, so the
+    run ends with every sample run once instead of a KeyError."""
+
+    def answer_all(fake: _FakeRay) -> None:
+        for actor in fake.actors:
+            for ref in fake.pending(actor):
+                fake.answer(ref)
+
+    fake = fake_ray(answer_all)
+    fake.client = True
+    fake.free_cpus = 2.0
+    items = _items(6)
+    dispatcher, summary = _dispatcher(items, workers=2)
+    asyncio.run(dispatcher.run(summary))
+    assert fake.ran == Counter({item.key: 1 for item in items})
+    assert all(not fake.pending(actor) for actor in fake.actors)

@@ -751,14 +751,20 @@ class _Dispatcher:
         import ray
 
         while self.live:
-            refs = {ref: worker for worker in self.live.values() for ref in worker.outstanding}
-            refs.update({w.finishing: w for w in self.live.values() if w.finishing is not None})
-            ready, rest = await asyncio.to_thread(ray.wait, list(refs), num_returns=1, timeout=POLL_S)
+            # By the ref's id, never the object: Ray Client's ``wait`` hands back new ref objects for the same
+            # results (issue 47: a dict keyed by the objects raised KeyError at the end of every ray:// run).
+            refs: dict[str, tuple[Any, Any]] = {}
+            for worker in self.live.values():
+                refs.update({_ref_id(ref): (worker, ref) for ref in worker.outstanding})
+                if worker.finishing is not None:
+                    refs[_ref_id(worker.finishing)] = (worker, worker.finishing)
+            waiting = [ref for _, ref in refs.values()]
+            ready, rest = await asyncio.to_thread(ray.wait, waiting, num_returns=1, timeout=POLL_S)
             if ready and rest:
                 more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
                 ready += more
-            for ref in ready:
-                worker = refs[ref]
+            for returned in ready:
+                worker, ref = refs[_ref_id(returned)]
                 if worker.index not in self.live or self.live[worker.index] is not worker:
                     continue  # a lost worker's other calls
                 try:
@@ -790,6 +796,12 @@ class _Dispatcher:
                     worker.finishing = worker.actor.finish.remote()
             if self.progress:
                 self.progress.update(summary)
+
+
+def _ref_id(ref: Any) -> str:
+    """An object ref's id: the same for every Python object that stands for one result (Ray's ``hex()``)."""
+    found = getattr(ref, "hex", None)
+    return str(found()) if callable(found) else f"object-{id(ref)}"
 
 
 async def execute_ray(
