@@ -276,3 +276,40 @@ def test_runtime_env_ships_packages_the_working_dir_and_the_task_allowlist(
     assert runtime_env_for([], None) is None
     with pytest.raises(typer.Exit):  # `fail` prints the message and exits 1
         runtime_env_for([tmp_path / "missing"], None)
+
+
+def test_the_run_config_names_what_ships_to_the_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 47: ``runtime_env`` in the config (folders and variables; never packages fetched at run time), the
+    CLI's flags added to it."""
+    import typer
+    import yaml
+
+    from bedside.cli.runs import runtime_env_for
+    from bedside.runs import ConfigError, load_config
+
+    monkeypatch.delenv("BEDSIDE_TASKS", raising=False)
+    package, extra = tmp_path / "mytask", tmp_path / "helpers"
+    package.mkdir()
+    extra.mkdir()
+    base = {"name": "r", "task": "drafting", "datasets": {"demo": {}}, "systems": {"z": {"type": "zero_shot"}},
+            "models": {"system": "embedded/smollm2-135m"}}  # fmt: skip
+    path = tmp_path / "run.yaml"
+    path.write_text(
+        yaml.safe_dump({**base, "runtime_env": {"py_modules": [str(package)], "env_vars": {"TZ": "UTC"}}}),
+        encoding="utf-8",
+    )
+    loaded = load_config(path)
+    assert runtime_env_for([extra], tmp_path, loaded.runtime_env) == {
+        "py_modules": [str(package.resolve()), str(extra.resolve())],
+        "working_dir": str(tmp_path.resolve()),
+        "env_vars": {"TZ": "UTC"},
+    }
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(yaml.safe_dump(base), encoding="utf-8")
+    assert load_config(plain).run_id == loaded.run_id  # where the workers get their code is not the run
+    path.write_text(yaml.safe_dump({**base, "runtime_env": {"pip": ["requests"]}}), encoding="utf-8")
+    with pytest.raises(ConfigError, match="runtime_env: unknown key 'pip'"):
+        load_config(path)
+    path.write_text(yaml.safe_dump({**base, "runtime_env": {"py_modules": [str(tmp_path / "nope")]}}))
+    with pytest.raises(typer.Exit):
+        runtime_env_for([], None, load_config(path).runtime_env)

@@ -149,7 +149,7 @@ def run_command(
                             cache=cache_choice,
                             address=address,
                             workers=workers,
-                            runtime_env=runtime_env_for(py_module or [], working_dir),
+                            runtime_env=runtime_env_for(py_module or [], working_dir, loaded.runtime_env),
                         )
                     )
                 except RayExecutorError as exc:
@@ -435,22 +435,30 @@ def print_dry_run(config: Any, *, retry_errors: bool, cache: str | Path | bool, 
         )
 
 
-def runtime_env_for(py_modules: list[Path], working_dir: Path | None) -> dict[str, Any] | None:
-    """The Ray ``runtime_env`` that ships ``--py-module`` folders and the ``--working-dir`` to the workers, and
-    passes on ``BEDSIDE_TASKS`` (which module:attribute tasks may be imported) so a worker resolves the same
-    task as the driver."""
+def runtime_env_for(py_modules: list[Path], working_dir: Path | None, configured: Any = None) -> dict[str, Any] | None:
+    """The Ray ``runtime_env`` that ships the config's ``runtime_env`` folders and variables, the ``--py-module``
+    folders and the ``--working-dir`` (the flag over the config's) to the workers, and passes on
+    ``BEDSIDE_TASKS`` (which module:attribute tasks may be imported) so a worker resolves the same task as the
+    driver."""
     env: dict[str, Any] = {}
-    for folder in py_modules:
+    modules = [(f"runtime_env.py_modules: {p}", Path(p)) for p in (configured.py_modules if configured else [])]
+    modules += [(f"--py-module {folder}", folder) for folder in py_modules]
+    for said, folder in modules:
         if not folder.is_dir():
-            raise fail(ValueError(f"--py-module {folder}: not a folder (give the package's folder)"))
-    if py_modules:
-        env["py_modules"] = [str(folder.resolve()) for folder in py_modules]
-    if working_dir is not None:
-        if not working_dir.is_dir():
-            raise fail(ValueError(f"--working-dir {working_dir}: not a folder"))
-        env["working_dir"] = str(working_dir.resolve())
+            raise fail(ValueError(f"{said}: not a folder (give the package's folder)"))
+    if modules:
+        env["py_modules"] = list(dict.fromkeys(str(folder.resolve()) for _, folder in modules))
+    chosen = working_dir or (Path(configured.working_dir) if configured and configured.working_dir else None)
+    if chosen is not None:
+        if not chosen.is_dir():
+            raise fail(ValueError(f"{'--working-dir' if working_dir else 'runtime_env.working_dir:'} {chosen}: "
+                                  "not a folder"))  # fmt: skip
+        env["working_dir"] = str(chosen.resolve())
+    variables = dict(configured.env_vars) if configured else {}
     if os.environ.get("BEDSIDE_TASKS"):
-        env["env_vars"] = {"BEDSIDE_TASKS": os.environ["BEDSIDE_TASKS"]}
+        variables["BEDSIDE_TASKS"] = os.environ["BEDSIDE_TASKS"]
+    if variables:
+        env["env_vars"] = variables
     return env or None
 
 

@@ -57,7 +57,7 @@ from bedside.inputs import InputError, loads_toml, read_text
 from bedside.llm.types import ROLES
 from bedside.safe_yaml import MAX_NODES, YamlLimitError, safe_load
 
-EXECUTION_ONLY = ("concurrency", "store", "cache")
+EXECUTION_ONLY = ("concurrency", "store", "cache", "runtime_env")
 MAX_CONFIG_BYTES = 1_000_000
 """The most a config file, and the whole config after overrides (as JSON), may weigh."""
 MAX_REPEATS = 1000
@@ -86,6 +86,20 @@ class SystemConfig(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
 
 
+class RuntimeEnvConfig(BaseModel):
+    """What ``--executor ray`` ships to every worker (Ray's ``runtime_env``), as the CLI's ``--py-module`` and
+    ``--working-dir`` do: folders and environment variables only. Packages are never installed at run time
+    (Ray's ``pip``/``conda`` would fetch them): a cluster's image holds them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    py_modules: list[str] = Field(default_factory=list)
+    """Package folders shipped to every worker (your task's package)."""
+    working_dir: str | None = None
+    """A folder shipped to every worker as its working directory (at most 100 MiB)."""
+    env_vars: dict[str, str] = Field(default_factory=dict)
+
+
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -106,6 +120,8 @@ class RunConfig(BaseModel):
     concurrency: int = Field(default=16, ge=1)
     store: str = "runs/bedside.sqlite"
     cache: str | None = None
+    runtime_env: RuntimeEnvConfig | None = None
+    """For ``--executor ray``: folders and variables shipped to the workers (the CLI's flags add to it)."""
 
     @field_validator("repeats")
     @classmethod
