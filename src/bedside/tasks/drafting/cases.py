@@ -20,9 +20,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from bedside.inputs import InputError, json_object, parse_xml, table_dicts, text_lines
+from bedside.inputs import InputError, json_object, nonempty, parse_xml, table_dicts, text_lines
 from bedside.records import Record
 from bedside.records.chart import render_chart_summary
 from bedside.records.model import Time
@@ -75,6 +75,13 @@ class PortalMessage(BaseModel):
     sent_at: Time | None = None
     references: list[ClinicianReply] = Field(default_factory=list)
 
+    @field_validator("message")
+    @classmethod
+    def _has_text(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the message is blank: there is nothing to reply to")
+        return value
+
     def reference_by(self, clinician_id: str) -> ClinicianReply | None:
         return next((r for r in self.references if r.clinician_id == clinician_id), None)
 
@@ -104,7 +111,10 @@ def load_portal_messages(path: Path) -> list[PortalMessage]:
         try:
             messages.append(PortalMessage.model_validate(data))
         except ValidationError as exc:
-            raise InputError(f"not a valid portal message: {exc}", path=path, line=number) from None
+            from bedside.config_errors import problems
+
+            said = "; ".join(problems(exc, root=PortalMessage))
+            raise InputError(f"not a valid portal message: {said}", path=path, line=number) from None
     _check_unique(messages, path)
     return messages
 
@@ -238,14 +248,23 @@ class EditPair(BaseModel):
 
 
 def read_pairs(path: Path) -> list[EditPair]:
-    """JSONL pairs with fields ``id``, ``draft``, ``reference`` (and optional ``label``)."""
-    pairs = []
+    """JSONL pairs with fields ``id``, ``draft``, ``reference`` (and optional ``label``). A file with no pair, a
+    repeated id or a blank reference is an error naming the line: a pair with nothing to compare against scores
+    nothing, and a repeated id would be reported twice under one name."""
+    pairs: list[EditPair] = []
+    seen: dict[str, int] = {}
     for number, row in table_dicts(path):
         try:
-            pairs.append(EditPair.model_validate(row))
+            pair = EditPair.model_validate(row)
         except ValidationError as exc:
             raise InputError(f"{path}:{number}: not a draft/reference pair: {exc}") from None
-    return pairs
+        if not pair.reference.strip():
+            raise InputError("the reference is blank: nothing to compare the draft with", path=path, line=number)
+        if pair.id in seen:
+            raise InputError(f"id {pair.id!r} is also on line {seen[pair.id]}", path=path, line=number)
+        seen[pair.id] = number
+        pairs.append(pair)
+    return nonempty(pairs, path, "draft/reference pairs")
 
 
 def read_oncqa(path: Path) -> list[EditPair]:

@@ -656,7 +656,10 @@ def export_sft_command(
 
     try:
         loaded = read_cases(cases, column_map(column), records, cases_format)
-        count = write_jsonl(output, sft_records(loaded))
+        chats = sft_records(loaded)
+        if not chats:  # nothing written: an empty training file must not pass as an export
+            raise ValueError(f"{cases}: no case has a clinician reply, so there is no chat to train on")
+        count = write_jsonl(output, chats)
     except (ValueError, OSError) as exc:
         raise fail(exc) from None
     out.print(f"wrote {count} chats to {output}", highlight=False)
