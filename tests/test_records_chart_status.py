@@ -327,3 +327,25 @@ def test_a_fhir_patient_deceased_with_no_date_is_never_shown_alive() -> None:
         _read(bundle), AT
     )
     assert not chart_summary(_read(BUNDLE), AT).deceased
+
+
+def test_a_birth_date_that_is_not_text_is_refused_naming_the_field() -> None:
+    bundle = copy.deepcopy(BUNDLE)
+    bundle["entry"][0]["resource"]["birthDate"] = 123
+    with pytest.raises(
+        ValueError, match=r"field 'birthDate': expected a date as text \(YYYY-MM-DD\), not a number 123"
+    ):
+        _read(bundle)
+
+
+def test_records_jsonl_refuses_a_repeated_patient_and_a_nul_character(tmp_path: Path) -> None:
+    from bedside.records import read_records
+
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text('{"patient": {"id": "p1"}}\n{"patient": {"id": "p1"}}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"line 2: patient 'p1' is also on line 1"):
+        read_records(twice)
+    nul = tmp_path / "nul.jsonl"
+    nul.write_text('{"patient": {"id": "p\\u0000x"}}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"line 1: holds a NUL character"):
+        read_records(nul)

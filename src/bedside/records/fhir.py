@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from bedside.inputs import decode, loads_json
+from bedside.inputs import decode, json_type, loads_json
 from bedside.records.errors import NoPatientError, RecordError, RecordWarning, read_bounded
 from bedside.records.model import (
     KINDS,
@@ -327,10 +327,12 @@ class _BundleReader:
 
     def _patient(self, r: _Resource) -> Patient:
         birth = r.get("birthDate")
+        if birth is not None and not isinstance(birth, str):  # 123 or true: not a date, and not to be dropped
+            raise r.error("birthDate", f"expected a date as text (YYYY-MM-DD), not {json_type(birth)} {birth!r}")
         try:
-            birth_date = parse_fhir_date(birth) if isinstance(birth, str) else None
+            birth_date = parse_fhir_date(birth) if birth is not None else None
         except ValueError as exc:
-            raise r.error("birthDate", _time_problem(birth, exc, "a date")) from None
+            raise r.error("birthDate", _time_problem(str(birth), exc, "a date")) from None
         race = ethnicity = sex = None
         for extension in r.data.get("extension") or []:
             url = str(extension.get("url", ""))

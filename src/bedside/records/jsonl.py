@@ -24,16 +24,31 @@ def iter_records_jsonl(path: str | Path) -> Iterator[Record]:
         raise RecordError(f"cannot read: {exc.strerror}", path=path) from None
     with handle:
         number = 0
+        seen: dict[str, int] = {}
         try:
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
-                yield _record(line, path, number)
+                record = _record(line, path, number)
+                # Two records of one patient would be two charts for one id: which one a case reads is chance.
+                if record.patient.id in seen:
+                    raise RecordError(
+                        f"patient {record.patient.id!r} is also on line {seen[record.patient.id]}: one record per "
+                        "patient (merge them)",
+                        path=path,
+                        where=f"line {number}",
+                    )
+                seen[record.patient.id] = number
+                yield record
         except UnicodeDecodeError as exc:
             raise RecordError(f"not UTF-8 text ({exc.reason})", path=path, where=f"line {number + 1}") from None
 
 
 def _record(line: str, path: Path, number: int) -> Record:
+    if "\x00" in line or "\\u0000" in line:  # a NUL byte: binary data, or text no prompt or store should carry
+        raise RecordError(
+            "holds a NUL character (\\u0000): not text a record can hold", path=path, where=f"line {number}"
+        )
     data = loads_json(line, path=path, line=number, error=RecordError)
     try:
         return Record.model_validate(data)
