@@ -6,8 +6,9 @@ not pull in SQLAlchemy and the runner, or every CLI command would pay for them a
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from bedside.lazy import lazy_names
 
 if TYPE_CHECKING:
     from bedside.runs.config import ConfigError, DatasetConfig, RunConfig, SystemConfig, load_config
@@ -38,12 +39,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module 'bedside.runs' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"bedside.runs.{_WHERE[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _WHERE)
 
 
 __all__ = [

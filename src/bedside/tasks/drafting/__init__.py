@@ -6,8 +6,9 @@ this package, and its cases and systems pull in numpy and the theme classifier.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from bedside.lazy import lazy_names
 
 if TYPE_CHECKING:
     from bedside.tasks.drafting.cases import ClinicianReply, PortalMessage, load_portal_messages, with_chart_from
@@ -22,12 +23,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module 'bedside.tasks.drafting' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"bedside.tasks.drafting.{_WHERE[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _WHERE)
 
 
 __all__ = ["ClinicianReply", "PortalMessage", "draft_reply", "load_portal_messages", "with_chart_from"]
