@@ -278,3 +278,29 @@ def test_the_fidelity_checker_says_uncertain_when_a_library_raises(monkeypatch: 
         "uncertain",
         "the number-word reader (text2num) failed: RuntimeError: parser state corrupted",
     )
+
+
+def test_leaving_one_kind_out_measures_the_other_rules_and_uncertain_on_that_kind() -> None:
+    from bedside.tasks.drafting.guard import leave_one_kind_out
+
+    pairs = [
+        GuardPair("a1", "Please stop the aspirin.", "Please continue the aspirin.", match=False, kind="action"),
+        GuardPair("a2", "Stop the aspirin and take 2 tablets.", "Continue it as is.", match=False, kind="action"),
+        GuardPair("n1", "Take 2 tablets.", "Take 3 tablets.", match=False, kind="number"),
+    ]
+    guard = ClinicalGuard(drug_finder=None)
+    assert guard.read(pairs[0].reference, pairs[0].candidate).verdict == "conflict"
+    action, number = leave_one_kind_out(pairs, guard)
+    assert (action.kind, action.negatives, action.rejected, action.uncertain, action.silent) == ("action", 2, 1, 1, 0)
+    assert (number.kind, number.negatives, number.rejected, number.uncertain) == ("number", 1, 0, 1)
+    assert guard.leaving_out(frozenset({"action"})).read(pairs[0].reference, pairs[0].candidate).uncertain
+
+
+def test_guard_eval_prints_the_leave_one_kind_out_figures() -> None:
+    result = CliRunner().invoke(app, ["drafting", "guard-eval", "--no-matcher", "--leave-one-kind-out", "--json"])
+    assert result.exit_code == 0, result.output
+    own = json.loads(result.output)["sets"][0]
+    kinds = {k["kind"]: k for k in own["leave_one_kind_out"]}
+    assert set(kinds) == {"action", "drug", "number", "negation", "laterality", "time"}
+    assert all(k["rejected"] + k["uncertain"] + k["silent"] == k["negatives"] for k in kinds.values())
+    assert sum(k["negatives"] for k in kinds.values()) == 174

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -376,6 +377,14 @@ def guard_eval_command(
     ] = None,
     api_key_env: ApiKeyEnvOption = None,
     no_cache: NoCacheOption = False,
+    leave_one_kind_out: Annotated[
+        bool,
+        typer.Option(
+            "--leave-one-kind-out",
+            help="Also, per conflict kind the pairs are labelled with: the guard without that kind's rules on its "
+            "hard negatives (rejected by the other rules, uncertain, passed silently).",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The clinical-safety guard on labelled pairs: hard negatives rejected, paraphrases kept and pairs it could
@@ -398,11 +407,31 @@ def guard_eval_command(
         measured = asyncio.run(_guard_measures(sets, matcher, uncertain, verifier, no_cache, api_key_env))
     except ModelError as exc:
         raise fail(ValueError(f"the verifier failed: {exc}")) from None
+    held_out = {}
+    if leave_one_kind_out:
+        from bedside.tasks.drafting.guard import leave_one_kind_out as held_out_kinds
+
+        held_out = {labelled.name: held_out_kinds(labelled.pairs) for labelled, _, _ in measured}
     if as_json:
-        typer.echo(json.dumps({"sets": [_guard_json(*m) for m in measured]}, indent=2))
+        data = []
+        for labelled, result, rates in measured:
+            entry = _guard_json(labelled, result, rates)
+            if leave_one_kind_out:
+                entry["leave_one_kind_out"] = [
+                    {**dataclasses.asdict(k), "silent": k.silent} for k in held_out[labelled.name]
+                ]
+            data.append(entry)
+        typer.echo(json.dumps({"sets": data}, indent=2))
         return
     for labelled, result, rates in measured:
         _print_guard_set(labelled, result, rates)
+        if held_out.get(labelled.name):
+            table = Table(title=f"{labelled.name}: each kind's rules left out, on that kind's hard negatives")
+            for column in ("kind left out", "hard negatives", "rejected by other rules", "uncertain", "silent"):
+                table.add_column(column, justify="left" if column == "kind left out" else "right")
+            for k in held_out[labelled.name]:
+                table.add_row(k.kind, str(k.negatives), str(k.rejected), str(k.uncertain), str(k.silent))
+            show_table(table)
 
 
 async def _guard_measures(

@@ -198,6 +198,43 @@ def evaluate_guard(pairs: Sequence[GuardPair], guard: ClinicalGuard | None = Non
 
 
 @dataclass(frozen=True)
+class KindHeldOut:
+    """The guard with one kind's rules taken away, on the hard negatives of that kind: what the other rules
+    still reject, what it calls uncertain, and what passes silently (a kind the rules were never written for)."""
+
+    kind: str
+    negatives: int
+    rejected: int
+    uncertain: int
+
+    @property
+    def silent(self) -> int:
+        return self.negatives - self.rejected - self.uncertain
+
+
+def leave_one_kind_out(pairs: Sequence[GuardPair], guard: ClinicalGuard | None = None) -> list[KindHeldOut]:
+    """For each conflict kind the pairs' hard negatives are labelled with: the guard without that kind's rules,
+    measured on those negatives (issue 45: figures for kinds the rules never saw)."""
+    chosen = guard or default_guard()
+    found = []
+    for kind in CONFLICT_KINDS:
+        negatives = [p for p in pairs if not p.match and p.kind == kind]
+        if not negatives:
+            continue
+        blind = chosen.leaving_out(frozenset({kind}))
+        readings = [blind.read(p.reference, p.candidate) for p in negatives]
+        found.append(
+            KindHeldOut(
+                kind,
+                len(negatives),
+                sum(r.verdict == "conflict" for r in readings),
+                sum(r.verdict == "uncertain" for r in readings),
+            )
+        )
+    return found
+
+
+@dataclass(frozen=True)
 class MatchRates:
     """What a matcher behind the guard does with one-sentence pairs: how many clinically reversed candidates it
     still matches (the figure that counts: each is a wrong edit-free sentence) and how many paraphrases it
@@ -253,6 +290,7 @@ __all__ = [
     "GuardScore",
     "GuardSet",
     "Instruction",
+    "KindHeldOut",
     "MatchRates",
     "PairReading",
     "UncertainPolicy",
@@ -260,6 +298,7 @@ __all__ = [
     "default_guard",
     "drug_classes",
     "evaluate_guard",
+    "leave_one_kind_out",
     "match_rates",
     "matcher_rates",
     "read_guard_pairs",
