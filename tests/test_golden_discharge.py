@@ -422,7 +422,7 @@ def test_the_other_tables_and_the_methods_note(golden: GoldenRun, reported: tupl
     methods = report["methods"]
     assert (
         "rougeL: discharge (the task's own, over bedside's generic one), ROUGE-L F1 (rouge-score, no stemming) of "
-        "the written summary (rendered) against the case's reference summary"
+        "the written summary (rendered) against the case's reference summary; higher is better"
     ) in methods
     assert "## Methods: scorers" in markdown
     assert "- rougeL: discharge (the task's own, over bedside's generic one)" in markdown

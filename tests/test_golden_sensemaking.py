@@ -445,6 +445,6 @@ def test_table_two_relative_differences_and_length_bins(
 
     assert (
         "smog: sensemaking (the task's own, over bedside's generic one), SMOG (bedside's counter) of the "
-        "sensemaker's messages only, joined: one value per conversation"
+        "sensemaker's messages only, joined: one value per conversation; lower is better"
     ) in report["methods"]
     assert "- smog: sensemaking (the task's own, over bedside's generic one)" in markdown

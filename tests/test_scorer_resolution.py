@@ -50,8 +50,8 @@ def test_the_tasks_scorer_wins_over_the_generic_one_of_the_same_name() -> None:
     lines = [r.line() for r in check_scorers(_Task(), ["words", "own", "rougeL"])]
     assert lines == [
         "words: mine (the task's own, over bedside's generic one), words in extra['answer'] only",
-        "own: mine, mine's own scorer",
-        f"rougeL: bedside, {GENERIC_TEXTS['rougeL']}",
+        "own: mine, mine's own scorer; higher is better",
+        f"rougeL: bedside, {GENERIC_TEXTS['rougeL']}; higher is better",
     ]
 
 

@@ -165,11 +165,29 @@ class ScorerResolution:
     implementation: str  # "bedside" (generic) or the task's name
     text: str
     overrides_generic: bool = False
+    better: str = "higher"
+    """Which way is better: "higher", "lower", or "" for a count with no better direction (``words``)."""
 
     def line(self) -> str:
-        """One line for config check and the methods note, e.g. ``smog: sensemaking, SMOG over ...``."""
+        """One line for config check and the methods note, e.g. ``smog: sensemaking, SMOG over ...; lower is
+        better``."""
         taken = " (the task's own, over bedside's generic one)" if self.overrides_generic else ""
-        return f"{self.name}: {self.implementation}{taken}, {self.text}"
+        direction = f"; {self.better} is better" if self.better else ""
+        return f"{self.name}: {self.implementation}{taken}, {self.text}{direction}"
+
+
+GENERIC_LOWER_IS_BETTER = frozenset({"smog", "fkgl", "refusal"})
+"""Generic metrics where lower is better: a reading grade for patients, a refusal rate."""
+NO_DIRECTION = frozenset({"words"})
+
+
+def direction(task: Task, name: str) -> str:
+    """ "higher", "lower" (the task's ``lower_is_better`` names, and the generic ones) or "" (a plain count)."""
+    base = name.split("[", 1)[0]
+    if base in NO_DIRECTION or name in getattr(task, "no_direction", ()):
+        return ""
+    lower = set(getattr(task, "lower_is_better", ())) | GENERIC_LOWER_IS_BETTER
+    return "lower" if base in lower or name in lower else "higher"
 
 
 def _task_scorers(task: Task) -> tuple[str, ...]:
@@ -195,9 +213,11 @@ def resolve_scorers(task: Task, names: Sequence[str]) -> list[ScorerResolution]:
     for name in dict.fromkeys(names):
         if name in own:
             text = texts.get(name, f"{task_name}'s own scorer")
-            out.append(ScorerResolution(name, task_name, text, overrides_generic=name in GENERIC))
+            out.append(
+                ScorerResolution(name, task_name, text, overrides_generic=name in GENERIC, better=direction(task, name))
+            )
         else:
-            out.append(ScorerResolution(name, "bedside", GENERIC_TEXTS[name]))
+            out.append(ScorerResolution(name, "bedside", GENERIC_TEXTS[name], better=direction(task, name)))
     return out
 
 

@@ -303,6 +303,8 @@ def run_submission(rows: Sequence[Any], *, cell: str | None = None, epoch: int =
 class CiteQATask:
     name = "citeqa"
     systems: Mapping[str, System] = {"one_stage": _one_stage, "two_stage": _two_stage, "classifier": _classifier}
+    lower_is_better = frozenset(("invalid_citations", "citation_syntax_in_text", "cut_to_word_limit"))
+    """Metrics where lower is better (the report says so beside each)."""
     headline_metric = "strict_f1"  # factuality (strict F1) per sample; "overall" is a corpus figure
     default_scorers = (
         "strict_precision",

@@ -382,6 +382,9 @@ def _summary_scores(summary_json: str, reference_json: str) -> dict[str, float |
 class DischargeTask:
     name = "discharge"
     systems: Mapping[str, System] = {"dischargesim": _simulate}
+    lower_is_better = frozenset({"fidelity_unsupported", "fidelity_contradicted"})
+    """Metrics where lower is better (the report says so beside each)."""
+    no_direction = frozenset({"doctor_messages"})
     headline_metric = "exam_acc_dialogue"  # does the patient understand: the comprehension exam after the talk
     default_scorers = (
         "ld",

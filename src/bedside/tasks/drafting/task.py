@@ -261,6 +261,8 @@ class DraftingTask:
         chart = inputs.get("chart_summary") or "(no chart summary)"
         return f"Patient's message:\n{inputs.get('message', '')}\n\nChart summary:\n{chart}"
 
+    lower_is_better = frozenset(("matcher_failures", "guard_uncertain", "ea", "ed"))
+    """Metrics where lower is better (the report says so beside each)."""
     headline_metric = "content_f1"  # the paper's Content Edit-F1: the leaderboard's default
     default_scorers = (
         "content_precision",

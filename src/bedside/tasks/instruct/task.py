@@ -132,6 +132,8 @@ def _system(kind: str) -> System:
 class InstructTask:
     name = "instruct"
     systems: Mapping[str, System] = {kind: _system(kind) for kind in ("budgeted", "refine", "rag")}
+    lower_is_better = frozenset(("truncated",))
+    """Metrics where lower is better (the report says so beside each)."""
     headline_metric = "judge_correct"  # MedAlign's headline: is the answer correct
     default_scorers = ("facts_recall", "facts_correct", "judge_correct", "truncated", "google_bleu", "rougeL", "words")
     scorers: tuple[str, ...] = SCORERS

@@ -259,6 +259,9 @@ def fidelity_rate(fidelity: Mapping[str, Any], label: str, *, closed: bool | Non
 class SensemakingTask:
     name = "sensemaking"
     systems: Mapping[str, System] = {"medagent": _simulate}
+    lower_is_better = frozenset({"fidelity_unsupported_closed", "fidelity_unsupported_open", "fidelity_contradicted"})
+    """Metrics where lower is better (the report says so beside each)."""
+    no_direction = frozenset({"sensemaker_messages"})
     headline_metric = "hbm_mean"  # the Health Belief Model rubrics' mean
     default_scorers = SCORERS
     scorers: tuple[str, ...] = SCORERS
