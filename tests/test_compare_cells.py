@@ -185,3 +185,12 @@ def test_a_run_whose_declared_scorer_scored_nothing_fails(tmp_path: Path) -> Non
     assert json.loads(ran.output[ran.output.index("{") :])["unscored"] == ["content_f1"]
     assert allowed.exit_code == 0
     assert "nothing scored: content_f1 scored no sample of this run" in allowed.output
+
+
+def test_a_gate_on_a_metric_the_task_says_is_better_lower_needs_no_flag() -> None:
+    from bedside.cli.runs import _lower_is_better
+
+    assert _lower_is_better("drafting", "matcher_failures")
+    assert _lower_is_better("sensemaking", "smog")
+    assert not _lower_is_better("drafting", "content_f1")
+    assert not _lower_is_better("no-such-task", "anything")

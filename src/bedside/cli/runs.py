@@ -751,7 +751,12 @@ def compare_command(
         ),
     ] = None,
     lower_is_better: Annotated[
-        bool, typer.Option("--lower-is-better", help="For --fail-if-worse: lower is better (an error rate).")
+        bool,
+        typer.Option(
+            "--lower-is-better",
+            help="For --fail-if-worse: lower is better for every gated metric (a task's own error rates, such as "
+            "matcher_failures, are known without it).",
+        ),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     store: StoreOption = DEFAULT_STORE,
@@ -774,11 +779,16 @@ def compare_command(
         run_a = resolve_run(opened, run_a)
         run_b = resolve_run(opened, run_b) if run_b is not None else None
         rows = compare(opened, run_a, run_b, a=a, b=b, baseline=baseline)
+        task_name = opened.run(run_a)["task"]
     except (LookupError, ValueError, GateError) as exc:
         raise fail(exc) from None
     finally:
         opened.close()
-    checked = check_worse(rows, gates, lower_is_better=lower_is_better)
+    lower = {g.metric for g in gates if lower_is_better or _lower_is_better(task_name, g.metric)}
+    checked = [
+        *check_worse(rows, [g for g in gates if g.metric not in lower]),
+        *check_worse(rows, [g for g in gates if g.metric in lower], lower_is_better=True),
+    ]
     if as_json:
         typer.echo(json.dumps([dataclasses.asdict(r) for r in rows], indent=2))
     else:
@@ -792,6 +802,18 @@ def compare_command(
     if failed:
         err.print(f"{len(failed)} of {len(checked)} --fail-if-worse check(s) failed", highlight=False)
         raise typer.Exit(code=1)
+
+
+def _lower_is_better(task: str, metric: str) -> bool:
+    """Whether the run's task says lower is better for ``metric`` (its ``lower_is_better``; see the report's
+    methods note), so a gate on an error rate needs no flag."""
+    from bedside.runs.scorers import direction
+    from bedside.runs.task import resolve_task
+
+    try:
+        return direction(resolve_task(task), metric) == "lower"
+    except (ValueError, ImportError):
+        return False
 
 
 def _print_comparisons(rows: list[Any], title: str) -> None:
