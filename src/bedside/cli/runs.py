@@ -674,7 +674,13 @@ def leaderboard_command(
     all_runs: Annotated[
         bool, typer.Option("--all-runs", help="Every run, not only the latest of each config name.")
     ] = False,
-    ascending: Annotated[bool, typer.Option("--ascending", help="Lower is better (e.g. an error rate).")] = False,
+    ascending: Annotated[
+        bool | None,
+        typer.Option(
+            "--ascending/--descending",
+            help="Lower (or higher) is better [default: what the task says of the metric; higher otherwise].",
+        ),
+    ] = None,
     min_complete: Annotated[
         float,
         typer.Option(
@@ -718,7 +724,7 @@ def leaderboard_command(
              str(e.errors), e.run, e.flag]
             for e in board.entries
         ]  # fmt: skip
-        title = f"{board.task} / {board.dataset}: {board.metric} ({'lower' if ascending else 'higher'} is better)"
+        title = f"{board.task} / {board.dataset}: {board.metric} ({'lower' if board.ascending else 'higher'} is better)"
         columns = ["rank", "system", "model", "mean [95% CI]", "n", "answered", "errors", "run", "note"]
         show_table(data_table(title, columns, rows))
     err.print(

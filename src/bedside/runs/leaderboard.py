@@ -4,7 +4,8 @@ dataset, with its bootstrap interval, so systems and models run at different tim
 Which runs: by default the latest run of each config name (:func:`bedside.runs.store.run_recency`), since an
 older run of a changed config would otherwise sit beside its successor; ``all_runs`` keeps every run. Which
 metric: the one asked for, else the task's headline metric (:func:`headline_metric`: drafting's Content Edit-F1,
-...) when the run scored it, else the first the run declares. Higher ranks first unless ``ascending``. Cells are
+...) when the run scored it, else the first the run declares. Higher ranks first, lower where the task says lower
+is better for the metric (``lower_is_better``) or ``ascending`` says so. Cells are
 compared only within one task and dataset; means are over each cell's own samples, which may differ between runs
 (``n`` says how many), so a leaderboard ranks; :func:`bedside.runs.report.compare` tests a difference on paired
 samples.
@@ -78,11 +79,13 @@ class Board:
     dataset: str
     metric: str
     entries: list[Entry]
+    ascending: bool = False
+    """Lower is better for this metric: ranked lowest first."""
 
 
 def leaderboard(
     store: Store, *, metric: str | None = None, task: str | None = None, all_runs: bool = False,
-    ascending: bool = False, min_complete: float = MIN_COMPLETE,
+    ascending: bool | None = None, min_complete: float = MIN_COMPLETE,
 ) -> list[Board]:  # fmt: skip
     """The store's cells ranked per (task, dataset) on ``metric`` (default: each task's headline metric, else each
     run's first declared one), with rank intervals and incomplete cells flagged (see the module docstring)."""
@@ -120,9 +123,28 @@ def leaderboard(
             )  # fmt: skip
             groups[(run["task"], first.dataset, chosen)].append(entry)
     return [
-        Board(task_name, dataset, chosen, ranked(entries, ascending=ascending, min_complete=min_complete))
+        Board(
+            task_name,
+            dataset,
+            chosen,
+            ranked(entries, ascending=_ascending(task_name, chosen, ascending), min_complete=min_complete),
+            ascending=_ascending(task_name, chosen, ascending),
+        )
         for (task_name, dataset, chosen), entries in sorted(groups.items())
     ]
+
+
+def _ascending(task: str, metric: str, asked: bool | None) -> bool:
+    """Lower first when asked, or, when not asked, when the task says lower is better for the metric."""
+    if asked is not None:
+        return asked
+    from bedside.runs.scorers import direction
+    from bedside.runs.task import resolve_task
+
+    try:
+        return direction(resolve_task(task), metric) == "lower"
+    except (ValueError, ImportError):
+        return False
 
 
 def ranked(entries: Sequence[Entry], *, ascending: bool = False, min_complete: float = MIN_COMPLETE) -> list[Entry]:
