@@ -823,6 +823,8 @@ def _lower_is_better(task: str, metric: str) -> bool:
 
 
 def _print_comparisons(rows: list[Any], title: str) -> None:
+    from bedside.stats.rounding import rounded, signed
+
     table = Table(title=title, box=None, padding=(0, 1))
     for column in ("cell (A)", "cell (B)", "metric", "n", "A", "B", "B − A", "95% CI", "p", "p (Holm)", "d_z"):
         table.add_column(column)
@@ -832,10 +834,10 @@ def _print_comparisons(rows: list[Any], title: str) -> None:
             escape(r.cell_b),
             escape(r.metric),
             str(r.n) + (" (small)" if r.small_n else ""),
-            f"{r.mean_a:.3f}",
-            f"{r.mean_b:.3f}",
-            f"{r.difference:+.3f}",
-            f"[{r.low:+.3f}, {r.high:+.3f}]",
+            rounded(r.mean_a),
+            rounded(r.mean_b),
+            signed(r.difference),
+            f"[{signed(r.low)}, {signed(r.high)}]",
             f"{r.p_value:.3g}",
             f"{r.p_holm:.3g}",
             "-" if r.effect_size is None else f"{r.effect_size:+.2f}",

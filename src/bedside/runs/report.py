@@ -33,6 +33,7 @@ from bedside.runs.pairing import CellKey, PairingError, Selection, baseline_pair
 from bedside.runs.store import ResultRow, Store, iter_jsonl
 from bedside.runs.task import AbsentPlot, ReportTable, Task, resolve_task
 from bedside.stats import bootstrap_ci, holm, paired_bootstrap, paired_effect_size
+from bedside.stats.rounding import rounded
 
 SMALL_N = 20
 """Fewer paired samples than this and ``compare`` warns: a bootstrap over so few pairs gives intervals that are
@@ -270,7 +271,7 @@ def metric_order(present: set[str] | Sequence[str], declared: Sequence[str]) -> 
 
 def _fmt(summary: MetricSummary, percent: Collection[str]) -> str:
     d = 100.0 if summary.metric in percent else 1.0
-    return f"{summary.mean / d:.3f} [{summary.low / d:.3f}, {summary.high / d:.3f}] (n={summary.n})"
+    return f"{rounded(summary.mean / d)} [{rounded(summary.low / d)}, {rounded(summary.high / d)}] (n={summary.n})"
 
 
 def _column(metric: str, percent: Collection[str]) -> str:
@@ -360,7 +361,7 @@ def markdown(report: RunReport) -> str:
         ]
         lines += [
             f"| {o.dataset} | {o.system} | {_column(o.metric, percent)} | {o.models} | "
-            f"{o.mean / (d := 100.0 if o.metric in percent else 1.0):.3f} ± {o.std / d:.3f} |"
+            f"{rounded(o.mean / (d := 100.0 if o.metric in percent else 1.0))} ± {rounded(o.std / d)} |"
             for o in spread
         ]
     for table in report.tables:
