@@ -107,7 +107,7 @@ def test_repeats_are_bounded_unless_the_user_raises_the_bound(
 def test_choices_per_request_are_bounded(tmp_path: Path) -> None:
     with ScriptedServer() as server:
         path = write_config(tmp_path, server, settings={"system": {"n": 10**12}})
-        with pytest.raises(ConfigError, match="settings: system.n: must be at most 128"):
+        with pytest.raises(ConfigError, match=r"settings: system\.n: must be at most 128"):
             load_config(path)
         # A request that asks the scripted endpoint for more is a 400, not 10^12 answers built.
         body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}], "n": 10**12}).encode()
