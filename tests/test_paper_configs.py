@@ -113,6 +113,11 @@ def test_dry_run_prints_the_samples_then_calls_and_cost(
     to_run = sum(cell["run"] for cell in data["cells"].values())
     assert to_run == sum(cell["samples"] for cell in data["cells"].values()) > 0
     assert data["expected"]["calls"] is None  # no history yet: it says so rather than guess
+    assert data["expected"]["requests_at_least"] == to_run  # but the bounds it knows it gives
+    settings = load_config(PAPERS / name).settings
+    assert data["expected"]["max_tokens"] == {r: s["max_tokens"] for r, s in settings.items() if s.get("max_tokens")}
+    said = " ".join(runner.invoke(app, base).output.split())
+    assert f"Known bounds: at least {to_run} request(s)" in said
     assert not store.exists()
 
     per_sample = _seed_history(store, PAPERS / name)

@@ -426,7 +426,16 @@ def print_dry_run(config: Any, *, retry_errors: bool, cache: str | Path | bool, 
         err.print(f"[yellow]{escape(sample)}[/] would be an error again: {escape(cause)}")
     expected = data["expected"]
     if expected["calls"] is None:
-        out.print("calls and cost: unknown (no successful sample of these systems in the store yet to estimate from)")
+        bounds = expected.get("max_tokens") or {}
+        per_call = ", ".join(f"{role} {n}" for role, n in sorted(bounds.items())) or "no max_tokens set"
+        system = bounds.get("system")
+        first = f"; the first calls: at most {expected['requests_at_least'] * system:,} output tokens" if system else ""
+        out.print(
+            "calls and cost: no successful sample of these systems in the store yet to estimate from. Known "
+            f"bounds: at least {expected['requests_at_least']} request(s) (one a sample that needs the endpoint; "
+            f"judges and simulations make more), each answer at most max_tokens ({per_call}){first}",
+            highlight=False,
+        )
     else:
         cost = "unknown (set model_options.ROLE.price)" if expected["cost"] is None else f"{expected['cost']:.4f}"
         out.print(

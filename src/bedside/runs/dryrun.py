@@ -87,10 +87,13 @@ class DryRun:
                     known_cost = False
                 else:
                     cost += estimate.cost * count * share
+        settings = self.plan.config.settings
         return {
             "calls": round(calls) if known_calls else None,
             "requests_at_least": self.need_endpoint,
             "cost": round(cost, 6) if known_cost and calls else (0.0 if known_cost else None),
+            # Bounds known without history: each answer is at most its role's max_tokens long.
+            "max_tokens": {role: s["max_tokens"] for role, s in settings.items() if s.get("max_tokens")},
         }
 
     def data(self) -> dict[str, Any]:
