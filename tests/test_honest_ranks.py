@@ -104,6 +104,9 @@ def test_the_report_sorts_cells_by_the_headline_metric_and_marks_the_best(tmp_pa
     assert "Cells sorted by `content_f1`, the task's headline metric (higher is better)" in text
     starred = [line for line in text.splitlines() if line.startswith("|") and "★" in line]
     assert len(starred) == 2  # both models scored 0 (the judge matched nothing): a tie, both marked
-    page = html_page(report)
-    assert "<code>content_f1</code>" in page
-    assert "`" not in page.split("<body>", 1)[-1].split("<script", 1)[0]  # no literal backticks in the text
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html_page(report), "html.parser")
+    sorted_by = next(p for p in soup.find_all("p") if p.get_text().startswith("Cells sorted by"))
+    assert [code.get_text() for code in sorted_by.find_all("code")] == ["content_f1", "bedside compare"]
+    assert not [p.get_text() for p in soup.find_all("p") if "`" in p.get_text()]  # code spans, never backticks
