@@ -120,7 +120,7 @@ def test_uncertain_matches_are_kept_flagged_or_refused_by_the_option_and_counted
     reference, draft = ONE_WORD
     kept = asyncio.run(edit_judge(reference, draft, make_matcher("lexical")))
     assert kept.counts.em == 1
-    assert kept.decisions[0].flagged
+    assert not kept.decisions[0].flagged  # flagged keeps its meaning (an aligned judge answer, a kept conflict)
     assert kept.decisions[0].uncertain is not None
     assert kept.uncertain == 1
     assert kept.to_dict()["guard_uncertain"] == 1

@@ -363,7 +363,7 @@ def guard_eval_command(
         str,
         typer.Option(
             help="What the matcher does with a pair the guard cannot vouch for and no verifier decides: keep "
-            "(flagged) or reject."
+            "(marked uncertain) or reject."
         ),
     ] = "keep",
     verifier: Annotated[

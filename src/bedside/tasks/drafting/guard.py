@@ -42,7 +42,7 @@ GUARD_MODES: tuple[GuardMode, ...] = ("reject", "flag", "off")
 UncertainPolicy = Literal["keep", "reject"]
 UNCERTAIN_POLICIES: tuple[UncertainPolicy, ...] = ("keep", "reject")
 """What EditJudge does with a match the guard cannot vouch for when no verifier is configured: keep the
-matcher's decision (flagged) or refuse it. Counted either way."""
+matcher's decision (marked uncertain) or refuse it. Counted either way."""
 
 
 @dataclass(frozen=True)

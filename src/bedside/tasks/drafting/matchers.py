@@ -40,7 +40,7 @@ most similar draft sentence above the threshold; the LLM judge's answer becomes 
 match stands, flagged, with the conflicts listed; ``"off"`` is the bare matcher. Where the guard's rules cannot
 vouch for a candidate (*uncertain*: a small local change they have no reading for, the same words in another
 order, a sentence they cannot read) a configured verifier decides, or the ``uncertain`` option (``keep``, the
-default, or ``reject``); such decisions are flagged and counted (see :class:`GuardedMatcher`).
+default, or ``reject``); such decisions carry the reason and are counted (see :class:`GuardedMatcher`).
 """
 
 from __future__ import annotations
@@ -288,8 +288,9 @@ class GuardedMatcher:
 
     Where the guard cannot vouch for a candidate (its reading says *uncertain*, :mod:`bedside.text.alignment`)
     a ``verifier`` decides if one is given; otherwise ``uncertain`` does: ``keep`` lets the matcher's decision
-    stand, flagged, and ``reject`` refuses the candidate like a conflict. Either way the decision carries the
-    reason (:attr:`Match.uncertain`) and is counted (``guard_uncertain``).
+    stand and ``reject`` refuses the candidate like a conflict. Either way the decision carries the reason
+    (:attr:`Match.uncertain`) and is counted (``guard_uncertain``), apart from ``flagged`` (which keeps its
+    meaning: an LLM answer aligned to the draft, or a conflict kept in flag mode).
 
     The name stays the inner matcher's in the default configuration (reject, keep, no verifier: what tables
     show as ``embedding``); any other is named for it (``embedding[guard=flag]``, ``embedding[uncertain=reject]``,
@@ -341,8 +342,8 @@ class GuardedMatcher:
         refused = bool(conflicts) or (uncertain is not None and self.uncertain == "reject")
         if not conflicts and uncertain is None:
             return found
-        if self.mode == "flag" or not refused:
-            return replace(found, flagged=True, conflicts=conflicts, uncertain=uncertain)
+        if self.mode == "flag" or not refused:  # flagged for a conflict; an uncertain one is marked, and counted
+            return replace(found, flagged=found.flagged or bool(conflicts), conflicts=conflicts, uncertain=uncertain)
         answer = found.answer or found.span
         return Match(
             None, flagged=found.flagged, answer=answer, score=found.score, conflicts=conflicts, uncertain=uncertain
@@ -381,7 +382,7 @@ class GuardedMatcher:
                 return Match(span, score=score)
             refused = bool(conflicts) or self.uncertain == "reject"
             if self.mode == "flag" or not refused:
-                return Match(span, flagged=True, score=score, conflicts=conflicts, uncertain=uncertain)
+                return Match(span, flagged=bool(conflicts), score=score, conflicts=conflicts, uncertain=uncertain)
             rejected = rejected or tuple(f"{c} (in: {span})" for c in conflicts)
             doubt = doubt or (f"{uncertain} (in: {span})" if uncertain else None)
         return Match(None, score=ranked[0][1], conflicts=rejected, uncertain=doubt)

@@ -26,7 +26,8 @@ class SystemOptions(Options):
     threshold: float | None = Field(None, description="an offline matcher's threshold")
     guard: Literal["reject", "flag", "off"] = Field("reject", description="the clinical-safety guard")
     uncertain: Literal["keep", "reject"] = Field(
-        "keep", description="a match the guard cannot vouch for, with no verifier: keep it (flagged) or reject it"
+        "keep",
+        description="a match the guard cannot vouch for, with no verifier: keep it (marked uncertain) or reject it",
     )
     verify: bool = Field(False, description="ask the judge role to decide the pairs the guard calls uncertain")
     verifier_template: str | None = Field(None, description="the verifier's prompt (default judges/same_meaning.j2)")
