@@ -62,6 +62,13 @@ def test_two_runs_without_a_selection_pair_as_before() -> None:
     other = [CellKey("demo/z/b", "demo", "z", "b")]
     assert pair_cells(one, one) == [("demo/z/a", "demo/z/a")]
     assert pair_cells(one, other) == [("demo/z/a", "demo/z/b")]  # single-model runs of different models
+    # Across two runs a selection pairs a cell with the same cell of the other run; within one run, never.
+    assert pair_cells(GRID, GRID, {"model": "good-1"}, {"model": "good-1"}) == [
+        ("demo/rag/good-1", "demo/rag/good-1"),
+        ("demo/zero_shot/good-1", "demo/zero_shot/good-1"),
+    ]
+    with pytest.raises(PairingError, match="pair no cells"):
+        pair_cells(GRID, GRID, {"model": "good-1"}, {"model": "good-1"}, same_run=True)
 
 
 @pytest.mark.parametrize(

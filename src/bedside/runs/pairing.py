@@ -76,9 +76,12 @@ def pair_cells(
     cells_b: Iterable[CellKey],
     a: Selection | None = None,
     b: Selection | None = None,
+    *,
+    same_run: bool = False,
 ) -> list[tuple[str, str]]:
     """(cell of A, cell of B) pairs by the module's rules; raises :class:`PairingError` when none pair or a
-    selection is ambiguous or empty."""
+    selection is ambiguous or empty. Within one run (``same_run``) a cell is never paired with itself; across
+    two runs the same cell id is the natural pair."""
     side_a, side_b = _unique(cells_a), _unique(cells_b)
     if not a and not b:
         ids_b = {c.cell for c in side_b}
@@ -95,11 +98,16 @@ def pair_cells(
             raise PairingError(f"{name} {shown}: no cell matches ({known})")
     named = set(a or {}) | set(b or {})
     free = tuple(f for f in ("dataset", "system", "model") if f not in named)
-    return _pair_on(chosen_a, chosen_b, free, strict=True)
+    return _pair_on(chosen_a, chosen_b, free, strict=True, same_run=same_run)
 
 
 def _pair_on(
-    side_a: Sequence[CellKey], side_b: Sequence[CellKey], fields: tuple[str, ...], *, strict: bool
+    side_a: Sequence[CellKey],
+    side_b: Sequence[CellKey],
+    fields: tuple[str, ...],
+    *,
+    strict: bool,
+    same_run: bool = False,
 ) -> list[tuple[str, str]]:
     groups_a: dict[tuple[str, ...], list[str]] = defaultdict(list)
     groups_b: dict[tuple[str, ...], list[str]] = defaultdict(list)
@@ -114,8 +122,8 @@ def _pair_on(
                 f"cells {', '.join(found + theirs)} share {_describe(fields, key)}: select them further "
                 "(e.g. add system=... or model=...)"
             )
-        if len(found) == 1 and len(theirs) == 1 and (not strict or found[0] != theirs[0]):
-            pairs.append((found[0], theirs[0]))  # a selection never compares a cell with itself
+        if len(found) == 1 and len(theirs) == 1 and not (same_run and found[0] == theirs[0]):
+            pairs.append((found[0], theirs[0]))  # within one run, never a cell with itself
     if not pairs:
         if strict:
             raise PairingError(
@@ -146,7 +154,7 @@ def baseline_pairs(cells: Iterable[CellKey], baseline: str) -> list[tuple[str, s
         if model == baseline:
             continue
         try:
-            pairs += pair_cells(every, every, {"model": baseline}, {"model": model})
+            pairs += pair_cells(every, every, {"model": baseline}, {"model": model}, same_run=True)
         except PairingError as exc:
             if "pair no cells" not in str(exc):
                 raise

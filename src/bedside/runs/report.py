@@ -644,7 +644,7 @@ def compare(
                 "one run against itself: select its cells with --a/--b (e.g. --a model=X --b model=Y) or "
                 "compare every model with --baseline MODEL"
             )
-        pairs = pair_cells(_cell_keys(rows_a), _cell_keys(rows_b), a, b)
+        pairs = pair_cells(_cell_keys(rows_a), _cell_keys(rows_b), a, b, same_run=id_a == id_b)
     out = []
     for cell_a, cell_b in pairs:
         index_b = {(r.sample_id, r.epoch): r for r in rows_b if r.cell == cell_b and r.status == "ok"}
