@@ -62,7 +62,9 @@ def _rendered(store: Store, run_id: str, sample: dict[str, Any]) -> tuple[str, s
         render = getattr(task, hook, None)
         if render is not None:
             try:
-                return str(render(sample)), ""
+                found = render(sample)
+                if found is not None:  # None: the task has no view of this sample; the next hook or the inputs
+                    return str(found), ""
             except Exception as exc:  # a task's view must not take the page down
                 return _inputs_text(sample), f"the task's {hook} failed ({type(exc).__name__}): inputs shown as stored"
     return _inputs_text(sample), ""

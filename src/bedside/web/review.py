@@ -245,7 +245,13 @@ def items_from_run(store: Any, run_id: str, spec: ReviewSpec) -> list[tuple[str,
         task = resolve_task(run["task"])
     except (ValueError, ImportError):
         task = None
-    describe = getattr(task, "review_context", None) or _inputs_text
+    own = getattr(task, "review_context", None)
+
+    def describe(sample: dict[str, Any]) -> str:
+        """The task's view of the sample, or the generic one where the task has none for it (None)."""
+        found = own(sample) if own is not None else None
+        return str(found) if found is not None else _inputs_text(sample)
+
     hook = getattr(task, "review_items", None)
     if hook is not None:
         made = hook(spec.task_type, rows)

@@ -254,10 +254,13 @@ class DraftingTask:
         "rag_nudged": _nudged(_rag, "rag_nudged"),
     }
 
-    def review_context(self, sample: Mapping[str, Any]) -> str:
+    def review_context(self, sample: Mapping[str, Any]) -> str | None:
         """What a nurse or clinician reviewing drafts reads: the patient's message and the chart summary beside
-        it, never the clinicians' own replies (the gold a review would be biased by)."""
+        it, never the clinicians' own replies (the gold a review would be biased by); None for a sample that is
+        not a portal message (the generic view, gold inputs left out, is shown)."""
         inputs = sample.get("inputs") or {}
+        if "message" not in inputs:
+            return None
         chart = inputs.get("chart_summary") or "(no chart summary)"
         return f"Patient's message:\n{inputs.get('message', '')}\n\nChart summary:\n{chart}"
 
