@@ -304,3 +304,12 @@ def test_guard_eval_prints_the_leave_one_kind_out_figures() -> None:
     assert set(kinds) == {"action", "drug", "number", "negation", "laterality", "time"}
     assert all(k["rejected"] + k["uncertain"] + k["silent"] == k["negatives"] for k in kinds.values())
     assert sum(k["negatives"] for k in kinds.values()) == 174
+
+
+def test_calibrate_takes_the_uncertain_policy_and_refuses_another() -> None:
+    from bedside.tasks.drafting.matcher_kinds import make_matcher
+
+    assert make_matcher("lexical", uncertain="reject").name == "lexical[uncertain=reject]"
+    wrong = CliRunner().invoke(app, ["drafting", "calibrate", "--matcher", "lexical", "--uncertain", "maybe"])
+    assert wrong.exit_code == 1
+    assert "--uncertain 'maybe': choose one of keep, reject" in wrong.output

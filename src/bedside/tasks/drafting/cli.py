@@ -243,16 +243,23 @@ def calibrate_command(
         ),
     ] = None,
     guard: GuardOption = "reject",
+    uncertain: Annotated[
+        str,
+        typer.Option(help="A match the guard cannot vouch for: keep (marked uncertain) or reject, in every judge."),
+    ] = "keep",
     no_cache: NoCacheOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     api_key_env: ApiKeyEnvOption = None,
 ) -> None:
     """The judge comparison: agreement, non-match agreement, match agreement, match overlap for every judge."""
     from bedside.llm import GenerationSettings, default_cache_path, get_model
+    from bedside.tasks.drafting.guard import UNCERTAIN_POLICIES
     from bedside.tasks.drafting.matcher_kinds import compare_judges, make_matcher
     from bedside.tasks.drafting.matchers import FEWSHOT_TEMPLATE, MATCH_TEMPLATE
     from bedside.tasks.drafting.validation import read_annotations
 
+    if uncertain not in UNCERTAIN_POLICIES:
+        raise fail(ValueError(f"--uncertain {uncertain!r}: choose one of {', '.join(UNCERTAIN_POLICIES)}"))
     try:
         loaded = read_annotations(annotations)
     except (ValueError, OSError) as exc:
@@ -268,7 +275,7 @@ def calibrate_command(
         for kind in offline:
             if kind == "llm":
                 raise ValueError("give LLM judges with -m MODEL, not --matcher llm")
-            judges.append((kind, make_matcher(kind, guard=guard)))  # type: ignore[arg-type]
+            judges.append((kind, make_matcher(kind, guard=guard, uncertain=uncertain)))  # type: ignore[arg-type]
         async with AsyncExitStack() as stack:
             # A base model is tried with every template; a fine-tuned judge only with the prompt it learned (the
             # paper's fine-tuned judge is asked 0-shot: a few-shot prompt is not what it was trained on).
@@ -286,7 +293,13 @@ def calibrate_command(
 
                 legend.append(f"{label} = {name}")
                 for template in judge_templates:
-                    judge = make_matcher("llm", generate, guard=guard, template=template)  # type: ignore[arg-type]
+                    judge = make_matcher(
+                        "llm",
+                        generate,
+                        guard=guard,  # type: ignore[arg-type]
+                        template=template,
+                        uncertain=uncertain,
+                    )
                     judges.append((label, judge))
             err.print(f"judging {len(loaded)} annotations with {len(judges)} judges ...")
             return await compare_judges(judges, loaded)

@@ -103,7 +103,11 @@ async def compare_judges(
         guarded = isinstance(judge, GuardedMatcher)
         if isinstance(inner, TrainedMatcher):
             refit = TrainedMatcher.fit(annotations, features=inner.features)
-            matcher = GuardedMatcher(refit, judge.guard, judge.mode) if isinstance(judge, GuardedMatcher) else refit
+            matcher = (
+                GuardedMatcher(refit, judge.guard, judge.mode, uncertain=judge.uncertain, verifier=judge.verifier)
+                if isinstance(judge, GuardedMatcher)
+                else refit
+            )
             calibration = calibrate(matcher, annotations)
             held = leave_one_draft_out(annotations, guarded=guarded, features=inner.features)
             rows.append(JudgeRow(name, "trained", calibration.agreement, calibration.threshold, held.agreement))
