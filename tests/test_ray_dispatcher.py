@@ -67,6 +67,7 @@ class _Actor:
     name: str
     refs: list[_Ref] = field(default_factory=list)
     killed: bool = False
+    calls: int = 0
 
     @property
     def life(self) -> int:
@@ -129,7 +130,9 @@ class _FakeRay(types.ModuleType):
 
     def answer(self, ref: _Ref) -> None:
         if ref.kind == "run_batch":
-            ref.value = BatchAnswer({CELL: (len(ref.items), 0)}, waiting=self.waiting)
+            ref.worker.calls += len(ref.items)  # one model call a sample, counted by the worker as it goes
+            usage = {"system": {"calls": ref.worker.calls, "requests": ref.worker.calls}}
+            ref.value = BatchAnswer({CELL: (len(ref.items), 0)}, waiting=self.waiting, usage=usage)
             self.ran.update(item.key for item in ref.items)
         else:
             ref.value = 1 if ref.kind == "start" else SimpleNamespace(index=ref.worker.index)
@@ -352,3 +355,32 @@ def test_ray_client_refs_new_objects_for_the_same_results_and_the_run_still_fini
     asyncio.run(dispatcher.run(summary))
     assert fake.ran == Counter({item.key: 1 for item in items})
     assert all(not fake.pending(actor) for actor in fake.actors)
+
+
+def test_the_progress_line_counts_the_workers_calls_while_they_run(
+    fake_ray: Callable[[Callable[[_FakeRay], None]], _FakeRay],
+) -> None:
+    """Issue 47: Ray's progress line said "0 model calls" until the run ended; each batch answer now carries its
+    worker's usage so far, and the line sums the latest of each worker."""
+    from bedside.runs.runner import Progress
+
+    seen: list[int] = []
+
+    class Calls(Progress):
+        def update(self, summary: RunSummary) -> None:
+            seen.append(sum(u.calls for u in summary.usage.snapshot().values()))
+
+    def answer_all(fake: _FakeRay) -> None:
+        for actor in fake.actors:
+            for ref in fake.pending(actor):
+                fake.answer(ref)
+
+    fake = fake_ray(answer_all)
+    fake.free_cpus = 2.0
+    items = _items(6)
+    dispatcher, summary = _dispatcher(items, workers=2)
+    dispatcher.progress = Calls()
+    asyncio.run(dispatcher.run(summary))
+    assert seen
+    assert seen[-1] == 6, seen  # every sample's call, summed over the two workers
+    assert seen == sorted(seen)

@@ -255,6 +255,9 @@ class BatchAnswer:
 
     cells: dict[str, tuple[int, int]]
     waiting: int
+    usage: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """The worker's usage so far by role (``RoleUsage`` fields): the driver's progress line sums the latest of
+    each worker (the run's final usage comes from the workers' finish reports)."""
 
 
 @dataclasses.dataclass
@@ -390,7 +393,7 @@ class RunWorker:
             running.waiting[(item.cell.id, item.sample.id, item.epoch)] = batch
             running.queue.put_nowait(item)
         cells = await batch.future
-        return BatchAnswer(cells, running.queue.qsize())
+        return BatchAnswer(cells, running.queue.qsize(), _usage_of(running.summary))
 
     async def finish(self) -> ShardResult:
         """Stop taking samples (none are queued: the driver sends ``finish`` only to an idle worker), close the
@@ -415,7 +418,7 @@ class RunWorker:
             truncated=summary.truncated,
             skipped=0,
             cells={cell: (c.done, c.errors) for cell, c in summary.cells.items()},
-            usage={role: entry.model_dump() for role, entry in summary.usage.snapshot().items()},
+            usage=_usage_of(summary),
             pid=os.getpid(),
             cpu_s=time.process_time() - self.cpu_start,
             max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -438,6 +441,10 @@ def _longest_timeout(config: RunConfig) -> float:
                     longest, parse_model_spec(config.model_spec(spec), **config.model_options.get(role, {})).timeout_s
                 )
     return longest
+
+
+def _usage_of(summary: RunSummary) -> dict[str, Any]:
+    return {role: entry.model_dump() for role, entry in summary.usage.snapshot().items()}
 
 
 def _merge_usage(ledger: UsageLedger, usage: dict[str, Any]) -> None:
@@ -617,6 +624,8 @@ class _Dispatcher:
         self.live: dict[int, _Worker] = {}
         self.all_actors: list[Any] = []
         self.results: list[ShardResult] = []
+        self.usage_seen: dict[int, dict[str, Any]] = {}
+        """Per worker (by object), its usage in its latest batch answer: what the progress line shows."""
         self.retried = 0
         """Samples taken back from a lost worker and run again elsewhere."""
         self.lost = 0
@@ -781,7 +790,9 @@ class _Dispatcher:
                         ray.kill(worker.actor, no_restart=True)  # its CPU is free at once
                     continue
                 batch = worker.outstanding.pop(ref)
-                if batch is not None:
+                if batch is not None:  # (a start call is outstanding too, with no batch)
+                    if answer.usage:
+                        self.usage_seen[id(worker)] = answer.usage
                     for cell, (done, errors) in answer.cells.items():
                         counts = summary.cells[cell]
                         counts.done = min(counts.total, counts.done + done)
@@ -795,6 +806,10 @@ class _Dispatcher:
                 if not worker.outstanding and not self.queue:
                     worker.finishing = worker.actor.finish.remote()
             if self.progress:
+                shown = UsageLedger()
+                for usage in self.usage_seen.values():
+                    _merge_usage(shown, usage)
+                summary.usage = shown  # the workers' calls so far (Ray's line said "0 model calls" until the end)
                 self.progress.update(summary)
 
 
@@ -901,6 +916,7 @@ async def execute_ray(
             counts.done, counts.errors = stored.get(cell, (0, 0))
         summary.ran, summary.failed = _generated_outcomes(store, config.run_id, plan.generate)
         results = dispatcher.results if dispatcher is not None else []
+        summary.usage = UsageLedger()  # the finished workers' own reports, not the progress line's running sums
         for result in results:
             summary.truncated += result.truncated
             _merge_usage(summary.usage, result.usage)
