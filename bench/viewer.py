@@ -45,6 +45,9 @@ GOAL_P95_MS = 150.0
 GOAL_STALL_RATIO = 1.5
 DASHBOARD_RUN = "bench-dashboard"
 
+START_TIMEOUT_S = 600.0
+"""How long the server may take to answer its first request (it was 30 s: too short under load)."""
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -176,14 +179,17 @@ def main() -> int:
     base = f"http://127.0.0.1:{port}"
     try:
         client = httpx.Client(base_url=base, timeout=60)
-        for _ in range(300):
+        deadline = time.monotonic() + START_TIMEOUT_S  # a loaded machine can take minutes to import the app
+        while True:
             try:
                 login_page = client.get("/login")
                 break
             except httpx.TransportError:
+                if server.poll() is not None:
+                    raise SystemExit(f"the server exited ({server.returncode}) before it answered") from None
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"the server did not answer within {START_TIMEOUT_S:g} s") from None
                 time.sleep(0.1)
-        else:
-            raise SystemExit("the server did not start")
         token = re.search(r'name="csrf" value="([^"]+)"', login_page.text)
         assert token is not None
         done = client.post("/login", data={"name": "admin", "password": PASSWORD, "csrf": token.group(1)})
