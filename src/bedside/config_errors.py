@@ -103,7 +103,9 @@ def _message(error: Any) -> str:
             return _BOUNDS[kind].format(**(error.get("ctx") or {}))
         except (KeyError, IndexError):
             pass
-    return str(error["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    said = str(error["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    # Any other pydantic message, in the same voice: "Input should be a valid URL" is "expected a valid URL".
+    return said.replace("Input should be ", "expected ").replace("Input should ", "should ")
 
 
 def problems(
