@@ -109,6 +109,13 @@ def test_live_progress_of_a_running_run(store: Store, admin: TestClient) -> None
     assert "2 samples stored, 1 errors" in admin.get("/runs/live-333/progress").text
     assert "live progress" in admin.get("/runs/live-333").text
     assert [(c.cell, c.done, c.errors) for c in browse.progress(store, "live-333")] == [("c1", 1, 0), ("c2", 1, 1)]
+    from page_text import element_text
+
+    dashboard = admin.get("/runs/live-333").text  # its header counts what its own table shows, and says it is not live
+    assert "2 samples, 1 errors" in element_text(dashboard, "#run-counts")
+    assert element_text(dashboard, "#still-running").startswith(
+        "This run is still running: every figure on this page is of the 2 samples stored when it was drawn"
+    )
     store.unlock_run(lock)
 
 
