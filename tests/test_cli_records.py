@@ -88,3 +88,19 @@ def test_render_errors_are_one_line_and_name_the_problem(tmp_path: Path) -> None
     assert "holds no records" in empty.output
     bracketed = runner.invoke(app, ["records", "render", str(path), "--patient", "[ICD10CM/E11.9]"])
     assert "no record for patient '[ICD10CM/E11.9]'" in bracketed.output  # shown as written, not as markup
+
+
+def test_show_says_a_patient_died_even_when_the_record_has_no_date(tmp_path: Path) -> None:
+    import json
+
+    bundle = {
+        "resourceType": "Bundle",
+        "entry": [{"resource": {"resourceType": "Patient", "id": "p", "gender": "female", "deceasedBoolean": True}}],
+    }
+    path = tmp_path / "dead.json"
+    path.write_text(json.dumps(bundle), encoding="utf-8")
+    result = runner.invoke(app, ["records", "show", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "deceased (date not recorded)" in line_with(result.output, "p  female")
+    (shown,) = json.loads(runner.invoke(app, ["records", "show", str(path), "--json"]).output)
+    assert (shown["deceased"], shown["deceased_at"]) == (True, None)

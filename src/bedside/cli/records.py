@@ -39,6 +39,7 @@ def records_show(path: RecordFile, as_json: JsonOption = False) -> None:
                 "id": r.id,
                 "gender": r.patient.gender,
                 "birth_date": r.patient.birth_date,
+                "deceased": r.patient.deceased or r.patient.deceased_at is not None,
                 "deceased_at": r.patient.deceased_at,
                 "span": r.span(),
                 "counts": r.counts(),
@@ -51,7 +52,11 @@ def records_show(path: RecordFile, as_json: JsonOption = False) -> None:
         span = record.span()
         patient = record.patient
         born = f"born {patient.birth_date}" if patient.birth_date else "birth date unknown"
-        died = f", died {patient.deceased_at:%Y-%m-%d}" if patient.deceased_at else ""
+        died = (
+            f", died {patient.deceased_at:%Y-%m-%d}"
+            if patient.deceased_at
+            else (", deceased (date not recorded)" if patient.deceased else "")
+        )
         period = f"{span[0]:%Y-%m-%d} to {span[1]:%Y-%m-%d}" if span else "no dated events"
         out.print(
             f"[bold]{record.id}[/]  {patient.gender or 'gender unknown'}, {born}{died}; {period}", highlight=False
