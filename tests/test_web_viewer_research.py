@@ -111,6 +111,14 @@ def test_live_progress_of_a_running_run(store: Store, admin: TestClient) -> None
     assert [(c.cell, c.done, c.errors) for c in browse.progress(store, "live-333")] == [("c1", 1, 0), ("c2", 1, 1)]
     from page_text import element_text
 
+    assert element_text(admin.get("/runs/live-333/progress").text, "#run-progress").startswith(
+        "status running · 2 samples stored"  # no plan recorded: no total claimed
+    )
+    store.set_planned("live-333", {"c1": 3, "c2": 2, "c3": 4})
+    progress = admin.get("/runs/live-333/progress").text
+    assert element_text(progress, "#run-progress").startswith("status running · 2 of 9 samples stored, 1 errors")
+    assert [c.total for c in browse.progress(store, "live-333")] == [3, 2, 4]  # c3: planned, nothing stored yet
+
     dashboard = admin.get("/runs/live-333").text  # its header counts what its own table shows, and says it is not live
     assert "2 samples, 1 errors" in element_text(dashboard, "#run-counts")
     assert element_text(dashboard, "#still-running").startswith(

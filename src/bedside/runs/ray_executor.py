@@ -885,6 +885,7 @@ async def execute_ray(
     try:
         store.begin_run(config.run_id, config.name, config.task, config.model_dump())
         plan = plan_run(config, store, task=task, datasets=datasets, retry_errors=retry_errors)
+        store.set_planned(config.run_id, {cell: counts.total for cell, counts in plan.summary.cells.items()})
         summary = plan.summary
         # What needs no model (re-scores, reuse of another run's rows) is finished here, as the local runner does.
         local = _Running(dataclasses.replace(plan, generate=[]), store, lock, None)

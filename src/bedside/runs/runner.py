@@ -535,6 +535,7 @@ async def execute(
     try:
         store.begin_run(config.run_id, config.name, config.task, config.model_dump())
         plan = plan_run(config, store, task=task, datasets=datasets, retry_errors=retry_errors)
+        store.set_planned(config.run_id, {cell: counts.total for cell, counts in plan.summary.cells.items()})
         running = _Running(plan, store, lock, progress)
         try:
             await running.run(cache)

@@ -88,6 +88,7 @@ runs_table = Table(
     Column("created_at", DateTime),
     Column("updated_at", DateTime),
     Column("status", String),
+    Column("planned", JSON),
 )
 
 results_table = Table(
@@ -313,6 +314,11 @@ class Store:
                         status="running",
                     )
                 )
+
+    def set_planned(self, run_id: str, planned: dict[str, int]) -> None:
+        """Samples (× epochs) the run has per cell in all, done or not: what progress views count towards."""
+        with self.engine.begin() as db:
+            db.execute(update(runs_table).where(runs_table.c.id == run_id).values(planned=planned))
 
     def finish_run(self, run_id: str, status: str) -> None:
         now = datetime.now(UTC).replace(tzinfo=None)
@@ -624,11 +630,13 @@ def _create_tables(engine: Engine) -> None:
             if attempt == 2:
                 raise
             time.sleep(0.05 * (attempt + 1))
-    present = {c["name"] for c in inspect(engine).get_columns("results")}
-    for column in ("failure", "calls"):
-        if column not in present:
-            with engine.begin() as db:
-                db.execute(text(f"ALTER TABLE results ADD COLUMN {column} JSON"))
+    added: tuple[tuple[str, tuple[str, ...]], ...] = (("results", ("failure", "calls")), ("runs", ("planned",)))
+    for table_name, names in added:
+        present = {c["name"] for c in inspect(engine).get_columns(table_name)}
+        for column in names:
+            if column not in present:
+                with engine.begin() as db:
+                    db.execute(text(f"ALTER TABLE {table_name} ADD COLUMN {column} JSON"))
     # Indexes for browsing large runs (the viewer): counts of samples and errors per run and errors-only pages
     # (in key order) read the first; score-range filters probe the second. Created here too
     # (not only by create_all), so stores made before these indexes existed get them when opened.

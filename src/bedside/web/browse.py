@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import and_, case, exists, func, or_, select, tuple_
 
-from bedside.runs.store import ResultRow, Store, _row, results_table, scores_table
+from bedside.runs.store import ResultRow, Store, _row, results_table, runs_table, scores_table
 
 PAGE_SIZE = 50
 SUMMARY_TTL_S = 10.0
@@ -313,11 +313,14 @@ class CellProgress:
     cell: str
     done: int
     errors: int
+    total: int | None = None
+    """Samples (× epochs) the cell has in all, when the run recorded its plan (runs from before did not)."""
 
 
 def progress(store: Store, run_id: str) -> list[CellProgress]:
-    """Samples stored so far per cell (and how many are errors): a grouped count on the run's index, cheap
-    enough to poll while the run is being written."""
+    """Samples stored so far per cell (and how many are errors), with the run's planned total per cell where
+    its runner recorded one: a grouped count on the run's index, cheap enough to poll while the run is being
+    written."""
     r = results_table.c
     with store.engine.connect() as db:
         rows = db.execute(
@@ -326,7 +329,10 @@ def progress(store: Store, run_id: str) -> list[CellProgress]:
             .group_by(r.cell)
             .order_by(r.cell)
         ).all()
-    return [CellProgress(cell, int(done), int(errors or 0)) for cell, done, errors in rows]
+        planned = db.execute(select(runs_table.c.planned).where(runs_table.c.id == run_id)).scalar() or {}
+    stored = {cell: (int(done), int(errors or 0)) for cell, done, errors in rows}
+    cells = sorted(set(stored) | set(planned))
+    return [CellProgress(cell, *stored.get(cell, (0, 0)), total=planned.get(cell)) for cell in cells]
 
 
 def one_sample(store: Store, run_id: str, cell: str, sample_id: str, epoch: int) -> ResultRow | None:
