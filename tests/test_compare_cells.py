@@ -192,12 +192,18 @@ def test_a_run_whose_declared_scorer_scored_nothing_fails(tmp_path: Path) -> Non
     assert json.loads(ran.output[ran.output.index("{") :])["unscored"] == ["content_f1"]
     assert allowed.exit_code == 0
     assert "nothing scored: content_f1 scored no sample of this run" in allowed.output
+    (tmp_path / "defaults").mkdir()
+    with ScriptedServer() as server:  # no scorers declared: the task's headline metric is the one checked
+        path = _grid(tmp_path / "defaults", server, scorers=None, store=str(tmp_path / "defaults.sqlite"))
+        by_default = runner.invoke(app, ["run", str(path), "--no-cache", "--json"])
+    assert by_default.exit_code == 1
+    assert json.loads(by_default.output[by_default.output.index("{") :])["unscored"] == ["content_f1"]
 
 
 def test_a_gate_on_a_metric_the_task_says_is_better_lower_needs_no_flag() -> None:
-    from bedside.cli.runs import _lower_is_better
+    from bedside.runs.scorers import lower_is_better
 
-    assert _lower_is_better("drafting", "matcher_failures")
-    assert _lower_is_better("sensemaking", "smog")
-    assert not _lower_is_better("drafting", "content_f1")
-    assert not _lower_is_better("no-such-task", "anything")
+    assert lower_is_better("drafting", "matcher_failures")
+    assert lower_is_better("sensemaking", "smog")
+    assert not lower_is_better("drafting", "content_f1")
+    assert not lower_is_better("no-such-task", "anything")

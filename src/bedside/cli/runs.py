@@ -799,7 +799,9 @@ def compare_command(
         raise fail(exc) from None
     finally:
         opened.close()
-    lower = {g.metric for g in gates if lower_is_better or _lower_is_better(task_name, g.metric)}
+    from bedside.runs.scorers import lower_is_better as task_says_lower
+
+    lower = {g.metric for g in gates if lower_is_better or task_says_lower(task_name, g.metric)}
     checked = [
         *check_worse(rows, [g for g in gates if g.metric not in lower]),
         *check_worse(rows, [g for g in gates if g.metric in lower], lower_is_better=True),
@@ -817,18 +819,6 @@ def compare_command(
     if failed:
         err.print(f"{len(failed)} of {len(checked)} --fail-if-worse check(s) failed", highlight=False)
         raise typer.Exit(code=1)
-
-
-def _lower_is_better(task: str, metric: str) -> bool:
-    """Whether the run's task says lower is better for ``metric`` (its ``lower_is_better``; see the report's
-    methods note), so a gate on an error rate needs no flag."""
-    from bedside.runs.scorers import direction
-    from bedside.runs.task import resolve_task
-
-    try:
-        return direction(resolve_task(task), metric) == "lower"
-    except (ValueError, ImportError):
-        return False
 
 
 def _print_comparisons(rows: list[Any], title: str) -> None:

@@ -8,7 +8,7 @@ fails the gate: an absent number cannot pass for a measured one. A gate naming a
 is an error, not a pass.
 
 **Nothing scored** (``bedside run``, always): a run whose samples finished but where a declared scorer (each of the
-config's ``scorers``; without them, the task's primary metric) has no score in any sample exits non-zero, as a
+config's ``scorers``; without them, the task's headline metric) has no score in any sample exits non-zero, as a
 run with errors does: every judge failing, or no reference anywhere, must not pass CI as "0 errors".
 
 **Relative** (``--fail-if-worse METRIC[:MARGIN]``, on a comparison): a non-inferiority test on the paired
@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bedside.runs.report import MetricComparison, build_report, declared_scorers
+from bedside.runs.report import MetricComparison, build_report, headline_metric
 from bedside.runs.store import Store
 
 
@@ -149,13 +149,14 @@ def check_worse(
 
 
 def unscored(store: Store, run_id: str) -> list[str]:
-    """Declared scorers (the config's ``scorers``, else the task's primary one) that scored no sample, in a run
-    where some sample finished."""
+    """Declared scorers (the config's ``scorers``, else the task's headline metric) that scored no sample, in a
+    run where some sample finished."""
     run = store.run(run_id)
     rows = [r for r in store.results(run["id"]) if r.status == "ok"]
     if not rows:
         return []  # nothing finished: the errors say why
-    names = list(run["config"].get("scorers") or []) or declared_scorers(run)[:1]
+    headline = headline_metric(run["task"])
+    names = list(run["config"].get("scorers") or []) or ([headline] if headline else [])
     return [
         name
         for name in names

@@ -138,13 +138,9 @@ def _ascending(task: str, metric: str, asked: bool | None) -> bool:
     """Lower first when asked, or, when not asked, when the task says lower is better for the metric."""
     if asked is not None:
         return asked
-    from bedside.runs.scorers import direction
-    from bedside.runs.task import resolve_task
+    from bedside.runs.scorers import lower_is_better
 
-    try:
-        return direction(resolve_task(task), metric) == "lower"
-    except (ValueError, ImportError):
-        return False
+    return lower_is_better(task, metric)
 
 
 def ranked(entries: Sequence[Entry], *, ascending: bool = False, min_complete: float = MIN_COMPLETE) -> list[Entry]:
