@@ -5,6 +5,7 @@ hand-worked values; only this plumbing is common."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +18,26 @@ from bedside.runs.report import build_report, markdown
 from bedside.runs.store import ResultRow
 
 
-def run_golden(folder: Path, config: dict[str, Any]) -> tuple[str, str, list[ResultRow]]:
+def run_golden(
+    folder: Path, config: dict[str, Any], *, unscored: Sequence[str] = ()
+) -> tuple[str, str, list[ResultRow]]:
     """`bedside run folder/run.yaml --no-cache` on ``config`` with a store in ``folder``: (store, run id, rows).
 
     Call it while the config's scripted servers are up. A run with any error exits 1, so a clean exit is also
-    the check that no sample failed.
+    the check that no sample failed. ``unscored``: the declared scorers a run built to fail its judges scores
+    nothing with; the run must then exit 1 for exactly those, with no sample an error.
     """
     store = str(folder / "store.sqlite")
     path = folder / "run.yaml"
     path.write_text(yaml.safe_dump({**config, "store": store}), encoding="utf-8")
-    result = CliRunner().invoke(app, ["run", str(path), "--no-cache"])
-    assert result.exit_code == 0, result.output
+    if unscored:
+        result = CliRunner().invoke(app, ["run", str(path), "--no-cache", "--json"])
+        assert result.exit_code == 1, result.output
+        said = json.loads(result.stdout)
+        assert (said["errors"], said["unscored"]) == (0, list(unscored)), result.output
+    else:
+        result = CliRunner().invoke(app, ["run", str(path), "--no-cache"])
+        assert result.exit_code == 0, result.output
     opened = Store(store)
     try:
         (run,) = opened.runs()
