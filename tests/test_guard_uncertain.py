@@ -22,8 +22,8 @@ from bedside.text import quantities
 from bedside.text.conflicts import ClinicalGuard
 
 SWAPPED = (
-    "Your sodium limit is 2,000 mg for the whole day, not for each meal.",
-    "Your sodium limit is 2,000 mg for each meal, not for the whole day.",
+    "Call the clinic first, and go to the emergency room if nobody answers.",
+    "Go to the emergency room first, and call the clinic if nobody answers.",
 )
 ONE_WORD = (
     "Go straight to labor and delivery if your water breaks.",
@@ -177,7 +177,7 @@ def test_guard_eval_asks_a_verifier_on_the_endpoint_for_the_uncertain_pairs(tmp_
         {"id": "p1", "reference": ONE_WORD[0], "candidate": ONE_WORD[1], "match": True, "kind": "synonym"},
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    rules = [(r"for each meal, not for the whole day", "DIFFERENT"), (r"urgent care", "SAME")]
+    rules = [(r"Go to the emergency room first", "DIFFERENT"), (r"urgent care", "SAME")]
     base = ["drafting", "guard-eval", "--pairs", str(path), "--json"]
     runner = CliRunner()
     plain = runner.invoke(app, base)

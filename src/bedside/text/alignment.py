@@ -28,6 +28,7 @@ import difflib
 import re
 from collections import Counter
 
+from bedside.text.assertion import FUNCTION_WORDS, word_stem
 from bedside.text.quantities import UnreadableText, normalise_quantities
 
 MAX_CHARS = 2000
@@ -37,15 +38,6 @@ MAX_BLOCK_WORDS = 3
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.'’/][a-z0-9]+)*")
 _LETTERS = re.compile(r"[^\W\d_]+")
-_FUNCTION_WORDS = frozenset(
-    re.findall(
-        r"\w+",
-        "a an the and or but of to in on at for by from your you we i it its is are was be been will would can could "
-        "may might this that these those our my me us as so do does did have has had any some please there their "
-        "they he she him her his them what which who",
-    )
-)
-"""Words that carry how a sentence is put rather than what it says (the English check reads them too)."""
 _MEANING_WORDS = frozenset(
     re.findall(r"\w+", "not no never only unless without with before after more less most least all none both either")
 )
@@ -64,16 +56,9 @@ def unreadable(text: str) -> str | None:
     if sum(c.isascii() for c in letters) < 0.6 * len(letters):
         return "not English: the rules read English only"
     words = _LETTERS.findall(text.lower())
-    if len(words) >= _ENGLISH_MIN_WORDS and not any(w in _FUNCTION_WORDS for w in words):
+    if len(words) >= _ENGLISH_MIN_WORDS and not any(w in FUNCTION_WORDS for w in words):
         return "not English: the rules read English only"
     return None
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
 
 
 def _words(text: str) -> list[str]:
@@ -92,15 +77,15 @@ def alignment_gap(reference: str, candidate: str) -> str | None:
             if len(a) > MAX_BLOCK_WORDS or len(b) > MAX_BLOCK_WORDS:
                 shown = []
                 break
-            if {_stem(w) for w in a} == {_stem(w) for w in b}:
+            if {word_stem(w) for w in a} == {word_stem(w) for w in b}:
                 continue  # "takes" for "take"
-            if all(w in _FUNCTION_WORDS and w not in _MEANING_WORDS for w in a + b):
+            if all(w in FUNCTION_WORDS and w not in _MEANING_WORDS for w in a + b):
                 continue  # "the" for "your"
             shown.append(f'"{" ".join(a) or "-"}" / "{" ".join(b) or "-"}"')
         if shown:
             return f"the sentences differ only in {', '.join(shown)}, which the rules cannot compare"
-    content = [_stem(w) for w in ours if w not in _FUNCTION_WORDS]
-    other = [_stem(w) for w in theirs if w not in _FUNCTION_WORDS]
+    content = [word_stem(w) for w in ours if w not in FUNCTION_WORDS]
+    other = [word_stem(w) for w in theirs if w not in FUNCTION_WORDS]
     if content != other and Counter(content) == Counter(other):
         return "the same words in another order, which the rules cannot compare"
     return None

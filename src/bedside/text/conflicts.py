@@ -24,8 +24,10 @@ reports a conflict when the two sides disagree. Whole-sentence signals:
 - **number**: numbers with their units (doses, readings, counts); a reference that gives a dose (mg, tablets,
   puffs, ...) against a candidate with no number at all is a conflict too (the draft is vaguer). A list marker
   at the start of a sentence or line ("3.", "4)") is not a number.
-- **negation**: one side is negated and the other is not, after the negations an action consumed ("don't
-  stop", "no longer needed") and fixed phrases that carry no negative meaning ("don't hesitate to call").
+- **negation**: a word one side negates and the other affirms (NegEx, :mod:`bedside.text.assertion`: "no fever
+  but a cough" against "a fever but no cough"), or one side negates something and the other nothing; read after
+  the negations an action consumed ("don't stop", "no longer needed") and fixed phrases that carry no negative
+  meaning ("don't hesitate to call").
 - **laterality**: left, right, both sides (only next to a body part, so "right away" is not a side).
 - **time**: today, tonight, tomorrow, now, weekdays, durations ("2 weeks"), frequencies ("twice a day"), and
   food timing (with food / on an empty stomach, reported as a time conflict). "Don't take it on an empty
@@ -63,6 +65,7 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 from bedside.text.alignment import alignment_gap, unreadable
+from bedside.text.assertion import NOT_NEGATIVE, Polarity, polarity_flips, read_polarity
 from bedside.text.quantities import UnreadableText, normalise_quantities
 from bedside.text.slots import Slot, read_slots, slot_conflicts
 
@@ -360,7 +363,6 @@ _NOT_NEGATIVE = re.compile(
     r"\b(?:do not|don't|dont|please do not|please don't) hesitate\b|\bnot (?:un\w+|only|sure)\b"
     r"|\bno later than\b|\bnot to worry\b|\bno matter\b|\bif not\b|" + _INABILITY
 )
-_NEGATION = re.compile(r"\b(?:no|not|never|none|nothing|neither|nor|cannot|can't|won't|isn't|aren't)\b|n't\b")
 
 _BODY = (
     r"arm|arms|leg|legs|hand|hands|foot|feet|eye|eyes|ear|ears|knee|knees|hip|hips|shoulder|shoulders|breast|"
@@ -429,6 +431,9 @@ class ClinicalSignals:
     slots: frozenset[Slot] = frozenset()
     """Comparison, direction, sequence, with/without, condition and clinical opposites
     (:mod:`bedside.text.slots`)."""
+    polarity: Polarity = NOT_NEGATIVE
+    """Which content words the sentence negates and which it affirms (:mod:`bedside.text.assertion`), after the
+    negations an action consumed ("don't stop") and the phrases that are not negative statements."""
 
 
 @dataclass(frozen=True)
@@ -687,6 +692,7 @@ class ClinicalGuard:
         for start, end in sorted(consumed, reverse=True):
             residual = residual[:start] + " " * (end - start) + residual[end:]
         residual = _NOT_NEGATIVE.sub(" ", residual)
+        polarity = read_polarity(residual)
         # "Don't take it on an empty stomach" says "take it with food".
         for mention in list(action_mentions):
             if not mention.from_take:
@@ -710,7 +716,7 @@ class ClinicalGuard:
             drugs=drugs,
             numbers=frozenset(numbers),
             doses=frozenset(doses),
-            negated=bool(_NEGATION.search(residual)),
+            negated=polarity.negative,
             sides=frozenset(sides),
             times=frozenset(times),
             food=frozenset(m.label for m in food_mentions),
@@ -722,6 +728,7 @@ class ClinicalGuard:
                 for m in _ABILITY.finditer(lowered)
             ),
             slots=slots,
+            polarity=polarity,
         )
 
     def read(self, reference: str, candidate: str) -> PairReading:
@@ -760,8 +767,8 @@ class ClinicalGuard:
             found.append(Conflict("number", *aligned))
         elif any((b, a) in cand.transitions and (a, b) not in cand.transitions for a, b in ref.transitions):
             found.append(Conflict("number", _show_pairs(ref.transitions), _show_pairs(cand.transitions)))
-        if ref.negated != cand.negated:
-            found.append(Conflict("negation", _polarity(ref.negated), _polarity(cand.negated)))
+        if negation := _negation_conflict(ref, cand):
+            found.append(negation)
         elif reversed_ability := next(
             ((verb, unable) for verb, unable in ref.abilities if (verb, not unable) in cand.abilities), None
         ):
@@ -775,6 +782,21 @@ class ClinicalGuard:
             found.append(Conflict("time", *bound))
         found.extend(Conflict(*slot) for slot in slot_conflicts(ref.slots, cand.slots))
         return found
+
+
+def _negation_conflict(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict | None:
+    """A word one sentence negates and the other affirms (:func:`bedside.text.assertion.polarity_flips`): "no
+    fever but a cough" against "a fever but no cough", both negative sentences. Or else one sentence negates
+    something and the other nothing, in words the other does not use ("the spots have not shrunk" against "the
+    spots are smaller"), unless the other negates a word with "without" ("fever-free" against "without a
+    fever")."""
+    if flips := polarity_flips(ref.polarity, cand.polarity):
+        shown = ", ".join(sorted(ref.polarity.word(stem) for stem in flips))
+        return Conflict("negation", f"{_polarity(ref.negated)} ({shown})", f"{_polarity(cand.negated)} ({shown})")
+    one_sided = (ref.negated and not cand.polarity.negated) or (cand.negated and not ref.polarity.negated)
+    if ref.negated != cand.negated and one_sided and not ref.polarity.negated & cand.polarity.negated:
+        return Conflict("negation", _polarity(ref.negated), _polarity(cand.negated))
+    return None
 
 
 def _same_part(breaks: re.Pattern[str], text: str, a: _Mention, b: _Mention) -> bool:

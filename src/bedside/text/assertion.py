@@ -1,0 +1,169 @@
+"""Which words a sentence says hold, and which it says do not: negation read by negspacy's NegEx.
+
+"No fever but a bad cough" and "fever but no cough" are both negative sentences; a checker that only asks
+*whether* a sentence is negated sees no difference between them. Which words a negation reaches is a solved
+problem with a maintained lexicon: NegEx (Chapman et al., 2001) as implemented by `negspacy`_, with its clinical
+term set (``en_clinical``: preceding cues such as "denies", "negative for", "free of", "never had"; following
+cues such as "was ruled out"; pseudo-negations such as "no increase", "not only"; and the words that end a
+negation's reach, such as "but", "however", "aside from").
+
+bedside reads every content word of a sentence (a word of letters that is not part of a cue, not a time word,
+which the time rules read, and not a spaCy stop word, save those a clinical sentence turns on: "put", "up",
+"call", "empty", "side"...) as a NegEx target and keeps, per word stem, whether the sentence negates it. Two
+sentences disagree in polarity when a word one of them negates is one the other affirms
+(:func:`polarity_flips`): "you are still contagious" against "you are no longer contagious", "the biopsy was
+negative for cancer" against "the biopsy showed cancer". A word only one side mentions says nothing either way.
+
+bedside adds to the term set only what its own sentences need, listed here so a reader sees every departure
+from the library: a negation also ends at "so", "then", "until", "unless", "if", "when", "because" and
+"since" ("it is not contagious, so he can go back to school": school is not negated), and "no longer",
+"none", "nothing", "neither", "nor", "not any more" and the contractions the term set lacks ("haven't", "won't",
+"shouldn't"...) are preceding cues, and "without" negates what follows
+but does not alone make a sentence negative (the with/without slot reads it).
+
+spaCy is imported on first use (about 2 s), so commands that never compare sentences do not pay for it.
+
+.. _negspacy: https://github.com/jenojp/negspacy
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+_EXTRA_TERMINATION = ("so", "then", "until", "unless", "if", "when", "because", "since", "so that")
+_EXTRA_PRECEDING = (
+    "no longer", "none", "none of", "nothing", "not any more", "not anymore", "nor", "neither",
+    "haven't", "hasn't", "hadn't", "won't", "wouldn't", "shouldn't", "mustn't", "needn't",
+)  # fmt: skip
+FUNCTION_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "a an the and or but of to in on at for by from your you we i it its is are was be been will would can could "
+        "may might this that these those our my me us as so do does did have has had any some please there their "
+        "they he she him her his them what which who",
+    )
+)
+"""Words that carry how a sentence is put rather than what it says. Narrower than spaCy's stop list on purpose:
+that list holds "put", "up", "call", "empty", "side", which a clinical sentence turns on."""
+_WITHOUT = frozenset({"without"})
+"""A cue that negates the words after it ("a full day without a fever" negates fever) but does not by itself make
+a sentence negative: "switch to a medicine without this side effect" says what the medicine is (the with/without
+slot of :mod:`bedside.text.slots` compares it)."""
+_KEPT_STOP_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "put up down off out call empty full side back front top bottom keep take give go get make see show move",
+    )
+)
+"""spaCy stop words a clinical sentence turns on ("put it up", "call us", "an empty stomach"): read as content."""
+_TIME_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "minute minutes hour hours day days week weeks month months year years today tonight tomorrow yesterday "
+        "morning afternoon evening night bedtime midnight noon daily weekly",
+    )
+)
+"""Times are read and compared by the time rules (:mod:`bedside.text.conflicts`), not as negated words."""
+_NOT_CONTENT = (
+    FUNCTION_WORDS
+    | _TIME_WORDS
+    | frozenset(
+        re.findall(r"\w+", "longer anymore also just really still yet even very much ok okay yes yeah um uh er")
+    )
+)
+_LETTERS = re.compile(r"^[a-z][a-z'-]*$")
+_lock = threading.Lock()
+
+
+def word_stem(word: str) -> str:
+    """A crude English stem ("allergies" → "allergi", "taking" → "tak"): enough to pair a word with its inflections
+    across two sentences, never shown to a user."""
+    word = word.lower().replace("’", "'")
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+@dataclass(frozen=True)
+class Polarity:
+    """The stems of the content words a sentence negates, and of those it affirms (a word said both ways, as in
+    "no fever today, fever yesterday", is in both)."""
+
+    negated: frozenset[str]
+    affirmed: frozenset[str]
+    spelled: tuple[tuple[str, str], ...] = ()
+    """(stem, the word as the sentence wrote it), to show a user the word rather than its stem."""
+    negative: bool = False
+    """The sentence holds a negation cue, whether or not a content word follows it ("No, never have"); "without"
+    alone does not count."""
+
+    def word(self, stem: str) -> str:
+        return next((word for s, word in self.spelled if s == stem), stem)
+
+
+NOT_NEGATIVE = Polarity(frozenset(), frozenset())
+"""The reading of a sentence that negates nothing and affirms nothing (a default)."""
+
+
+class _Reader:
+    """spaCy's blank English tokenizer and negspacy's NegEx, built once per process."""
+
+    def __init__(self) -> None:
+        import spacy
+        from negspacy.negation import Negex
+        from negspacy.termsets import termset
+
+        terms = termset("en_clinical")
+        terms.add_patterns({"termination": list(_EXTRA_TERMINATION), "preceding_negations": list(_EXTRA_PRECEDING)})
+        self.nlp: Any = spacy.blank("en")
+        self.sentencizer: Any = self.nlp.add_pipe("sentencizer")
+        self.negex: Any = Negex(self.nlp, "bedside_negex", terms.get_patterns(), extension_name="bedside_negated")
+
+    def read(self, text: str) -> Polarity:
+        from spacy.tokens import Span
+
+        doc = self.sentencizer(self.nlp.make_doc(text.lower().replace("’", "'")))
+        preceding, following, _ = self.negex.process_negations(doc)
+        cue_tokens = {i for _, start, end in (*preceding, *following) for i in range(start, end)}
+        doc.ents = [
+            Span(doc, token.i, token.i + 1, label="WORD")
+            for token in doc
+            if token.i not in cue_tokens
+            and (not token.is_stop or token.text in _KEPT_STOP_WORDS)
+            and token.text not in _NOT_CONTENT
+            and _LETTERS.match(token.text)
+        ]
+        self.negex.negex(doc)
+        negated = {word_stem(e.text) for e in doc.ents if e._.bedside_negated}
+        affirmed = {word_stem(e.text) for e in doc.ents if not e._.bedside_negated}
+        spelled = tuple(dict((word_stem(e.text), e.text) for e in doc.ents).items())
+        cues = {doc[start:end].text for _, start, end in (*preceding, *following)}
+        return Polarity(frozenset(negated), frozenset(affirmed), spelled, bool(cues - _WITHOUT))
+
+
+@lru_cache(maxsize=1)
+def _reader() -> _Reader:
+    return _Reader()
+
+
+@lru_cache(maxsize=8192)
+def read_polarity(text: str) -> Polarity:
+    """Which content words ``text`` negates and which it affirms."""
+    reader = _reader()
+    with _lock:  # a spaCy pipeline is not safe to share between threads mid-call
+        return reader.read(text)
+
+
+def polarity_flips(reference: Polarity, candidate: Polarity) -> frozenset[str]:
+    """The word stems one sentence negates and the other affirms (and does not also negate)."""
+    return (reference.negated & (candidate.affirmed - candidate.negated)) | (
+        candidate.negated & (reference.affirmed - reference.negated)
+    )
+
+
+__all__ = ["FUNCTION_WORDS", "NOT_NEGATIVE", "Polarity", "polarity_flips", "read_polarity", "word_stem"]

@@ -1,0 +1,51 @@
+"""Which words a negation reaches (bedside.text.assertion, NegEx by negspacy), and what the guard does with it."""
+
+from __future__ import annotations
+
+from bedside.text.assertion import polarity_flips, read_polarity
+from bedside.text.conflicts import ClinicalGuard
+
+
+def test_negex_negates_the_words_after_its_cue_up_to_a_termination() -> None:
+    reading = read_polarity("no fever but a bad cough")
+    assert reading.negated == {"fever"}
+    assert {"bad", "cough"} <= reading.affirmed
+    # the clinical term set's cues, not only "no" and "not"
+    assert "pain" in read_polarity("he denies chest pain").negated
+    assert "cancer" in read_polarity("the biopsy was negative for cancer").negated
+    assert "cancer" in read_polarity("cancer was ruled out").negated
+    # bedside's added terminations: "so" ends the reach
+    assert "school" in read_polarity("it is not contagious, so he can go back to school").affirmed
+
+
+def test_a_cue_with_no_content_word_after_it_still_makes_the_sentence_negative() -> None:
+    reading = read_polarity("no, i haven't")
+    assert reading.negative
+    assert not reading.negated
+    assert not read_polarity("i take it every day").negative
+
+
+def test_function_and_time_words_are_not_read_as_negated_but_clinical_stop_words_are() -> None:
+    reading = read_polarity("don't put it up for two days")
+    assert {"put", "up"} <= reading.negated
+    assert not {"day", "days", "for", "two"} & (reading.negated | reading.affirmed)
+
+
+def test_a_word_one_side_negates_and_the_other_affirms_is_a_flip() -> None:
+    flips = polarity_flips(read_polarity("no fever but a bad cough"), read_polarity("a fever but no cough"))
+    assert flips == {"fever", "cough"}
+    assert not polarity_flips(read_polarity("avoid alcohol"), read_polarity("skip alcohol"))
+
+
+def test_the_guard_rejects_a_swap_of_what_is_negated_in_two_negative_sentences() -> None:
+    guard = ClinicalGuard(drug_finder=None)
+    conflicts = guard.conflicts("No fever, but the cough is still there.", "Fever, but no cough any more.")
+    assert [c.kind for c in conflicts] == ["negation"]
+    assert "cough" in conflicts[0].reference
+    assert "fever" in conflicts[0].reference
+    swapped = guard.read(
+        "Your sodium limit is 2,000 mg for the whole day, not for each meal.",
+        "Your sodium limit is 2,000 mg for each meal, not for the whole day.",
+    )
+    assert swapped.verdict == "conflict"
+    assert not guard.conflicts("He is still contagious.", "He is still contagious.")
