@@ -193,13 +193,22 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
     assert "paraphrase recall 0.993 (147/148)" in own
     outside = line_with(result.output, "outside-written, held out: hard-negative rejection")  # never pooled
     assert re.search(r"rejection \d\.\d{3} \(\d+/60\) \[95% CI", outside), outside
+    # a held-out set's errors stay unread unless asked for: no pair of it is printed
+    assert "missed (" in result.output  # the dev set's misses are shown
+    assert not re.search(r"\b(?:g3|g4|g5)-\d{3}\b", result.output)
+    assert "outside-written, held out 3: a held-out set, totals only" in result.output
+    shown = CliRunner().invoke(
+        app, ["drafting", "guard-eval", "--no-matcher", "--show-held-out-errors"], env={"COLUMNS": "300"}
+    )
+    assert re.search(r"missed \(\w+\) g5-\d{3}", shown.output)
     data = json.loads(CliRunner().invoke(app, ["drafting", "guard-eval", "--json"]).output)
-    mine, _, theirs, _ = data["sets"]
+    mine, _, theirs, _, _ = data["sets"]
     assert [entry["name"] for entry in data["sets"]] == [
         "bedside's own",
         "outside-written, dev",
         "outside-written, held out",
         "outside-written, held out 2",
+        "outside-written, held out 3",
     ]
     assert mine["scores"][0]["group"] == "all"
     assert mine["missed"] == []

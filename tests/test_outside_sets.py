@@ -2,7 +2,8 @@
 
 Each was written by a helper who had never read the checkers' rules, and measured once: the first two sets before
 any rule changed, the third pair after issue 45's first round of rules, with its errors left unread (the figures
-in ``docs/tasks/drafting.md`` and ``docs/fidelity/simulator.md``). Editing a file would make its
+in ``docs/tasks/drafting.md`` and ``docs/fidelity/simulator.md``); the fifth guard set and the fourth fidelity
+set after negation came to be read by NegEx (issue 45), beside the code before it. Editing a file would make its
 figure one more development figure, so each file's digest is pinned here. The floors are those first
 measurements: a later change may raise them, never lower them.
 """
@@ -34,6 +35,11 @@ FROZEN = {
         "bedside.tasks.drafting",
         "guard_heldout_4.jsonl",
     ): "4f8489a03c55fe79d77d191acef44ef01b38cd60c1abb08bf5b46409f1e4006d",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_5.jsonl",
+    ): "4c5665e3e4438cd197b4b5c1c67f999b18fea723e9b95c630bcd1ebca985b911",
+    ("bedside.sim", "fidelity_heldout_4.jsonl"): "5584f9c96ceb1a6ead13d2c06d87af0706f07b8fc78f0ab2ebebdcab438fc14b",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -45,12 +51,13 @@ def test_the_outside_sets_are_frozen_as_written() -> None:
 
 
 def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
-    own, dev, held_out, held_out_2 = builtin_guard_sets()
+    own, dev, held_out, held_out_2, held_out_3 = builtin_guard_sets()
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     for labelled, (rejected, kept, reversed_matched, matched) in (
         (dev, (50, 34, 10, 31)),
         (held_out, (34, 28, 26, 22)),
         (held_out_2, (42, 35, 18, 35)),
+        (held_out_3, (40, 26, 20, 22)),
     ):
         assert (len(labelled.pairs), sum(not p.match for p in labelled.pairs)) == (100, 60)
         guard = evaluate_guard(labelled.pairs).total
@@ -64,13 +71,14 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
 
 def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurements() -> None:
     """Measured once when the guard learned to say uncertain: set 3 and 4 with their errors unread."""
-    _, dev, held_out, held_out_2 = builtin_guard_sets()
+    _, dev, held_out, held_out_2, held_out_3 = builtin_guard_sets()
     # (reversed pairs passed silently of 60, reversed matched / paraphrases matched of 60 / 40 with
     # uncertain=reject)
     for labelled, (silent, reversed_matched, matched) in (
         (dev, (2, 2, 28)),
         (held_out, (12, 12, 21)),
         (held_out_2, (4, 4, 16)),
+        (held_out_3, (4, 4, 20)),
     ):
         assert evaluate_guard(labelled.pairs).total.passed_silently <= silent, labelled.name
         rates = matcher_rates(labelled.pairs, REFUSING)
@@ -82,6 +90,7 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
     floors = {  # contradicted (hits, false), unsupported (hits, false), as first measured
         "outside-written 2026-11-28": ((38, 13), (28, 25)),
         "outside-written 2026-11-28b": ((36, 20), (27, 33)),
+        "outside-written 2026-11-29": ((26, 14), (28, 36)),
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

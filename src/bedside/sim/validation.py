@@ -305,6 +305,12 @@ BUILTIN_SENTENCE_SETS = (
         "only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_3.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-29",
+        "written by a fourth writer who never read the rules; measured once after negation came to be read by "
+        "NegEx, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_4.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

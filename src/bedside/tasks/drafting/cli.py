@@ -398,6 +398,14 @@ def guard_eval_command(
             "hard negatives (rejected by the other rules, uncertain, passed silently).",
         ),
     ] = False,
+    show_held_out_errors: Annotated[
+        bool,
+        typer.Option(
+            "--show-held-out-errors",
+            help="Also print the per-kind table and the missed and rejected pairs of the held-out sets (by default "
+            "their totals only: a set whose errors are read becomes a development set).",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The clinical-safety guard on labelled pairs: hard negatives rejected, paraphrases kept and pairs it could
@@ -420,29 +428,33 @@ def guard_eval_command(
         measured = asyncio.run(_guard_measures(sets, matcher, uncertain, verifier, no_cache, api_key_env))
     except ModelError as exc:
         raise fail(ValueError(f"the verifier failed: {exc}")) from None
-    held_out = {}
+    left_out = {}
     if leave_one_kind_out:
-        from bedside.tasks.drafting.guard import leave_one_kind_out as held_out_kinds
+        from bedside.tasks.drafting.guard import leave_one_kind_out as leaving_out_kinds
 
-        held_out = {labelled.name: held_out_kinds(labelled.pairs) for labelled, _, _ in measured}
+        left_out = {
+            labelled.name: leaving_out_kinds(labelled.pairs)
+            for labelled, _, _ in measured
+            if show_held_out_errors or not labelled.held_out
+        }
     if as_json:
         data = []
         for labelled, result, rates in measured:
-            entry = _guard_json(labelled, result, rates)
-            if leave_one_kind_out:
+            entry = _guard_json(labelled, result, rates, totals_only=labelled.held_out and not show_held_out_errors)
+            if labelled.name in left_out:
                 entry["leave_one_kind_out"] = [
-                    {**dataclasses.asdict(k), "silent": k.silent} for k in held_out[labelled.name]
+                    {**dataclasses.asdict(k), "silent": k.silent} for k in left_out[labelled.name]
                 ]
             data.append(entry)
         typer.echo(json.dumps({"sets": data}, indent=2))
         return
     for labelled, result, rates in measured:
-        _print_guard_set(labelled, result, rates)
-        if held_out.get(labelled.name):
+        _print_guard_set(labelled, result, rates, totals_only=labelled.held_out and not show_held_out_errors)
+        if left_out.get(labelled.name):
             table = Table(title=f"{labelled.name}: each kind's rules left out, on that kind's hard negatives")
             for column in ("kind left out", "hard negatives", "rejected by other rules", "uncertain", "silent"):
                 table.add_column(column, justify="left" if column == "kind left out" else "right")
-            for k in held_out[labelled.name]:
+            for k in left_out[labelled.name]:
                 table.add_row(k.kind, str(k.negatives), str(k.rejected), str(k.uncertain), str(k.silent))
             show_table(table)
 
@@ -482,7 +494,9 @@ async def _guard_measures(
         return await measure(MeaningVerifier(generate))
 
 
-def _guard_json(labelled: GuardSet, result: GuardEvaluation, rates: MatchRates | None) -> dict[str, object]:
+def _guard_json(
+    labelled: GuardSet, result: GuardEvaluation, rates: MatchRates | None, *, totals_only: bool = False
+) -> dict[str, object]:
     from bedside.stats.proportions import wilson_interval
 
     entry: dict[str, object] = {
@@ -504,12 +518,14 @@ def _guard_json(labelled: GuardSet, result: GuardEvaluation, rates: MatchRates |
                 "paraphrase_recall_ci95": wilson_interval(g.kept, g.paraphrases),
                 "paraphrases_uncertain": g.paraphrases_uncertain,
             }
-            for g in [result.total, *result.groups]
+            for g in [result.total, *([] if totals_only else result.groups)]
         ],
-        "missed": [p.id for p in result.missed],
-        "rejected_paraphrases": {p.id: [str(c) for c in conflicts] for p, conflicts in result.rejected},
-        "uncertain": {p.id: why for p, why in result.uncertain},
+        "errors_shown": not totals_only,
     }
+    if not totals_only:
+        entry["missed"] = [p.id for p in result.missed]
+        entry["rejected_paraphrases"] = {p.id: [str(c) for c in conflicts] for p, conflicts in result.rejected}
+        entry["uncertain"] = {p.id: why for p, why in result.uncertain}
     if rates is not None:
         entry["matcher"] = {
             "reversed": rates.reversed,
@@ -523,7 +539,9 @@ def _guard_json(labelled: GuardSet, result: GuardEvaluation, rates: MatchRates |
     return entry
 
 
-def _print_guard_set(labelled: GuardSet, result: GuardEvaluation, rates: MatchRates | None) -> None:
+def _print_guard_set(
+    labelled: GuardSet, result: GuardEvaluation, rates: MatchRates | None, *, totals_only: bool = False
+) -> None:
     from bedside.stats.proportions import share_with_interval
 
     def share(part: int, whole: int) -> str:
@@ -533,7 +551,7 @@ def _print_guard_set(labelled: GuardSet, result: GuardEvaluation, rates: MatchRa
     columns = ("group", "hard negatives rejected", "uncertain", "paraphrases kept", "of them uncertain")
     for column in columns:
         table.add_column(column, justify="left" if column == "group" else "right")
-    for g in [result.total, *result.groups]:
+    for g in [result.total, *([] if totals_only else result.groups)]:
         table.add_row(
             g.group,
             share(g.rejected, g.negatives),
@@ -559,6 +577,9 @@ def _print_guard_set(labelled: GuardSet, result: GuardEvaluation, rates: MatchRa
             f"({rates.paraphrases_uncertain} uncertain)",
             highlight=False,
         )
+    if totals_only:
+        out.print(f"{labelled.name}: a held-out set, totals only (--show-held-out-errors prints its pairs)")
+        return
     for pair in result.missed:
         out.print(f"missed ({pair.kind}) {pair.id}: {pair.reference!r} / {pair.candidate!r}", highlight=False)
     for pair, conflicts in result.rejected:
