@@ -5,8 +5,21 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 pytest_plugins = ["bedside.testing.pytest_plugin"]
+
+# Property tests draw the same examples on every run (derandomize): a new random example must not fail a landing
+# by chance. No time limit per example or on drawing them (a loaded CI machine stalls both), and no example
+# database, so a run does not replay a failure found elsewhere. A test's own @settings overrides what it names.
+settings.register_profile(
+    "bedside",
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("bedside")
 
 # The test tasks named by import path (not registered entry points) must be allowed, as a user would; set in the
 # environment (not per test) so Ray workers started by the tests inherit it.

@@ -112,3 +112,14 @@ def test_outside_tests_the_tokens_are_random() -> None:
     assert len(tokens) == 200
     assert all(re.fullmatch(r"[A-Za-z0-9_-]{43}", token) for token in tokens)
     assert re.fullmatch(r"rv-[0-9a-f]{10}", review.new_review_id("a"))
+
+
+def test_property_tests_draw_the_same_examples_every_run() -> None:
+    """The conftest's Hypothesis profile: a new random example or a stalled draw on a loaded machine must not fail
+    a landing (a ``@given`` test without its own settings once failed its 1 s draw limit at load 28)."""
+    from hypothesis import HealthCheck, settings
+
+    assert settings.default.derandomize
+    assert settings.default.deadline is None
+    assert settings.default.database is None
+    assert HealthCheck.too_slow in settings.default.suppress_health_check

@@ -137,9 +137,12 @@ def test_a_worker_killed_mid_run_still_finishes_exactly(local_ray: None, tmp_pat
             "kill",
             server.model_name(),
             samples=samples,
-            options={"max_concurrency": 6, "timeout_s": 3.0},  # also the restarted worker's grace period
+            # also the killed worker's lease grace; long enough that no answer of a busy machine times out
+            options={"max_concurrency": 6, "timeout_s": 10.0},
             concurrency=12,
         )
+        # The run cannot finish before the kill: after 80 requests the server holds the rest until released.
+        server.hold(after=80)
         store = Store(config.store)
         outcome: dict[str, Any] = {}
 
@@ -151,14 +154,16 @@ def test_a_worker_killed_mid_run_still_finishes_exactly(local_ray: None, tmp_pat
 
         thread = threading.Thread(target=drive)
         thread.start()
+        server.wait_until(lambda s: s["held"] >= 1)
         deadline = time.monotonic() + 300  # a hang guard: Ray's workers start slowly on a busy machine
         while len(store.results(config.run_id)) < 40 and time.monotonic() < deadline:
             time.sleep(0.05)
         stored_at_kill = len(store.results(config.run_id))
-        assert 0 < stored_at_kill < 2 * samples, "the run finished before the kill"
+        assert 0 < stored_at_kill < 2 * samples
         worker = ray.get_actor(f"{worker_name(config.run_id, 0)}-0")
         pid = ray.get(worker.pid.remote())
         os.kill(pid, signal.SIGKILL)
+        server.release()
         thread.join(timeout=120)
         assert not thread.is_alive()
         assert "error" not in outcome, outcome.get("error")

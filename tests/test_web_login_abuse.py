@@ -20,7 +20,7 @@ from bedside.runs.store import Store
 from bedside.web.app import WebSettings, create_app
 from bedside.web.db import audit_table
 from bedside.web.security import MAX_NAME_CHARS, client_address
-from web_support import PASSWORD, add_accounts, csrf_of, fill_run, login
+from web_support import PASSWORD, add_accounts, csrf_of, fill_run, login, serve_process
 
 
 class Clock:
@@ -146,37 +146,13 @@ def test_a_crafted_compare_page_key_is_400_with_a_message(store: Store) -> None:
 def test_the_real_server_does_not_believe_forwarded_for_from_a_loopback_client(tmp_path: Path) -> None:
     """uvicorn, left to itself, takes X-Forwarded-For from any client on 127.0.0.1: each forged address would be
     a fresh (name, address) pair, never throttled. `bedside serve` turns that off."""
-    import os
     import re
-    import socket
-    import subprocess
-    import sys
-    import time
-
-    import httpx
 
     path = tmp_path / "store.sqlite"
     opened = Store(str(path))
     add_accounts(opened)
     opened.close()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "bedside.cli", "serve", "--store", str(path), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
-    try:
-        client = httpx.Client(base_url=f"http://127.0.0.1:{port}")
-        for _ in range(1200):  # up to a minute on a loaded machine; the server says when it is up
-            try:
-                client.get("/login")
-                break
-            except httpx.TransportError:
-                time.sleep(0.05)
+    with serve_process(path, tmp_path / "server.log") as (client, _):
         codes = []
         for i in range(7):
             page = client.get("/login")
@@ -189,9 +165,6 @@ def test_the_real_server_does_not_believe_forwarded_for_from_a_loopback_client(t
                     headers={"X-Forwarded-For": f"10.9.9.{i}"},
                 ).status_code
             )
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     assert codes == [401] * 5 + [429] * 2
 
 

@@ -23,7 +23,16 @@ from bedside.runs.store import Store
 from bedside.web.app import WebSettings, create_app
 from bedside.web.db import audit_table, sessions_table, users_table
 from bedside.web.security import AccountError, add_user, disable_user, list_users
-from web_support import BACKENDS, PASSWORD, add_accounts, csrf_of, fill_run, login, postgres_store
+from web_support import (
+    BACKENDS,
+    PASSWORD,
+    add_accounts,
+    csrf_of,
+    fill_run,
+    login,
+    postgres_store,
+    serve_process,
+)
 
 
 @pytest.fixture(params=BACKENDS)
@@ -253,47 +262,17 @@ def test_serve_binds_localhost_by_default() -> None:
 
 def test_the_real_server_logs_no_query_strings(tmp_path: Path) -> None:
     """`bedside serve` in its own process: binds 127.0.0.1, and its log holds route templates only."""
-    import os
-    import socket
-    import subprocess
-    import sys
-
-    import httpx
-
     path = tmp_path / "store.sqlite"
     opened = Store(str(path))
     fill_run(opened, "alpha-111", 8)
     add_accounts(opened)
     opened.close()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     log = tmp_path / "server.log"
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
-    with log.open("w") as sink:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "bedside.cli", "serve", "--store", str(path), "--port", str(port)],
-            stdout=sink,
-            stderr=sink,
-            env=env,
-        )
-        try:
-            client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120)
-            deadline = time.monotonic() + 300  # a hang guard only: `bedside serve` starts slowly on a busy machine
-            while True:
-                try:
-                    page = client.get("/login")
-                    break
-                except httpx.TransportError:
-                    assert server.poll() is None, log.read_text()
-                    assert time.monotonic() < deadline, log.read_text()
-                    time.sleep(0.05)
-            client.post("/login", data={"name": "admin", "password": PASSWORD, "csrf": csrf_of(page.text)})
-            assert client.get("/runs/alpha-111/samples?system=SECRET-QUERY").status_code == 200
-            client.post("/login", data={"name": "SECRET-NAME", "password": "SECRET-PASSWORD", "csrf": "x"})
-        finally:
-            server.terminate()
-            server.wait(timeout=120)
+    with serve_process(path, log) as (client, port):
+        page = client.get("/login")
+        client.post("/login", data={"name": "admin", "password": PASSWORD, "csrf": csrf_of(page.text)})
+        assert client.get("/runs/alpha-111/samples?system=SECRET-QUERY").status_code == 200
+        client.post("/login", data={"name": "SECRET-NAME", "password": "SECRET-PASSWORD", "csrf": "x"})
     text = log.read_text()
     assert f"http://127.0.0.1:{port}/" in text
     assert "admin GET /runs/{run_id}/samples 200" in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import uuid
@@ -274,19 +275,20 @@ def create_review(client: Any, task_type: str, annotators: list[str], *, overlap
 
 
 def serve_in_thread(app: Any) -> Iterator[str]:
-    """Serve ``app`` with uvicorn on a free loopback port in a thread; yields its base URL, stops it after."""
+    """Serve ``app`` with uvicorn on a free loopback port in a thread; yields its base URL, stops it after. The
+    socket is bound here and handed to uvicorn, so no other process can take the port in between."""
     import socket
     import threading
     import time
 
     import uvicorn
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = int(sock.getsockname()[1])
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
     running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
+    thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 300  # a hang guard only: wait for the server, however busy the machine
     while not running.started:
@@ -298,3 +300,44 @@ def serve_in_thread(app: Any) -> Iterator[str]:
     finally:
         running.should_exit = True
         thread.join(timeout=10)
+        sock.close()
+
+
+@contextlib.contextmanager
+def serve_process(store_path: Path, log: Path) -> Iterator[tuple[Any, int]]:
+    """`bedside serve` in its own process on a free loopback port, its output in ``log``: yields an httpx client
+    for it (120 s per request: a password hash takes seconds on a loaded machine) and the port, once the server
+    answers. A server that exits or never answers fails with its log, never a bare connection error."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    with log.open("w") as sink:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "bedside.cli", "serve", "--store", str(store_path), "--port", str(port)],
+            stdout=sink,
+            stderr=sink,
+            env=env,
+        )
+        try:
+            client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120)
+            deadline = time.monotonic() + 300  # a hang guard only: `bedside serve` starts slowly on a busy machine
+            while True:
+                try:
+                    client.get("/login")
+                    break
+                except httpx.TransportError:
+                    assert server.poll() is None, log.read_text()
+                    assert time.monotonic() < deadline, log.read_text()
+                    time.sleep(0.05)
+            yield client, port
+        finally:
+            server.terminate()
+            server.wait(timeout=120)
