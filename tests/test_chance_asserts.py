@@ -119,7 +119,9 @@ def test_property_tests_draw_the_same_examples_every_run() -> None:
     a landing (a ``@given`` test without its own settings once failed its 1 s draw limit at load 28)."""
     from hypothesis import HealthCheck, settings
 
-    assert settings.default.derandomize
-    assert settings.default.deadline is None
-    assert settings.default.database is None
-    assert HealthCheck.too_slow in settings.default.suppress_health_check
+    profile = settings.default
+    assert profile is not None
+    assert profile.derandomize
+    assert profile.deadline is None
+    assert profile.database is None
+    assert HealthCheck.too_slow in profile.suppress_health_check

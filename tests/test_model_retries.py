@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 import pytest
 
@@ -40,7 +41,7 @@ def test_transient_faults_are_retried(fault: str) -> None:
     with ScriptedServer(faults=f"first={fault}", hang_s=60) as server:
 
         async def run() -> str:
-            options = {"timeout_s": timeout_s} if timeout_s else {}
+            options: dict[str, Any] = {"timeout_s": timeout_s} if timeout_s else {}
             async with get_model(server.model_name(), retry=FAST, usage=usage, **options) as model:
                 return (await model.generate("ping")).text
 
