@@ -22,7 +22,12 @@ rows), duplicated (rows beyond one per sample), exit (1 if the run raised or sto
 requests sent again, and the most in flight. Then the same run without a fault on the cluster and with the local
 executor: each one's endpoint utilisation, and Ray's over the local executor's as a ratio.
 
-Usage: ``python bench/scale.py [--samples 20000] [--latency-ms 50] [--cap 100] [--workers 2] [--scored 2000]``
+The local executor also runs on ``--processes`` worker processes (:mod:`bedside.runs.processes`, each replica's
+cap split between them), printed as ``local xN``; each executor's endpoint utilisation and CPU per sample are
+printed over the one-process local executor's, as ratios measured in the same invocation.
+
+Usage: ``python bench/scale.py [--samples 20000] [--latency-ms 50] [--cap 100] [--workers 2] [--processes 2]
+[--scored 2000] [--no-ray]``
 ``python bench/scale.py --faults [--samples 3000] [--latency-ms 20] [--cap 16]``
 """
 
@@ -43,7 +48,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bedside.runs import DatasetConfig, RunConfig, execute
-from bedside.runs.ray_executor import ShardResult, execute_ray, init_local_ray
+from bedside.runs.processes import execute_processes
+from bedside.runs.ray_executor import execute_ray, init_local_ray
+from bedside.runs.shards import ShardResult
 from llm_overhead import start_server
 from scale_task import TASK
 
@@ -81,12 +88,17 @@ def utilisation(seen: list[dict[str, Any]], cap: int) -> float:
     return sum(shares) / len(shares) if shares else 0.0
 
 
-def one_case(label: str, urls: list[str], samples: int, cap: int, latency_ms: float, workers: int) -> None:
+def one_case(
+    label: str, urls: list[str], samples: int, cap: int, latency_ms: float, workers: int, processes: int, ray: bool
+) -> None:
     scored = label == "scored"
     ideal = samples * latency_ms / 1000 / (2 * cap)
     print(f"\n{label}: {samples} samples, ideal {ideal:.2f} s (latency-bound)")
     used: dict[str, float] = {}
-    for executor in ("local", "ray"):
+    cpu_per_sample: dict[str, float] = {}
+    split = f"local x{processes}"
+    executors = ["local"] + ([split] if processes > 1 else []) + (["ray"] if ray else [])
+    for executor in executors:
         for url in urls:
             reset(url)
         with tempfile.TemporaryDirectory() as tmp:
@@ -96,6 +108,10 @@ def one_case(label: str, urls: list[str], samples: int, cap: int, latency_ms: fl
             cpu_start, wall_start = time.process_time(), time.perf_counter()
             if executor == "local":
                 summary = asyncio.run(execute(config, task=TASK, cache=cache))
+            elif executor == split:  # the workers resolve scale_task:TASK by name (BEDSIDE_TASKS, set in main)
+                summary = asyncio.run(
+                    execute_processes(config, processes=processes, cache=cache, on_shards=shards.extend)
+                )
             else:
                 summary = asyncio.run(
                     execute_ray(config, task=TASK, cache=cache, workers=workers, on_shards=shards.extend)
@@ -110,7 +126,8 @@ def one_case(label: str, urls: list[str], samples: int, cap: int, latency_ms: fl
         driver_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         rss = f"driver {driver_rss:.0f} MB" + "".join(f", worker {s.index} {s.max_rss_mb:.0f} MB" for s in shards)
         phase = ""
-        if shards:
+        cpu_per_sample[executor] = cpu / samples
+        if executor == "ray" and shards:
             sampling = max(s.finished for s in shards) - min(s.started for s in shards)
             first = min(s.started for s in shards)
             starts = "/".join(f"+{s.started - first:.2f}" for s in sorted(shards, key=lambda s: s.started))
@@ -123,14 +140,18 @@ def one_case(label: str, urls: list[str], samples: int, cap: int, latency_ms: fl
                 f" message; {calls} limits-actor calls, {calls / samples * 1000:.0f} per 1,000 samples)"
             )
         print(
-            f"  {executor:5}  wall {wall:7.2f} s  wall/ideal {wall / ideal:5.2f}{phase}  "
+            f"  {executor:9}  wall {wall:7.2f} s  wall/ideal {wall / ideal:5.2f}{phase}  "
             f"CPU/sample {cpu / samples * 1000:.3f} ms"
             f" (driver {driver_cpu / samples * 1000:.3f})  peak RSS: {rss}"
             f"  requests {'+'.join(str(s['requests']) for s in seen)}"
             f"  max in flight {'/'.join(str(s['max_in_flight']) for s in seen)} (cap {cap} each)"
             f"  endpoint utilisation {used[executor]:.1%}"
         )
-    print(f"  endpoint utilisation ray / local: {used['ray'] / used['local']:.2f}")
+    for other in executors[1:]:
+        print(
+            f"  {other} / local: endpoint utilisation ratio {used[other] / used['local']:.2f}, "
+            f"CPU per sample ratio {cpu_per_sample[other] / cpu_per_sample['local']:.2f}"
+        )
 
 
 def fault_runs(samples: int, cap: int, latency_ms: float, workers: int) -> None:
@@ -225,6 +246,8 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=float, default=None, help="50 (20 with --faults)")
     parser.add_argument("--cap", type=int, default=None, help="100 (16 with --faults)")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--processes", type=int, default=2, help="the local executor's worker processes (1: skip)")
+    parser.add_argument("--no-ray", action="store_true", help="only the local executor, on 1 and N processes")
     parser.add_argument("--scored", type=int, default=2000, help="samples of the MiniLM-scored case (0: skip it)")
     parser.add_argument("--faults", action="store_true", help="the fault runs on a 2-node cluster instead")
     args = parser.parse_args()
@@ -237,15 +260,20 @@ def main() -> None:
     servers = [start_server(args.latency_ms) for _ in range(2)]
     urls = [url for _, url in servers]
     pythonpath = os.pathsep.join([str(HERE), str(HERE.parent / "src"), os.environ.get("PYTHONPATH", "")])
-    init_local_ray(num_cpus=args.workers, runtime_env={"env_vars": {"PYTHONPATH": pythonpath}})
+    allowed = os.environ.get("BEDSIDE_TASKS", "")
+    os.environ["BEDSIDE_TASKS"] = ",".join(filter(None, [allowed, "scale_task:TASK"]))
+    ray = not args.no_ray
+    if ray:
+        init_local_ray(num_cpus=args.workers, runtime_env={"env_vars": {"PYTHONPATH": pythonpath}})
+    cases = [("single-call", args.samples)] + ([("scored", args.scored)] if args.scored else [])
     try:
-        one_case("single-call", urls, args.samples, args.cap, args.latency_ms, args.workers)
-        if args.scored:
-            one_case("scored", urls, args.scored, args.cap, args.latency_ms, args.workers)
+        for label, samples in cases:
+            one_case(label, urls, samples, args.cap, args.latency_ms, args.workers, args.processes, ray)
     finally:
-        import ray
+        if ray:
+            import ray as ray_module
 
-        ray.shutdown()
+            ray_module.shutdown()
         for process, _ in servers:
             process.terminate()
             process.wait(timeout=10)

@@ -187,7 +187,7 @@ def fake_ray(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[_FakeRay], 
             todo = [item for item in items if not fake.ran[item.key]]
             return todo, len(items) - len(todo)
 
-        monkeypatch.setattr(ray_executor, "_not_yet_stored", not_yet_stored)
+        monkeypatch.setattr(ray_executor, "not_yet_stored", not_yet_stored)
         return fake
 
     return install

@@ -112,7 +112,7 @@ def test_leased_slots_reach_the_cap_together_and_never_pass_it(local_ray: None, 
     """Each worker runs at most 4 samples at once (concurrency 8 over 2 workers), so the cap of 6 is reached only
     when both workers hold leases and use them together: the server holds every request until 6 are in flight,
     and its counter shows they were and never more."""
-    from bedside.runs.ray_executor import ShardResult
+    from bedside.runs.shards import ShardResult
 
     with ScriptedServer(latency_ms=10) as server:
         server.hold(until_in_flight=6, at_most_s=120)
@@ -232,7 +232,7 @@ def test_cli_runs_on_ray_with_the_store_and_cache_on_postgres(local_ray: None, t
 def test_a_429_backs_off_every_worker_through_one_limiter(local_ray: None, tmp_path: Path) -> None:
     """The limiter is the cluster's: a 429 one worker sees halves the limit all workers draw from, and the actor
     counts every worker's requests."""
-    from bedside.runs.ray_executor import ShardResult
+    from bedside.runs.shards import ShardResult
 
     with ScriptedServer(latency_ms=20, faults="first=429+429,retry-after=0") as server:
         options = {"max_concurrency": 8}

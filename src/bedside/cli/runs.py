@@ -80,6 +80,15 @@ def run_command(
         ),
     ] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="With --executor ray: Ray workers.")] = 2,
+    processes: Annotated[
+        int,
+        typer.Option(
+            "--processes",
+            min=1,
+            help="With the local executor: worker processes on this machine, each endpoint's cap split between "
+            "them (for runs of fast calls that keep one process's event loop busy; see docs/scale.md).",
+        ),
+    ] = 1,
     py_module: Annotated[
         list[Path] | None,
         typer.Option(
@@ -127,6 +136,8 @@ def run_command(
     cache_choice: str | Path | bool = False if no_cache else _cache_location(cache or loaded.cache)
     if executor not in {"local", "ray"}:
         raise fail(ValueError(f"--executor must be local or ray, not {executor!r}"))
+    if processes > 1 and executor != "local":
+        raise fail(ValueError("--processes is for the local executor; with --executor ray use --workers"))
     if dry_run:
         print_dry_run(loaded, retry_errors=retry_errors, cache=cache_choice, as_json=as_json)
         return
@@ -153,6 +164,21 @@ def run_command(
                         )
                     )
                 except RayExecutorError as exc:
+                    raise fail(exc) from None
+            elif processes > 1:
+                from bedside.runs.processes import ProcessExecutorError, execute_processes
+
+                try:
+                    summary = asyncio.run(
+                        execute_processes(
+                            loaded,
+                            processes=processes,
+                            progress=progress,
+                            retry_errors=retry_errors,
+                            cache=cache_choice,
+                        )
+                    )
+                except ProcessExecutorError as exc:
                     raise fail(exc) from None
             else:
                 summary = asyncio.run(execute(loaded, progress=progress, retry_errors=retry_errors, cache=cache_choice))
@@ -196,7 +222,7 @@ def run_command(
         report_hint = f"bedside report {summary.run_id}" + _store_flag(loaded.store)
         rerun = _rerun_command(
             config, set_, limit=limit, cache=cache, no_cache=no_cache, executor=executor, address=address,
-            workers=workers,
+            workers=workers, processes=processes,
         )  # fmt: skip
         err.print(
             f"see `{escape(report_hint)}` for every error; `{escape(rerun)}` tries them again",
@@ -340,6 +366,7 @@ def _rerun_command(
     executor: str,
     address: str | None,
     workers: int,
+    processes: int = 1,
 ) -> str:
     """The ``bedside run ... --retry-errors`` that retries this run: the same config and every option that
     changes which run it is or where it runs (``--set``, ``--limit``, the cache, the executor)."""
@@ -356,6 +383,8 @@ def _rerun_command(
         parts += ["--cache", cache]
     if executor != "local":
         parts += ["--executor", executor, "--workers", str(workers)] + (["--address", address] if address else [])
+    elif processes > 1:
+        parts += ["--processes", str(processes)]
     parts.append("--retry-errors")
     return shlex.join(parts)
 

@@ -48,12 +48,11 @@ import os
 import resource
 import time
 import uuid
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import func, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from bedside.llm import UsageLedger
@@ -68,14 +67,24 @@ from bedside.runs.runner import (
     Progress,
     RunSummary,
     _Running,
-    _Scoring,
     _settings,
-    build_models,
     check_config,
     load_datasets,
     plan_run,
 )
-from bedside.runs.store import ResultRow, RunLock, Store, results_table
+from bedside.runs.shards import (
+    Batch,
+    ShardResult,
+    ShardRunning,
+    generated_outcomes,
+    longest_timeout,
+    merge_usage,
+    not_yet_stored,
+    sample_batches,
+    stored_counts,
+    usage_of,
+)
+from bedside.runs.store import RunLock, Store
 from bedside.runs.task import Task, resolve_task
 
 log = logging.getLogger(__name__)
@@ -210,43 +219,6 @@ def _cache_location(cache: str | Path | bool | None) -> str | None:
     return str(cache)
 
 
-class _ShardRunning(_Running):
-    """A worker's runner: the runner's own sample loop, fed from the worker's work queue (batches the driver
-    sends as the worker asks for them), with endpoint caps taken from the whole run's config (the per-worker
-    config only lowers how many samples this worker keeps in flight). A batch is answered once every one of
-    its samples is stored."""
-
-    def __init__(
-        self, plan: Plan, store: Store, lock: RunLock, full_config: RunConfig, cache: str | Path | bool | None
-    ) -> None:
-        super().__init__(plan, store, lock, None)
-        self.full_config = full_config
-        self.cache = cache
-        self.queue: asyncio.Queue[Item | None] = asyncio.Queue()
-        self.waiting: dict[tuple[str, str, int], _Batch] = {}
-
-    def _build_models(self, cache: str | Path | bool | None) -> None:
-        whole = dataclasses.replace(self.plan, config=self.full_config)
-        self.models, self.cell_models = build_models(whole, cache, self.summary)
-
-    def _sample_loops(self) -> list[Coroutine[Any, Any, None]]:
-        if not self.models:  # the plan's ``generate`` is empty: samples come through the queue
-            self._build_models(self.cache)
-
-        async def worker() -> None:
-            while (item := await self.queue.get()) is not None:
-                await self._generate(item)
-
-        return [worker() for _ in range(self.plan.config.concurrency)]
-
-    def _stored(self, entries: list[ResultRow | _Scoring], rows: list[ResultRow]) -> None:
-        super()._stored(entries, rows)
-        for row in rows:
-            batch = self.waiting.pop((row.cell, row.sample_id, row.epoch), None)
-            if batch is not None:
-                batch.one_stored(row.cell, row.status == "error")
-
-
 @dataclasses.dataclass(frozen=True)
 class BatchAnswer:
     """A worker's answer to a batch, once all its samples are stored: per cell (stored, of which errors), and how
@@ -258,47 +230,6 @@ class BatchAnswer:
     usage: dict[str, Any] = dataclasses.field(default_factory=dict)
     """The worker's usage so far by role (``RoleUsage`` fields): the driver's progress line sums the latest of
     each worker (the run's final usage comes from the workers' finish reports)."""
-
-
-@dataclasses.dataclass
-class _Batch:
-    """A batch of samples in a worker, answered (per cell: stored, of which errors) once all are stored."""
-
-    future: asyncio.Future[dict[str, tuple[int, int]]]
-    remaining: int
-    cells: dict[str, tuple[int, int]] = dataclasses.field(default_factory=dict)
-
-    def one_stored(self, cell: str, error: bool) -> None:
-        done, errors = self.cells.get(cell, (0, 0))
-        self.cells[cell] = (done + 1, errors + error)
-        self.remaining -= 1
-        if self.remaining == 0 and not self.future.done():
-            self.future.set_result(self.cells)
-
-
-@dataclasses.dataclass
-class ShardResult:
-    index: int
-    ran: int
-    truncated: int
-    skipped: int
-    cells: dict[str, tuple[int, int]]
-    """Per cell: samples finished now, of which errors."""
-    usage: dict[str, Any]
-    """The worker's usage by role (``RoleUsage`` fields); a worker that died took its own with it."""
-    pid: int
-    cpu_s: float = 0.0
-    """CPU seconds the worker took while it ran samples (this life)."""
-    max_rss_mb: float = 0.0
-    """The worker process's peak resident memory."""
-    limits: dict[str, Any] = dataclasses.field(default_factory=dict)
-    """The cluster-wide limiters as the limits actor saw them when this worker ended, by endpoint."""
-    lease: dict[str, int] = dataclasses.field(default_factory=dict)
-    """This worker's use of its leases, over its endpoints: ``requests`` started, of which ``local`` on a slot
-    it held (no message), and ``actor_calls`` (messages to the limits actor)."""
-    started: float = 0.0
-    finished: float = 0.0
-    """Wall-clock times (``time.time``) the worker began and ended its samples (start-up costs excluded)."""
 
 
 class RunWorker:
@@ -316,7 +247,7 @@ class RunWorker:
         os.environ.setdefault(THREADS_ENV, str(max(1, math.floor(cpus))))
         self.index = index
         self.token = token
-        self.running: _ShardRunning | None = None
+        self.running: ShardRunning | None = None
         self.task: asyncio.Future[None] | None = None
         self.store: Store | None = None
         self.limits: Any = None
@@ -348,7 +279,7 @@ class RunWorker:
         from bedside.llm import shared_limiter
 
         self.cpu_start, self.started = time.process_time(), time.time()
-        self.limits = shared_limiter.install(self.token, owner=f"worker-{self.index}", grace_s=_longest_timeout(config))
+        self.limits = shared_limiter.install(self.token, owner=f"worker-{self.index}", grace_s=longest_timeout(config))
         task = task or resolve_task(config.task)
         self.store = Store(config.store)
         self.run_id, self.retry_errors = config.run_id, retry_errors
@@ -356,7 +287,7 @@ class RunWorker:
         summary = RunSummary(config.run_id, {c.id: CellProgress(0) for c in cells})
         settings = {role: _settings(config, role) for role in config.models}
         plan = Plan(per_worker, task, scorers, cells, settings, summary, generate=[], bypass={})
-        self.running = running = _ShardRunning(plan, self.store, lock, config, cache)
+        self.running = running = ShardRunning(plan, self.store, lock, config, cache)
         self.task = asyncio.ensure_future(running.run(cache))
         self.task.add_done_callback(self._fail_waiting)
         self.ready.set()
@@ -384,16 +315,16 @@ class RunWorker:
             self.task.result()  # raises what stopped the runner
             raise RuntimeError("the worker has finished")
         if check_stored:
-            items, _ = await asyncio.to_thread(_not_yet_stored, store, self.run_id, items, self.retry_errors)
+            items, _ = await asyncio.to_thread(not_yet_stored, store, self.run_id, items, self.retry_errors)
         if not items:
             return BatchAnswer({}, running.queue.qsize())
         running.plan.bypass.update(bypass)
-        batch = _Batch(asyncio.get_running_loop().create_future(), len(items))
+        batch = Batch(asyncio.get_running_loop().create_future(), len(items))
         for item in items:
             running.waiting[(item.cell.id, item.sample.id, item.epoch)] = batch
             running.queue.put_nowait(item)
         cells = await batch.future
-        return BatchAnswer(cells, running.queue.qsize(), _usage_of(running.summary))
+        return BatchAnswer(cells, running.queue.qsize(), usage_of(running.summary))
 
     async def finish(self) -> ShardResult:
         """Stop taking samples (none are queued: the driver sends ``finish`` only to an idle worker), close the
@@ -418,7 +349,7 @@ class RunWorker:
             truncated=summary.truncated,
             skipped=0,
             cells={cell: (c.done, c.errors) for cell, c in summary.cells.items()},
-            usage=_usage_of(summary),
+            usage=usage_of(summary),
             pid=os.getpid(),
             cpu_s=time.process_time() - self.cpu_start,
             max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -427,70 +358,6 @@ class RunWorker:
             started=self.started,
             finished=time.time(),
         )
-
-
-def _longest_timeout(config: RunConfig) -> float:
-    """The longest request timeout of the run's models: how long a dead worker's requests may still run."""
-    from bedside.llm import parse_model_spec
-
-    longest = 0.0
-    for role, specs in config.models.items():
-        for spec in specs:
-            with contextlib.suppress(Exception):
-                longest = max(
-                    longest, parse_model_spec(config.model_spec(spec), **config.model_options.get(role, {})).timeout_s
-                )
-    return longest
-
-
-def _usage_of(summary: RunSummary) -> dict[str, Any]:
-    return {role: entry.model_dump() for role, entry in summary.usage.snapshot().items()}
-
-
-def _merge_usage(ledger: UsageLedger, usage: dict[str, Any]) -> None:
-    for role, values in usage.items():
-        entry = ledger._entry(role)  # type: ignore[arg-type]
-        for name, value in values.items():
-            if name == "priced":
-                entry.priced = entry.priced or bool(value)
-            else:
-                setattr(entry, name, getattr(entry, name) + value)
-
-
-def _generated_outcomes(store: Store, run_id: str, items: list[Item]) -> tuple[int, int]:
-    """How many of ``items`` the store now holds as successful and as errors (the summary's ``ran`` and
-    ``failed``)."""
-    if not items:
-        return 0, 0
-    table = results_table
-    with store.engine.connect() as db:
-        rows = db.execute(
-            select(table.c.cell, table.c.sample_id, table.c.epoch, table.c.key, table.c.status).where(
-                table.c.run_id == run_id
-            )
-        ).all()
-    status = {(r.cell, r.sample_id, r.epoch, r.key): r.status for r in rows}
-    found = [status.get((i.cell.id, i.sample.id, i.epoch, i.key)) for i in items]
-    return found.count("ok"), found.count("error")
-
-
-def _not_yet_stored(store: Store, run_id: str, items: list[Item], retry_errors: bool) -> tuple[list[Item], int]:
-    """The items whose result the store does not hold yet with the same key (a retried shard's leftovers)."""
-    table = results_table
-    ids = sorted({item.sample.id for item in items})
-    with store.engine.connect() as db:
-        rows = db.execute(
-            select(table.c.cell, table.c.sample_id, table.c.epoch, table.c.key, table.c.status).where(
-                (table.c.run_id == run_id) & table.c.sample_id.in_(ids)
-            )
-        ).all()
-    done = {
-        (r.cell, r.sample_id, r.epoch, r.key)
-        for r in rows
-        if r.status == "ok" or (r.status == "error" and not retry_errors)
-    }
-    todo = [i for i in items if (i.cell.id, i.sample.id, i.epoch, i.key) not in done]
-    return todo, len(items) - len(todo)
 
 
 _worker_class: Any = None
@@ -507,17 +374,6 @@ def _worker_class_remote() -> Any:
 
 def worker_name(run_id: str, index: int) -> str:
     return f"{WORKER_PREFIX}-{run_id}-{index}"
-
-
-def _stored_counts(store: Store, run_id: str) -> dict[str, tuple[int, int]]:
-    table = results_table
-    query = (
-        select(table.c.cell, func.count(), func.sum((table.c.status == "error").cast(results_table.c.epoch.type)))
-        .where(table.c.run_id == run_id)
-        .group_by(table.c.cell)
-    )
-    with store.engine.connect() as db:
-        return {cell: (int(n), int(e or 0)) for cell, n, e in db.execute(query)}
 
 
 FREE_CPUS_SETTLE_S = 10.0
@@ -543,24 +399,6 @@ def check_free_cpus(workers: int, worker_cpus: float, *, settle_s: float = FREE_
             f"--workers {workers} needs {needed:g} free CPU(s) ({worker_cpus:g} each) but the cluster has "
             f"{free:g} free of {total:g}: lower --workers, add nodes, or wait for other jobs to finish"
         )
-
-
-def sample_batches(items: list[Item], size: int) -> list[list[Item]]:
-    """``items`` in batches of about ``size``, every cell of one (dataset, sample, epoch) in the same batch: a
-    worker then meets identical calls of a sample's cells in its own single-flight and cache."""
-    groups: dict[tuple[str, str, int], list[Item]] = {}
-    for item in items:
-        groups.setdefault((item.cell.dataset, item.sample.id, item.epoch), []).append(item)
-    batches: list[list[Item]] = []
-    current: list[Item] = []
-    for group in groups.values():
-        current.extend(group)
-        if len(current) >= size:
-            batches.append(current)
-            current = []
-    if current:
-        batches.append(current)
-    return batches
 
 
 def _is_worker_lost(exc: BaseException) -> bool:
@@ -688,8 +526,8 @@ class _Dispatcher:
             ray.kill(worker.actor, no_restart=True)
         if self.limits is not None:
             # its limiter slots come back once its requests have timed out (they may still run at the endpoint)
-            self.limits.reset_owners.remote(f"worker-{worker.index}/", "", _longest_timeout(self.config))
-        todo, kept = await asyncio.to_thread(_not_yet_stored, self.store, self.config.run_id, held, self.retry_errors)
+            self.limits.reset_owners.remote(f"worker-{worker.index}/", "", longest_timeout(self.config))
+        todo, kept = await asyncio.to_thread(not_yet_stored, self.store, self.config.run_id, held, self.retry_errors)
         self.retried += len(todo)
         for batch in reversed(sample_batches(todo, max(1, len(todo)))):
             self.queue.appendleft((batch, True))
@@ -808,7 +646,7 @@ class _Dispatcher:
             if self.progress:
                 shown = UsageLedger()
                 for usage in self.usage_seen.values():
-                    _merge_usage(shown, usage)
+                    merge_usage(shown, usage)
                 summary.usage = shown  # the workers' calls so far (Ray's line said "0 model calls" until the end)
                 self.progress.update(summary)
 
@@ -894,7 +732,7 @@ async def execute_ray(
             progress.start(summary)
         if plan.generate:
             # the limiter lives on the driver's node (restarted if it dies), not on a worker node that may go
-            limits = limits_actor(token, _longest_timeout(config), near_driver=True)
+            limits = limits_actor(token, longest_timeout(config), near_driver=True)
             dispatcher = _Dispatcher(
                 config=config,
                 task=task,
@@ -912,15 +750,15 @@ async def execute_ray(
             await dispatcher.run(summary)
             summary.retried = dispatcher.retried
         # The store is the record (a lost worker took its counts with it): cells and ``ran`` from there.
-        stored = _stored_counts(store, config.run_id)
+        stored = stored_counts(store, config.run_id)
         for cell, counts in summary.cells.items():
             counts.done, counts.errors = stored.get(cell, (0, 0))
-        summary.ran, summary.failed = _generated_outcomes(store, config.run_id, plan.generate)
+        summary.ran, summary.failed = generated_outcomes(store, config.run_id, plan.generate)
         results = dispatcher.results if dispatcher is not None else []
         summary.usage = UsageLedger()  # the finished workers' own reports, not the progress line's running sums
         for result in results:
             summary.truncated += result.truncated
-            _merge_usage(summary.usage, result.usage)
+            merge_usage(summary.usage, result.usage)
         if on_shards is not None:
             on_shards(results)
         summary.concurrency = config.concurrency

@@ -1,0 +1,194 @@
+"""The local executor on several worker processes (``--processes N``): the local executor's results sample by
+sample, resume, each endpoint's cap split so the endpoint never sees more, and Ctrl-C keeping finished samples."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from bedside.runs import DatasetConfig, RunConfig, execute
+from bedside.runs.processes import ProcessExecutorError, _ShareOfCaps, deal, execute_processes, smallest_cap
+from bedside.runs.store import ResultRow, Store
+from bedside.testing import ScriptedServer
+
+TESTS = Path(__file__).resolve().parent
+SRC = TESTS.parent / "src"
+
+
+def _config(tmp: Path, name: str, spec: str, *, samples: int, options: dict[str, Any], concurrency: int) -> RunConfig:
+    return RunConfig(
+        name=name,
+        task="runs_ray_task:TASK",
+        datasets={"d": DatasetConfig(options={"samples": samples})},
+        systems={"plain": {"type": "echo"}, "prefixed": {"type": "echo", "options": {"prefix": "> "}}},  # type: ignore[dict-item]
+        models={"system": [spec]},
+        model_options={"system": options},
+        concurrency=concurrency,
+        store=str(tmp / "store.sqlite"),
+    )
+
+
+def _by_sample(rows: list[ResultRow]) -> dict[tuple[str, str, int], tuple[str, Any, Any, str]]:
+    return {(r.cell, r.sample_id, r.epoch): (r.status, r.output, r.scores, r.key) for r in rows}
+
+
+def test_each_cap_is_split_exactly_between_the_workers() -> None:
+    for cap in (1, 2, 3, 7, 100):
+        for count in (1, 2, 3, 4):
+            shares = [_ShareOfCaps(i, count).share(cap) for i in range(count)]
+            assert sum(shares) == cap
+            assert max(shares) - min(shares) <= 1
+    config = _config(Path("/tmp"), "x", "scripted/echo", samples=1, options={"max_concurrency": 3}, concurrency=8)
+    assert smallest_cap(config) == 3
+
+
+def test_samples_are_dealt_in_turn_with_all_their_cells() -> None:
+    config = _config(Path("/tmp"), "x", "scripted/echo", samples=5, options={}, concurrency=4)
+    from bedside.runs.runner import plan_run
+
+    store = Store(":memory:")
+    try:
+        plan = plan_run(config, store)
+    finally:
+        store.close()
+    shares = deal(plan.generate, 2)
+    assert [len(s) for s in shares] == [6, 4]  # 5 samples x 2 cells: samples 0, 2, 4 and 1, 3
+    for share in shares:  # a sample's two cells go to the same worker
+        ids = [item.sample.id for item in share]
+        assert all(ids.count(i) == 2 for i in ids)
+    one_sample = [item for item in plan.generate if item.sample.id == plan.generate[0].sample.id]
+    assert len(deal(one_sample, 4)) == 1  # never more workers than samples
+
+
+def test_processes_match_local_resume_and_hold_the_cap(tmp_path: Path) -> None:
+    with ScriptedServer(latency_ms=10) as server:
+        spec = server.model_name()
+        (tmp_path / "local").mkdir()
+        (tmp_path / "procs").mkdir()
+        options = {"max_concurrency": 4}
+        local = _config(tmp_path / "local", "same", spec, samples=30, options=options, concurrency=16)
+        split = _config(tmp_path / "procs", "same", spec, samples=30, options=options, concurrency=16)
+        assert local.run_id == split.run_id
+        summary = asyncio.run(execute(local, cache=tmp_path / "local" / "cache.sqlite"))
+        assert (summary.ran, summary.errors) == (60, 0)
+        server.reset()
+        # both workers' slots must be in flight together (2 + 2): reached however slow the machine, never passed
+        server.hold(until_in_flight=4, at_most_s=120)
+        shards: list[Any] = []
+        done = asyncio.run(
+            execute_processes(split, processes=2, cache=tmp_path / "procs" / "cache.sqlite", on_shards=shards.extend)
+        )
+        assert (done.ran, done.errors) == (60, 0)
+        assert all(c.done == c.total == 30 for c in done.cells.values())
+        assert server.stats()["requests"] == 60
+        assert server.stats()["max_in_flight"] == 4
+        assert done.usage.snapshot()["system"].requests == 60
+        assert len(shards) == 2
+        assert len({s.pid for s in shards} | {os.getpid()}) == 3  # two worker processes besides this one
+        assert _by_sample(Store(split.store).results(split.run_id)) == _by_sample(
+            Store(local.store).results(local.run_id)
+        )
+        again = asyncio.run(execute_processes(split, processes=2, cache=tmp_path / "procs" / "cache.sqlite"))
+        assert again.ran == 0
+        assert all(c.done == c.skipped == 30 for c in again.cells.values())
+        assert server.stats()["requests"] == 60  # the resume sent nothing
+        assert Store(split.store).run(split.run_id)["status"] == "finished"
+
+
+def test_an_in_memory_store_is_refused(tmp_path: Path) -> None:
+    config = _config(tmp_path, "mem", "scripted/echo", samples=2, options={}, concurrency=2)
+    with pytest.raises(ProcessExecutorError, match="in-memory"):
+        asyncio.run(execute_processes(config.model_copy(update={"store": ":memory:"}), processes=2, cache=False))
+
+
+def test_ctrl_c_keeps_finished_samples_and_the_same_command_finishes(tmp_path: Path) -> None:
+    with ScriptedServer(latency_ms=5) as server:
+        config = {
+            "name": "interrupted",
+            "task": "runs_ray_task:TASK",
+            "datasets": {"d": {"options": {"samples": 40}}},
+            "systems": {"plain": {"type": "echo"}},
+            "models": {"system": [server.model_name()]},
+            "concurrency": 4,
+            "store": str(tmp_path / "store.sqlite"),
+        }
+        path = tmp_path / "run.yaml"
+        path.write_text(yaml.safe_dump(config), encoding="utf-8")
+        env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{TESTS}"}
+        command = [sys.executable, "-m", "bedside.cli", "run", str(path), "--processes", "2", "--no-cache"]
+        server.hold(after=10)  # ten samples finish, then the run waits at the server until interrupted
+        log = tmp_path / "run.log"
+        with log.open("w") as sink:
+            run = subprocess.Popen(command, stdout=sink, stderr=sink, env=env, start_new_session=True)
+            try:
+                server.wait_until(lambda s: s["held"] >= 1)
+                store = Store(str(tmp_path / "store.sqlite"))
+                deadline = time.monotonic() + 300  # a hang guard: the ten are stored by the workers
+                while len(store.results(store.runs()[0]["id"])) < 10:
+                    assert time.monotonic() < deadline, log.read_text()
+                    time.sleep(0.05)
+                os.killpg(run.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
+                server.release()
+                assert run.wait(timeout=300) == 130, log.read_text()
+            finally:
+                if run.poll() is None:
+                    run.kill()
+        run_id = store.runs()[0]["id"]
+        kept = store.results(run_id)
+        assert 10 <= len(kept) < 40
+        assert store.run(run_id)["status"] == "interrupted"
+        requests_before = server.stats()["requests"]
+        finished = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+        assert finished.returncode == 0, finished.stdout + finished.stderr
+        rows = store.results(run_id)
+        assert len(rows) == 40
+        assert all(r.status == "ok" for r in rows)
+        assert store.run(run_id)["status"] == "finished"
+        # the resume asked only for what was not stored
+        assert server.stats()["requests"] - requests_before <= 40 - len(kept) + 4
+        store.close()
+
+
+def test_a_worker_that_dies_fails_the_run_with_its_exit_code_and_a_rerun_finishes(tmp_path: Path) -> None:
+    import multiprocessing
+    import threading
+
+    with ScriptedServer(latency_ms=5) as server:
+        config = _config(tmp_path, "killed", server.model_name(), samples=20, options={}, concurrency=4)
+        server.hold(after=6)
+        outcome: dict[str, BaseException] = {}
+
+        def drive() -> None:
+            try:
+                asyncio.run(execute_processes(config, processes=2, cache=False))
+            except BaseException as exc:  # surfaced below
+                outcome["error"] = exc
+
+        thread = threading.Thread(target=drive)
+        thread.start()
+        server.wait_until(lambda s: s["held"] >= 1)
+        workers = [p for p in multiprocessing.active_children() if p.name.startswith("bedside-worker-")]
+        assert len(workers) == 2
+        assert workers[0].pid is not None
+        os.kill(workers[0].pid, signal.SIGKILL)
+        server.release()
+        thread.join(timeout=300)
+        assert not thread.is_alive()
+        assert isinstance(outcome.get("error"), ProcessExecutorError)
+        assert "exited with code -9" in str(outcome["error"])
+        store = Store(config.store)
+        assert store.run(config.run_id)["status"] == "failed"
+        assert len(store.results(config.run_id)) < 40
+        finished = asyncio.run(execute_processes(config, processes=2, cache=False))
+        assert finished.errors == 0
+        assert len(store.results(config.run_id)) == 40
+        store.close()
