@@ -28,6 +28,9 @@ from bedside.text.quantities import normalise_quantities
         ("38 °C", "100.4 °F"),
         ("one and a half tablets", "1.5 tablets"),
         ("one senna tablet", "1 senna tablet"),
+        ("She weighs 20 kilograms.", "She weighs 44 pounds."),  # pounds: kilograms at two figures
+        ("Lose 5 kg first.", "Lose eleven pounds first."),
+        ("2 kilos", "2 kg"),
     ],
 )
 def test_equal_amounts_read_alike(one: str, other: str) -> None:
@@ -42,6 +45,7 @@ def test_equal_amounts_read_alike(one: str, other: str) -> None:
         ("three weeks", "three months"),
         ("4,000 mg", "0 mg"),
         ("every 8 hours", "twice a day"),
+        ("She weighs 20 kilograms.", "She weighs 33 pounds."),
     ],
 )
 def test_different_amounts_stay_apart(one: str, other: str) -> None:

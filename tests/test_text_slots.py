@@ -32,6 +32,7 @@ def kinds(reference: str, candidate: str) -> set[str]:
         ("The biopsy shows the lump is benign.", "The biopsy shows the lump is malignant.", "opposite"),
         ("He is no longer contagious.", "He is still contagious.", "opposite"),
         ("The most you can take is 3,000 mg per day.", "The most you can take is 3,000 mg per dose.", "scope"),
+        ("Drink no fewer than eight glasses a day.", "Drink fewer than eight glasses a day.", "comparison"),
     ],
 )
 def test_a_reversal_conflicts_in_its_slot(reference: str, candidate: str, kind: str) -> None:
@@ -49,6 +50,9 @@ def test_a_reversal_conflicts_in_its_slot(reference: str, candidate: str, kind: 
         ("Your blood pressure was 130 over 80.", "Your blood pressure was 130/80."),
         ("Hold the aspirin for now.", "Stop the aspirin for the time being."),
         ("He is no longer contagious.", "He is not contagious anymore."),
+        ("Drink no fewer than eight glasses of water a day.", "Drink at least eight glasses of water a day."),
+        ("Use it twice a day.", "Use it once in the morning and once in the evening."),
+        ("Give it three times a day.", "Give it in the morning, at lunchtime and at bedtime."),
     ],
 )
 def test_a_paraphrase_does_not(reference: str, candidate: str) -> None:
@@ -74,3 +78,8 @@ def test_bad_sentences_give_no_slot_and_no_error() -> None:
     started = time.process_time()
     assert GUARD.conflicts(long, long) == []
     assert time.process_time() - started < 60  # a hang guard, not a speed test
+
+
+def test_parts_of_the_day_count_as_a_frequency_only_when_the_counts_match() -> None:
+    assert "time" in kinds("Use it twice a day.", "Use it in the morning.")
+    assert "time" in kinds("Use it in the morning and at bedtime.", "Use it three times a day.")

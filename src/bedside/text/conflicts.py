@@ -29,7 +29,8 @@ reports a conflict when the two sides disagree. Whole-sentence signals:
   the negations an action consumed ("don't stop", "no longer needed") and fixed phrases that carry no negative
   meaning ("don't hesitate to call").
 - **laterality**: left, right, both sides (only next to a body part, so "right away" is not a side).
-- **time**: today, tonight, tomorrow, now, weekdays, durations ("2 weeks"), frequencies ("twice a day"), and
+- **time**: today, tonight, tomorrow, now, weekdays, durations ("2 weeks"), frequencies ("twice a day"; as many
+  parts of the day as a frequency counts are that frequency: "in the morning and at bedtime" is twice a day), and
   food timing (with food / on an empty stomach, reported as a time conflict). "Don't take it on an empty
   stomach" is read as "take it with food".
 
@@ -121,6 +122,7 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\b(?:right away|immediately|at once|as soon as possible|asap|right now|without delay)\b", "now"),
     (r"\b(?:tonight|this evening|this night)\b", "tonight"),
     (r"\b(?:this morning|this afternoon|today|later today|by the end of the day|the same day)\b", "today"),
+    (r"\b(?:at noon|at midday|at lunch(?:time)?|with lunch|mid-?afternoon|in the afternoon)\b", "midday"),
     (r"\b(?:tomorrow)\b", "tomorrow"),
     (r"\b(?:yesterday)\b", "yesterday"),
     (r"\b(?:this week)\b", "this week"),
@@ -774,11 +776,13 @@ class ClinicalGuard:
         ):
             verb, unable = reversed_ability
             found.append(Conflict("negation", f"{_polarity(unable)} ({verb})", f"{_polarity(not unable)} ({verb})"))
-        if _sets_conflict(ref.times, cand.times):
+        if _sets_conflict(_with_frequency(ref.times), _with_frequency(cand.times)):
             found.append(Conflict("time", _show(ref.times), _show(cand.times)))
         elif _sets_conflict(ref.food, cand.food):
             found.append(Conflict("time", _show(ref.food), _show(cand.food)))
-        elif bound := _bound_conflict(ref.instructions, cand.instructions, "time"):
+        elif not _counted_parts(ref.times, cand.times) and (
+            bound := _bound_conflict(ref.instructions, cand.instructions, "time")
+        ):
             found.append(Conflict("time", *bound))
         found.extend(Conflict(*slot) for slot in slot_conflicts(ref.slots, cand.slots))
         return found
@@ -885,6 +889,26 @@ def actions_agree(a: Iterable[str], b: Iterable[str]) -> bool:
     """Whether two sets of actions share one or hold a compatible pair (take and continue, cancel and stop...)."""
     a, b = set(a), set(b)
     return bool(a & b) or any(frozenset({x, y}) in _COMPATIBLE for x in a for y in b)
+
+
+_DAY_PARTS = frozenset({"morning", "midday", "evening"})
+
+
+def _with_frequency(times: frozenset[str]) -> frozenset[str]:
+    """``times`` with the frequency its parts of the day count ("in the morning and in the evening" is 2/day),
+    where it names no frequency itself."""
+    parts = times & _DAY_PARTS
+    if len(parts) < 2 or any(t.endswith("/day") for t in times):
+        return times
+    return times | {f"{len(parts)}/day"}
+
+
+def _counted_parts(ref: frozenset[str], cand: frozenset[str]) -> bool:
+    """One side gives a frequency a day and the other the same number of parts of the day: the same schedule."""
+    return any(
+        f"{len(b & _DAY_PARTS)}/day" in a and not any(t.endswith("/day") for t in b)
+        for a, b in ((ref, cand), (cand, ref))
+    )
 
 
 def _sets_conflict(a: frozenset[str], b: frozenset[str]) -> bool:

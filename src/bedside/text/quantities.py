@@ -12,7 +12,8 @@ sees that:
   tablet"), never as a pronoun ("the blue one", "no one"); "and a half" and "half a" add 0.5;
 - a thousands separator is not two numbers ("4,000 mg" is 4000 mg, never 0 mg);
 - spoken spans of time ("a quarter of an hour", "a fortnight", "a year and a half") become amounts;
-- amounts of mass, volume, temperature and time are converted with pint to one unit each: milligrams,
+- amounts of mass, volume, temperature and time are converted with pint to one unit each: milligrams (a weight
+  in pounds at two significant figures of kilograms, since "44 pounds" is someone's "20 kilograms"),
   millilitres, degrees Celsius, and the largest of weeks, days, hours or minutes that keeps a whole number
   (months and years are left as said: a month is not a fixed number of days to a patient);
 - an interval that divides the day becomes the frequency the rules read ("every 8 hours", "q8h": three times a
@@ -78,7 +79,7 @@ _HALF_A = re.compile(r"\bhalf (?:a|an) (?=[a-z])", re.IGNORECASE)
 _UNITS: dict[str, tuple[str, ...]] = {
     "mass": (
         "mg", "milligram", "milligrams", "mcg", "µg", "microgram", "micrograms", "g", "gram", "grams", "kg",
-        "kilogram", "kilograms",
+        "kilogram", "kilograms", "kilo", "kilos", "lb", "lbs", "pound", "pounds",
     ),
     "temperature": (
         "°c", "°f", "degrees celsius", "degrees fahrenheit", "celsius", "fahrenheit", "degrees c", "degrees f",
@@ -89,7 +90,11 @@ _UNITS: dict[str, tuple[str, ...]] = {
     ),
     "time": ("minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs", "day", "days", "week", "weeks"),
 }  # fmt: skip
+_POUNDS = frozenset({"lb", "lbs", "pound", "pounds"})
 _PINT_NAMES = {
+    "kilo": "kilogram",
+    "kilos": "kilogram",
+    "lbs": "lb",
     "degc": "degC",
     "degf": "degF",
     "degcelsius": "degC",
@@ -125,6 +130,9 @@ def _canonical(value: float, unit: str) -> str:
     spelt = unit.lower().replace("µg", "microgram").replace("degrees ", "deg").replace("°", "deg")
     quantity = registry.Quantity(value, registry.parse_units(_PINT_NAMES.get(spelt, spelt)))
     if kind == "mass":
+        if spelt in _POUNDS:  # a weight in pounds is someone's rounding of kilograms: compared at 2 figures
+            kilograms = float(f"{quantity.to('kilogram').magnitude:.2g}")
+            return f"{_fmt(kilograms * 1e6)} mg"
         return f"{_fmt(quantity.to('milligram').magnitude)} mg"
     if kind == "volume":
         return f"{_fmt(quantity.to('milliliter').magnitude)} ml"

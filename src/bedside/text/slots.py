@@ -39,12 +39,16 @@ Slot = tuple[str, str, str]
 _NUMBER = r"(?P<n>\d+(?:\.\d+)?)"
 _LESS = (
     r"(?:no|not) (?:more|higher|greater|heavier|longer|older|bigger|larger) than|"
-    r"(?:less|lower|fewer|lighter|shorter|younger|smaller) than|at most|up to|a maximum of|maximum of|max of"
+    r"(?<!no )(?<!not )(?:less|lower|fewer|lighter|shorter|younger|smaller) than|at most|up to|a maximum of|"
+    r"maximum of|max of"
 )
 _MORE = (
-    r"(?:no|not) (?:less|lower|fewer) than|"
-    r"(?:more|higher|greater|heavier|longer|older|bigger|larger) than|at least|a minimum of|minimum of|exceeds?"
+    r"(?:no|not) (?:less|lower|fewer|lighter|shorter|younger|smaller) than|"
+    r"(?<!no )(?<!not )(?:more|higher|greater|heavier|longer|older|bigger|larger) than|at least|a minimum of|"
+    r"minimum of|exceeds?"
 )
+"""Each plain comparison is read only where no "no"/"not" comes right before it: "no fewer than 8" is a floor,
+though "fewer than 8" inside it is a cap."""
 _PLAIN_MORE = re.compile(r"(?:more|higher|greater|heavier|longer|older|bigger|larger) than|exceeds?|above|over")
 _NEGATION_BEFORE = re.compile(r"\b(?:not|never|no|don't|doesn't|shouldn't|mustn't|can't|cannot|won't)\b(?=[^,;:.]*$)")
 """A negation earlier in the clause turns a comparison round: "don't lift anything heavier than 10 pounds" is
