@@ -191,24 +191,25 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
     own = line_with(result.output, "bedside's own: hard-negative rejection")
     assert "1.000 (174/174) [95% CI 0.978-1.000]" in own
     assert "paraphrase recall 0.993 (147/148)" in own
-    outside = line_with(result.output, "outside-written, held out: hard-negative rejection")  # never pooled
+    outside = line_with(result.output, "outside-written, dev 2: hard-negative rejection")  # never pooled
     assert re.search(r"rejection \d\.\d{3} \(\d+/60\) \[95% CI", outside), outside
     # a held-out set's errors stay unread unless asked for: no pair of it is printed
     assert "missed (" in result.output  # the dev set's misses are shown
-    assert not re.search(r"\b(?:g3|g4|g5)-\d{3}\b", result.output)
-    assert "outside-written, held out 3: a held-out set, totals only" in result.output
+    assert not re.search(r"\bg6-\d{3}\b", result.output)
+    assert "outside-written, held out: a held-out set, totals only" in result.output
     shown = CliRunner().invoke(
         app, ["drafting", "guard-eval", "--no-matcher", "--show-held-out-errors"], env={"COLUMNS": "300"}
     )
-    assert re.search(r"missed \(\w+\) g5-\d{3}", shown.output)
+    assert re.search(r"missed \(\w+\) g6-\d{3}", shown.output)
     data = json.loads(CliRunner().invoke(app, ["drafting", "guard-eval", "--json"]).output)
-    mine, _, theirs, _, _ = data["sets"]
+    mine, _, theirs, _, _, _ = data["sets"]
     assert [entry["name"] for entry in data["sets"]] == [
         "bedside's own",
         "outside-written, dev",
+        "outside-written, dev 2",
+        "outside-written, dev 3",
+        "outside-written, dev 4",
         "outside-written, held out",
-        "outside-written, held out 2",
-        "outside-written, held out 3",
     ]
     assert mine["scores"][0]["group"] == "all"
     assert mine["missed"] == []

@@ -3,7 +3,9 @@
 Each was written by a helper who had never read the checkers' rules, and measured once: the first two sets before
 any rule changed, the third pair after issue 45's first round of rules, with its errors left unread (the figures
 in ``docs/tasks/drafting.md`` and ``docs/fidelity/simulator.md``); the fifth guard set and the fourth fidelity
-set after negation came to be read by NegEx (issue 45), beside the code before it. Editing a file would make its
+set after negation came to be read by NegEx (issue 45), beside the code before it; the sixth guard set and the
+fifth fidelity set after the shared reading's second round. Sets whose errors were read since are development
+sets now (their names say so); their first measurements stay in the provenance. Editing a file would make its
 figure one more development figure, so each file's digest is pinned here. The floors are those first
 measurements: a later change may raise them, never lower them.
 """
@@ -40,6 +42,11 @@ FROZEN = {
         "guard_heldout_5.jsonl",
     ): "4c5665e3e4438cd197b4b5c1c67f999b18fea723e9b95c630bcd1ebca985b911",
     ("bedside.sim", "fidelity_heldout_4.jsonl"): "5584f9c96ceb1a6ead13d2c06d87af0706f07b8fc78f0ab2ebebdcab438fc14b",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_6.jsonl",
+    ): "e7e97990b6523a07f82527f2279c11f2cbe143d32ff9024815b1e819efa43530",
+    ("bedside.sim", "fidelity_heldout_5.jsonl"): "913991c42223aa6451b1519880b2a8f8019d56bbea63bb183f204165b71092f5",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -51,13 +58,14 @@ def test_the_outside_sets_are_frozen_as_written() -> None:
 
 
 def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
-    own, dev, held_out, held_out_2, held_out_3 = builtin_guard_sets()
+    own, dev, dev_2, dev_3, dev_4, held_out = builtin_guard_sets()
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     for labelled, (rejected, kept, reversed_matched, matched) in (
-        (dev, (54, 34, 6, 31)),  # raised after negation came to be read by NegEx (from 50, 34, 10, 31)
-        (held_out, (41, 28, 19, 22)),  # from 34, 28, 26, 22
-        (held_out_2, (44, 35, 16, 35)),  # from 42, 35, 18, 35
-        (held_out_3, (40, 26, 20, 22)),
+        (dev, (54, 34, 6, 31)),  # raised as the rules improved (first 50, 34, 10, 31)
+        (dev_2, (41, 28, 19, 22)),  # first 34, 28, 26, 22
+        (dev_3, (44, 36, 16, 36)),  # first 42, 35, 18, 35
+        (dev_4, (40, 30, 20, 26)),  # first 40, 26, 20, 22
+        (held_out, (47, 25, 13, 25)),  # measured once, unread
     ):
         assert (len(labelled.pairs), sum(not p.match for p in labelled.pairs)) == (100, 60)
         guard = evaluate_guard(labelled.pairs).total
@@ -71,14 +79,15 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
 
 def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurements() -> None:
     """Measured once when the guard learned to say uncertain: set 3 and 4 with their errors unread."""
-    _, dev, held_out, held_out_2, held_out_3 = builtin_guard_sets()
+    _, dev, dev_2, dev_3, dev_4, held_out = builtin_guard_sets()
     # (reversed pairs passed silently of 60, reversed matched / paraphrases matched of 60 / 40 with
     # uncertain=reject)
     for labelled, (silent, reversed_matched, matched) in (
-        (dev, (1, 1, 28)),  # raised after the NegEx change (from 2, 2, 28)
-        (held_out, (9, 9, 21)),  # from 12, 12, 21
-        (held_out_2, (3, 3, 16)),  # from 4, 4, 16
-        (held_out_3, (4, 4, 20)),
+        (dev, (1, 1, 28)),  # raised as the rules improved (first 2, 2, 28)
+        (dev_2, (9, 9, 21)),  # first 12, 12, 21
+        (dev_3, (3, 3, 16)),  # first 4, 4, 16
+        (dev_4, (4, 4, 24)),  # first 4, 4, 20
+        (held_out, (8, 8, 23)),  # measured once, unread
     ):
         assert evaluate_guard(labelled.pairs).total.passed_silently <= silent, labelled.name
         rates = matcher_rates(labelled.pairs, REFUSING)
@@ -91,6 +100,7 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-28": ((38, 13), (28, 25)),
         "outside-written 2026-11-28b": ((36, 20), (27, 33)),
         "outside-written 2026-11-29": ((26, 14), (28, 36)),
+        "outside-written 2026-11-29b": ((37, 15), (23, 25)),
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -311,6 +311,12 @@ BUILTIN_SENTENCE_SETS = (
         "NegEx, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_4.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-29b",
+        "written by a fifth writer who never read the rules nor any other set; measured once after the shared "
+        "reading's second round, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_5.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

@@ -78,23 +78,32 @@ BUILTIN_SETS = (
         "0.500), then issue 45's first round of rules was tuned on its errors: now a development set",
     ),
     (
-        "outside-written, held out",
+        "outside-written, dev 2",
         "guard_heldout_3.jsonl",
         "written 2026-11-28 by another writer who never read the rules; measured once after issue 45's first "
-        "round, totals only (its errors unread), frozen",
+        "round (rejection 34/60, paraphrases kept 28/40, 26 of 60 reversed pairs matched), then frozen; its errors "
+        "were read on 2026-11-29 and the shared reading's second round drew on them: a development set now",
     ),
     (
-        "outside-written, held out 2",
+        "outside-written, dev 3",
         "guard_heldout_4.jsonl",
         "written 2026-11-28 by a third writer who never read the rules; measured once after the guard learned to "
-        "say uncertain, totals only (its errors unread), frozen",
+        "say uncertain (rejection 42/60, paraphrases kept 35/40, 18 of 60 reversed pairs matched), then frozen; "
+        "its errors were read on 2026-11-29: a development set now",
     ),
     (
-        "outside-written, held out 3",
+        "outside-written, dev 4",
         "guard_heldout_5.jsonl",
         "written 2026-11-29 by a fourth writer who never read the rules; measured once after negation came to be "
-        "read by NegEx, beside the code before that change, then frozen (its errors were printed once, by "
-        "guard-eval, after the measurement; no rule has changed for them)",
+        "read by NegEx (rejection 40/60, paraphrases kept 26/40, 20 of 60 reversed pairs matched), then frozen; "
+        "its errors were read afterwards and the second round drew on them: a development set now",
+    ),
+    (
+        "outside-written, held out",
+        "guard_heldout_6.jsonl",
+        "written 2026-11-29 by a fifth writer who never read the rules nor any other set; measured once after the "
+        "shared reading's second round (NegEx, pounds, floors, parts of the day), beside the code before it, "
+        "totals only (its errors unread), frozen",
     ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
