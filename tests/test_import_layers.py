@@ -202,10 +202,6 @@ KNOWN_CIRCLES: dict[frozenset[str], str] = {
         "runs.task.resolve_task builds YAML task files (runs.taskfile), which are built on runs.task's Sample and "
         "Output and on the scorers and steps; breaking it moves resolve_task, imported from a dozen places"
     ),
-    frozenset({"bedside.web.app", "bedside.web.review_routes"}): (
-        "web.app mounts the review routes, which use app's session, CSRF and render helpers; breaking it moves "
-        "those helpers into a module of their own"
-    ),
 }
 """Circles outside the task packages left for now, each with what breaking it takes. The test fails when a new
 circle appears and when one of these is gone (so the list stays true)."""

@@ -32,13 +32,20 @@ from bedside.runs.store import RunNotFoundError, Store
 from bedside.web import browse, security
 from bedside.web.dashboards import Dashboards
 from bedside.web.db import audit, create_web_tables
+from bedside.web.pages import (
+    SESSION_COOKIE,
+    Forbidden,
+    LoginRequired,
+    admin_session,
+    checked_post,
+    render,
+    session_of,
+)
 from bedside.web.security import (
     AuditBudget,
     LoginThrottle,
-    Session,
     client_address,
     end_session,
-    load_session,
     new_session,
     same_token,
     submitted_name,
@@ -47,7 +54,6 @@ from bedside.web.security import (
 
 log = logging.getLogger("bedside.web")
 
-SESSION_COOKIE = "bedside_session"
 LOGIN_CSRF_COOKIE = "bedside_login_csrf"
 CSP = (
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; "
@@ -73,14 +79,6 @@ class WebSettings:
     """Host header values the app answers (a DNS-rebinding page reaches a loopback server under its own name,
     and is refused); None answers any (tests). ``bedside serve`` sets the bound names and ``--allowed-host``."""
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-class LoginRequired(Exception):
-    pass
-
-
-class Forbidden(Exception):
-    pass
 
 
 class _Guard:
@@ -249,44 +247,6 @@ def _num(value: Any, digits: int = 3) -> str:
 def _gate(request: Request) -> None:
     if request.url.path != "/login":
         request.state.session = session_of(request)
-
-
-def session_of(request: Request) -> Session:
-    """The request's session, or :class:`LoginRequired`."""
-    known = getattr(request.state, "session", None)
-    if known is not None:
-        return known  # type: ignore[no-any-return]
-    settings: WebSettings = request.app.state.settings
-    found = load_session(request.app.state.store.engine, request.cookies.get(SESSION_COOKIE), settings.idle_s)
-    if found is None:
-        raise LoginRequired()
-    request.scope.setdefault("state", {})["user_name"] = found.user.name
-    return found
-
-
-def admin_session(request: Request) -> Session:
-    session = session_of(request)
-    if not session.user.admin:
-        raise Forbidden()
-    return session
-
-
-async def checked_post(request: Request, *, admin: bool = False) -> tuple[Session, Any]:
-    """The session and the form of a POST whose CSRF token matches (form field ``csrf`` or ``X-CSRF-Token``)."""
-    session = admin_session(request) if admin else session_of(request)
-    form = await request.form()
-    given = request.headers.get("x-csrf-token") or form.get("csrf")
-    if not same_token(given if isinstance(given, str) else None, session.csrf):
-        raise HTTPException(status_code=403, detail="CSRF token missing or invalid")
-    return session, form
-
-
-def render(request: Request, name: str, session: Session | None, **context: Any) -> HTMLResponse:
-    templates: Jinja2Templates = request.app.state.templates
-    response: HTMLResponse = templates.TemplateResponse(
-        request, name, {"session": session, "user": session.user if session else None, **context}
-    )
-    return response
 
 
 def _secure(request: Request) -> bool:

@@ -18,8 +18,8 @@ from bedside.runs.store import Store, results_table
 from bedside.web import adjudication as adj
 from bedside.web import review as rv
 from bedside.web import review_edit
-from bedside.web.app import Forbidden, admin_session, checked_post, render, session_of
 from bedside.web.db import audit, audit_table, users_table
+from bedside.web.pages import Forbidden, admin_session, checked_post, render, session_of
 
 
 def _review_or_404(request: Request, review_id: str) -> dict[str, Any]:
