@@ -64,7 +64,8 @@ def _editjudge(pairs: list[tuple[str, str]]) -> None:
 def _minilm(pairs: list[tuple[str, str]]) -> None:
     """As the runner's writer scores: batches of 64 samples, each prepared at once where the code can."""
     from bedside.runs import scorers
-    from bedside.runs.task import Output, Sample, resolve_task
+    from bedside.runs.registry import resolve_task
+    from bedside.runs.task import Output, Sample
 
     task = resolve_task("drafting")
     prepare = getattr(scorers, "prepare_scoring", None)

@@ -201,7 +201,7 @@ def test_a_run_whose_declared_scorer_scored_nothing_fails(tmp_path: Path) -> Non
 
 
 def test_a_gate_on_a_metric_the_task_says_is_better_lower_needs_no_flag() -> None:
-    from bedside.runs.scorers import lower_is_better
+    from bedside.runs.registry import lower_is_better
 
     assert lower_is_better("drafting", "matcher_failures")
     assert lower_is_better("sensemaking", "smog")

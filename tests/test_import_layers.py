@@ -1,5 +1,5 @@
 """The task packages read one way: no module imports, directly or through its siblings, a module that imports it
-back; and the rest of ``src/bedside`` has no such circle but the ones listed in :data:`KNOWN_CIRCLES`.
+back; and the rest of ``src/bedside`` has no such circle either.
 
 A circle between two modules is usually hidden by moving one import into a function body; that still ties the two
 modules together (each needs the other to work) and keeps the layering (data -> systems -> scoring -> tables ->
@@ -197,26 +197,14 @@ def test_the_real_graph_is_not_empty() -> None:
         assert any(target.startswith(package + ".") for target in GRAPH[f"{package}.task"])
 
 
-KNOWN_CIRCLES: dict[frozenset[str], str] = {
-    frozenset({"bedside.runs.scorers", "bedside.runs.steps", "bedside.runs.task", "bedside.runs.taskfile"}): (
-        "runs.task.resolve_task builds YAML task files (runs.taskfile), which are built on runs.task's Sample and "
-        "Output and on the scorers and steps; breaking it moves resolve_task, imported from a dozen places"
-    ),
-}
-"""Circles outside the task packages left for now, each with what breaking it takes. The test fails when a new
-circle appears and when one of these is gone (so the list stays true)."""
-
-
 def test_task_packages_read_one_way() -> None:
     """No circle inside or between the task packages (data -> systems -> scoring -> tables -> task)."""
     found = [c for c in components(GRAPH) if any(m.startswith("bedside.tasks") for m in c)]
     assert not found, "import circles in the task packages:\n" + "\n".join(describe(GRAPH, c) for c in found)
 
 
-def test_no_other_import_circles_than_the_known_ones() -> None:
-    """The whole of src/bedside: no circle but the listed ones, and each listed one still there."""
-    found = {frozenset(c): c for c in components(GRAPH)}
-    new = [c for key, c in found.items() if key not in KNOWN_CIRCLES]
-    assert not new, "new import circles:\n" + "\n".join(describe(GRAPH, c) for c in new)
-    gone = [sorted(key) for key in KNOWN_CIRCLES if key not in found]
-    assert not gone, f"no longer circles, take them off KNOWN_CIRCLES: {gone}"
+def test_no_import_circle_anywhere() -> None:
+    """The whole of src/bedside: no circle at all (the last two were broken for issue 48: the task registry moved
+    out of runs.task, the web pages' request helpers out of web.app)."""
+    found = components(GRAPH)
+    assert not found, "import circles:\n" + "\n".join(describe(GRAPH, c) for c in found)

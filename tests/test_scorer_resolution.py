@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 
 from bedside.cli import app
 from bedside.runs.config import DatasetConfig
+from bedside.runs.registry import resolve_task
 from bedside.runs.scorers import GENERIC, GENERIC_TEXTS, check_scorers, resolve_scorers, score_sample
-from bedside.runs.task import Output, Sample, System, resolve_task
+from bedside.runs.task import Output, Sample, System
 
 
 class _Task:

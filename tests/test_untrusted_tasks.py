@@ -17,8 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from bedside.cli import app
+from bedside.runs.registry import resolve_task
 from bedside.runs.store import ResultRow, Store
-from bedside.runs.task import resolve_task
 
 MODULE = "bedside_marker_task"
 

@@ -36,9 +36,9 @@ def config_check(
     from bedside.llm.pool import build_provider
     from bedside.prompts import PromptError, load_template
     from bedside.runs import ConfigError, load_config
+    from bedside.runs.registry import resolve_task
     from bedside.runs.runner import check_config, load_datasets
     from bedside.runs.scorers import resolve_scorers
-    from bedside.runs.task import resolve_task
 
     try:
         loaded = load_config(config, set_ or [])

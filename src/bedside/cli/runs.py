@@ -828,7 +828,7 @@ def compare_command(
         raise fail(exc) from None
     finally:
         opened.close()
-    from bedside.runs.scorers import lower_is_better as task_says_lower
+    from bedside.runs.registry import lower_is_better as task_says_lower
 
     lower = {g.metric for g in gates if lower_is_better or task_says_lower(task_name, g.metric)}
     checked = [

@@ -19,7 +19,7 @@ app.add_typer(tasks_app, name="tasks")
 def tasks_list(as_json: JsonOption = False) -> None:
     """The registered tasks (``bedside.tasks`` entry points), with their systems. A task file (``task:
     my-task.yaml``) is a task too: see docs/own-task.md."""
-    from bedside.runs.task import TASK_ENTRY_POINTS, resolve_task
+    from bedside.runs.registry import TASK_ENTRY_POINTS, resolve_task
 
     found: list[dict[str, Any]] = []
     for entry in sorted(importlib.metadata.entry_points(group=TASK_ENTRY_POINTS), key=lambda e: e.name):
@@ -45,7 +45,7 @@ def tasks_show(
 ) -> None:
     """A task's systems, scorers, and the dataset and system options a config may set, with their defaults."""
     from bedside.runs.options import describe_options
-    from bedside.runs.task import resolve_task
+    from bedside.runs.registry import resolve_task
 
     try:
         loaded = resolve_task(task)

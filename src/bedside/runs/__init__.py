@@ -12,10 +12,11 @@ from bedside.lazy import lazy_names
 
 if TYPE_CHECKING:
     from bedside.runs.config import ConfigError, DatasetConfig, RunConfig, SystemConfig, load_config
+    from bedside.runs.registry import resolve_task
     from bedside.runs.results import load
     from bedside.runs.runner import Cell, Progress, RunSummary, execute
     from bedside.runs.store import ResultRow, Store
-    from bedside.runs.task import Output, Sample, SampleContext, Task, Turn, resolve_task
+    from bedside.runs.task import Output, Sample, SampleContext, Task, Turn
 
 _WHERE = {
     "ConfigError": "config",
@@ -35,7 +36,7 @@ _WHERE = {
     "SampleContext": "task",
     "Task": "task",
     "Turn": "task",
-    "resolve_task": "task",
+    "resolve_task": "registry",
 }
 
 

@@ -25,9 +25,10 @@ from typing import Any
 from bedside.llm.errors import CacheMissError
 from bedside.llm.scope import call_scope
 from bedside.runs.config import RunConfig
+from bedside.runs.registry import resolve_task
 from bedside.runs.runner import Plan, RunSummary, build_models, check_config, load_datasets, plan_run
 from bedside.runs.store import Store
-from bedside.runs.task import SampleContext, Task, resolve_task
+from bedside.runs.task import SampleContext, Task
 
 
 @dataclass

@@ -138,7 +138,7 @@ def _ascending(task: str, metric: str, asked: bool | None) -> bool:
     """Lower first when asked, or, when not asked, when the task says lower is better for the metric."""
     if asked is not None:
         return asked
-    from bedside.runs.scorers import lower_is_better
+    from bedside.runs.registry import lower_is_better
 
     return lower_is_better(task, metric)
 

@@ -52,6 +52,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from bedside.llm import UsageLedger
 from bedside.llm.limiter import AdaptiveLimiter, install_limiter_factory
 from bedside.runs.config import RunConfig
+from bedside.runs.registry import resolve_task
 from bedside.runs.runner import (
     Cell,
     CellProgress,
@@ -75,7 +76,7 @@ from bedside.runs.shards import (
     usage_of,
 )
 from bedside.runs.store import RunLock, Store
-from bedside.runs.task import Task, resolve_task
+from bedside.runs.task import Task
 
 log = logging.getLogger("bedside.runs")
 

@@ -59,6 +59,7 @@ from bedside.llm import UsageLedger
 from bedside.llm.cache import default_cache_path
 from bedside.llm.cache_postgres import is_postgres_url
 from bedside.runs.config import RunConfig
+from bedside.runs.registry import resolve_task
 from bedside.runs.runner import (
     Cell,
     CellProgress,
@@ -85,7 +86,7 @@ from bedside.runs.shards import (
     usage_of,
 )
 from bedside.runs.store import RunLock, Store
-from bedside.runs.task import Task, resolve_task
+from bedside.runs.task import Task
 
 log = logging.getLogger(__name__)
 

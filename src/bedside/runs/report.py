@@ -30,8 +30,9 @@ from typing import Any
 from bedside.metrics.catalog import on_percent_scale
 from bedside.private_files import private_dir, replace_private, write_private_text
 from bedside.runs.pairing import CellKey, PairingError, Selection, baseline_pairs, pair_cells
+from bedside.runs.registry import resolve_task
 from bedside.runs.store import ResultRow, Store, iter_jsonl
-from bedside.runs.task import AbsentPlot, ReportTable, Task, resolve_task
+from bedside.runs.task import AbsentPlot, ReportTable, Task
 from bedside.stats import bootstrap_ci, holm, paired_bootstrap, paired_effect_size
 from bedside.stats.rounding import rounded
 

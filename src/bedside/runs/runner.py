@@ -50,9 +50,10 @@ from bedside.llm.scope import call_scope
 from bedside.llm.types import Role
 from bedside.runs.config import RunConfig, SystemConfig, without_url
 from bedside.runs.options import check_options
+from bedside.runs.registry import resolve_task
 from bedside.runs.scorers import check_scorers, prepare_scoring, score_sample
 from bedside.runs.store import HEARTBEAT_S, ResultRow, RunLock, Store
-from bedside.runs.task import Output, Sample, SampleContext, Task, resolve_task
+from bedside.runs.task import Output, Sample, SampleContext, Task
 
 log = logging.getLogger(__name__)
 

@@ -190,17 +190,6 @@ def direction(task: Task, name: str) -> str:
     return "lower" if base in lower or name in lower else "higher"
 
 
-def lower_is_better(task_name: str, metric: str) -> bool:
-    """Whether the named task says lower is better for ``metric`` (False for a task that cannot be loaded): what
-    the leaderboard's order and ``compare --fail-if-worse`` follow when not told."""
-    from bedside.runs.task import resolve_task
-
-    try:
-        return direction(resolve_task(task_name), metric) == "lower"
-    except (ValueError, ImportError):
-        return False
-
-
 def _task_scorers(task: Task) -> tuple[str, ...]:
     return tuple(getattr(task, "scorers", ()))
 

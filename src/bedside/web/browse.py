@@ -414,7 +414,7 @@ def task_sections(task_name: str, row: ResultRow) -> tuple[list[dict[str, Any]],
     "label"}]}``, ``{"kind": "table", "title", "columns", "rows"}`` or ``{"kind": "text", "title", "text"}``;
     the viewer renders and escapes them. A task that cannot be loaded, or whose hook fails, is noted, not fatal.
     """
-    from bedside.runs.task import resolve_task
+    from bedside.runs.registry import resolve_task
 
     try:
         task = resolve_task(task_name)

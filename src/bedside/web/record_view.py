@@ -49,7 +49,7 @@ def _stored_sample(store: Store, key: dict[str, Any]) -> dict[str, Any] | None:
 
 def _rendered(store: Store, run_id: str, sample: dict[str, Any]) -> tuple[str, str]:
     """(text, note) of a stored sample as its task shows it to reviewers."""
-    from bedside.runs.task import resolve_task
+    from bedside.runs.registry import resolve_task
     from bedside.web.review import _inputs_text
 
     try:

@@ -237,7 +237,7 @@ def _inputs_text(sample: dict[str, Any]) -> str:
 
 def items_from_run(store: Any, run_id: str, spec: ReviewSpec) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     """Items built from a stored run's outputs (see the module docstring)."""
-    from bedside.runs.task import resolve_task
+    from bedside.runs.registry import resolve_task
 
     run = store.run(run_id)
     rows = [r for r in store.results(run["id"]) if r.status == "ok" and r.output]
@@ -360,7 +360,7 @@ def _chosen_cells(spec: ReviewSpec, present: set[str]) -> list[str]:
 def instruct_criteria() -> list[tuple[str, str]]:
     """MedAlign's C1–C3, from the registered instruct task (the web layer imports no task): the flags of a rank
     review uploaded as JSONL, and of rank reviews stored before reviews stored their criteria."""
-    from bedside.runs.task import resolve_task
+    from bedside.runs.registry import resolve_task
 
     try:
         task = resolve_task("instruct")
@@ -375,7 +375,7 @@ def rank_criteria(store: Any, run_id: str | None, spec: ReviewSpec) -> list[tupl
         return spec.criteria
     if run_id is None:
         return instruct_criteria()
-    from bedside.runs.task import resolve_task
+    from bedside.runs.registry import resolve_task
 
     try:
         task = resolve_task(store.run(run_id)["task"])

@@ -274,7 +274,7 @@ def submission_command(
     cases, so the file is then incomplete.
     """
     from bedside.runs import Store
-    from bedside.runs.task import resolve_task
+    from bedside.runs.registry import resolve_task
     from bedside.tasks.citeqa.submission import write_submission
     from bedside.tasks.citeqa.task import CiteQATask, run_submission
 
