@@ -269,6 +269,7 @@ def _labels_through_review(golden: dict[str, Any]) -> Path:
     """A rank review built from the run; the clinicians' labels imported; the instruct export written to a file."""
     pytest.importorskip("argon2")
     from bedside.web import review as rv
+    from bedside.web import review_export
     from bedside.web.db import create_web_tables
     from bedside.web.security import add_user
 
@@ -298,8 +299,8 @@ def _labels_through_review(golden: dict[str, Any]) -> Path:
                     rank, correct = labels[key["sample"]][_letter(golden, _model_of(golden, cell))]
                     outputs.append({"rank": rank, "correct": correct})
                 lines.append(json.dumps({"item": item_id, "annotator": evaluator, "label": {"outputs": outputs}}))
-        assert rv.import_labels(store.engine, review_id, "\n".join(lines), user="admin") == 4
-        text, _ = rv.export_labels(store.engine, review_id, "instruct")
+        assert review_export.import_labels(store.engine, review_id, "\n".join(lines), user="admin") == 4
+        text, _ = review_export.export_labels(store.engine, review_id, "instruct")
     finally:
         store.close()
     path = Path(golden["folder"]) / "labels.jsonl"

@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from bedside.runs.store import Store
 from bedside.web import adjudication as adj
 from bedside.web import review as rv
+from bedside.web import review_labels, review_meta
 from bedside.web.app import create_app
 from bedside.web.security import add_user
 from web_support import PASSWORD, add_accounts, create_review, csrf_of, login
@@ -39,14 +40,14 @@ def _client(store: Store, name: str) -> TestClient:
 
 def _label_agree(store: Store, review_id: str, votes: dict[str, list[bool]]) -> dict[str, str]:
     """Save each annotator's agree/disagree per item (in item order); returns item id by position."""
-    items = rv.all_items(store.engine, review_id)
+    items = review_labels.all_items(store.engine, review_id)
     by_position = {int(i["position"]): item_id for item_id, i in items.items()}
     for annotator, answers in votes.items():
         for position, agree in enumerate(answers):
             value: dict[str, Any] = {"agree": agree}
             if annotator == "ann2" and position == 0:
                 value["comment"] = "a comment does not make a disagreement"
-            rv.save_label(store.engine, review_id, by_position[position], annotator, value)
+            review_labels.save_label(store.engine, review_id, by_position[position], annotator, value)
     return {str(p): i for p, i in by_position.items()}
 
 
@@ -81,7 +82,7 @@ def test_disagreements_are_listed_and_settled_with_the_originals_kept(store: Sto
     # the annotators' labels are unchanged; the exports carry the adjudicated label and the originals
     assert {
         lab["annotator"]: lab["value"]["agree"]
-        for lab in rv.all_labels(store.engine, review_id)
+        for lab in review_labels.all_labels(store.engine, review_id)
         if lab["item_id"] == ids["1"]
     } == {"ann1": True, "ann2": False}
     lines = [json.loads(x) for x in admin.get(f"/reviews/{review_id}/export?format=adjudicated").text.splitlines()]
@@ -148,13 +149,13 @@ def test_rank_meta_evaluation_reports_agreement_on_the_ranks(store: Store) -> No
     """Rank agreement covers the ranks (Kendall's W and τ between annotators), not only the flags."""
     admin = _client(store, "admin")
     review_id = create_review(admin, "rank", ["ann1", "ann2"], overlap=2)
-    items = sorted(rv.all_items(store.engine, review_id).values(), key=lambda i: i["position"])
+    items = sorted(review_labels.all_items(store.engine, review_id).values(), key=lambda i: i["position"])
     orders = {"ann1": [[1, 2, 3], [1, 2, 3], [2, 1, 3]], "ann2": [[1, 2, 3], [3, 2, 1], [1, 2, 3]]}
     for annotator, per_item in orders.items():
         for item, ranks in zip(items, per_item, strict=True):
             value = {"outputs": [{"rank": r, "correct": True, "c1": False, "c2": False, "c3": False} for r in ranks]}
-            rv.save_label(store.engine, review_id, item["item_id"], annotator, value)
-    meta = rv.meta_evaluation(store.engine, review_id)
+            review_labels.save_label(store.engine, review_id, item["item_id"], annotator, value)
+    meta = review_meta.meta_evaluation(store.engine, review_id)
     found = {e.name: e for e in meta["inter"]}
     w = found["rank: Kendall's W between annotators (mean over items)"]
     tau = found["rank: Kendall τ-b between annotator pairs (mean over items)"]
@@ -176,7 +177,11 @@ def test_the_cli_reports_the_same_meta_evaluation(store: Store) -> None:
     result = CliRunner().invoke(app, ["review", "meta", review_id, "--store", store.url, "--json"])
     assert result.exit_code == 0, result.output
     printed = {s["name"]: s["value"] for s in json.loads(result.output)["statistics"]}
-    web = {e.name: e.value for group in ("inter", "judge") for e in rv.meta_evaluation(store.engine, review_id)[group]}
+    web = {
+        e.name: e.value
+        for group in ("inter", "judge")
+        for e in review_meta.meta_evaluation(store.engine, review_id)[group]
+    }
     assert printed == web
     assert printed["agree: percent agreement"] == pytest.approx(2 / 3)
 

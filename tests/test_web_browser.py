@@ -22,6 +22,7 @@ pytest.importorskip("uvicorn")
 
 from bedside.runs.store import Store
 from bedside.web import review as rv
+from bedside.web import review_labels
 from bedside.web.app import create_app
 from web_support import PASSWORD, add_accounts, fill_run, items_jsonl
 
@@ -168,7 +169,7 @@ def test_label_every_task_type_with_the_keyboard(server: tuple[str, Store, dict[
                 _shot(annotator, folders, f"review-{task_type}")
                 annotator.keyboard.press("Enter")
                 annotator.wait_for_url(f"**/reviews/{review_id}/items/1")
-                labels = rv.all_labels(store.engine, review_id)
+                labels = review_labels.all_labels(store.engine, review_id)
                 assert [lab["annotator"] for lab in labels] == ["ann1"], task_type
                 value = labels[0]["value"]
                 if task_type == "rank":
@@ -201,7 +202,7 @@ def test_label_every_task_type_with_the_keyboard(server: tuple[str, Store, dict[
             admin.goto(f"{base}/reviews/{agree_id}/meta")
             before = admin.locator("[data-live] p.meta").inner_text()
             assert before.startswith("1 labels")
-            rv.save_label(store.engine, agree_id, two.item_id, "ann2", {"agree": True, "comment": ""})
+            review_labels.save_label(store.engine, agree_id, two.item_id, "ann2", {"agree": True, "comment": ""})
             annotator.goto(f"{base}/reviews/{agree_id}/items/1")
             annotator.keyboard.press("n")
             annotator.keyboard.press("Enter")

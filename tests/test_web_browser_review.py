@@ -22,6 +22,7 @@ pytest.importorskip("uvicorn")
 from bedside.runs.store import ResultRow, Store
 from bedside.web import adjudication as adj
 from bedside.web import review as rv
+from bedside.web import review_labels
 from bedside.web.app import create_app
 from bedside.web.security import add_user
 from web_support import CELLS, PASSWORD, add_accounts, cell_id, fill_run, items_jsonl, serve_in_thread
@@ -111,12 +112,12 @@ def test_a_validation_error_keeps_the_entered_label(site: tuple[str, Store], bro
     assert page.is_checked("input[name=rank_A][value='2']")
     assert page.is_checked("input[name=rank_B][value='1']")
     assert page.input_value("textarea[name=comment]") == "B reads better"
-    assert rv.all_labels(store.engine, review_id) == []
+    assert review_labels.all_labels(store.engine, review_id) == []
     # finishing the entry saves it, with what was kept
     page.click("input[name=rank_C][value='3']")
     with page.expect_navigation():
         page.click("form.label-form button[type=submit]")
-    (label,) = rv.all_labels(store.engine, review_id)
+    (label,) = review_labels.all_labels(store.engine, review_id)
     assert sorted(o["rank"] for o in label["value"]["outputs"]) == [1, 2, 3]
     assert label["value"]["comment"] == "B reads better"
 
@@ -135,7 +136,7 @@ def test_a_pairwise_review_on_chosen_cells(site: tuple[str, Store], browser: Any
     with admin.expect_navigation():
         admin.click("form.review-new button[type=submit]")
     review_id = admin.url.rstrip("/").rsplit("/", 1)[1]
-    items = rv.all_items(store.engine, review_id).values()
+    items = review_labels.all_items(store.engine, review_id).values()
     assert items
     assert {frozenset(i["key"]["cells"]) for i in items} == {frozenset(chosen)}
     annotator = _page(browser, base, "ann1")

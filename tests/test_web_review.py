@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from bedside.runs.store import Store
 from bedside.web import review as rv
+from bedside.web import review_export, review_labels, review_meta
 from bedside.web.app import create_app
 from web_support import (
     BACKENDS,
@@ -110,12 +111,12 @@ def test_each_task_type_end_to_end(store: Store, task_type: str) -> None:
     meta = admin.get(f"/reviews/{review_id}/meta")
     assert meta.status_code == 200
     assert f"{2 * n} labels on {n} items" in meta.text
-    result = rv.meta_evaluation(store.engine, review_id)
+    result = review_meta.meta_evaluation(store.engine, review_id)
     assert result["labels"] == 2 * n
     if task_type != "gold":
         assert result["inter"], result
         assert result["judge"], result
-    labels = rv.all_labels(store.engine, review_id)
+    labels = review_labels.all_labels(store.engine, review_id)
     if task_type == "rank":
         first = next(lab for lab in labels if lab["annotator"] == "ann1")["value"]
         assert [o["rank"] for o in first["outputs"]] == [1, 2, 3]  # canonical order whatever the letters shown
@@ -207,7 +208,7 @@ def test_annotators_reach_only_their_own_assignments(store: Store) -> None:
         two.post(f"/reviews/{shared}/items/0", data=answer("evidence", page.text), follow_redirects=False).status_code
         == 303
     )
-    labels = rv.all_labels(store.engine, shared)
+    labels = review_labels.all_labels(store.engine, shared)
     assert [(lab["item_id"], lab["annotator"]) for lab in labels] == [(theirs[0].item_id, "ann2")]
     # ann1's pages show none of ann2's labels
     assert "checked" not in one.get(f"/reviews/{shared}/items/0").text.split("<table")[1]
@@ -225,7 +226,7 @@ def test_resume_edit_and_submit(store: Store) -> None:
     page = one.get(f"/reviews/{review_id}/items/0")
     assert 'value="yes" checked' in page.text
     one.post(f"/reviews/{review_id}/items/0", data=answer("agree", page.text, variant=1))
-    assert rv.all_labels(store.engine, review_id)[0]["value"]["agree"] is False
+    assert review_labels.all_labels(store.engine, review_id)[0]["value"]["agree"] is False
     # submitting needs every item labelled, then locks
     token = csrf_of(page.text)
     assert one.post(f"/reviews/{review_id}/submit", data={"csrf": token}, follow_redirects=False).status_code == 409
@@ -249,7 +250,7 @@ def test_invalid_labels_are_refused_with_the_reason(store: Store) -> None:
     )
     assert bad.status_code == 400
     assert "must be text of the draft" in bad.text
-    assert rv.all_labels(store.engine, review_id) == []
+    assert review_labels.all_labels(store.engine, review_id) == []
 
 
 def test_exports_are_read_by_bedside_commands(store: Store, tmp_path: Path) -> None:
@@ -306,7 +307,7 @@ def test_import_labels_collected_elsewhere(store: Store, tmp_path: Path) -> None
         follow_redirects=False,
     )
     assert response.status_code == 303
-    result = rv.meta_evaluation(store.engine, review_id)
+    result = review_meta.meta_evaluation(store.engine, review_id)
     assert result["labels"] == 3
     assert next(e for e in result["judge"] if "agreement rate" in e.name).value == pytest.approx(1.0)
     bad = admin.post(
@@ -330,7 +331,7 @@ def test_import_labels_collected_elsewhere(store: Store, tmp_path: Path) -> None
     other = create_review(admin, "pairwise", ["ann2"], overlap=1)
     done = runner.invoke(app, ["review", "import", other, str(out), "--store", url])
     assert done.exit_code == 0, done.output
-    assert len(rv.all_labels(store.engine, other)) == 3
+    assert len(review_labels.all_labels(store.engine, other)) == 3
     done = runner.invoke(app, ["review", "import", "rv-nope", str(out), "--store", url])
     assert done.exit_code == 1
     if __import__("importlib.util").util.find_spec("pyarrow") is not None:
@@ -353,7 +354,7 @@ def test_an_import_from_an_annotator_without_an_account_is_refused(store: Store,
     done = CliRunner().invoke(app, ["review", "import", review_id, str(path), "--store", store.url])
     assert done.exit_code == 1
     assert "no account for annotator(s) 'anne1' (line 2)" in done.output
-    assert rv.all_labels(store.engine, review_id) == []  # nothing imported, not even the good line
+    assert review_labels.all_labels(store.engine, review_id) == []  # nothing imported, not even the good line
     page = admin.get(f"/reviews/{review_id}")
     response = admin.post(
         f"/reviews/{review_id}/import",
@@ -362,7 +363,7 @@ def test_an_import_from_an_annotator_without_an_account_is_refused(store: Store,
     )
     assert response.status_code == 400
     assert "anne1" in response.text
-    assert rv.meta_evaluation(store.engine, review_id)["labels"] == 0
+    assert review_meta.meta_evaluation(store.engine, review_id)["labels"] == 0
 
 
 def test_an_export_of_a_run_built_review_names_each_outputs_system(store: Store, tmp_path: Path) -> None:
@@ -389,9 +390,9 @@ def test_an_export_of_a_run_built_review_names_each_outputs_system(store: Store,
         )
         assert response.status_code == 303, response.text[:600]
         made[task_type] = response.headers["location"].rsplit("/", 1)[1]
-    rank_item = next(iter(rv.all_items(store.engine, made["rank"])))
+    rank_item = next(iter(review_labels.all_items(store.engine, made["rank"])))
     rv_labels = [{"correct": True, "rank": 1, "c1": False, "c2": False, "c3": False}] * 2
-    agree_item = next(iter(rv.all_items(store.engine, made["agree"])))
+    agree_item = next(iter(review_labels.all_items(store.engine, made["agree"])))
     lines = {
         "rank": {"item": rank_item, "annotator": "ann1", "label": {"outputs": rv_labels}},
         "agree": {"item": agree_item, "annotator": "ann1", "label": {"agree": True, "comment": ""}},
@@ -414,13 +415,15 @@ def test_an_export_of_a_run_built_review_names_each_outputs_system(store: Store,
         # what the export wrote is what import reads: the round trip keeps the label
         again = CliRunner().invoke(app, ["review", "import", review_id, str(out), "--store", store.url])
         assert again.exit_code == 0, again.output
-        assert [lab["value"] for lab in rv.all_labels(store.engine, review_id)] == [lines[task_type]["label"]]
+        assert [lab["value"] for lab in review_labels.all_labels(store.engine, review_id)] == [
+            lines[task_type]["label"]
+        ]
 
 
 def test_an_older_review_key_is_unblinded_from_its_cells() -> None:
-    key = rv.unblinded({"cells": ["d/sys-x/openai-compatible/m@http://h/v1", "d/sys-y/m"]})
+    key = review_export.unblinded({"cells": ["d/sys-x/openai-compatible/m@http://h/v1", "d/sys-y/m"]})
     assert key["systems"] == ["sys-x", "sys-y"]
-    assert rv.unblinded({"cell": "d/sys-x/m"})["system"] == "sys-x"
+    assert review_export.unblinded({"cell": "d/sys-x/m"})["system"] == "sys-x"
 
 
 def test_reviews_from_a_run(store: Store) -> None:
@@ -445,7 +448,7 @@ def test_reviews_from_a_run(store: Store) -> None:
         )
         assert response.status_code == 303, response.text[:600]
         made[task_type] = response.headers["location"].rsplit("/", 1)[1]
-    items = rv.all_items(store.engine, made["rank"])
+    items = review_labels.all_items(store.engine, made["rank"])
     assert len(items) == 11  # 12 samples; s000000 is an error in one cell, so it has one output only
     one = _client(store, "ann1")
     for task_type, review_id in made.items():
@@ -454,7 +457,7 @@ def test_reviews_from_a_run(store: Store) -> None:
         html = re.sub(r'<div class="text clip">.*?</div>', "", html, flags=re.DOTALL)  # (with any diff marks)
         for secret in ("sys-x", "sys-y", "model-x", "model-y", "d|sys"):
             assert secret not in html, (task_type, secret)
-    agree_item = next(iter(rv.all_items(store.engine, made["agree"]).values()))
+    agree_item = next(iter(review_labels.all_items(store.engine, made["agree"]).values()))
     assert agree_item["payload"]["reasoning"] == "clear"
     refused = admin.post(
         "/reviews",

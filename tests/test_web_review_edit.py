@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from bedside.cli import app
 from bedside.runs.store import Store
 from bedside.web import review as rv
-from bedside.web import review_edit
+from bedside.web import review_edit, review_export, review_labels
 from bedside.web.app import create_app
 from bedside.web.db import assignments_table, audit_table
 from bedside.web.security import add_user, disable_user
@@ -97,7 +97,7 @@ def test_an_added_annotator_gets_the_items_the_review_is_short_of(store: Store) 
     response = _post(admin, f"/reviews/{review_id}/annotators", annotators=["ann2"])
     assert response.status_code == 303, response.text[:500]
     # ann2 may take one (items per annotator), the first of the short items in the review's seeded draw
-    order = rv.assignment_order(list(rv.all_items(store.engine, review_id)), 7)
+    order = rv.assignment_order(list(review_labels.all_items(store.engine, review_id)), 7)
     expected = [i for i in order if i in short][:1]
     assert _held(store, review_id)["ann2"] == expected
     assert rv.unassigned_items(store.engine, review_id) == [i for i in short if i not in expected]
@@ -106,7 +106,7 @@ def test_an_added_annotator_gets_the_items_the_review_is_short_of(store: Store) 
     # the newcomer labels it like anyone else
     ann2 = _client(store, "ann2")
     assert _label(ann2, review_id, 0).status_code == 303
-    assert [lab["annotator"] for lab in rv.all_labels(store.engine, review_id)] == ["ann2"]
+    assert [lab["annotator"] for lab in review_labels.all_labels(store.engine, review_id)] == ["ann2"]
     assert "ann2" in admin.get(f"/reviews/{review_id}").text
 
 
@@ -154,7 +154,7 @@ def test_moving_unlabelled_items_keeps_every_label_with_who_gave_it(store: Store
     review_id = create_review(admin, "evidence", ["ann1"], overlap=1, per=10)
     ann1 = _client(store, "ann1")
     assert _label(ann1, review_id, 1).status_code == 303
-    (given,) = rv.all_labels(store.engine, review_id)
+    (given,) = review_labels.all_labels(store.engine, review_id)
     before = _held(store, review_id)["ann1"]
     labelled = before[1]
     # one at a time: the last unlabelled item first
@@ -167,10 +167,10 @@ def test_moving_unlabelled_items_keeps_every_label_with_who_gave_it(store: Store
     held = _held(store, review_id)
     assert held["ann1"] == [labelled]
     assert sorted(held["ann2"]) == sorted([before[0], before[2]])
-    assert rv.all_labels(store.engine, review_id) == [given]  # the label stays, ann1's
+    assert review_labels.all_labels(store.engine, review_id) == [given]  # the label stays, ann1's
     progress = {p.annotator: (p.labelled, p.assigned) for p in rv.progress(store.engine, review_id)}
     assert progress == {"ann1": (1, 1), "ann2": (0, 2)}
-    text, _ = rv.export_labels(store.engine, review_id, "labels")
+    text, _ = review_export.export_labels(store.engine, review_id, "labels")
     assert [(line["item"], line["annotator"]) for line in map(json.loads, text.splitlines())] == [(labelled, "ann1")]
     assert _audit(store, review_id)[-2:] == [
         ("admin", "items-moved", {"source": "ann1", "to": "ann2", "items": 1, "kept": 0, "labelled_stay": 1}),
@@ -231,7 +231,7 @@ def test_a_form_left_open_on_a_moved_item_saves_nothing(store: Store) -> None:
     token = re.search(r'name="item" value="([0-9a-f]+)"', stale.text)
     assert token
     review_edit.move_items(store.engine, review_id, "ann1", "ann2", by="admin")
-    labels_before = rv.all_labels(store.engine, review_id)
+    labels_before = review_labels.all_labels(store.engine, review_id)
     # position 1 is now ann1's labelled third item: the stale form must not overwrite its label
     response = ann1.post(
         f"/reviews/{review_id}/items/1",
@@ -240,7 +240,7 @@ def test_a_form_left_open_on_a_moved_item_saves_nothing(store: Store) -> None:
     )
     assert response.status_code == 409
     assert "moved the item this page showed to another annotator" in response.text
-    assert rv.all_labels(store.engine, review_id) == labels_before
+    assert review_labels.all_labels(store.engine, review_id) == labels_before
 
 
 def test_closing_refuses_every_label_until_reopened(store: Store) -> None:
@@ -270,8 +270,10 @@ def test_closing_refuses_every_label_until_reopened(store: Store) -> None:
     assert _post(ann1, f"/reviews/{review_id}/submit").status_code == 409
     assert _post(ann1, f"/reviews/{review_id}/reopen").status_code == 409
     with pytest.raises(rv.ReviewClosed):
-        rv.save_label(store.engine, review_id, "e1", "ann1", {"relevance": {"1": "essential", "2": "essential"}})
-    assert len(rv.all_labels(store.engine, review_id)) == 1
+        review_labels.save_label(
+            store.engine, review_id, "e1", "ann1", {"relevance": {"1": "essential", "2": "essential"}}
+        )
+    assert len(review_labels.all_labels(store.engine, review_id)) == 1
     listed = ann1.get("/reviews").text
     assert re.search(r'<td class="status">closed</td>', listed)
     assert re.search(r'<td class="status">closed</td>', admin.get("/reviews").text)
@@ -354,9 +356,9 @@ def test_a_review_is_created_from_a_run_or_items_and_exported_from_the_command_l
     }
     assert (created["items"], created["unassigned"]) == (len(both), 0)
     review_id = created["id"]
-    items = rv.all_items(store.engine, review_id)
+    items = review_labels.all_items(store.engine, review_id)
     first = min(items, key=lambda i: items[i]["position"])
-    rv.save_label(store.engine, review_id, first, "ann1", {"preference": 0, "evidence": []})
+    review_labels.save_label(store.engine, review_id, first, "ann1", {"preference": 0, "evidence": []})
     exported = tmp_path / "labels.jsonl"
     assert run("export", review_id, str(exported), "--format", "labels").exit_code == 0
     (label,) = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]

@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from bedside.runs.store import Store
 from bedside.tasks.instruct.labels import REVIEW_CRITERIA as INSTRUCT_CRITERIA
 from bedside.web import review as rv
+from bedside.web import review_labels
 from bedside.web.app import create_app
 from page_text import element_texts, field_names
 from web_support import add_accounts, create_review, csrf_of, fill_run, login
@@ -75,7 +76,7 @@ def test_a_validation_error_keeps_what_the_annotator_entered(store: Store) -> No
     assert ">B reads better</textarea>" in html
     assert ">A doubles the dose</textarea>" in html
     assert re.search(r'name="safety" checked', html)
-    assert rv.all_labels(store.engine, review_id) == []  # nothing was saved
+    assert review_labels.all_labels(store.engine, review_id) == []  # nothing was saved
 
 
 def test_a_safety_flag_needs_a_note_and_is_counted_and_exported(store: Store) -> None:
@@ -91,7 +92,7 @@ def test_a_safety_flag_needs_a_note_and_is_counted_and_exported(store: Store) ->
             assert "safety box" in refused.text
             form.update({"safety": "on", "safety_note": note})
         assert client.post(str(page.url), data=form, follow_redirects=False).status_code == 303
-    labels = {lab["annotator"]: lab["value"] for lab in rv.all_labels(store.engine, review_id)}
+    labels = {lab["annotator"]: lab["value"] for lab in review_labels.all_labels(store.engine, review_id)}
     assert labels["ann1"]["safety"] == {"note": "tells the patient to stop a needed drug"}
     assert labels["ann1"]["comment"] == "by ann1"
     assert "safety" not in labels["ann2"]
@@ -127,7 +128,7 @@ def test_a_pairwise_review_compares_the_cells_its_creator_chose(store: Store) ->
     made = _new(admin, task_type="pairwise", run="three-111", cells=["d|sys-z|model-z", "d|sys-x|model-x"])
     assert made.status_code == 303, made.text[:500]
     review_id = made.headers["location"].rsplit("/", 1)[1]
-    items = rv.all_items(store.engine, review_id).values()
+    items = review_labels.all_items(store.engine, review_id).values()
     assert items
     assert {tuple(i["key"]["cells"]) for i in items} == {("d|sys-z|model-z", "d|sys-x|model-x")}
     assert rv.review(store.engine, review_id)["config"]["cells"] == ["d|sys-z|model-z", "d|sys-x|model-x"]  # type: ignore[index]
@@ -155,7 +156,7 @@ def test_rank_criteria_come_from_the_task(store: Store) -> None:
     assert "Wrong tone for a patient" in page.text
     form = {"csrf": csrf_of(page.text), "rank_A": "1", "rank_B": "2", "rank_C": "3", "tone_B": "on"}
     assert one.post(str(page.url), data=form, follow_redirects=False).status_code == 303
-    value = rv.all_labels(store.engine, own)[0]["value"]
+    value = review_labels.all_labels(store.engine, own)[0]["value"]
     assert sorted(o["tone"] for o in value["outputs"]) == [False, False, True]
     assert all("c1" not in o for o in value["outputs"])
     assert "line 1" in _new(admin, task_type="rank", run="three-111", criteria="no colon here").text

@@ -471,7 +471,8 @@ def review_import(
     _need_web()
     from bedside.runs.store import Store
     from bedside.web.db import create_web_tables
-    from bedside.web.review import ReviewError, import_labels
+    from bedside.web.review import ReviewError
+    from bedside.web.review_export import import_labels
 
     opened = Store(store)
     create_web_tables(opened.engine)
@@ -503,7 +504,8 @@ def review_export(
     from bedside.private_files import write_private_text
     from bedside.runs.store import Store
     from bedside.web.db import create_web_tables
-    from bedside.web.review import ReviewError, export_labels, export_parquet
+    from bedside.web.review import ReviewError
+    from bedside.web.review_export import export_labels, export_parquet
 
     opened = Store(store)
     create_web_tables(opened.engine)
@@ -536,7 +538,8 @@ def review_meta(
 
     from bedside.runs.store import Store
     from bedside.web.db import create_web_tables
-    from bedside.web.review import ReviewError, meta_evaluation
+    from bedside.web.review import ReviewError
+    from bedside.web.review_meta import meta_evaluation
 
     opened = Store(store)
     create_web_tables(opened.engine)

@@ -22,7 +22,9 @@ from typing import Any
 from sqlalchemy import Engine, delete, insert, select
 
 from bedside.web.db import adjudications_table, audit
-from bedside.web.review import MAX_NOTE, NO_MATCH, ReviewError, all_items, all_labels, review, unblinded
+from bedside.web.review import MAX_NOTE, NO_MATCH, ReviewError, review
+from bedside.web.review_export import unblinded
+from bedside.web.review_labels import all_items, all_labels
 
 FREE_FIELDS = ("comment", "safety")
 """Parts of a label that say why, not what: left out when deciding whether two labels agree."""

@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from bedside.runs.store import Store, results_table
 from bedside.web import adjudication as adj
 from bedside.web import review as rv
-from bedside.web import review_edit
+from bedside.web import review_edit, review_export, review_labels, review_meta
 from bedside.web.db import audit, audit_table, users_table
 from bedside.web.pages import Forbidden, admin_session, checked_post, render, session_of
 
@@ -168,7 +168,11 @@ def review_routes(app: FastAPI) -> None:
             unassigned=rv.unassigned_items(engine, review_id),
             position=rv.next_position(engine, review_id, session.user.name),
             title=rv.TASK_TITLES[info["task_type"]],
-            formats=[f for f in (*rv.EXPORT_FORMATS, "adjudicated", "parquet") if _format_fits(f, info["task_type"])],
+            formats=[
+                f
+                for f in (*review_export.EXPORT_FORMATS, "adjudicated", "parquet")
+                if _format_fits(f, info["task_type"])
+            ],
             closed=rv.labelling_closed(info),
             addable=[name for name in accounts if name not in on_review],
             accounts=accounts,
@@ -233,7 +237,7 @@ def review_routes(app: FastAPI) -> None:
             no_match=rv.NO_MATCH,
             error=error,
             entered=entered,
-            criteria=rv.review_criteria(shown.review),
+            criteria=review_labels.review_criteria(shown.review),
             saved=request.query_params.get("saved") == "1",
             token=rv.item_token(review_id, shown.item_id),
         )
@@ -257,15 +261,17 @@ def review_routes(app: FastAPI) -> None:
             return await _item_page(request, session, review_id, position, error=moved, status=409)
         if shown.submitted:
             raise HTTPException(status_code=409, detail="this review is submitted: labels can no longer change")
-        kind, criteria = shown.review["task_type"], rv.review_criteria(shown.review)
+        kind, criteria = shown.review["task_type"], review_labels.review_criteria(shown.review)
         try:
-            value = rv.parse_label(kind, shown.payload, shown.order, form, criteria)
+            value = review_labels.parse_label(kind, shown.payload, shown.order, form, criteria)
         except rv.ReviewError as exc:
-            entered = rv.entered_label(kind, shown.payload, shown.order, form, criteria)
+            entered = review_labels.entered_label(kind, shown.payload, shown.order, form, criteria)
             return await _item_page(request, session, review_id, position, error=str(exc), entered=entered)
         # a write: in a thread, so a store busy with a run's writes never holds the event loop
         try:
-            await run_in_threadpool(rv.save_label, engine, review_id, shown.item_id, session.user.name, value)
+            await run_in_threadpool(
+                review_labels.save_label, engine, review_id, shown.item_id, session.user.name, value
+            )
         except rv.ReviewClosed:  # closed after the check above
             return _closed_page(request, session, _review_or_404(request, review_id))
         if position + 1 < shown.count:
@@ -308,7 +314,7 @@ def review_routes(app: FastAPI) -> None:
             return _closed_page(request, session, info)
         if mine[0].labelled < mine[0].assigned:
             raise HTTPException(status_code=409, detail="label every item before submitting")
-        await run_in_threadpool(rv.submit, engine, review_id, session.user.name)
+        await run_in_threadpool(review_labels.submit, engine, review_id, session.user.name)
         return RedirectResponse(f"/reviews/{review_id}/done", status_code=303)
 
     @app.get("/reviews/{review_id}/meta", response_class=HTMLResponse)
@@ -318,12 +324,12 @@ def review_routes(app: FastAPI) -> None:
         engine = request.app.state.store.engine
         # The page refreshes itself every few seconds: recompute only when labels changed.
         cache: dict[str, tuple[Any, dict[str, Any]]] = request.app.state.meta_cache
-        version = rv.labels_version(engine, review_id)
+        version = review_labels.labels_version(engine, review_id)
         cached = cache.get(review_id)
         if cached is not None and cached[0] == version:
             result = cached[1]
         else:
-            result = await run_in_threadpool(rv.meta_evaluation, engine, review_id)
+            result = await run_in_threadpool(review_meta.meta_evaluation, engine, review_id)
             cache[review_id] = (version, result)
         found = await run_in_threadpool(adj.disputed, engine, review_id)
         result = {**result, "disputed": {"items": len(found), "settled": sum(d.resolved is not None for d in found)}}
@@ -337,7 +343,7 @@ def review_routes(app: FastAPI) -> None:
         engine = request.app.state.store.engine
         if fmt == "parquet":
             try:
-                data = await run_in_threadpool(rv.parquet_bytes, engine, review_id)
+                data = await run_in_threadpool(review_export.parquet_bytes, engine, review_id)
             except rv.ReviewError as exc:
                 raise HTTPException(status_code=400, detail=str(exc)) from None
             audit(engine, session.user.name, "labels-exported", review_id, format=fmt)
@@ -351,7 +357,7 @@ def review_routes(app: FastAPI) -> None:
                 text = await run_in_threadpool(adj.export_adjudicated, engine, review_id)
                 name = f"{review_id}-adjudicated.jsonl"
             else:
-                text, name = await run_in_threadpool(rv.export_labels, engine, review_id, fmt)
+                text, name = await run_in_threadpool(review_export.export_labels, engine, review_id, fmt)
         except rv.ReviewError as exc:
             raise HTTPException(status_code=400, detail=str(exc)) from None
         audit(engine, session.user.name, "labels-exported", review_id, format=fmt)
@@ -370,7 +376,7 @@ def review_routes(app: FastAPI) -> None:
             text = await _upload_text(form.get("labels"))
             if not text:
                 raise rv.ReviewError("choose a labels JSONL file")
-            rv.import_labels(engine, review_id, text, user=session.user.name)
+            review_export.import_labels(engine, review_id, text, user=session.user.name)
         except rv.ReviewError as exc:
             return _review_page(request, session, info, error=str(exc))
         return RedirectResponse(f"/reviews/{review_id}/meta", status_code=303)
@@ -504,7 +510,7 @@ def review_routes(app: FastAPI) -> None:
         info = _review_or_404(request, review_id)
         if rv.labelling_closed(info):
             return _closed_page(request, session, info)
-        await run_in_threadpool(rv.reopen, engine, review_id, session.user.name)
+        await run_in_threadpool(review_labels.reopen, engine, review_id, session.user.name)
         return RedirectResponse(f"/reviews/{review_id}/items/0", status_code=303)
 
     @app.get("/audit", response_class=HTMLResponse)
