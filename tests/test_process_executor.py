@@ -15,30 +15,14 @@ from typing import Any
 import pytest
 import yaml
 
-from bedside.runs import DatasetConfig, RunConfig, execute
+from bedside.runs import execute
 from bedside.runs.processes import ProcessExecutorError, _ShareOfCaps, deal, execute_processes, smallest_cap
-from bedside.runs.store import ResultRow, Store
+from bedside.runs.store import Store
 from bedside.testing import ScriptedServer
+from shard_support import by_sample, shard_config
 
 TESTS = Path(__file__).resolve().parent
 SRC = TESTS.parent / "src"
-
-
-def _config(tmp: Path, name: str, spec: str, *, samples: int, options: dict[str, Any], concurrency: int) -> RunConfig:
-    return RunConfig(
-        name=name,
-        task="runs_ray_task:TASK",
-        datasets={"d": DatasetConfig(options={"samples": samples})},
-        systems={"plain": {"type": "echo"}, "prefixed": {"type": "echo", "options": {"prefix": "> "}}},  # type: ignore[dict-item]
-        models={"system": [spec]},
-        model_options={"system": options},
-        concurrency=concurrency,
-        store=str(tmp / "store.sqlite"),
-    )
-
-
-def _by_sample(rows: list[ResultRow]) -> dict[tuple[str, str, int], tuple[str, Any, Any, str]]:
-    return {(r.cell, r.sample_id, r.epoch): (r.status, r.output, r.scores, r.key) for r in rows}
 
 
 def test_each_cap_is_split_exactly_between_the_workers() -> None:
@@ -47,12 +31,12 @@ def test_each_cap_is_split_exactly_between_the_workers() -> None:
             shares = [_ShareOfCaps(i, count).share(cap) for i in range(count)]
             assert sum(shares) == cap
             assert max(shares) - min(shares) <= 1
-    config = _config(Path("/tmp"), "x", "scripted/echo", samples=1, options={"max_concurrency": 3}, concurrency=8)
+    config = shard_config(Path("/tmp"), "x", "scripted/echo", samples=1, options={"max_concurrency": 3}, concurrency=8)
     assert smallest_cap(config) == 3
 
 
 def test_samples_are_dealt_in_turn_with_all_their_cells() -> None:
-    config = _config(Path("/tmp"), "x", "scripted/echo", samples=5, options={}, concurrency=4)
+    config = shard_config(Path("/tmp"), "x", "scripted/echo", samples=5, options={}, concurrency=4)
     from bedside.runs.runner import plan_run
 
     store = Store(":memory:")
@@ -75,8 +59,8 @@ def test_processes_match_local_resume_and_hold_the_cap(tmp_path: Path) -> None:
         (tmp_path / "local").mkdir()
         (tmp_path / "procs").mkdir()
         options = {"max_concurrency": 4}
-        local = _config(tmp_path / "local", "same", spec, samples=30, options=options, concurrency=16)
-        split = _config(tmp_path / "procs", "same", spec, samples=30, options=options, concurrency=16)
+        local = shard_config(tmp_path / "local", "same", spec, samples=30, options=options, concurrency=16)
+        split = shard_config(tmp_path / "procs", "same", spec, samples=30, options=options, concurrency=16)
         assert local.run_id == split.run_id
         summary = asyncio.run(execute(local, cache=tmp_path / "local" / "cache.sqlite"))
         assert (summary.ran, summary.errors) == (60, 0)
@@ -94,7 +78,7 @@ def test_processes_match_local_resume_and_hold_the_cap(tmp_path: Path) -> None:
         assert done.usage.snapshot()["system"].requests == 60
         assert len(shards) == 2
         assert len({s.pid for s in shards} | {os.getpid()}) == 3  # two worker processes besides this one
-        assert _by_sample(Store(split.store).results(split.run_id)) == _by_sample(
+        assert by_sample(Store(split.store).results(split.run_id)) == by_sample(
             Store(local.store).results(local.run_id)
         )
         again = asyncio.run(execute_processes(split, processes=2, cache=tmp_path / "procs" / "cache.sqlite"))
@@ -105,7 +89,7 @@ def test_processes_match_local_resume_and_hold_the_cap(tmp_path: Path) -> None:
 
 
 def test_an_in_memory_store_is_refused(tmp_path: Path) -> None:
-    config = _config(tmp_path, "mem", "scripted/echo", samples=2, options={}, concurrency=2)
+    config = shard_config(tmp_path, "mem", "scripted/echo", samples=2, options={}, concurrency=2)
     with pytest.raises(ProcessExecutorError, match="in-memory"):
         asyncio.run(execute_processes(config.model_copy(update={"store": ":memory:"}), processes=2, cache=False))
 
@@ -163,7 +147,7 @@ def test_a_worker_that_dies_fails_the_run_with_its_exit_code_and_a_rerun_finishe
     import threading
 
     with ScriptedServer(latency_ms=5) as server:
-        config = _config(tmp_path, "killed", server.model_name(), samples=20, options={}, concurrency=4)
+        config = shard_config(tmp_path, "killed", server.model_name(), samples=20, options={}, concurrency=4)
         server.hold(after=6)
         outcome: dict[str, BaseException] = {}
 

@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
-from bedside.runs import DatasetConfig, RunConfig, execute
-from bedside.runs.store import ResultRow, Store
+from bedside.runs import execute
+from bedside.runs.store import Store
 from bedside.testing import ScriptedServer
+from shard_support import by_sample, shard_config
 
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.ray
@@ -43,31 +44,14 @@ def local_ray() -> Iterator[None]:
         ray.shutdown()
 
 
-def _config(tmp: Path, name: str, spec: str, *, samples: int, options: dict[str, Any], concurrency: int) -> RunConfig:
-    return RunConfig(
-        name=name,
-        task="runs_ray_task:TASK",
-        datasets={"d": DatasetConfig(options={"samples": samples})},
-        systems={"plain": {"type": "echo"}, "prefixed": {"type": "echo", "options": {"prefix": "> "}}},  # type: ignore[dict-item]
-        models={"system": [spec]},
-        model_options={"system": options},
-        concurrency=concurrency,
-        store=str(tmp / "store.sqlite"),
-    )
-
-
-def _by_sample(rows: list[ResultRow]) -> dict[tuple[str, str, int], tuple[str, Any, Any, str]]:
-    return {(r.cell, r.sample_id, r.epoch): (r.status, r.output, r.scores, r.key) for r in rows}
-
-
 def test_ray_matches_local_resumes_and_caps_hold_across_workers(local_ray: None, tmp_path: Path) -> None:
     with ScriptedServer(latency_ms=20) as a, ScriptedServer(latency_ms=20) as b:
         spec = f"openai-compatible/scripted@{a.base_url},{b.base_url}"
         options = {"max_concurrency": 6, "replica_max_concurrency": 3}
         (tmp_path / "local").mkdir()
         (tmp_path / "ray").mkdir()
-        local = _config(tmp_path / "local", "same", spec, samples=40, options=options, concurrency=16)
-        on_ray = _config(tmp_path / "ray", "same", spec, samples=40, options=options, concurrency=16)
+        local = shard_config(tmp_path / "local", "same", spec, samples=40, options=options, concurrency=16)
+        on_ray = shard_config(tmp_path / "ray", "same", spec, samples=40, options=options, concurrency=16)
         assert local.run_id == on_ray.run_id
 
         summary = asyncio.run(execute(local, cache=tmp_path / "local" / "cache.sqlite"))
@@ -85,8 +69,8 @@ def test_ray_matches_local_resumes_and_caps_hold_across_workers(local_ray: None,
         assert stats_b["max_in_flight"] <= 3
         assert ray_summary.usage.snapshot()["system"].requests == 80
 
-        local_rows = _by_sample(Store(local.store).results(local.run_id))
-        ray_rows = _by_sample(Store(on_ray.store).results(on_ray.run_id))
+        local_rows = by_sample(Store(local.store).results(local.run_id))
+        ray_rows = by_sample(Store(on_ray.store).results(on_ray.run_id))
         assert len(ray_rows) == 80
         assert ray_rows == local_rows
 
@@ -99,7 +83,7 @@ def test_ray_matches_local_resumes_and_caps_hold_across_workers(local_ray: None,
 def test_one_endpoint_cap_holds_across_workers(local_ray: None, tmp_path: Path) -> None:
     with ScriptedServer(latency_ms=30) as server:
         server.hold(until_in_flight=4, at_most_s=120)  # four must be in flight together, from either worker
-        config = _config(
+        config = shard_config(
             tmp_path, "cap", server.model_name(), samples=30, options={"max_concurrency": 4}, concurrency=20
         )
         summary = asyncio.run(execute_ray(config, cache=False, workers=2))
@@ -116,7 +100,7 @@ def test_leased_slots_reach_the_cap_together_and_never_pass_it(local_ray: None, 
 
     with ScriptedServer(latency_ms=10) as server:
         server.hold(until_in_flight=6, at_most_s=120)
-        config = _config(
+        config = shard_config(
             tmp_path, "leases", server.model_name(), samples=40, options={"max_concurrency": 6}, concurrency=8
         )
         shards: list[ShardResult] = []
@@ -132,7 +116,7 @@ def test_leased_slots_reach_the_cap_together_and_never_pass_it(local_ray: None, 
 def test_a_worker_killed_mid_run_still_finishes_exactly(local_ray: None, tmp_path: Path) -> None:
     samples = 150
     with ScriptedServer(latency_ms=40) as server:
-        config = _config(
+        config = shard_config(
             tmp_path,
             "kill",
             server.model_name(),
@@ -182,7 +166,7 @@ def test_a_worker_killed_mid_run_still_finishes_exactly(local_ray: None, tmp_pat
 
 
 def test_sqlite_in_memory_is_refused(local_ray: None, tmp_path: Path) -> None:
-    config = _config(tmp_path, "mem", "scripted/echo", samples=2, options={}, concurrency=2)
+    config = shard_config(tmp_path, "mem", "scripted/echo", samples=2, options={}, concurrency=2)
     config = config.model_copy(update={"store": ":memory:"})
     with pytest.raises(RayExecutorError, match="in-memory"):
         asyncio.run(execute_ray(config, cache=False, workers=2))
@@ -236,7 +220,7 @@ def test_a_429_backs_off_every_worker_through_one_limiter(local_ray: None, tmp_p
 
     with ScriptedServer(latency_ms=20, faults="first=429+429,retry-after=0") as server:
         options = {"max_concurrency": 8}
-        config = _config(tmp_path, "backoff", server.model_name(), samples=30, options=options, concurrency=16)
+        config = shard_config(tmp_path, "backoff", server.model_name(), samples=30, options=options, concurrency=16)
         shards: list[ShardResult] = []
         summary = asyncio.run(execute_ray(config, cache=False, workers=2, on_shards=shards.extend))
         assert (summary.ran, summary.errors) == (60, 0)
@@ -254,7 +238,7 @@ def test_a_429_backs_off_every_worker_through_one_limiter(local_ray: None, tmp_p
 
 
 def test_sqlite_is_refused_for_a_remote_cluster_before_connecting(tmp_path: Path) -> None:
-    config = _config(tmp_path, "remote", "scripted/echo", samples=2, options={}, concurrency=2)
+    config = shard_config(tmp_path, "remote", "scripted/echo", samples=2, options={}, concurrency=2)
     with pytest.raises(RayExecutorError, match="cannot share"):
         # refused before any connection is tried (the address is never contacted)
         asyncio.run(execute_ray(config, cache=False, address="ray://10.255.255.1:10001", workers=2))

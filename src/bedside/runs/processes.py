@@ -49,7 +49,6 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from bedside.llm import UsageLedger
 from bedside.llm.limiter import AdaptiveLimiter, install_limiter_factory
 from bedside.runs.config import RunConfig
 from bedside.runs.registry import resolve_task
@@ -69,9 +68,8 @@ from bedside.runs.runner import (
 from bedside.runs.shards import (
     ShardResult,
     ShardRunning,
-    generated_outcomes,
-    merge_usage,
     sample_batches,
+    settle_summary,
     stored_counts,
     usage_of,
 )
@@ -322,15 +320,7 @@ async def execute_processes(
                 for i, share in enumerate(shares)
             ]
             results = await _Workers(orders, store, config.run_id, progress).run(summary)
-        # The store is the record: cells and ``ran`` from there, usage from the workers' own reports.
-        stored = stored_counts(store, config.run_id)
-        for cell, counts in summary.cells.items():
-            counts.done, counts.errors = stored.get(cell, (0, 0))
-        summary.ran, summary.failed = generated_outcomes(store, config.run_id, plan.generate)
-        summary.usage = UsageLedger()
-        for result in results:
-            summary.truncated += result.truncated
-            merge_usage(summary.usage, result.usage)
+        settle_summary(summary, store, config.run_id, plan.generate, results)
         if on_shards is not None:
             on_shards(results)
         summary.concurrency = config.concurrency

@@ -77,12 +77,11 @@ from bedside.runs.shards import (
     Batch,
     ShardResult,
     ShardRunning,
-    generated_outcomes,
     longest_timeout,
     merge_usage,
     not_yet_stored,
     sample_batches,
-    stored_counts,
+    settle_summary,
     usage_of,
 )
 from bedside.runs.store import RunLock, Store
@@ -750,16 +749,8 @@ async def execute_ray(
             dispatcher.limits = limits
             await dispatcher.run(summary)
             summary.retried = dispatcher.retried
-        # The store is the record (a lost worker took its counts with it): cells and ``ran`` from there.
-        stored = stored_counts(store, config.run_id)
-        for cell, counts in summary.cells.items():
-            counts.done, counts.errors = stored.get(cell, (0, 0))
-        summary.ran, summary.failed = generated_outcomes(store, config.run_id, plan.generate)
         results = dispatcher.results if dispatcher is not None else []
-        summary.usage = UsageLedger()  # the finished workers' own reports, not the progress line's running sums
-        for result in results:
-            summary.truncated += result.truncated
-            merge_usage(summary.usage, result.usage)
+        settle_summary(summary, store, config.run_id, plan.generate, results)
         if on_shards is not None:
             on_shards(results)
         summary.concurrency = config.concurrency

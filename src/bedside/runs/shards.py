@@ -192,3 +192,18 @@ def sample_batches(items: list[Item], size: int) -> list[list[Item]]:
     if current:
         batches.append(current)
     return batches
+
+
+def settle_summary(
+    summary: RunSummary, store: Store, run_id: str, generated: list[Item], results: list[ShardResult]
+) -> None:
+    """A sharded run's summary once its shards have ended: the store is the record (cells, ``ran`` and ``failed``
+    from there: a lost shard took its own counts with it), usage and truncations from the shards' own reports."""
+    stored = stored_counts(store, run_id)
+    for cell, counts in summary.cells.items():
+        counts.done, counts.errors = stored.get(cell, (0, 0))
+    summary.ran, summary.failed = generated_outcomes(store, run_id, generated)
+    summary.usage = UsageLedger()  # the shards' own reports, not a progress line's running sums
+    for result in results:
+        summary.truncated += result.truncated
+        merge_usage(summary.usage, result.usage)
