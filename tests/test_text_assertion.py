@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bedside.text.assertion import polarity_flips, read_polarity
 from bedside.text.conflicts import ClinicalGuard
 
@@ -49,3 +51,18 @@ def test_the_guard_rejects_a_swap_of_what_is_negated_in_two_negative_sentences()
     )
     assert swapped.verdict == "conflict"
     assert not guard.conflicts("He is still contagious.", "He is still contagious.")
+
+
+def test_a_negation_reader_that_raises_makes_the_pair_uncertain(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bedside.text import assertion
+
+    def broken(text: str) -> object:
+        raise RuntimeError("spaCy is broken")
+
+    monkeypatch.setattr(assertion, "read_polarity", broken)
+    guard = ClinicalGuard(drug_finder=None)  # a fresh reading cache: the patched reader is really called
+    reading = guard.read("No fever today.", "A fever today.")
+    assert reading.verdict == "uncertain"
+    assert reading.uncertain is not None
+    assert "negation reader (negspacy) failed: RuntimeError: spaCy is broken" in reading.uncertain
+    assert guard.signals("No fever today.").polarity.negated == frozenset()  # the lenient reading goes on

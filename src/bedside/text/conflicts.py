@@ -65,8 +65,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
+from bedside.text import assertion
 from bedside.text.alignment import alignment_gap, unreadable
-from bedside.text.assertion import NOT_NEGATIVE, Polarity, polarity_flips, read_polarity
+from bedside.text.assertion import NOT_NEGATIVE, Polarity, polarity_flips
 from bedside.text.quantities import UnreadableText, normalise_quantities
 from bedside.text.slots import Slot, read_slots, slot_conflicts
 
@@ -694,7 +695,12 @@ class ClinicalGuard:
         for start, end in sorted(consumed, reverse=True):
             residual = residual[:start] + " " * (end - start) + residual[end:]
         residual = _NOT_NEGATIVE.sub(" ", residual)
-        polarity = read_polarity(residual)
+        try:
+            polarity = assertion.read_polarity(residual)
+        except Exception as exc:  # the negation reader failed: the pair is uncertain, or (lenient) no negation read
+            if strict:
+                raise UnreadableText(f"the negation reader (negspacy) failed: {type(exc).__name__}: {exc}") from exc
+            polarity = NOT_NEGATIVE
         # "Don't take it on an empty stomach" says "take it with food".
         for mention in list(action_mentions):
             if not mention.from_take:
