@@ -63,8 +63,7 @@ def _editjudge(pairs: list[tuple[str, str]]) -> None:
 
 def _minilm(pairs: list[tuple[str, str]]) -> None:
     """As the runner's writer scores: batches of 64 samples, each prepared at once where the code can."""
-    from bedside.runs import scorers
-    from bedside.runs.registry import resolve_task
+    from bedside.runs import resolve_task, scorers  # the package's name for it, in every version
     from bedside.runs.task import Output, Sample
 
     task = resolve_task("drafting")
