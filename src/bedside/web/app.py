@@ -476,8 +476,16 @@ def _viewer_routes(app: FastAPI) -> None:
         session = admin_session(request)
         run = await run_in_threadpool(_run_or_404, request, run_id)
         cells = await run_in_threadpool(browse.progress, request.app.state.store, run["id"])
+        per_second = await run_in_threadpool(browse.pace, request.app.state.store, run["id"])
         return render(
-            request, "progress.html", session, run=run, cells=cells, updated=time.strftime("%H:%M:%S", time.gmtime())
+            request,
+            "progress.html",
+            session,
+            run=run,
+            cells=cells,
+            pace=per_second,
+            left=browse.time_left(cells, per_second),
+            updated=time.strftime("%H:%M:%S", time.gmtime()),
         )
 
     @app.get("/runs/{run_id}/sample", response_class=HTMLResponse)

@@ -15,6 +15,7 @@ import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import and_, case, exists, func, or_, select, tuple_
@@ -333,6 +334,40 @@ def progress(store: Store, run_id: str) -> list[CellProgress]:
     stored = {cell: (int(done), int(errors or 0)) for cell, done, errors in rows}
     cells = sorted(set(stored) | set(planned))
     return [CellProgress(cell, *stored.get(cell, (0, 0)), total=planned.get(cell)) for cell in cells]
+
+
+PACE_WINDOW_S = 60.0
+"""How far back the live progress reads a run's pace: the last minute of stored samples."""
+
+
+def pace(store: Store, run_id: str, window_s: float = PACE_WINDOW_S) -> float | None:
+    """Samples stored per second over the run's last ``window_s`` of writing (None until its rows span a second
+    or more): what the live progress divides the samples still to do by for its time left."""
+    r = results_table.c
+    with store.engine.connect() as db:
+        last = db.execute(select(func.max(r.finished_at)).where(r.run_id == run_id)).scalar()
+        if last is None:
+            return None
+        count, first = db.execute(
+            select(func.count(), func.min(r.finished_at)).where(
+                (r.run_id == run_id) & (r.finished_at >= last - timedelta(seconds=window_s))
+            )
+        ).one()
+    span = (last - first).total_seconds()
+    return (count - 1) / span if span >= 1 and count > 1 else None
+
+
+def time_left(cells: list[CellProgress], per_second: float | None) -> str | None:
+    """ "about 3 min" for the samples still to do at ``per_second``; None when the plan or the pace is unknown."""
+    if per_second is None or per_second <= 0 or not cells or any(c.total is None for c in cells):
+        return None
+    remaining = sum(max(0, (c.total or 0) - c.done) for c in cells)
+    seconds = remaining / per_second
+    if seconds < 60:
+        return "under a minute"
+    if seconds < 3600:
+        return f"about {round(seconds / 60)} min"
+    return f"about {seconds / 3600:.1f} h"
 
 
 def one_sample(store: Store, run_id: str, cell: str, sample_id: str, epoch: int) -> ResultRow | None:
