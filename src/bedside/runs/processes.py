@@ -59,15 +59,14 @@ from bedside.runs.runner import (
     Plan,
     Progress,
     RunSummary,
-    _Running,
     _settings,
     check_config,
     load_datasets,
-    plan_run,
 )
 from bedside.runs.shards import (
     ShardResult,
     ShardRunning,
+    driving,
     sample_batches,
     settle_summary,
     stored_counts,
@@ -301,44 +300,24 @@ async def execute_processes(
         if own_store:
             store.close()
         raise
-    status = "finished"
-    summary: RunSummary | None = None
     try:
-        store.begin_run(config.run_id, config.name, config.task, config.model_dump())
-        plan = plan_run(config, store, task=task, datasets=datasets, retry_errors=retry_errors)
-        store.set_planned(config.run_id, {cell: counts.total for cell, counts in plan.summary.cells.items()})
-        summary = plan.summary
-        # What needs no model (re-scores, reuse of another run's rows) is finished here, as the local runner does.
-        await _Running(dataclasses.replace(plan, generate=[]), store, lock, None).run(cache)
-        if progress:
-            progress.start(summary)
-        results: list[ShardResult] = []
-        if plan.generate:
-            shares = deal(plan.generate, min(processes, smallest_cap(config)))
-            orders = [
-                _ShardOrder(i, len(shares), config, plan.scorers, plan.cells, lock, cache, plan.bypass, share)
-                for i, share in enumerate(shares)
-            ]
-            results = await _Workers(orders, store, config.run_id, progress).run(summary)
-        settle_summary(summary, store, config.run_id, plan.generate, results)
-        if on_shards is not None:
-            on_shards(results)
-        summary.concurrency = config.concurrency
-        return summary
-    except BaseException as exc:
-        status = "interrupted" if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt) else "failed"
-        if summary is not None:
-            summary.interrupted = status == "interrupted"
-        raise
+        async with driving(
+            config, store, lock, task, datasets, retry_errors=retry_errors, progress=progress, cache=cache,
+            started=started,
+        ) as plan:  # fmt: skip
+            results: list[ShardResult] = []
+            if plan.generate:
+                shares = deal(plan.generate, min(processes, smallest_cap(config)))
+                orders = [
+                    _ShardOrder(i, len(shares), config, plan.scorers, plan.cells, lock, cache, plan.bypass, share)
+                    for i, share in enumerate(shares)
+                ]
+                results = await _Workers(orders, store, config.run_id, progress).run(plan.summary)
+            settle_summary(plan.summary, store, config.run_id, plan.generate, results)
+            if on_shards is not None:
+                on_shards(results)
+        return plan.summary
     finally:
-        if summary is not None:
-            summary.wall_s = time.perf_counter() - started
-        with contextlib.suppress(SQLAlchemyError):
-            store.finish_run(config.run_id, status)
-        if progress and summary is not None:
-            progress.stop(summary)
-        with contextlib.suppress(SQLAlchemyError):
-            store.unlock_run(lock)
         if own_store:
             store.close()
 

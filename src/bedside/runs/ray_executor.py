@@ -53,8 +53,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from bedside.llm import UsageLedger
 from bedside.llm.cache import default_cache_path
 from bedside.llm.cache_postgres import is_postgres_url
@@ -67,16 +65,15 @@ from bedside.runs.runner import (
     Plan,
     Progress,
     RunSummary,
-    _Running,
     _settings,
     check_config,
     load_datasets,
-    plan_run,
 )
 from bedside.runs.shards import (
     Batch,
     ShardResult,
     ShardRunning,
+    driving,
     longest_timeout,
     merge_usage,
     not_yet_stored,
@@ -718,64 +715,43 @@ async def execute_ray(
     from bedside.llm.shared_limiter import kill_limiters, limits_actor
 
     dispatcher: _Dispatcher | None = None
-    status = "finished"
-    summary: RunSummary | None = None
     try:
-        store.begin_run(config.run_id, config.name, config.task, config.model_dump())
-        plan = plan_run(config, store, task=task, datasets=datasets, retry_errors=retry_errors)
-        store.set_planned(config.run_id, {cell: counts.total for cell, counts in plan.summary.cells.items()})
-        summary = plan.summary
-        # What needs no model (re-scores, reuse of another run's rows) is finished here, as the local runner does.
-        local = _Running(dataclasses.replace(plan, generate=[]), store, lock, None)
-        await local.run(cache)
-        if progress:
-            progress.start(summary)
-        if plan.generate:
-            # the limiter lives on the driver's node (restarted if it dies), not on a worker node that may go
-            limits = limits_actor(token, longest_timeout(config), near_driver=True)
-            dispatcher = _Dispatcher(
-                config=config,
-                task=task,
-                plan=plan,
-                lock=lock,
-                store=store,
-                cache=cache_location,
-                retry_errors=retry_errors,
-                workers=workers,
-                worker_cpus=worker_cpus,
-                token=token,
-                progress=progress,
-            )
-            dispatcher.limits = limits
-            await dispatcher.run(summary)
-            summary.retried = dispatcher.retried
-        results = dispatcher.results if dispatcher is not None else []
-        settle_summary(summary, store, config.run_id, plan.generate, results)
-        if on_shards is not None:
-            on_shards(results)
-        summary.concurrency = config.concurrency
-        return summary
-    except BaseException as exc:
-        status = "interrupted" if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt) else "failed"
-        if summary is not None:
-            summary.interrupted = status == "interrupted"
-        raise
+        async with driving(
+            config, store, lock, task, datasets, retry_errors=retry_errors, progress=progress, cache=cache,
+            started=started,
+        ) as plan:  # fmt: skip
+            try:
+                if plan.generate:
+                    # the limiter lives on the driver's node (restarted if it dies), not on a worker node that may go
+                    limits = limits_actor(token, longest_timeout(config), near_driver=True)
+                    dispatcher = _Dispatcher(
+                        config=config,
+                        task=task,
+                        plan=plan,
+                        lock=lock,
+                        store=store,
+                        cache=cache_location,
+                        retry_errors=retry_errors,
+                        workers=workers,
+                        worker_cpus=worker_cpus,
+                        token=token,
+                        progress=progress,
+                    )
+                    dispatcher.limits = limits
+                    await dispatcher.run(plan.summary)
+                    plan.summary.retried = dispatcher.retried
+                results = dispatcher.results if dispatcher is not None else []
+                settle_summary(plan.summary, store, config.run_id, plan.generate, results)
+                if on_shards is not None:
+                    on_shards(results)
+            finally:
+                for actor in dispatcher.all_actors if dispatcher is not None else []:
+                    with contextlib.suppress(Exception):
+                        ray.kill(actor, no_restart=True)
+                with contextlib.suppress(Exception):
+                    kill_limiters(token)
+        return plan.summary
     finally:
-        import ray
-
-        if summary is not None:
-            summary.wall_s = time.perf_counter() - started
-        for actor in dispatcher.all_actors if dispatcher is not None else []:
-            with contextlib.suppress(Exception):
-                ray.kill(actor, no_restart=True)
-        with contextlib.suppress(Exception):
-            kill_limiters(token)
-        with contextlib.suppress(SQLAlchemyError):
-            store.finish_run(config.run_id, status)
-        if progress and summary is not None:
-            progress.stop(summary)
-        with contextlib.suppress(SQLAlchemyError):
-            store.unlock_run(lock)
         if own_store:
             store.close()
         if started_ray:

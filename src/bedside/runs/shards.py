@@ -11,16 +11,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Coroutine
+import time
+from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import SQLAlchemyError
 
 from bedside.llm import UsageLedger
 from bedside.runs.config import RunConfig
-from bedside.runs.runner import Item, Plan, RunSummary, _Running, _Scoring, build_models
+from bedside.runs.runner import Item, Plan, Progress, RunSummary, _Running, _Scoring, build_models, plan_run
 from bedside.runs.store import ResultRow, RunLock, Store, results_table
+from bedside.runs.task import Task
 
 
 class ShardRunning(_Running):
@@ -207,3 +210,48 @@ def settle_summary(
     for result in results:
         summary.truncated += result.truncated
         merge_usage(summary.usage, result.usage)
+
+
+@contextlib.asynccontextmanager
+async def driving(
+    config: RunConfig,
+    store: Store,
+    lock: RunLock,
+    task: Task,
+    datasets: Any,
+    *,
+    retry_errors: bool,
+    progress: Progress | None,
+    cache: str | Path | bool | None,
+    started: float,
+) -> AsyncIterator[Plan]:
+    """The driver's part every sharded executor shares, around what it does with the plan it yields: the run begun
+    in the store, planned (the plan's totals recorded), and what needs no model (re-scores, reuse of another run's
+    rows) finished here as the local runner does; on the way out, the summary's wall time, the run's status
+    (finished, interrupted or failed), the progress display stopped and the lock released."""
+    status = "finished"
+    summary: RunSummary | None = None
+    try:
+        store.begin_run(config.run_id, config.name, config.task, config.model_dump())
+        plan = plan_run(config, store, task=task, datasets=datasets, retry_errors=retry_errors)
+        store.set_planned(config.run_id, {cell: counts.total for cell, counts in plan.summary.cells.items()})
+        summary = plan.summary
+        await _Running(dataclasses.replace(plan, generate=[]), store, lock, None).run(cache)
+        if progress:
+            progress.start(summary)
+        yield plan
+        summary.concurrency = config.concurrency
+    except BaseException as exc:
+        status = "interrupted" if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt) else "failed"
+        if summary is not None:
+            summary.interrupted = status == "interrupted"
+        raise
+    finally:
+        if summary is not None:
+            summary.wall_s = time.perf_counter() - started
+        with contextlib.suppress(SQLAlchemyError):
+            store.finish_run(config.run_id, status)
+        if progress and summary is not None:
+            progress.stop(summary)
+        with contextlib.suppress(SQLAlchemyError):
+            store.unlock_run(lock)
