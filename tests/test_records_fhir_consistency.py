@@ -93,3 +93,67 @@ def test_references_to_encounters_outside_the_bundle_are_counted_in_a_warning() 
     record, said = read_quietly(bundle(ENCOUNTER, elsewhere, dict(NOTE, context={"encounter": {"reference": "x"}})))
     assert len(record.conditions) == 1  # usable: kept, and said
     assert said == ["b.json: 2 item(s) refer to an encounter that is not in the bundle"]
+
+
+def test_a_resource_about_another_patient_is_skipped_and_counted() -> None:
+    mine = {**CONDITION, "id": "c1", "subject": {"reference": "Patient/p"}}
+    theirs = {**CONDITION, "id": "c2", "code": {"text": "Asthma"}, "subject": {"reference": "Patient/OTHER"}}
+    by_uuid = {**CONDITION, "id": "c3", "code": {"text": "Gout"}, "subject": {"reference": "urn:uuid:p"}}
+    record, said = read_quietly(bundle(ENCOUNTER, mine, theirs, by_uuid))
+    assert sorted(c.label for c in record.conditions) == ["Gout", "HTN"]
+    assert said == ["b.json: skipped 1 Condition resource(s) about another patient (their subject is not Patient/p)"]
+    allergy = {"resourceType": "AllergyIntolerance", "id": "a", "code": {"text": "Peanut"},
+               "patient": {"reference": "Patient/OTHER"}}  # fmt: skip
+    record, said = read_quietly(bundle(allergy))
+    assert record.allergies == []
+    assert said == [
+        "b.json: skipped 1 AllergyIntolerance resource(s) about another patient (their subject is not Patient/p)"
+    ]
+
+
+def test_the_cli_prints_a_record_warning_as_one_plain_line(tmp_path: Any) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+
+    theirs = {**CONDITION, "subject": {"reference": "Patient/OTHER"}}
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(bundle(ENCOUNTER, theirs)), encoding="utf-8")
+    result = CliRunner().invoke(app, ["records", "show", str(path)], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert "warning: " in result.output
+    assert "skipped 1 Condition resource(s) about another patient" in result.output
+    assert "RecordWarning" not in result.output
+    assert "io.py" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("resource", "field", "value"),
+    [
+        ({**PATIENT, "gender": "banana"}, "gender", "banana"),
+        (
+            {
+                "resourceType": "MedicationRequest",
+                "id": "m",
+                "status": "actve",
+                "medicationCodeableConcept": {"text": "x"},
+            },
+            "status",
+            "actve",
+        ),
+    ],
+)
+def test_a_code_outside_a_required_binding_is_an_error_naming_the_field(
+    resource: dict[str, Any], field: str, value: str
+) -> None:
+    data = (
+        bundle(resource)
+        if resource["resourceType"] != "Patient"
+        else {"resourceType": "Bundle", "entry": [{"resource": resource}]}
+    )
+    with pytest.raises(
+        RecordError, match=rf"field '{field}': '{value}' is not a {resource['resourceType']}\.{field} code"
+    ):
+        bundle_to_record(data, path="b.json")

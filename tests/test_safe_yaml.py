@@ -161,3 +161,23 @@ def test_rubric_and_scripted_rules_files_use_the_bounded_loader(tmp_path: Path) 
     rules.write_text(laughs() + "rules: []\ndefault: *i\n", encoding="utf-8")
     with pytest.raises(ValueError, match=f"^{re.escape(str(rules))}: refused"):
         ScriptedRules.from_file(rules)
+
+
+def test_a_key_given_twice_in_one_mapping_is_refused_with_its_lines() -> None:
+    text = "name: x\nsystems:\n  plain: {type: plain}\n  plain: {type: brief}\n"
+    with pytest.raises(YamlLimitError, match=r"key 'plain' is given twice in one mapping \(lines 3 and 4\)"):
+        safe_load(text)
+    assert safe_load("base: &b {a: 1}\none:\n  <<: *b\n  b: 2\n") == {"base": {"a": 1}, "one": {"a": 1, "b": 2}}
+    assert safe_load("a: {x: 1}\nb: {x: 1}\n") == {"a": {"x": 1}, "b": {"x": 1}}  # the same key in two mappings
+
+
+def test_config_check_refuses_a_repeated_key(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+
+    path = tmp_path / "run.yaml"
+    path.write_text("name: x\ntask: drafting\nrepeats: 1\nrepeats: 3\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["config", "check", str(path)])
+    assert result.exit_code == 1
+    assert "run.yaml: refused: key 'repeats' is given twice in one mapping (lines 3 and 4)" in result.output

@@ -24,7 +24,8 @@ MAX_CHARS = 10_000_000
 
 
 class YamlLimitError(ValueError):
-    """The document expands beyond the bounds, contains itself, or nests too deeply; nothing was built."""
+    """The document expands beyond the bounds, contains itself, nests too deeply, or gives a key twice in one
+    mapping; nothing was built."""
 
 
 def safe_load(text: str, *, max_nodes: int = MAX_NODES, max_chars: int = MAX_CHARS) -> Any:
@@ -48,6 +49,7 @@ def safe_load(text: str, *, max_nodes: int = MAX_NODES, max_chars: int = MAX_CHA
                 f"refused: with its aliases expanded the YAML is about {chars:,} characters, more than the "
                 f"{max_chars:,} allowed"
             )
+        repeated_key(node)  # after the bounds: a bomb is refused without walking its aliases twice
         try:
             return loader.construct_document(node)
         except RecursionError:
@@ -58,6 +60,30 @@ def safe_load(text: str, *, max_nodes: int = MAX_NODES, max_chars: int = MAX_CHA
             raise YamlLimitError(f"refused: a value cannot be read: {exc}") from None
     finally:
         loader.dispose()
+
+
+def repeated_key(root: yaml.Node) -> None:
+    """Refuse a mapping that gives a key twice: PyYAML keeps the last without a word, so a config's second
+    ``plain:`` system would silently replace the first. Merge keys (``<<``) are YAML's own and may repeat."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[str, int] = {}
+            for key, _ in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.value != "<<":
+                    line = key.start_mark.line + 1
+                    if key.value in first:
+                        raise YamlLimitError(
+                            f"refused: key {key.value!r} is given twice in one mapping (lines {first[key.value]} "
+                            f"and {line}): the second would silently replace the first"
+                        )
+                    first[key.value] = line
+        stack.extend(_children(node))
 
 
 def expanded_size(root: yaml.Node) -> tuple[int, int]:

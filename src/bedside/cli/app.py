@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import csv
 import logging
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperGroup
 
 from bedside import __version__
-from bedside.console import data_table, fail, out, show_table
+from bedside.console import data_table, err, fail, out, show_table
 from bedside.errors import StorageError
 from bedside.inputs import InputError
 from bedside.llm import Role, default_cache_path
@@ -91,6 +93,36 @@ def main_options(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
     install_log_redaction()  # every logger's records, not only bedside.llm's: keys and URL userinfo masked
+    warnings.showwarning = _show_warning
+
+
+def _show_warning(
+    message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None, line: Any = None
+) -> None:
+    """bedside's own warnings (a record's skipped resources, a guard without its drug list) as one plain line
+    that says what and where, not Python's source path and code line; others as Python prints them."""
+    if category.__module__.startswith("bedside"):
+        err.print(f"[yellow]warning[/]: {escape(str(message))}", highlight=False)
+    else:
+        _python_show_warning(message, category, filename, lineno, file, line)
+
+
+_python_show_warning = warnings.showwarning
+
+
+def settings_from_options(**options: Any) -> Any:
+    """A command's generation settings from its options (``GenerationSettings``); a value the settings refuse
+    (``--temperature -2``, ``nan``) is an error that names the option, not a validation traceback."""
+    from pydantic import ValidationError
+
+    from bedside.llm import GenerationSettings
+
+    try:
+        return GenerationSettings(**options)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        option = "--" + str(first["loc"][0]).replace("_", "-") if first["loc"] else "a generation setting"
+        raise fail(ValueError(f"{option} {first.get('input')!r}: {first['msg'].lower()}")) from None
 
 
 def _cache_path(cache: Path | None, no_cache: bool) -> Path | None:
@@ -101,6 +133,22 @@ StoreOption = Annotated[
     str, typer.Option("--store", help="Results store: a SQLite path or a SQLAlchemy URL.", envvar="BEDSIDE_STORE")
 ]
 DEFAULT_STORE = "runs/bedside.sqlite"
+
+
+def read_store(location: str) -> Any:
+    """The store at ``location`` for a command that only reads it (``ls``, ``show``, ``report``...): a SQLite file
+    that does not exist is an error naming the path, never an empty store created there (a misspelt ``--store``
+    would otherwise list no runs and leave an empty database behind)."""
+    from bedside.runs.store import Store
+
+    if "://" not in location and location != ":memory:" and not Path(location).expanduser().is_file():
+        raise fail(
+            ValueError(
+                f"no store at {location}: nothing has been run there yet (check --store or BEDSIDE_STORE; "
+                "`bedside run` creates the store)"
+            )
+        )
+    return Store(location)
 
 
 def usage_table(by_role: dict[Role, RoleUsage]) -> Table:

@@ -490,7 +490,7 @@ def demo(
         Path | None,
         typer.Option(help="Records to render chart summaries from [default: the bundled synthetic cohort]"),
     ] = None,
-    limit: Annotated[int, typer.Option(help="Draft replies to the first N messages (0 = all).")] = DEMO_DRAFTS,
+    limit: Annotated[int, typer.Option(min=0, help="Draft replies to the first N messages (0 = all).")] = DEMO_DRAFTS,
     citeqa_cases: Annotated[
         int, typer.Option(help="Answer the first N synthetic grounded-QA cases with the 2-stage system (0 = none).")
     ] = DEMO_CITEQA_CASES,

@@ -12,9 +12,17 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bedside.cli.app import ApiKeyEnvOption, CacheOption, JsonOption, NoCacheOption, _cache_path, app
+from bedside.cli.app import (
+    ApiKeyEnvOption,
+    CacheOption,
+    JsonOption,
+    NoCacheOption,
+    _cache_path,
+    app,
+    settings_from_options,
+)
 from bedside.console import err, fail, out, show_table
-from bedside.llm import GenerationSettings, ModelError, UsageLedger, get_model
+from bedside.llm import ModelError, UsageLedger, get_model
 
 judges_app = typer.Typer(help="Rubric judges: list the shipped rubrics, show one, run one.", no_args_is_help=True)
 app.add_typer(judges_app, name="judges")
@@ -103,9 +111,11 @@ def judges_run(
         typer.Option("--model", "-m", help="Judge model; repeat for a jury. [default: embedded/smollm2-135m]"),
     ] = None,
     aggregate: Annotated[str, typer.Option("--aggregate", help="Jury aggregation: mean | median | majority")] = "mean",
-    repeat: Annotated[int, typer.Option("--repeat", help="Ask one judge this many times and show the spread.")] = 1,
+    repeat: Annotated[
+        int, typer.Option("--repeat", min=1, help="Ask one judge this many times and show the spread.")
+    ] = 1,
     temperature: Annotated[float, typer.Option("--temperature", help="Sampling temperature.")] = 0.0,
-    max_repairs: Annotated[int, typer.Option("--max-repairs", help="Re-asks after an invalid answer.")] = 2,
+    max_repairs: Annotated[int, typer.Option("--max-repairs", min=0, help="Re-asks after an invalid answer.")] = 2,
     as_json: Annotated[bool, typer.Option("--json", help="Print the judgement as JSON.")] = False,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
@@ -122,11 +132,12 @@ def judges_run(
     if repeat > 1 and len(specs) > 1:
         raise fail(ValueError("--repeat measures one judge; give a single --model"))
 
+    settings = settings_from_options(temperature=temperature, max_tokens=1024)
+
     async def go() -> object:
         loaded = load_rubric(rubric)
         values = _judge_inputs(inputs)
         ledger = UsageLedger()
-        settings = GenerationSettings(temperature=temperature, max_tokens=1024)
         judge_models = [
             get_model(spec, role="judge", cache=_cache_path(cache, no_cache), usage=ledger, api_key_env=api_key_env)
             for spec in specs

@@ -12,9 +12,17 @@ from typing import Annotated
 
 import typer
 
-from bedside.cli.app import ApiKeyEnvOption, CacheOption, ModelOption, NoCacheOption, _cache_path, app
+from bedside.cli.app import (
+    ApiKeyEnvOption,
+    CacheOption,
+    ModelOption,
+    NoCacheOption,
+    _cache_path,
+    app,
+    settings_from_options,
+)
 from bedside.console import fail, out
-from bedside.llm import GenerationSettings, ModelError, get_model
+from bedside.llm import ModelError, get_model
 
 
 @app.command()
@@ -23,7 +31,7 @@ def generate(
     model: ModelOption = "embedded/smollm2-135m",
     system: Annotated[str | None, typer.Option("--system", help="A system message sent before the prompt.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the completion and its usage as JSON.")] = False,
-    max_tokens: Annotated[int | None, typer.Option(help="Most tokens to generate.")] = 256,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Most tokens to generate.")] = 256,
     temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
     seed: Annotated[int | None, typer.Option(help="Sampling seed, where the endpoint supports one.")] = None,
     epoch: Annotated[str, typer.Option(help="Sample tag: each tag is a distinct cached draw.")] = "0",
@@ -33,7 +41,7 @@ def generate(
 ) -> None:
     """Send one prompt to a model and print its answer."""
     text = sys.stdin.read() if prompt == "-" else prompt
-    settings = GenerationSettings(max_tokens=max_tokens, temperature=temperature, seed=seed)
+    settings = settings_from_options(max_tokens=max_tokens, temperature=temperature, seed=seed)
 
     async def run_command() -> None:
         async with get_model(model, cache=_cache_path(cache, no_cache), api_key_env=api_key_env) as llm:

@@ -15,7 +15,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bedside.cli.app import DEFAULT_STORE, JsonOption, NoCacheOption, StoreOption, app
+from bedside.cli.app import DEFAULT_STORE, JsonOption, NoCacheOption, StoreOption, app, read_store
 from bedside.console import data_table, err, fail, out, show_rule, show_table
 from bedside.llm import ModelError
 
@@ -544,10 +544,9 @@ def ls_command(store: StoreOption = DEFAULT_STORE, as_json: JsonOption = False) 
     """List the runs in a store, oldest first: each run's id, config name, start and last update, status and
     sample counts. Runs of one config name (the config changed between them) are numbered 1, 2, ... by start,
     and the latest, the one `bedside report NAME` picks, is marked."""
-    from bedside.runs import Store
     from bedside.runs.store import run_recency
 
-    opened = Store(store)
+    opened = read_store(store)
     runs = opened.runs()
     opened.close()
     if as_json:
@@ -590,10 +589,9 @@ def show_command(
 ) -> None:
     """Print one sample end to end: inputs, prompts sent, output, scores, errors, usage, and the generation
     settings each role's calls sent."""
-    from bedside.runs import Store
     from bedside.runs.report import sent_lines
 
-    opened = Store(store)
+    opened = read_store(store)
     try:
         found = opened.run(resolve_run(opened, run))
     except LookupError as exc:
@@ -643,11 +641,10 @@ def export_command(
     follow_symlinks: FollowSymlinksOption = False,
 ) -> None:
     """Export a run's results, one row per (cell, sample, epoch)."""
-    from bedside.runs import Store
     from bedside.runs.report import export_jsonl, export_parquet
     from bedside.runs.store import iter_jsonl
 
-    opened = Store(store)
+    opened = read_store(store)
     try:
         rows = opened.results(resolve_run(opened, run))
     except LookupError as exc:
@@ -683,10 +680,9 @@ def report_command(
 ) -> None:
     """Write a Markdown and a self-contained HTML report: tables with 95% CIs, strata, errors, usage, plots
     (with --json: print the same numbers, unrounded, and write no file)."""
-    from bedside.runs import Store
     from bedside.runs.report import build_report, report_json, write_report
 
-    opened = Store(store)
+    opened = read_store(store)
     try:
         run = resolve_run(opened, run)
         if as_json:
@@ -732,10 +728,9 @@ def leaderboard_command(
     metric, with its 95% interval, n scored and the share answered. A rank is an interval ("1–3"): cells whose
     intervals overlap share places; cells that answered too few samples are listed unranked. A ranking over
     unpaired samples: `bedside compare` tests a difference."""
-    from bedside.runs import Store
     from bedside.runs.leaderboard import leaderboard
 
-    opened = Store(store)
+    opened = read_store(store)
     try:
         boards = leaderboard(
             opened, metric=metric, task=task, all_runs=all_runs, ascending=ascending, min_complete=min_complete
@@ -810,12 +805,11 @@ def compare_command(
     below 20 pairs. Two runs, two selections of one run (--a model=X --b model=Y) or every model against
     --baseline MODEL; how cells pair: docs/comparing.md."""
 
-    from bedside.runs import Store
     from bedside.runs.gates import GateError, check_worse, parse_worse_gate
     from bedside.runs.pairing import parse_selection
     from bedside.runs.report import compare
 
-    opened = Store(store)
+    opened = read_store(store)
     try:
         gates = [parse_worse_gate(text) for text in fail_if_worse or []]
         a = parse_selection(select_a, "--a") if select_a else None

@@ -32,7 +32,9 @@ def fidelity_agreement(
             help="llm (the judge model) | embedding (MiniLM cosine) | combined (rules + MiniLM; no model call)."
         ),
     ] = "llm",
-    threshold: Annotated[float, typer.Option(help="The embedding checker's cosine for entailed.")] = 0.6,
+    threshold: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="The embedding checker's cosine for entailed.")
+    ] = 0.6,
     prefilter: Annotated[
         float | None,
         typer.Option(help="With the llm checker: label sentences at or above this cosine entailed without asking."),

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from bedside.cli.app import DEFAULT_STORE, JsonOption, StoreOption, app
+from bedside.cli.app import DEFAULT_STORE, JsonOption, StoreOption, app, read_store
 from bedside.console import data_table, err, out, show_table
 
 
@@ -150,11 +150,10 @@ def users_list(store: StoreOption = DEFAULT_STORE, as_json: JsonOption = False) 
     _need_web()
     from rich.table import Table
 
-    from bedside.runs.store import Store
     from bedside.web.db import create_web_tables
     from bedside.web.security import list_users
 
-    opened = Store(store)
+    opened = read_store(store)
     create_web_tables(opened.engine)
     users = list_users(opened.engine)
     if as_json:
@@ -260,11 +259,10 @@ app.add_typer(review_app, name="review")
 def review_list(store: StoreOption = DEFAULT_STORE, as_json: JsonOption = False) -> None:
     """Every review: id, name, type, source, items (and how many no annotator was assigned), progress."""
     _need_web()
-    from bedside.runs.store import Store
     from bedside.web.db import create_web_tables
     from bedside.web.review import item_count, reviews_for, unassigned_items
 
-    opened = Store(store)
+    opened = read_store(store)
     create_web_tables(opened.engine)
     listed = []
     for found in reviews_for(opened.engine, None):
@@ -426,7 +424,9 @@ def review_move(
     to: Annotated[
         str | None, typer.Option("--to", help="The account that takes them; without it they are released.")
     ] = None,
-    limit: Annotated[int | None, typer.Option("--items", help="Move at most this many (their last ones).")] = None,
+    limit: Annotated[
+        int | None, typer.Option("--items", min=1, help="Move at most this many (their last ones).")
+    ] = None,
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
     """Move an annotator's unlabelled items to another account, or release them (labelled items and every label
@@ -502,12 +502,11 @@ def review_export(
     """Write a review's labels in the format a bedside command reads."""
     _need_web()
     from bedside.private_files import write_private_text
-    from bedside.runs.store import Store
     from bedside.web.db import create_web_tables
     from bedside.web.review import ReviewError
     from bedside.web.review_export import export_labels, export_parquet
 
-    opened = Store(store)
+    opened = read_store(store)
     create_web_tables(opened.engine)
     try:
         if fmt == "parquet":

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -135,8 +136,9 @@ def bundle_to_record(bundle: Any, *, path: str | Path | None = None) -> Record:
 class _Resource:
     """One resource with accessors that raise a :class:`RecordError` naming the entry and field."""
 
-    def __init__(self, data: dict[str, Any], index: int, path: str | Path | None) -> None:
+    def __init__(self, data: dict[str, Any], index: int, path: str | Path | None, full_url: Any = None) -> None:
         self.data = data
+        self.full_url = full_url if isinstance(full_url, str) else None
         self.type = str(data.get("resourceType"))
         self.id = str(data.get("id") or f"entry-{index}")
         self._where = f"entry[{index}] {self.type}/{self.id}"
@@ -253,7 +255,7 @@ class _BundleReader:
             resource = entry.get("resource") if isinstance(entry, dict) else None
             if not isinstance(resource, dict) or "resourceType" not in resource:
                 raise RecordError("entry has no resource with a resourceType", path=path, where=f"entry[{index}]")
-            self.resources.append(_Resource(resource, index, path))
+            self.resources.append(_Resource(resource, index, path, entry.get("fullUrl")))
         _check_unique_ids(self.resources, path)
         self.notes_without_data = 0
         self.medications_by_id = {r.id: r for r in self.resources if r.type == "Medication"}
@@ -297,8 +299,12 @@ class _BundleReader:
             if resource.type == "Encounter":
                 resource.run(self._encounter, record)
         unknown: Counter[str] = Counter()
+        elsewhere: Counter[str] = Counter()
         for resource in self.resources:
             if resource.type == "Encounter":
+                continue
+            if _about_someone_else(resource, patients[0]):
+                elsewhere[resource.type] += 1
                 continue
             handler = handlers.get(resource.type)
             if handler is not None:
@@ -316,6 +322,14 @@ class _BundleReader:
                 RecordWarning(f"{self.path or 'bundle'}: skipped {self.empty_notes} empty note(s)"), stacklevel=4
             )
         _warn_consistency(record, self.notes_without_data, self.path)
+        for kind, count in sorted(elsewhere.items()):
+            warnings.warn(
+                RecordWarning(
+                    f"{self.path or 'bundle'}: skipped {count} {kind} resource(s) about another patient (their "
+                    f"subject is not Patient/{patients[0].id})"
+                ),
+                stacklevel=4,
+            )
         for kind, count in sorted(unknown.items()):
             warnings.warn(
                 RecordWarning(f"{self.path or 'bundle'}: skipped {count} {kind} resource(s): not modelled"),
@@ -351,7 +365,7 @@ class _BundleReader:
             id=r.id,
             birth_date=birth_date,
             sex=sex,
-            gender=r.get("gender"),
+            gender=_code_text(r, "gender"),
             race=race,
             ethnicity=ethnicity,
             deceased=deceased_at is not None or bool(r.get("deceasedBoolean")),
@@ -596,12 +610,34 @@ class _BundleReader:
         return None
 
 
+_REQUIRED_CODES: dict[tuple[str, str], frozenset[str]] = {
+    ("Patient", "gender"): frozenset({"male", "female", "other", "unknown"}),
+    ("MedicationRequest", "status"): frozenset(
+        {"active", "on-hold", "cancelled", "completed", "entered-in-error", "stopped", "draft", "unknown"}
+    ),
+    ("MedicationStatement", "status"): frozenset(
+        {"active", "completed", "entered-in-error", "intended", "stopped", "on-hold", "unknown", "not-taken"}
+    ),
+    ("MedicationAdministration", "status"): frozenset(
+        {"in-progress", "not-done", "on-hold", "completed", "entered-in-error", "stopped", "unknown"}
+    ),
+}
+"""Codes FHIR R4 binds as *required*: any other value is not a FHIR resource. A typo ("actve") would otherwise
+be read as a status the chart does not know, and an active medicine would vanish from the active list."""
+
+
 def _code_text(r: _Resource, field: str) -> str | None:
-    """A FHIR ``code`` field (a status, a category) as text; any other JSON type is an error naming the field."""
+    """A FHIR ``code`` field (a status, a category) as text; any other JSON type, or a value outside a required
+    binding (:data:`_REQUIRED_CODES`), is an error naming the field."""
     value = r.get(field)
-    if value is None or isinstance(value, str):
+    if value is None:
         return value
-    raise r.error(field, f"expected a code string, found {type(value).__name__}")
+    if not isinstance(value, str):
+        raise r.error(field, f"expected a code string, found {type(value).__name__}")
+    allowed = _REQUIRED_CODES.get((r.type, field))
+    if allowed is not None and value not in allowed:
+        raise r.error(field, f"{value!r} is not a {r.type}.{field} code (one of {', '.join(sorted(allowed))})")
+    return value
 
 
 def _codes_text(r: _Resource, field: str) -> list[str]:
@@ -671,6 +707,20 @@ def _warn_consistency(record: Record, notes_without_data: int, path: str | Path 
             RecordWarning(f"{where}: {dangling} item(s) refer to an encounter that is not in the bundle"),
             stacklevel=5,
         )
+
+
+def _about_someone_else(resource: _Resource, patient: _Resource) -> bool:
+    """The resource names a subject (or patient) that is not the bundle's patient: a reference to another
+    Patient is not this record's, whatever else it says. A patient without an id cannot be told apart."""
+    if "id" not in patient.data and patient.full_url is None:
+        return False
+    reference = resource.get("subject.reference") or resource.get("patient.reference")
+    if not isinstance(reference, str) or not reference:
+        return False
+    if reference in (f"Patient/{patient.id}", patient.full_url, f"urn:uuid:{patient.id}"):
+        return False
+    kind, _, _ = reference.rpartition("/")
+    return (not kind or kind.endswith("Patient")) and re.split(r"[/:]", reference)[-1] != patient.id
 
 
 def _later(resource: _Resource, record: Record) -> None:

@@ -168,12 +168,12 @@ def answer_command(
     key: KeyOption = None,
     system: Annotated[str, typer.Option(help="one_stage, two_stage or classifier.")] = "two_stage",
     model: Annotated[str, typer.Option("--model", "-m", help="PROVIDER/MODEL[@BASE_URL]")] = "embedded/smollm2-135m",
-    limit: Annotated[int | None, typer.Option(help="Answer only the first N cases.")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Answer only the first N cases.")] = None,
     classifier: Annotated[
         Path | None, typer.Option(help="A saved evidence classifier (.npz) for 'classifier'.")
     ] = None,
-    max_tokens: Annotated[int, typer.Option(help="Most tokens per model answer.")] = 400,
-    concurrency: Annotated[int, typer.Option(help="Cases answered at once.")] = 4,
+    max_tokens: Annotated[int, typer.Option(min=1, help="Most tokens per model answer.")] = 400,
+    concurrency: Annotated[int, typer.Option(min=1, help="Cases answered at once.")] = 4,
     metrics: MetricsOption = ALL_METRICS,
     cache: Annotated[Path | None, typer.Option("--cache", help="SQLite response cache.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")] = False,
@@ -317,7 +317,7 @@ def train_command(
     cases: CasesOption,
     output: Annotated[Path, typer.Option("--output", "-o", help="Where to save the classifier (.npz).")],
     key: KeyOption = None,
-    folds: Annotated[int, typer.Option(help="Cross-validation folds for the held-out report.")] = 5,
+    folds: Annotated[int, typer.Option(min=2, help="Cross-validation folds for the held-out report.")] = 5,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the held-out report and the saved path as JSON.")
     ] = False,

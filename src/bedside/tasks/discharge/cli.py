@@ -27,7 +27,7 @@ def parse_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the parsed cases (JSONL).")],
     notes: Annotated[Path | None, typer.Option(help="The notes file paired with OSCE records.")] = None,
     model: Annotated[str, typer.Option("--model", "-m", help="PROVIDER/MODEL[@BASE_URL]")] = "embedded/smollm2-135m",
-    max_tokens: Annotated[int, typer.Option(help="Most tokens per answer.")] = 2000,
+    max_tokens: Annotated[int, typer.Option(min=1, help="Most tokens per answer.")] = 2000,
     cache: Annotated[Path | None, typer.Option("--cache", help="SQLite response cache.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")] = False,
     api_key_env: ApiKeyEnvOption = None,

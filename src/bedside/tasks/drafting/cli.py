@@ -34,7 +34,10 @@ ModelOption = Annotated[
     str | None, typer.Option("--model", "-m", help="PROVIDER/MODEL[@BASE_URL] for the llm matcher.")
 ]
 ThresholdOption = Annotated[
-    float | None, typer.Option(help="Similarity threshold of the embedding/lexical matcher (default: calibrated).")
+    float | None,
+    typer.Option(
+        min=0.0, max=1.0, help="Similarity threshold of the embedding/lexical matcher, 0-1 (default: calibrated)."
+    ),
 ]
 AnnotationsOption = Annotated[
     Path | None,
@@ -596,7 +599,7 @@ def themes_command(
         Path | None,
         typer.Option(help="JSONL labelled draft sentences kept out of training; default: bedside's 175."),
     ] = None,
-    folds: Annotated[int, typer.Option(help="Cross-validation folds.")] = 5,
+    folds: Annotated[int, typer.Option(min=2, help="Cross-validation folds.")] = 5,
     save: Annotated[Path | None, typer.Option(help="Train on all sentences and save the classifier (.npz).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
@@ -790,9 +793,9 @@ def tadpole_command(
         str | None, typer.Option(help="The enhancement/corruption agents' model [default: --model].")
     ] = None,
     records: RecordsOption = None,
-    limit: Annotated[int, typer.Option(help="Use the first N cases (0 = all).")] = 0,
-    max_tokens: Annotated[int, typer.Option(help="Most tokens per reply.")] = 300,
-    concurrency: Annotated[int, typer.Option(help="Cases worked on at once.")] = 4,
+    limit: Annotated[int, typer.Option(min=0, help="Use the first N cases (0 = all).")] = 0,
+    max_tokens: Annotated[int, typer.Option(min=1, help="Most tokens per reply.")] = 300,
+    concurrency: Annotated[int, typer.Option(min=1, help="Cases worked on at once.")] = 4,
     no_cache: NoCacheOption = False,
     cases_format: CasesFormatOption = "auto",
     column: ColumnOption = None,

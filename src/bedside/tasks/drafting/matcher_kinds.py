@@ -58,6 +58,8 @@ def make_matcher(
     """
     if guard not in GUARD_MODES:
         raise ValueError(f"guard {guard!r}: choose one of {', '.join(GUARD_MODES)}")
+    if threshold is not None and not 0.0 <= threshold <= 1.0:  # NaN fails too: a threshold it would match anything
+        raise ValueError(f"threshold {threshold}: a matcher's threshold is a similarity from 0 to 1")
     matcher: Matcher
     if kind == "embedding":
         matcher = EmbeddingMatcher(EMBEDDING_THRESHOLD if threshold is None else threshold)

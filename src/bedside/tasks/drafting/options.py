@@ -23,7 +23,9 @@ class SystemOptions(Options):
     evaluate: bool = Field(True, description="score the draft with EditJudge")
     matcher: Literal["embedding", "lexical", "trained", "llm"] = "embedding"
     themes: Literal["offline", "llm"] = "offline"
-    threshold: float | None = Field(None, description="an offline matcher's threshold")
+    threshold: float | None = Field(
+        None, ge=0.0, le=1.0, allow_inf_nan=False, description="an offline matcher's threshold, a similarity in 0-1"
+    )
     guard: Literal["reject", "flag", "off"] = Field("reject", description="the clinical-safety guard")
     uncertain: Literal["keep", "reject"] = Field(
         "keep",

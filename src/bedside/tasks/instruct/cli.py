@@ -124,7 +124,9 @@ def cases_command(
 def dedup_command(
     instructions: Annotated[Path, typer.Option("--instructions", "-i", help="Instructions to de-duplicate.")],
     output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the kept instructions (JSONL).")],
-    threshold: Annotated[float, typer.Option(help="Remove when ROUGE-L with a kept instruction exceeds this.")] = 0.7,
+    threshold: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Remove when ROUGE-L with a kept instruction exceeds this.")
+    ] = 0.7,
     instruction_column: InstructionColumnOption = None,
     quoting: QuotingOption = "csv",
     as_json: JsonOption = False,
@@ -152,7 +154,7 @@ def dedup_command(
 def match_command(
     records: Annotated[Path, typer.Option("--records", "-r", help="Records: bedside JSONL or a folder of files.")],
     instructions: InstructionsOption = None,
-    k: Annotated[int, typer.Option("-k", help="Candidates kept per instruction.")] = 5,
+    k: Annotated[int, typer.Option("-k", min=1, help="Candidates kept per instruction.")] = 5,
     labels: Annotated[
         Path | None, typer.Option(help="Relevance labels (.csv ehr-relevance-labels layout, or .jsonl).")
     ] = None,
@@ -710,8 +712,8 @@ def judge_command(
     model: Annotated[str, typer.Option("--model", "-m", help="PROVIDER/MODEL[@BASE_URL]")] = "embedded/smollm2-135m",
     tokenizer: Annotated[str, typer.Option(help="Tokenizer for cutting the record shown to the judge.")] = "embedded",
     record_tokens: Annotated[int, typer.Option(help="Most recent record tokens shown to the judge.")] = 1024,
-    limit: Annotated[int, typer.Option(help="Judge the first N instructions (0 = all).")] = 0,
-    max_tokens: Annotated[int, typer.Option(help="Most tokens per judge answer.")] = 400,
+    limit: Annotated[int, typer.Option(min=0, help="Judge the first N instructions (0 = all).")] = 0,
+    max_tokens: Annotated[int, typer.Option(min=1, help="Most tokens per judge answer.")] = 400,
     evaluator: EvaluatorOption = "Annotator_1",
     cache: Annotated[Path | None, typer.Option("--cache", help="SQLite response cache.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")] = False,

@@ -1,0 +1,102 @@
+"""Option values that are out of range, and stores that do not exist: a clear error naming the option or the path,
+never a silent result (issue 48's bad-input drill: a threshold of -1 scored unrelated text a perfect Edit-F1, a
+concurrency of 0 hung, a misspelt --store listed no runs and left an empty database behind)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer._click as click_core
+import typer.main
+from typer.testing import CliRunner
+
+from bedside.cli import app
+
+RANGED = {
+    "concurrency": 1,
+    "limit": 0,
+    "repeat": 1,
+    "workers": 1,
+    "processes": 1,
+    "max_tokens": 1,
+    "folds": 2,
+    "max_repairs": 0,
+    "k": 1,
+    "threshold": 0,
+}
+"""Options whose value has a floor, and that floor at least."""
+
+
+def _commands() -> list[tuple[str, Any]]:
+    """Every command of the CLI (lazy groups loaded), by its path ("drafting editjudge")."""
+    root = typer.main.get_command(app)
+    found: list[tuple[str, Any]] = []
+
+    def walk(command: Any, path: list[str], ctx: Any) -> None:
+        if hasattr(command, "list_commands"):
+            for name in command.list_commands(ctx):
+                sub = command.get_command(ctx, name)
+                walk(sub, [*path, name], click_core.Context(sub, parent=ctx))
+        else:
+            found.append((" ".join(path), command))
+
+    walk(root, [], click_core.Context(root))
+    return found
+
+
+def test_every_count_and_threshold_option_has_a_floor() -> None:
+    unbounded = [
+        f"{path} --{p.name}"
+        for path, command in _commands()
+        for p in command.params
+        if p.name in RANGED and (getattr(p, "min", None) is None or p.min < RANGED[p.name])
+    ]
+    assert unbounded == []
+    thresholds = [f"{path}" for path, command in _commands() for p in command.params if p.name == "threshold"]
+    assert thresholds  # the check above saw them
+
+
+def test_a_threshold_outside_0_1_is_refused_not_a_perfect_score() -> None:
+    runner = CliRunner()
+    base = ["drafting", "editjudge", "--reference", "Take your pills.", "--draft", "The weather is nice in Paris."]
+    for bad in ("-1", "7", "nan"):
+        result = runner.invoke(app, [*base, "--threshold", bad], env={"COLUMNS": "200"})
+        assert result.exit_code == 2, bad
+        assert "Invalid value for '--threshold'" in result.output, bad
+        assert "Edit-F1" not in result.output
+
+
+def test_a_temperature_the_settings_refuse_names_the_option() -> None:
+    result = CliRunner().invoke(app, ["generate", "-m", "scripted/echo", "--no-cache", "--temperature", "-2", "hi"])
+    assert result.exit_code == 1
+    assert "--temperature -2.0: input should be greater than or equal to 0" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_read_command_on_a_store_that_does_not_exist_says_so_and_creates_nothing(tmp_path: Path) -> None:
+    missing = tmp_path / "typo" / "store.sqlte"
+    runner = CliRunner()
+    for command in (["ls"], ["report", "some-run"], ["show", "some-run", "s1"], ["review", "list"], ["users", "list"]):
+        result = runner.invoke(app, [*command, "--store", str(missing)])
+        assert result.exit_code == 1, command
+        assert f"no store at {missing}" in result.output, command
+    assert not missing.parent.exists()
+
+
+def test_a_run_config_threshold_outside_0_1_fails_config_check(tmp_path: Path) -> None:
+    import pytest
+
+    from bedside.tasks.drafting.matcher_kinds import make_matcher
+
+    with pytest.raises(ValueError, match="threshold nan: a matcher's threshold is a similarity from 0 to 1"):
+        make_matcher("embedding", threshold=float("nan"))
+    path = tmp_path / "run.yaml"
+    path.write_text(
+        "name: x\ntask: drafting\ndatasets: {demo: {limit: 1}}\nsystems: {zero_shot: {options: {threshold: -1}}}\n"
+        "models: {system: [scripted/echo]}\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(app, ["config", "check", str(path)])
+    assert result.exit_code == 1
+    assert "threshold" in result.output
