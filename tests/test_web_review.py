@@ -533,3 +533,42 @@ def test_meta_evaluation_page_is_cached_until_labels_change(store: Store) -> Non
     assert "0 labels" in first
     label_all(one, review_id, "agree")
     assert "3 labels on 3 items" in admin.get(f"/reviews/{review_id}/meta").text
+
+
+def test_an_import_that_would_be_silent_is_refused_naming_the_file_and_line(store: Store, tmp_path: Path) -> None:
+    """The second bad-input drill (issue 48): an empty file said "imported 0 labels", a repeated (item, annotator)
+    counted twice and kept once, ranks of -5, 99, 1.5 or true were stored, and a closed review took labels."""
+    from bedside.cli import app
+
+    admin = _client(store, "admin")
+    runner = CliRunner()
+    pairwise = create_review(admin, "pairwise", ["ann1"], overlap=1)
+    path = tmp_path / "labels.jsonl"
+
+    def attempt(review_id: str, text: str) -> Any:
+        path.write_text(text, encoding="utf-8")
+        return runner.invoke(app, ["review", "import", review_id, str(path), "--store", store.url])
+
+    empty = attempt(pairwise, "\n\n")
+    assert empty.exit_code == 1
+    assert f"{path}: the file holds no labels: nothing imported" in empty.output
+    label = {"item": "p0", "annotator": "ann2", "label": {"preference": 0, "evidence": []}}
+    twice = attempt(pairwise, json.dumps(label) + "\n" + json.dumps(label) + "\n")
+    assert twice.exit_code == 1
+    assert "line 2: a second label by 'ann2' for item 'p0' (the first is on line 1)" in twice.output
+    assert review_labels.all_labels(store.engine, pairwise) == []
+    missing = runner.invoke(app, ["review", "import", pairwise, str(tmp_path / "nope.jsonl"), "--store", store.url])
+    assert missing.exit_code == 1
+    assert f"{tmp_path / 'nope.jsonl'}: cannot read it" in missing.output
+    rank = create_review(admin, "rank", ["ann1"], overlap=1)
+    for bad in (-5, 99, 1.5, True):
+        outputs = [{"rank": bad, "correct": True}, {"rank": 1, "correct": False}, {"rank": 2, "correct": False}]
+        done = attempt(rank, json.dumps({"item": "r0", "annotator": "ann2", "label": {"outputs": outputs}}) + "\n")
+        assert done.exit_code == 1, bad
+        assert "a rank is a whole number from 1 to 3" in done.output, bad
+    assert attempt(pairwise, json.dumps(label) + "\n").exit_code == 0
+    closed = runner.invoke(app, ["review", "close", pairwise, "--store", store.url])
+    assert closed.exit_code == 0, closed.output
+    after = attempt(pairwise, json.dumps({**label, "annotator": "ann1"}) + "\n")
+    assert after.exit_code == 1
+    assert f"review {pairwise} is closed" in after.output

@@ -478,8 +478,11 @@ def review_import(
     create_web_tables(opened.engine)
     try:
         count = import_labels(opened.engine, review, labels.read_text(encoding="utf-8"), user="cli")
-    except (ReviewError, OSError) as exc:
-        err.print(f"[red]error:[/] {exc}")
+    except OSError as exc:
+        err.print(f"[red]error:[/] {labels}: cannot read it: {exc.strerror or exc}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    except ReviewError as exc:
+        err.print(f"[red]error:[/] {labels}: {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
     out.print(f"imported {count} labels into {review}")
 

@@ -21,8 +21,10 @@ from bedside.web.db import (
 from bedside.web.review import (
     CRITERIA,
     RELEVANCE,
+    ReviewClosed,
     ReviewError,
     _json_lines,
+    labelling_closed,
     review,
 )
 from bedside.web.review_labels import all_items, all_labels
@@ -210,10 +212,13 @@ def import_labels(engine: Engine, review_id: str, text: str, *, user: str) -> in
     info = review(engine, review_id)
     if info is None:
         raise ReviewError(f"no review {review_id}")
+    if labelling_closed(info):
+        raise ReviewClosed(review_id)
     items = all_items(engine, review_id)
     with engine.connect() as db:
         accounts = {r.name for r in db.execute(select(users_table.c.name))}
     strangers: dict[str, int] = {}
+    first_line: dict[tuple[str, str], int] = {}
     rows = []
     for number, data in _json_lines(text):
         if not {"item", "annotator", "label"} <= set(data):
@@ -230,7 +235,15 @@ def import_labels(engine: Engine, review_id: str, text: str, *, user: str) -> in
         annotator = str(data["annotator"])
         if annotator not in accounts:
             strangers.setdefault(annotator, number)
+        if (str(data["item"]), annotator) in first_line:
+            raise ReviewError(
+                f"line {number}: a second label by {annotator!r} for item {data['item']!r} (the first is on line "
+                f"{first_line[(str(data['item']), annotator)]}): one would silently replace the other"
+            )
+        first_line[(str(data["item"]), annotator)] = number
         rows.append((str(data["item"]), annotator, value))
+    if not rows:
+        raise ReviewError("the file holds no labels: nothing imported")
     if strangers:
         named = ", ".join(f"{name!r} (line {line})" for name, line in strangers.items())
         raise ReviewError(
@@ -266,8 +279,11 @@ def _validate(task_type: str, payload: dict[str, Any], value: dict[str, Any]) ->
         if len(value["outputs"]) != len(payload["outputs"]):
             raise IndexError("one entry per output")
         for o in value["outputs"]:
-            if not isinstance(o["rank"], int | float) or not isinstance(o["correct"], bool):
-                raise TypeError("rank and correct")
+            rank = o["rank"]
+            if isinstance(rank, bool) or not isinstance(rank, int) or not 1 <= rank <= len(payload["outputs"]):
+                raise TypeError(f"a rank is a whole number from 1 to {len(payload['outputs'])}, not {rank!r}")
+            if not isinstance(o["correct"], bool):
+                raise TypeError("correct is true or false")
             for c in CRITERIA:
                 o.setdefault(c, False)
     elif task_type == "pairwise":
