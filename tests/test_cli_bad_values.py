@@ -100,3 +100,42 @@ def test_a_run_config_threshold_outside_0_1_fails_config_check(tmp_path: Path) -
     result = CliRunner().invoke(app, ["config", "check", str(path)])
     assert result.exit_code == 1
     assert "threshold" in result.output
+
+
+def test_a_blank_reference_or_draft_is_refused_as_pairs_refuse_it() -> None:
+    runner = CliRunner()
+    for args, option in (
+        (["--reference", " ", "--draft", "Rest."], "--reference"),
+        (["--reference", "Rest.", "--draft", ""], "--draft"),
+    ):
+        result = runner.invoke(app, ["drafting", "editjudge", *args])
+        assert result.exit_code == 1
+        assert f"{option} is blank" in result.output
+
+
+def test_a_leaderboard_with_nothing_to_rank_is_an_error(tmp_path: Path) -> None:
+    from bedside.runs.store import Store
+
+    path = tmp_path / "store.sqlite"
+    Store(str(path)).close()
+    result = CliRunner().invoke(app, ["leaderboard", "--task", "nosuch", "--store", str(path)], env={"COLUMNS": "200"})
+    assert result.exit_code == 1
+    assert "no run of task nosuch in this store has a scored cell" in result.output
+
+
+def test_fidelity_eval_of_only_the_llm_checker_without_a_judge_is_an_error() -> None:
+    result = CliRunner().invoke(app, ["sim", "fidelity-eval", "--checkers", "llm"], env={"COLUMNS": "200"})
+    assert result.exit_code == 1
+    assert "--checkers llm needs a judge: give --model" in result.output
+
+
+def test_citeqa_answer_exits_1_when_a_case_failed(tmp_path: Path) -> None:
+    cases = (
+        Path(__file__).resolve().parents[1] / "src" / "bedside" / "tasks" / "citeqa" / "data" / "synthetic_cases.jsonl"
+    )
+    out = tmp_path / "answers.json"
+    args = ["citeqa", "answer", "--cases", str(cases), "--system", "one_stage", "-m", "scripted/echo", "--limit", "1"]
+    result = CliRunner().invoke(app, [*args, "--no-cache", "--metrics", "none", "-o", str(out)])
+    assert result.exit_code == 1
+    assert "1 case(s) failed" in " ".join(result.output.split())
+    assert out.is_file()  # what was answered is still written

@@ -185,3 +185,32 @@ def test_misspelled_dataset_options_of_a_task_file_fail_config_check(example: Pa
     result = runner.invoke(app, ["config", "check", str(config)])
     assert result.exit_code != 0
     assert "datasets.q.options.column: unknown option" in result.output
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "said"),
+    [
+        ("null.jsonl", '{"qid": "q1", "q": null}\n', "null.jsonl:1: question is null, not text"),
+        ("object.jsonl", '{"qid": "q1", "q": {"a": 1}}\n', "object.jsonl:1: question is dict, not text"),
+        ("bool.jsonl", '{"qid": true, "q": "Q"}\n', "bool.jsonl:1: id is bool, not text"),
+        ("float.jsonl", '{"qid": 1.0, "q": "Q"}\n{"qid": 1, "q": "Q2"}\n', "float.jsonl:1: id 1.0 is a decimal number"),
+        ("blank.csv", 'qid,q\n  ,"Q one"\n', "blank.csv:2: the id is blank"),
+        (
+            "twice.csv",
+            "qid,q,q\nq1,Q one,Q again\n",
+            "twice.csv:1: column 'q' is in the header twice (columns 2 and 3)",
+        ),
+    ],
+)
+def test_a_dataset_value_that_would_be_coerced_is_an_error_naming_the_line(
+    tmp_path: Path, name: str, text: str, said: str
+) -> None:
+    """The second bad-input drill (issue 48): null became the text "None", an object its repr, ids 1.0 and 1 two
+    samples, a blank id a sample, and a column named twice kept its last value."""
+    from bedside.runs.taskfile import TaskFileError, read_samples
+
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(TaskFileError) as caught:
+        read_samples(path, {"id": "qid", "question": "q"})
+    assert said in str(caught.value)

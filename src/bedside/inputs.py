@@ -428,9 +428,19 @@ def csv_dicts(
     (``csv.DictReader`` would file them under ``None``, where no reader looks)."""
     rows = csv_rows(lines, path=path, error=error, **options)
     try:
-        _, header = next(rows)
+        header_line, header = next(rows)
     except StopIteration:
         return
+    first: dict[str, int] = {}
+    for position, name in enumerate(header, start=1):
+        if name.strip() and name in first:
+            raise error(
+                f"column {name!r} is in the header twice (columns {first[name]} and {position}): one would silently "
+                "hide the other",
+                path=path,
+                line=header_line,
+            )
+        first[name] = position
     for number, row in rows:
         if not any(cell.strip() for cell in row):
             continue

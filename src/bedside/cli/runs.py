@@ -749,8 +749,10 @@ def leaderboard_command(
         )
         return
     if not boards:
-        err.print("no run in this store has " + (f"the metric {escape(metric)}" if metric else "a scored cell"))
-        return
+        what = f"the metric {escape(metric)}" if metric else "a scored cell"
+        of_task = f" of task {escape(task)}" if task else ""
+        err.print(f"[red]error:[/] no run{of_task} in this store has {what}", highlight=False)
+        raise typer.Exit(1)
     for board in boards:
         rows = [
             [e.rank, e.system, e.model, f"{e.mean:.4g} [{e.low:.4g}, {e.high:.4g}]", str(e.n), f"{e.answered:.0%}",

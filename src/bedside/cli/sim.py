@@ -141,6 +141,8 @@ def fidelity_eval(
     if unknown or not chosen:
         raise fail(ValueError(f"--checkers: unknown {unknown or chosen}; choose from {', '.join(CHECKERS)}"))
     if "llm" in chosen and model is None:
+        if chosen == ["llm"]:  # nothing would be measured: not a success
+            raise fail(ValueError("--checkers llm needs a judge: give --model PROVIDER/MODEL"))
         err.print("no --model: the llm checker is left out")
         chosen.remove("llm")
     sets = BUILTIN_SENTENCE_SETS if labels is None else (SentenceSet(str(labels), "your labelled sentences", labels),)

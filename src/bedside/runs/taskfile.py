@@ -180,7 +180,18 @@ def read_samples(path: Path, columns: Mapping[str, str]) -> list[Sample]:
             named = {name: row[column] for name, column in columns.items()}
         else:
             named = dict(row)
-        sample_id = str(named.pop("id", line))
+        for name, value in named.items():
+            if name == "reference" and (value is None or isinstance(value, list)):
+                continue  # no reference, or several
+            if value is None or isinstance(value, bool | dict | list):
+                shown = "null" if value is None else type(value).__name__
+                raise TaskFileError(f"{path}:{line}: {name} is {shown}, not text (a number is read as its text)")
+        raw_id = named.pop("id", line)
+        if isinstance(raw_id, float):
+            raise TaskFileError(f"{path}:{line}: id {raw_id!r} is a decimal number: give ids as text or whole numbers")
+        sample_id = str(raw_id).strip()
+        if not sample_id:
+            raise TaskFileError(f"{path}:{line}: the id is blank")
         if sample_id in seen:
             raise TaskFileError(f"{path}:{line}: id {sample_id!r} is also on line {seen[sample_id]}")
         seen[sample_id] = line

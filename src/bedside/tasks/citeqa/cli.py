@@ -234,6 +234,8 @@ def answer_command(
             "scores": scores_json(scores) if scores else None,
         }
         out.print_json(json.dumps(result))
+        if errors:
+            raise typer.Exit(1)
         return
     out.print(f"wrote {len(answers)} answers to {output}; {len(errors)} case(s) failed")
     for case_id, error in errors.items():
@@ -256,6 +258,8 @@ def answer_command(
         print_scores(scores)
         if errors:
             out.print(f"[yellow]scores cover the {len(answered)} answered cases only[/]")
+    if errors:  # as `bedside run` does: a case that failed is a failure, whatever was written
+        raise typer.Exit(1)
 
 
 @citeqa_app.command("submission")

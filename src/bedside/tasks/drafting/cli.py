@@ -154,6 +154,9 @@ def editjudge_command(
 
     if pairs is None and (reference is None or draft is None):
         raise fail(ValueError("give --reference and --draft, or --pairs FILE.jsonl"))
+    for option, given in (("--reference", reference), ("--draft", draft)):
+        if pairs is None and given is not None and not given.strip():
+            raise fail(ValueError(f"{option} is blank: give the text, or a file holding it"))  # as --pairs refuses
     try:
         items = (
             read_pairs(pairs)
