@@ -139,3 +139,16 @@ def test_citeqa_answer_exits_1_when_a_case_failed(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "1 case(s) failed" in " ".join(result.output.split())
     assert out.is_file()  # what was answered is still written
+
+
+def test_a_misspelt_record_view_and_a_repeated_fidelity_id_are_refused(tmp_path: Path) -> None:
+    runner = CliRunner()
+    view = runner.invoke(app, ["instruct", "match", "x.csv", "--view", "tmeline"], env={"COLUMNS": "200"})
+    assert view.exit_code == 2
+    assert "'tmeline' is not one of 'paper', 'timeline'" in view.output
+    row = '{"id": "a", "facts": ["I take aspirin."], "sentences": ["I take aspirin."], "labels": ["entailed"]}'
+    path = tmp_path / "set.jsonl"
+    path.write_text(row + "\n" + row + "\n", encoding="utf-8")
+    result = runner.invoke(app, ["sim", "fidelity-eval", "--set", str(path), "--checkers", "embedding"])
+    assert result.exit_code == 1
+    assert f"{path}:2: id 'a' is also on line 1" in " ".join(result.output.split())

@@ -61,6 +61,7 @@ def read_fidelity_items(path: Path | None = None) -> list[FidelityItem]:
     bedside's splitter makes of the turn, since the checker labels the splitter's sentences."""
     path = path or LABELLED_SET
     items = []
+    lines: dict[str, int] = {}
     for number, data in json_objects(path):
         where = f"{path}:{number}"
         try:
@@ -80,6 +81,9 @@ def read_fidelity_items(path: Path | None = None) -> list[FidelityItem]:
             )
         except (KeyError, TypeError) as exc:
             raise InputError(f"{where}: needs id, facts, sentences and labels ({exc})") from None
+        if item.id in lines:
+            raise InputError(f"{where}: id {item.id!r} is also on line {lines[item.id]}")
+        lines[item.id] = number
         unknown = [label for label in labels if label not in JUDGED_LABELS]
         if unknown:
             raise InputError(f"{where}: labels: unknown {unknown}; expected {', '.join(JUDGED_LABELS)}")

@@ -7,7 +7,7 @@ import asyncio
 import dataclasses
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.markup import escape
@@ -160,9 +160,10 @@ def match_command(
     ] = None,
     random_baseline: Annotated[bool, typer.Option("--random", help="Uniform random candidates instead.")] = False,
     seed: Annotated[int, typer.Option(help="Seed of the random baseline.")] = 0,
-    view: Annotated[str, typer.Option(help="Record text indexed: paper (raw XML where present) or timeline.")] = (
-        "paper"
-    ),
+    view: Annotated[
+        Literal["paper", "timeline"],
+        typer.Option(help="Record text indexed: paper (raw XML where present) or timeline."),
+    ] = "paper",
     instruction_column: InstructionColumnOption = None,
     quoting: QuotingOption = "csv",
     as_json: JsonOption = False,
@@ -382,9 +383,10 @@ def records_command(
     tokenizer: Annotated[
         str, typer.Option(help="Tokenizer for record lengths (embedded, chars:N, tokenizer.json).")
     ] = ("chars:4"),
-    view: Annotated[str, typer.Option(help="Record text measured: paper (raw XML where present) or timeline.")] = (
-        "paper"
-    ),
+    view: Annotated[
+        Literal["paper", "timeline"],
+        typer.Option(help="Record text measured: paper (raw XML where present) or timeline."),
+    ] = "paper",
     instruction_column: InstructionColumnOption = None,
     quoting: QuotingOption = "csv",
     as_json: JsonOption = False,
