@@ -572,3 +572,35 @@ def test_an_import_that_would_be_silent_is_refused_naming_the_file_and_line(stor
     after = attempt(pairwise, json.dumps({**label, "annotator": "ann1"}) + "\n")
     assert after.exit_code == 1
     assert f"review {pairwise} is closed" in after.output
+
+
+@pytest.mark.parametrize(
+    ("task_type", "item", "said"),
+    [
+        ("rank", {"id": "r", "context": "c", "outputs": ["a", "b"], "kye": {}}, "unknown field(s) 'kye'"),
+        ("rank", {"id": "r", "context": "c", "outputs": ["a", "  "]}, "outputs[1] is blank"),
+        (
+            "agree",
+            {"id": "a", "context": "c", "output": "o", "metric": "m", "score": "high", "reasoning": ""},
+            "score must be a number (or null), not 'high'",
+        ),
+        (
+            "evidence",
+            {"id": "e", "question": "q", "sentences": [{"id": "1", "text": "x"}, {"id": "1", "text": "y"}]},
+            "sentences[1] repeats the id '1'",
+        ),
+        (
+            "evidence",
+            {"id": "e", "question": "q", "sentences": [{"id": "1", "text": "x"}], "judge": {"1": "essental"}},
+            "judge: {'1': 'essental'} not one of essential, supplementary, not-relevant",
+        ),
+    ],
+)
+def test_an_item_a_review_would_take_silently_is_refused_naming_its_line(
+    task_type: str, item: dict[str, Any], said: str
+) -> None:
+    """The second bad-input drill (issue 48): a misspelt field was dropped, a blank output ranked, a score "high"
+    stored, two sentences shared an id, and a judge's label "essental" counted as a disagreement."""
+    with pytest.raises(rv.ReviewError, match="line 1: ") as caught:
+        rv.items_from_jsonl(task_type, json.dumps(item) + "\n")
+    assert said in str(caught.value)

@@ -68,6 +68,8 @@ TASK_TITLES = {
     "match": "EditJudge match",
     "evidence": "Evidence relevance",
 }
+OPTIONAL_FIELDS: dict[str, tuple[str, ...]] = {"gold": ("context",), "match": ("spans",), "evidence": ("context",)}
+"""Fields an item of a type may give beyond :data:`ITEM_FIELDS` (and ``id``, ``judge``, ``key``)."""
 ITEM_FIELDS: dict[str, tuple[str, ...]] = {
     "rank": ("context", "outputs"),
     "pairwise": ("context", "outputs"),
@@ -129,6 +131,13 @@ def _check_item(task_type: str, data: dict[str, Any], where: str) -> tuple[str, 
     missing = [f for f in ITEM_FIELDS[task_type] if f not in data]
     if missing:
         raise ReviewError(f"{where}: a {task_type} item needs {', '.join(missing)}")
+    known = {"id", "judge", "key", *ITEM_FIELDS[task_type], *OPTIONAL_FIELDS.get(task_type, ())}
+    unknown = sorted(set(data) - known)
+    if unknown:  # a misspelt "key" or "context" would be dropped without a word
+        raise ReviewError(
+            f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; a {task_type} item has "
+            f"{', '.join(sorted(known))}"
+        )
     payload: dict[str, Any] = {}
     key: dict[str, Any] = dict(data.get("key") or {})
     if "judge" in data:
@@ -144,14 +153,19 @@ def _check_item(task_type: str, data: dict[str, Any], where: str) -> tuple[str, 
             if isinstance(output, str):
                 texts.append(output)
                 names.append(f"output-{i + 1}")
-            elif isinstance(output, dict) and isinstance(output.get("text"), str):
+            elif isinstance(output, dict) and isinstance(output.get("text"), str) and output["text"].strip():
                 texts.append(output["text"])
                 names.append(str(output.get("id") or f"output-{i + 1}"))
             else:
                 raise ReviewError(f"{where}: outputs[{i}] must be a string or an object with text")
+            if not texts[-1].strip():
+                raise ReviewError(f"{where}: outputs[{i}] is blank: nothing to rank or compare")
         payload = {"context": str(data["context"]), "outputs": texts}
         key["outputs"] = names
     elif task_type == "agree":
+        score = data["score"]
+        if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
+            raise ReviewError(f"{where}: score must be a number (or null), not {score!r}")
         payload = {k: data[k] for k in ITEM_FIELDS["agree"]}
         payload["output"], payload["context"] = str(payload["output"]), str(payload["context"])
         payload["reasoning"] = str(payload["reasoning"] or "")
@@ -174,7 +188,14 @@ def _check_item(task_type: str, data: dict[str, Any], where: str) -> tuple[str, 
         for i, s in enumerate(sentences):
             if not isinstance(s, dict) or "id" not in s or not isinstance(s.get("text"), str):
                 raise ReviewError(f"{where}: sentences[{i}] needs id and text")
+            if any(c["id"] == str(s["id"]) for c in cleaned):
+                raise ReviewError(f"{where}: sentences[{i}] repeats the id {str(s['id'])!r}")
             cleaned.append({"id": str(s["id"]), "text": s["text"]})
+        judge = data.get("judge")
+        if isinstance(judge, dict):
+            wrong = {k: v for k, v in judge.items() if v not in RELEVANCE}
+            if wrong:
+                raise ReviewError(f"{where}: judge: {wrong} not one of {', '.join(RELEVANCE)}")
         payload = {"question": str(data["question"]), "context": str(data.get("context") or ""), "sentences": cleaned}
     return item_id, payload, key
 
