@@ -184,7 +184,7 @@ def _check_item(task_type: str, data: dict[str, Any], where: str) -> tuple[str, 
         sentences = data["sentences"]
         if not isinstance(sentences, list) or not sentences:
             raise ReviewError(f"{where}: sentences must be a list of {{id, text}}")
-        cleaned = []
+        cleaned: list[dict[str, str]] = []
         for i, s in enumerate(sentences):
             if not isinstance(s, dict) or "id" not in s or not isinstance(s.get("text"), str):
                 raise ReviewError(f"{where}: sentences[{i}] needs id and text")
