@@ -56,7 +56,8 @@ def _record(line: str, path: Path, number: int) -> Record:
         problem = exc.errors()[0]
         field = ".".join(str(part) for part in problem["loc"]) or "(record)"
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise RecordError(f"{problem['msg']}{more}", path=path, where=f"line {number} field {field!r}") from None
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        raise RecordError(f"{message}{more}", path=path, where=f"line {number} field {field!r}") from None
 
 
 def read_records_jsonl(path: str | Path) -> list[Record]:

@@ -17,7 +17,7 @@ from collections import Counter
 from datetime import date, datetime
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from bedside.inputs import check_year
 from bedside.records.times import utc
@@ -103,6 +103,20 @@ class Patient(_Item):
     ethnicity: str | None = None
     deceased: bool = False
     deceased_at: Time | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Patient:
+        """A record that contradicts itself is refused rather than shown: a blank id, a date of death on a
+        patient said to be alive (``deceased: false``), or a death before the birth."""
+        if not self.id.strip():
+            raise ValueError("the patient id is blank")
+        if self.deceased_at is not None and not self.deceased:
+            if "deceased" in self.model_fields_set:
+                raise ValueError("deceased is false but a date of death (deceased_at) is given")
+            self.deceased = True  # a date of death says it
+        if self.deceased_at is not None and self.birth_date is not None and self.deceased_at.date() < self.birth_date:
+            raise ValueError(f"died ({self.deceased_at.date()}) before being born ({self.birth_date})")
+        return self
 
     def age_at(self, when: datetime) -> int | None:
         """Completed years at ``when`` (at death, for a time after it); None without a birth date."""
@@ -246,6 +260,24 @@ class Record(_Item):
     immunizations: list[Immunization] = Field(default_factory=list)
     notes: list[Note] = Field(default_factory=list)
     source: str | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Record:
+        """Ids unique within each kind (an encounter's items are found by its id) and visits that end no earlier
+        than they start, as FHIR requires of a period."""
+        for kind in KINDS:
+            seen: set[str] = set()
+            for item in getattr(self, kind):
+                if item.id in seen:
+                    raise ValueError(f"{kind}: the id {item.id!r} is used twice")
+                seen.add(item.id)
+        for encounter in self.encounters:
+            if encounter.start and encounter.end and encounter.end < encounter.start:
+                raise ValueError(
+                    f"encounters: {encounter.id!r} ends ({encounter.end.isoformat()}) before it starts "
+                    f"({encounter.start.isoformat()})"
+                )
+        return self
 
     @property
     def id(self) -> str:
