@@ -95,3 +95,30 @@ def test_waiting_acquirers_are_woken_in_order_and_cancellation_frees_nothing() -
 def test_limit_must_be_positive() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         AdaptiveLimiter(0)
+
+
+def test_a_closed_models_cap_does_not_bind_a_later_model_of_the_same_endpoint() -> None:
+    """The registry of endpoint limiters forgets an endpoint when its last open model closes. It kept the
+    strictest cap forever: a scripted server given a closed one's port inherited its cap of 2 (a flaky test)."""
+    from bedside.llm import limiter as registry
+
+    with ScriptedServer() as server:
+
+        async def cap_of(maximum: int) -> int:
+            async with get_model(server.model_name(), max_concurrency=maximum) as model:
+                return model.limiter.maximum
+
+        assert asyncio.run(cap_of(2)) == 2
+        assert asyncio.run(cap_of(5)) == 5  # was 2: the closed model's stricter cap
+        assert not any(key[1] == server.base_url for key in registry._limiters)
+
+        async def two_open() -> tuple[int, int]:
+            async with (
+                get_model(server.model_name(), max_concurrency=5) as wide,
+                get_model(server.model_name(), max_concurrency=3) as narrow,
+            ):
+                assert wide.limiter is narrow.limiter  # one endpoint, one limit while both are open
+                return wide.limiter.maximum, narrow.limiter.maximum
+
+        assert asyncio.run(two_open()) == (3, 3)
+        assert not any(key[1] == server.base_url for key in registry._limiters)

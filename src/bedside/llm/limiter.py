@@ -106,10 +106,15 @@ def limiter_factory() -> LimiterFactory | None:
 
 
 _limiters: dict[tuple[str, str], AdaptiveLimiter] = {}
+_holders: dict[tuple[str, str], int] = {}
+"""How many open models hold each endpoint's limiter: the last one closed takes it out of the registry, so a cap
+from a run that has ended does not bind a later one to the same URL (a stale cap of 2 once held a test's cap of
+5 at 2, when the new scripted server was given the old one's port)."""
 
 
 def endpoint_limiter(provider: Provider, maximum: int) -> AdaptiveLimiter:
-    """The limiter shared by every model of this process that talks to the same endpoint."""
+    """The limiter shared by every open model of this process that talks to the same endpoint; give it back with
+    :func:`release_endpoint_limiter` when the model closes."""
     key = (provider.name, provider.base_url or provider.model)
     factory = limiter_factory()  # [scale-out] cluster-wide limiters on Ray (bedside.llm.shared_limiter)
     if factory is not None:
@@ -117,7 +122,18 @@ def endpoint_limiter(provider: Provider, maximum: int) -> AdaptiveLimiter:
     limiter = _limiters.get(key)
     if limiter is None:
         limiter = _limiters[key] = AdaptiveLimiter(maximum)
-    elif maximum < limiter.maximum:  # the strictest configured limit wins
+    elif maximum < limiter.maximum:  # the strictest configured limit of the open models wins
         limiter.maximum = maximum
         limiter.limit = min(limiter.limit, maximum)
+    _holders[key] = _holders.get(key, 0) + 1
     return limiter
+
+
+def release_endpoint_limiter(limiter: AdaptiveLimiter) -> None:
+    """A model that held ``limiter`` has closed; the endpoint's entry goes when no open model holds it."""
+    for key, registered in list(_limiters.items()):
+        if registered is limiter:
+            _holders[key] -= 1
+            if _holders[key] <= 0:
+                del _limiters[key], _holders[key]
+            return

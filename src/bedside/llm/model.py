@@ -48,7 +48,7 @@ from bedside.llm.errors import (
     RetriesExhaustedError,
     StructuredOutputError,
 )
-from bedside.llm.limiter import AdaptiveLimiter, endpoint_limiter
+from bedside.llm.limiter import AdaptiveLimiter, endpoint_limiter, release_endpoint_limiter
 from bedside.llm.pool import build_provider
 from bedside.llm.providers import Provider
 from bedside.llm.repetition import CUT_FINISH_REASONS, REPETITION
@@ -141,6 +141,8 @@ class _Endpoint:
     retry: RetryPolicy
     rng: random.Random = field(default_factory=random.Random)
     in_flight: dict[str, asyncio.Future[ProviderResponse]] = field(default_factory=dict)
+    closed: bool = False
+    """Whether the model has closed (its endpoint limiter given back)."""
     answered: bool = False
     """Whether the endpoint has answered a request in this process: a refused connection is retried only then
     (a restart), never for an endpoint that was not reachable to begin with."""
@@ -512,9 +514,13 @@ class Model:
         )
 
     async def aclose(self) -> None:
-        if self._endpoint.cache is not None:
-            self._endpoint.cache.flush()
-        await self._endpoint.provider.aclose()
+        endpoint = self._endpoint
+        if endpoint.cache is not None:
+            endpoint.cache.flush()
+        if not endpoint.closed:  # once for all the roles that share the endpoint
+            endpoint.closed = True
+            release_endpoint_limiter(endpoint.limiter)
+        await endpoint.provider.aclose()
 
     async def __aenter__(self) -> Model:
         return self

@@ -29,7 +29,7 @@ from typing import Any
 
 from bedside.llm.config import ModelConfig
 from bedside.llm.errors import ModelRequestError
-from bedside.llm.limiter import AdaptiveLimiter, endpoint_limiter
+from bedside.llm.limiter import AdaptiveLimiter, endpoint_limiter, release_endpoint_limiter
 from bedside.llm.providers import Provider, create_provider
 from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
 
@@ -45,6 +45,7 @@ class PooledProvider:
             raise ValueError("a pool needs one limiter per replica, and at least one replica")
         self.replicas = list(replicas)
         self.limiters = list(limiters)
+        self._closed = False
         first = self.replicas[0]
         self.name: str = first.name
         self.model: str = config.model
@@ -98,6 +99,10 @@ class PooledProvider:
             self.waiting[index] -= 1
 
     async def aclose(self) -> None:
+        if not self._closed:  # once, however many roles close the model
+            self._closed = True
+            for limiter in self.limiters:
+                release_endpoint_limiter(limiter)
         await asyncio.gather(*(r.aclose() for r in self.replicas))
 
 
