@@ -152,3 +152,28 @@ def test_a_misspelt_record_view_and_a_repeated_fidelity_id_are_refused(tmp_path:
     result = runner.invoke(app, ["sim", "fidelity-eval", "--set", str(path), "--checkers", "embedding"])
     assert result.exit_code == 1
     assert f"{path}:2: id 'a' is also on line 1" in " ".join(result.output.split())
+
+
+def test_a_repeated_judgement_whose_every_draw_failed_exits_1() -> None:
+    args = ["judges", "run", "sensemaking_severity", "-i", "conversation=I feel sad", "-m", "scripted/echo"]
+    result = CliRunner().invoke(app, [*args, "--repeat", "2", "--no-cache"], env={"COLUMNS": "200"})
+    assert result.exit_code == 1
+    assert "every one of the 2 draws failed: no score" in result.output
+
+
+def test_a_negative_reserve_is_refused() -> None:
+    result = CliRunner().invoke(app, ["records", "render", "x.jsonl", "--reserve", "-50"], env={"COLUMNS": "200"})
+    assert result.exit_code == 2
+    assert "--reserve" in result.output
+
+
+def test_a_user_name_differing_only_in_case_is_refused(tmp_path: Path) -> None:
+    store = str(tmp_path / "store.sqlite")
+    runner = CliRunner()
+    env = {"COLUMNS": "200"}
+    args = ["--role", "annotator", "--password-stdin", "--store", store]
+    first = runner.invoke(app, ["users", "add", "ann1", *args], input="correct horse battery\n", env=env)
+    assert first.exit_code == 0, first.output
+    second = runner.invoke(app, ["users", "add", "ANN1", *args], input="correct horse battery\n", env=env)
+    assert second.exit_code == 1
+    assert "user 'ann1' exists already: names that differ only in case are refused" in second.output

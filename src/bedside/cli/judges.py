@@ -169,6 +169,9 @@ def judges_run(
         typer.echo(json.dumps(dataclasses.asdict(result), indent=2, default=_jsonable))  # type: ignore[call-overload]
     else:
         _print_judgement(result)
+    if not getattr(result, "judgements", True):  # a --repeat whose every draw failed measured nothing
+        err.print(f"[red]error:[/] every one of the {repeat} draws failed: no score", highlight=False)
+        raise typer.Exit(1)
 
 
 def _jsonable(value: object) -> object:

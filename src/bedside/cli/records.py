@@ -80,7 +80,9 @@ def records_render(
     budget: Annotated[
         int | None, typer.Option("--budget", help="xml only: fit the most recent events into this many tokens.")
     ] = None,
-    reserve: Annotated[int, typer.Option("--reserve", help="Tokens kept free for the answer when fitting.")] = 256,
+    reserve: Annotated[
+        int, typer.Option("--reserve", min=0, help="Tokens kept free for the answer when fitting.")
+    ] = 256,
     tokenizer: Annotated[
         str, typer.Option("--tokenizer", help="embedded | chars:N | path to a tokenizer.json (for --budget).")
     ] = "embedded",

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, delete, insert, select, update
+from sqlalchemy import Engine, delete, func, insert, select, update
 
 from bedside.web.db import assignments_table, labels_table, sessions_table, users_table
 
@@ -62,6 +62,9 @@ def add_user(engine: Engine, name: str, password: str, role: str) -> None:
     with engine.begin() as db:
         if db.execute(select(users_table.c.name).where(users_table.c.name == name)).first():
             raise AccountError(f"user {name!r} exists already")
+        alike = db.execute(select(users_table.c.name).where(func.lower(users_table.c.name) == name.lower())).scalar()
+        if alike is not None:  # "ANN1" beside "ann1": two people a reviewer's list cannot tell apart
+            raise AccountError(f"user {alike!r} exists already: names that differ only in case are refused")
         db.execute(
             insert(users_table).values(
                 name=name, password_hash=hash_password(password), role=role, disabled=False, created_at=time.time()
