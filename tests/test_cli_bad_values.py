@@ -177,3 +177,25 @@ def test_a_user_name_differing_only_in_case_is_refused(tmp_path: Path) -> None:
     second = runner.invoke(app, ["users", "add", "ANN1", *args], input="correct horse battery\n", env=env)
     assert second.exit_code == 1
     assert "user 'ann1' exists already: names that differ only in case are refused" in second.output
+
+
+def test_instruct_labels_that_would_be_coerced_or_counted_nowhere_are_refused(tmp_path: Path) -> None:
+    """The drill: correct "yes" was read as true, rank 99 among 4 models raised a mean rank, and a label for an
+    instruction the file does not hold was counted."""
+    import json
+
+    data = Path(__file__).resolve().parents[1] / "src" / "bedside" / "tasks" / "instruct" / "data"
+    base = {"instruction_id": "syn-01", "model": "m1", "correct": True, "rank": 1}
+    cases = [
+        ([{**base, "correct": "yes"}], "correct: Input should be a valid boolean"),
+        ([base, {**base, "model": "m2", "rank": 9}], "rank 9 for m2 on syn-01 is above the 2 responses ranked there"),
+        ([{**base, "instruction_id": "syn-999"}], "labels for instruction(s) not in the instructions file: 'syn-999'"),
+    ]
+    runner = CliRunner()
+    for rows, said in cases:
+        path = tmp_path / "labels.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        args = ["instruct", "evaluate", str(path), "-i", str(data / "synthetic_instructions.jsonl")]
+        result = runner.invoke(app, args, env={"COLUMNS": "300"})
+        assert result.exit_code == 1, said
+        assert said in " ".join(result.output.split()), result.output

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
 from bedside.tasks.instruct.taxonomy import resolve_category, resolve_subcategory
 
@@ -41,7 +41,7 @@ class Instruction(BaseModel):
     category: str | None = None
     subcategory: str | None = None
     extra_subcategories: list[str] = Field(default_factory=list)
-    general: bool | None = None  # "applicable to patients generally" (only these were matched to records)
+    general: StrictBool | None = None  # "applicable to patients generally" (only these were matched to records)
     ehr_parts: str = ""
     clinical_context: str = ""
     patient_characteristics: str = ""

@@ -273,6 +273,12 @@ def evaluate_command(
     try:
         _, chosen = _labels(labels or SYNTHETIC_LABELS, evaluator, exclude_errors, column, quoting)
         cases = {i.id: i for i in _instructions(instructions, instruction_column, quoting)}
+        strangers = sorted({label.instruction_id for label in chosen} - set(cases))
+        if strangers:  # a label for an instruction the file does not hold would count in no category
+            shown = ", ".join(map(repr, strangers[:5])) + (
+                f" and {len(strangers) - 5} more" if len(strangers) > 5 else ""
+            )
+            raise ValueError(f"labels for instruction(s) not in the instructions file: {shown}")
         cases = evaluation.with_label_specialties(cases, chosen)  # the release's gold file has no specialty
         table = evaluation.table3(chosen)
         by_category = evaluation.correctness_by(chosen, cases, lambda i: i.category, name="category")

@@ -10,7 +10,7 @@ content-filter errors as the output and judged them incorrect), so analyses can 
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
 CRITERIA = ("C1", "C2", "C3")
 REVIEW_CRITERIA: tuple[tuple[str, str], ...] = (
@@ -29,10 +29,10 @@ class ResponseLabel(BaseModel):
     model: str = Field(min_length=1)
     response: str = ""
     evaluator: str = PRIMARY_EVALUATOR
-    correct: bool
+    correct: StrictBool  # "yes" or "false" as text is a typo to name, not a value to guess
     rank: float | None = Field(default=None, ge=1)
-    criteria: dict[str, bool] = Field(default_factory=dict)  # criterion -> met (a met criterion makes it incorrect)
-    provider_error: bool = False
+    criteria: dict[str, StrictBool] = Field(default_factory=dict)  # criterion -> met (met makes it incorrect)
+    provider_error: StrictBool = False
     # The specialty of the clinician who submitted the instruction, where the labels file carries it (the
     # release's reviewed file has it per row; Appendix J's breakdown needs it when the instructions file does not).
     submitter_specialty: str | None = None

@@ -274,6 +274,16 @@ def read_labels_jsonl(path: str | Path) -> list[ResponseLabel]:
             raise InstructDataError(f"{path}:{number}: a second label by {key[2]} for {key[1]} on {key[0]}")
         seen.add(key)
         labels.append(label)
+    models: dict[tuple[str, str], set[str]] = {}
+    for label in labels:
+        models.setdefault((label.instruction_id, label.evaluator), set()).add(label.model)
+    for label in labels:
+        ranked = len(models[(label.instruction_id, label.evaluator)])
+        if label.rank is not None and label.rank > ranked:
+            raise InstructDataError(
+                f"{path}: {label.evaluator}'s rank {label.rank:g} for {label.model} on {label.instruction_id} is above "
+                f"the {ranked} responses ranked there"
+            )
     return labels
 
 
