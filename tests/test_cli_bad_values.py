@@ -199,3 +199,29 @@ def test_instruct_labels_that_would_be_coerced_or_counted_nowhere_are_refused(tm
         result = runner.invoke(app, args, env={"COLUMNS": "300"})
         assert result.exit_code == 1, said
         assert said in " ".join(result.output.split()), result.output
+
+
+def test_a_citeqa_case_that_contradicts_itself_is_refused(tmp_path: Path) -> None:
+    """The drill: a key that left a sentence unlabelled, a reference answer citing |42| of a 2-sentence note,
+    and a sentence with no text were read as they were."""
+    import json
+
+    import pytest
+
+    from bedside.tasks.citeqa.cases import Case
+
+    base = {
+        "id": "c1",
+        "narrative": "Why was I given aspirin?",
+        "clinician_question": "Why aspirin?",
+        "sentences": [{"id": "1", "text": "Aspirin was given."}, {"id": "2", "text": "He went home."}],
+        "relevance": {"1": "essential", "2": "not-relevant"},
+    }
+    for change, said in (
+        ({"relevance": {"1": "essential"}}, "the key labels no relevance for sentence(s) ['2']"),
+        ({"reference_answer": "For the heart |42|."}, "the reference answer cites sentence(s) the case lacks: ['42']"),
+        ({"sentences": [{"id": "1", "text": "Aspirin."}, {"id": "2", "text": " "}]}, "sentence(s) ['2'] have no text"),
+    ):
+        with pytest.raises(ValueError, match="case c1: ") as caught:
+            Case.model_validate(json.loads(json.dumps({**base, **change})))
+        assert said in str(caught.value)

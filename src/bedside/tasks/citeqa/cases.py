@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -16,6 +17,10 @@ class NoteSentence(BaseModel):
     id: str
     text: str
     paragraph_id: str | None = None
+
+
+_CITATION = re.compile(r"\|([\d,\s]+)\|")
+"""A citation as the submission format writes it: ``|1,3|`` after a statement."""
 
 
 class Phrase(BaseModel):
@@ -64,6 +69,19 @@ class Case(BaseModel):
             unknown = sorted(set(self.relevance) - set(ids), key=id_order)
             if unknown:
                 raise ValueError(f"case {self.id}: the key labels sentences the case does not have: {unknown}")
+            unlabelled = [i for i in ids if i not in self.relevance]
+            if unlabelled:  # the key is a label for every sentence: a gap would score as "not relevant"
+                raise ValueError(f"case {self.id}: the key labels no relevance for sentence(s) {unlabelled}")
+        if not self.id.strip():  # a blank clinician question is allowed: the released test cases have none
+            raise ValueError("a case id must not be blank")
+        blank = [s.id for s in self.sentences if not s.text.strip()]
+        if blank:
+            raise ValueError(f"case {self.id}: sentence(s) {blank} have no text")
+        if self.reference_answer and self.sentences:
+            cited = {c.strip() for group in _CITATION.findall(self.reference_answer) for c in group.split(",")}
+            missing = sorted(cited - set(ids) - {""}, key=id_order)
+            if missing:
+                raise ValueError(f"case {self.id}: the reference answer cites sentence(s) the case lacks: {missing}")
         return self
 
     @property
