@@ -577,7 +577,12 @@ def test_an_import_that_would_be_silent_is_refused_naming_the_file_and_line(stor
 @pytest.mark.parametrize(
     ("task_type", "item", "said"),
     [
-        ("rank", {"id": "r", "context": "c", "outputs": ["a", "b"], "kye": {}}, "unknown field(s) 'kye'"),
+        (
+            "rank",
+            {"id": "r", "context": "c", "outputs": ["a", "b"], "kye": {}},
+            "unknown field 'kye' (did you mean 'key'?)",
+        ),
+        ("rank", {"id": "r", "contxt": "c", "context": "c", "outputs": ["a", "b"]}, "did you mean 'context'?"),
         ("rank", {"id": "r", "context": "c", "outputs": ["a", "  "]}, "outputs[1] is blank"),
         (
             "agree",

@@ -38,6 +38,7 @@ refuses labels in :func:`bedside.web.review_labels.save_label`, whoever calls it
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import random
@@ -132,12 +133,10 @@ def _check_item(task_type: str, data: dict[str, Any], where: str) -> tuple[str, 
     if missing:
         raise ReviewError(f"{where}: a {task_type} item needs {', '.join(missing)}")
     known = {"id", "judge", "key", *ITEM_FIELDS[task_type], *OPTIONAL_FIELDS.get(task_type, ())}
-    unknown = sorted(set(data) - known)
-    if unknown:  # a misspelt "key" or "context" would be dropped without a word
-        raise ReviewError(
-            f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; a {task_type} item has "
-            f"{', '.join(sorted(known))}"
-        )
+    for extra in sorted(set(data) - known):  # other fields are the writer's own (ignored); a near-miss is a typo
+        close = difflib.get_close_matches(extra, sorted(known), n=1, cutoff=0.6)
+        if close:  # a misspelt "key" or "context" would be dropped without a word
+            raise ReviewError(f"{where}: unknown field {extra!r} (did you mean {close[0]!r}?)")
     payload: dict[str, Any] = {}
     key: dict[str, Any] = dict(data.get("key") or {})
     if "judge" in data:
