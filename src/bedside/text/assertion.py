@@ -18,8 +18,8 @@ bedside adds to the term set only what its own sentences need, listed here so a 
 from the library: a negation also ends at "so", "then", "until", "unless", "if", "when", "because" and
 "since" ("it is not contagious, so he can go back to school": school is not negated), and "no longer",
 "none", "nothing", "neither", "nor", "not any more" and the contractions the term set lacks ("haven't", "won't",
-"shouldn't"...) are preceding cues, and "without" negates what follows
-but does not alone make a sentence negative (the with/without slot reads it).
+"shouldn't"...) are preceding cues, and "without" negates what follows but does not alone make a sentence
+negative (the with/without slot reads it).
 
 spaCy is imported on first use (about 2 s), so commands that never compare sentences do not pay for it.
 
@@ -47,8 +47,8 @@ FUNCTION_WORDS = frozenset(
         "they he she him her his them what which who",
     )
 )
-"""Words that carry how a sentence is put rather than what it says. Narrower than spaCy's stop list on purpose:
-that list holds "put", "up", "call", "empty", "side", which a clinical sentence turns on."""
+"""Words that carry how a sentence is put rather than what it says: never a NegEx target here, and what
+:mod:`bedside.text.alignment` passes over when it looks for the words two sentences differ in."""
 _WITHOUT = frozenset({"without"})
 """A cue that negates the words after it ("a full day without a fever" negates fever) but does not by itself make
 a sentence negative: "switch to a medicine without this side effect" says what the medicine is (the with/without
