@@ -44,6 +44,7 @@ import queue
 import resource
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,7 @@ from bedside.runs.runner import (
     _settings,
     check_config,
     load_datasets,
+    locked_store,
 )
 from bedside.runs.shards import (
     ShardResult,
@@ -279,7 +281,7 @@ async def execute_processes(
     retry_errors: bool = False,
     progress: Progress | None = None,
     cache: str | Path | bool | None = True,
-    on_shards: Any = None,
+    on_shards: Callable[[list[ShardResult]], None] | None = None,
 ) -> RunSummary:
     """Run (or resume) ``config`` with its samples split over ``processes`` worker processes; returns the same
     summary as :func:`bedside.runs.runner.execute`. ``on_shards`` receives each worker's figures (CPU, memory,
@@ -293,13 +295,7 @@ async def execute_processes(
     check_config(config, task)
     datasets = load_datasets(config, task)
     own_store = store is None
-    store = store or Store(config.store)
-    try:
-        lock = store.lock_run(config.run_id)
-    except BaseException:
-        if own_store:
-            store.close()
-        raise
+    store, lock = locked_store(config, store)
     try:
         async with driving(
             config, store, lock, task, datasets, retry_errors=retry_errors, progress=progress, cache=cache,

@@ -507,6 +507,18 @@ def build_models(
     return models, cell_models  # type: ignore[return-value]
 
 
+def locked_store(config: RunConfig, store: Store | None) -> tuple[Store, RunLock]:
+    """``store`` (or the config's, opened here) with the run's lock taken; a store opened here is closed again
+    when the lock cannot be taken (the run is running elsewhere), so nothing is left open."""
+    opened = store or Store(config.store)
+    try:
+        return opened, opened.lock_run(config.run_id)
+    except BaseException:
+        if store is None:
+            opened.close()
+        raise
+
+
 async def execute(
     config: RunConfig,
     *,
@@ -526,13 +538,7 @@ async def execute(
     check_config(config, task)
     datasets = load_datasets(config, task)  # bad data fails before the store is touched
     own_store = store is None
-    store = store or Store(config.store)
-    try:
-        lock = store.lock_run(config.run_id)
-    except BaseException:
-        if own_store:
-            store.close()
-        raise
+    store, lock = locked_store(config, store)
     try:
         store.begin_run(config.run_id, config.name, config.task, config.model_dump())
         plan = plan_run(config, store, task=task, datasets=datasets, retry_errors=retry_errors)
