@@ -102,6 +102,17 @@ def serve_scripted(
         raise fail(exc) from None
 
 
+def wait_until_interrupted(poll_s: float = 0.2) -> None:
+    """Block until Ctrl-C (``KeyboardInterrupt``).
+
+    Not one endless wait: the kernel hands a process's SIGINT to any of its threads, and llama.cpp runs many.
+    When one of those takes it, Python only sets a flag for the main thread, which an endless wait never looks
+    at (CI saw ``serve-model`` ignore a Ctrl-C that way). Waking every ``poll_s`` lets the main thread see it."""
+    never = threading.Event()
+    while not never.wait(poll_s):
+        pass
+
+
 @app.command("serve-model")
 def serve_model(
     model: Annotated[
@@ -153,4 +164,4 @@ def serve_model(
             soft_wrap=True,
         )
         sys.stdout.flush()
-        threading.Event().wait()
+        wait_until_interrupted()

@@ -32,6 +32,7 @@ from bedside.errors import StorageError
 from bedside.fastjson import dumper
 from bedside.llm.types import ChatMessage, GenerationSettings, ProviderResponse
 from bedside.private_files import create_private_file
+from bedside.sqlite_wal import OPEN_WAIT_S, retry_while_busy, use_wal
 
 logger = logging.getLogger("bedside.llm")
 
@@ -128,10 +129,9 @@ class ResponseCache:
         try:
             if str(path) != ":memory:":  # cached requests hold whole prompts: 0600 before SQLite opens the file
                 create_private_file(self.path)
-            self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30.0, isolation_level=None)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute(_SCHEMA)
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=OPEN_WAIT_S, isolation_level=None)
+            use_wal(self._conn)
+            retry_while_busy(lambda: self._conn.execute(_SCHEMA))
         except (OSError, sqlite3.Error) as exc:
             raise StorageError(
                 f"cannot open the response cache {self.path}: {getattr(exc, 'strerror', None) or exc} "

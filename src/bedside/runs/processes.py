@@ -22,7 +22,8 @@ How the work and the caps are shared:
   the smallest cap of the run's models (a worker with no slot could not run) and to the number of samples;
 * scoring libraries size their thread pools to each worker's share of the cores (``BEDSIDE_SCORING_THREADS``);
 * each worker writes its finished samples to the store itself (PostgreSQL, or SQLite in WAL mode, where each
-  transaction waits for the previous one); the response cache file is shared the same way.
+  transaction waits for the previous one); the response cache file is shared the same way, and the driver holds
+  it open while the workers run (its table made before they start; never a worker the last to close it).
 
 Ctrl-C (or SIGTERM) stops every worker as it stops the local executor: finished samples are stored, the run is
 marked interrupted, and the same command resumes it. A worker that dies (killed, out of memory) fails the run
@@ -44,12 +45,14 @@ import queue
 import resource
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from bedside.llm.cache import default_cache_path
+from bedside.llm.cache_postgres import open_cache
 from bedside.llm.limiter import AdaptiveLimiter, install_limiter_factory
 from bedside.runs.config import RunConfig
 from bedside.runs.registry import resolve_task
@@ -272,6 +275,23 @@ class _Workers:
                 process.join(timeout=10)
 
 
+@contextlib.contextmanager
+def _cache_held_open(cache: str | Path | bool | None) -> Iterator[None]:
+    """The response cache opened by the driver while its workers run. Its table then exists before they start,
+    so they never race to create it, and the driver's connection outlives theirs: a worker closing early is
+    never SQLite's last connection, whose close checkpoints and removes the ``-wal`` file while another worker
+    may be opening it."""
+    location = default_cache_path() if cache is True else (None if cache is False else cache)
+    if location is None or str(location) == ":memory:":
+        yield
+        return
+    held = open_cache(location)
+    try:
+        yield
+    finally:
+        held.close()
+
+
 async def execute_processes(
     config: RunConfig,
     *,
@@ -308,7 +328,8 @@ async def execute_processes(
                     _ShardOrder(i, len(shares), config, plan.scorers, plan.cells, lock, cache, plan.bypass, share)
                     for i, share in enumerate(shares)
                 ]
-                results = await _Workers(orders, store, config.run_id, progress).run(plan.summary)
+                with _cache_held_open(cache):
+                    results = await _Workers(orders, store, config.run_id, progress).run(plan.summary)
             settle_summary(plan.summary, store, config.run_id, plan.generate, results)
             if on_shards is not None:
                 on_shards(results)

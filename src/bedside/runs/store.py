@@ -65,6 +65,7 @@ from bedside.errors import StorageError
 from bedside.fastjson import dumper
 from bedside.llm.secrets import scrub, scrub_data, strip_userinfo
 from bedside.private_files import create_private_file
+from bedside.sqlite_wal import use_wal
 
 LOCK_STALE_S = 120.0
 """A run lock whose heartbeat is older than this is abandoned (its process died on another host)."""
@@ -696,10 +697,7 @@ def _cause(exc: SQLAlchemyError) -> str:
 
 
 def _sqlite_pragmas(connection: Any, _: Any) -> None:
-    cursor = connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.close()
+    use_wal(connection)
 
 
 def iter_jsonl(rows: Iterable[ResultRow]) -> Iterator[str]:
