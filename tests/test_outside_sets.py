@@ -96,11 +96,14 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
 
 
 def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> None:
-    floors = {  # contradicted (hits, false), unsupported (hits, false), as first measured
-        "outside-written 2026-11-28": ((38, 13), (28, 25)),
-        "outside-written 2026-11-28b": ((36, 20), (27, 33)),
-        "outside-written 2026-11-29": ((26, 14), (28, 36)),
-        "outside-written 2026-11-29b": ((37, 15), (23, 25)),
+    # contradicted (hits, false), unsupported (hits, false): first measured, raised as the reading improved
+    floors = {
+        "outside-written 2026-11-28": ((41, 10), (31, 14)),  # first (38, 13), (28, 25)
+        "outside-written 2026-11-28b": ((42, 19), (29, 12)),  # first (36, 20), (27, 33)
+        "outside-written 2026-11-29": ((33, 14), (33, 11)),  # first (26, 14), (28, 36)
+        # unread; measured after the second round, then after the third: contradicted hits 37 -> 40 for one more
+        # false contradiction (precision 0.712 -> 0.714), so its false floor is 16
+        "outside-written 2026-11-29b": ((40, 16), (23, 25)),
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -30,6 +30,14 @@ a subject word shared with the fact (or ``negation_unshared`` cosine); months ar
 compare within their kind (a duration or rate never against a time of day); opposite patient states and jobs
 (``data/meanings.toml``, extendable) are contradictions carried by meaning.
 
+Since issue 45's third round: a spoken answer leaves its subject to the question it answers ("About a month and
+a half ago, I think." to "When was your last blood test?"), so when the clinician's last turn asks something,
+each sentence is also read after it and a fact is as near as the nearer reading; the clinician's questions
+themselves entail nothing (a sentence near "Have you had chest pain?" is not thereby grounded). Amounts of time
+compare by what they come to, within a tenth (:mod:`bedside.text.times`: "a month and a half" is "six weeks",
+"every other week" is "twice a month"), and a number inside a range a fact gives ("between 5.8 and 6.4") is one
+the fact states.
+
 What it can claim: the contradictions it reports are conflicts in these signals, each with the fact it
 conflicts with. What it cannot: a contradiction carried by meaning outside the listed states and jobs passes
 as unsupported or entailed, and an invented detail close in wording to a fact passes as entailed.
@@ -51,6 +59,7 @@ from bedside.text.numbers import calendar_terms
 from bedside.text.quantities import normalise_quantities
 from bedside.text.sentences import split_sentences
 from bedside.text.slots import slot_conflicts
+from bedside.text.times import DAYS, in_days, same_time, times_conflict
 
 JudgedLabel = Literal["non_informative", "entailed", "contradicted", "unsupported"]
 """What a patient sentence is against its facts: the labels a hand labeller or a judge gives."""
@@ -225,7 +234,7 @@ class ContradictionRules:
         another number ("3 attacks"), wherever that fact ranks: the number is aligned by what it counts. Time
         units are left to the duration rules ("5 years ago" and "29 years old" count different things)."""
         for value, unit in unheard:
-            if not unit or unit in _DAYS or unit in ("hour", "minute", "second", "times"):
+            if not unit or unit in DAYS or unit in ("hour", "minute", "second", "times"):
                 continue
             for i in near:
                 theirs = {v for v, u in _measures(known[i]) if u == unit}
@@ -259,11 +268,10 @@ class ContradictionRules:
             return None  # "I also take ...": an addition, whose numbers and times describe something else
         if unheard and fact_numbers and not my_numbers <= fact_numbers:
             return "number", f"{_show(fact_numbers)} vs {_show(my_numbers)}"
-        mine_times, fact_times = _in_days(mine.times), _in_days(fact.times)
         for kind in ("span", "moment"):
-            mine_kind = frozenset(t for t in mine_times if _time_kind(t) == kind)
-            fact_kind = frozenset(t for t in fact_times if _time_kind(t) == kind)
-            if _sets_conflict(mine_kind, fact_kind):
+            mine_kind = in_days(frozenset(t for t in mine.times if _time_kind(t) == kind))
+            fact_kind = in_days(frozenset(t for t in fact.times if _time_kind(t) == kind))
+            if times_conflict(mine_kind, fact_kind):
                 return "time", f"{_show(fact_kind)} vs {_show(mine_kind)}"
         for kind in ("month:", "weekday:"):
             mine_dates = frozenset(c for c in calendars[0] if c.startswith(kind))
@@ -356,11 +364,37 @@ def _units_meet(a: str, b: str) -> bool:
 
 def _unheard(mine: frozenset[tuple[str, str]], known: Sequence[str]) -> frozenset[tuple[str, str]]:
     """The sentence's numbers no known text states with the same unit ("10 attacks" is unheard when the facts
-    say "3 attacks" and "10 minutes")."""
+    say "3 attacks" and "10 minutes"); a number inside a range a known text gives ("between 5.8 and 6.4", "4 to
+    6") is heard."""
     theirs = frozenset().union(*(_measures(k) for k in known))
+    ranges = [r for k in known for r in _ranges(k)]
     return frozenset(
-        (value, unit) for value, unit in mine if not any(v == value and _units_meet(unit, u) for v, u in theirs)
+        (value, unit)
+        for value, unit in mine
+        if not any(v == value and _units_meet(unit, u) for v, u in theirs)
+        and not any(low <= float(value) <= high for low, high in ranges)
+        and not any(_same_span((value, unit), (v, u)) for v, u in theirs)
     )
+
+
+def _same_span(one: tuple[str, str], other: tuple[str, str]) -> bool:
+    """Two amounts of time that come to the same ("1.5 month" and "6 week"), by :func:`same_time`."""
+    if one[1] not in DAYS or other[1] not in DAYS:
+        return False
+    return same_time(f"{float(one[0]) * DAYS[one[1]]:.4g} day", f"{float(other[0]) * DAYS[other[1]]:.4g} day")
+
+
+_RANGE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?: ?- ?| to | and )(\d+(?:\.\d+)?)(?![\w.])")
+
+
+def _ranges(text: str) -> list[tuple[float, float]]:
+    """The ranges a text states: "between 5.8 and 6.4", "4 to 6", "20-24"."""
+    found = []
+    for low, high in _RANGE.findall(normalise_quantities(text)):
+        a, b = float(low), float(high)
+        if a < b:
+            found.append((a, b))
+    return found
 
 
 def _agree(mine: frozenset[tuple[str, str]], theirs: frozenset[tuple[str, str]]) -> bool:
@@ -372,21 +406,6 @@ def _measure_conflict(unheard: frozenset[tuple[str, str]], fact: frozenset[tuple
     """An unheard number can contradict a fact's number only when their units can describe the same thing:
     "5 years ago" says nothing against "a 4 mm stone"."""
     return any(_units_meet(unit, u) for _, unit in unheard for _, u in fact)
-
-
-_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
-
-
-def _in_days(times: frozenset[str]) -> frozenset[str]:
-    """Durations in days, so "for a week" and "for 7 days" agree; other time labels unchanged."""
-    out = set()
-    for time in times:
-        parts = time.split()
-        if len(parts) == 2 and parts[1] in _DAYS and re.fullmatch(r"\d+(?:\.\d+)?", parts[0]):
-            out.add(f"{float(parts[0]) * _DAYS[parts[1]]:g} day")
-        else:
-            out.add(time)
-    return frozenset(out)
 
 
 _STOP = frozenset(
@@ -466,6 +485,11 @@ def _jobs(text: str) -> frozenset[str]:
     return frozenset(m.lower() for m in _job_pattern().findall(text))
 
 
+_LONG_UNITS = ("day", "week", "month", "year")
+"""Durations a patient's history is told in; minutes and hours ("for twenty minutes") are moments to the rules,
+never set against a history's days and years."""
+
+
 def _time_kind(label: str) -> str:
     """A span (a duration "90 day", or a rate "2/day", "every 2 week", "as needed", which can disagree with each
     other: "every day" against "4 month") or a moment ("evening", "tomorrow"); a span and a moment never
@@ -473,8 +497,8 @@ def _time_kind(label: str) -> str:
     if "/" in label or label == "as needed" or label.startswith("every "):
         return "span"
     parts = label.split()
-    if len(parts) == 2 and parts[1] in _DAYS:
-        return "span"
+    if len(parts) == 2 and parts[1] in _LONG_UNITS and parts[0] not in ("this", "next", "last"):
+        return "span"  # "3 week", "few week"; "this week" is a moment
     return "moment"
 
 
@@ -531,13 +555,21 @@ def label_combined(
     mine = embedder.embed(list(sentences))
     to_known = mine @ embedder.embed(known).T if known else None
     to_chat = mine @ _small_talk_vectors().T
+    asked = _answered(clinician_said)
+    in_context = embedder.embed([f"{asked} {s}" for s in sentences]) @ embedder.embed(known).T if asked else None
     labelled: list[CombinedLabel] = []
     for i, sentence in enumerate(sentences):
         if why := rules.guard.unreadable(sentence):
             labelled.append(CombinedLabel("uncertain", uncertain=why))
             continue
         scores = [float(x) for x in to_known[i]] if to_known is not None else []
-        best = max(scores, default=0.0)
+        if in_context is not None:  # the question itself is not a fact its answer can be near
+            scores = [
+                alone if k >= len(facts) and is_question(known[k]) else max(alone, float(x))
+                for k, (alone, x) in enumerate(zip(scores, in_context[i], strict=True))
+            ]
+        # what the sentence may be entailed by: the facts and what the clinician stated, not their questions
+        best = max((x for k, x in enumerate(scores) if k < len(facts) or not is_question(known[k])), default=0.0)
         chat = float(to_chat[i].max())
         if is_question(sentence) or (chat >= limits.small_talk and chat > best):
             labelled.append(CombinedLabel("non_informative"))
@@ -550,6 +582,16 @@ def label_combined(
         else:
             labelled.append(CombinedLabel("entailed"))
     return labelled
+
+
+def _answered(clinician_said: Sequence[str]) -> str:
+    """The clinician's last turn when it asks something: what the patient's turn answers. A spoken answer leaves
+    its subject to the question ("About a month and a half ago, I think." to "When was your last blood test?"),
+    so each sentence is also read after it, and a fact is as near as the nearer of the two readings."""
+    if not clinician_said:
+        return ""
+    last = clinician_said[-1].strip()
+    return last if any(is_question(s.text) for s in split_sentences(last)) else ""
 
 
 def _statement_scores(scores: Sequence[float], n_facts: int, said: Sequence[str]) -> list[float]:

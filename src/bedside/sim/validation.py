@@ -299,20 +299,20 @@ BUILTIN_SENTENCE_SETS = (
     ),
     SentenceSet(
         "outside-written 2026-11-28",
-        "written by a writer who never read the rules; measured once before any rule change, then frozen (totals "
-        "only: its errors unread)",
+        "written by a writer who never read the rules; measured once before any rule change, then frozen; its "
+        "errors were read in issue 45's third round: a development set since",
         SENTENCE_SET.with_name("fidelity_heldout_2.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-28b",
-        "written by another writer who never read the rules; measured once after issue 45's first round, totals "
-        "only, frozen",
+        "written by another writer who never read the rules; measured once after issue 45's first round, then "
+        "frozen; a development set since its errors were read (third round)",
         SENTENCE_SET.with_name("fidelity_heldout_3.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-29",
         "written by a fourth writer who never read the rules; measured once after negation came to be read by "
-        "NegEx, totals only, frozen",
+        "NegEx, then frozen; a development set since its errors were read (third round)",
         SENTENCE_SET.with_name("fidelity_heldout_4.jsonl"),
     ),
     SentenceSet(

@@ -70,6 +70,7 @@ from bedside.text.alignment import alignment_gap, unreadable
 from bedside.text.assertion import NOT_NEGATIVE, Polarity, polarity_flips
 from bedside.text.quantities import UnreadableText, normalise_quantities
 from bedside.text.slots import Slot, read_slots, slot_conflicts
+from bedside.text.times import in_days, times_conflict
 
 CONFLICT_KINDS = ("action", "drug", "number", "negation", "laterality", "time")
 """The conflicts read from a sentence's signals (also the trained matcher's features); the slots of
@@ -133,6 +134,15 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\b(?:in the morning|every morning|each morning)\b", "morning"),
 )
 _COMPILED_TIMES = tuple((re.compile(p), label) for p, label in _TIME_PHRASES)
+_RATE = re.compile(
+    r"\b(?:(\d+(?:\.\d+)?) times|(once|twice)|a couple of times) (?:a|an|per|each|every) (week|month|year)\b"
+)
+"""A rate over a week or longer ("twice a week", "3 times a month"): read as ``N/week``, never as the duration
+"1 week" its article would otherwise make. Rates per day are the phrases above."""
+_COUNT_RATE = re.compile(r"\b(\d+(?:\.\d+)?) (?:[a-z]+ ){1,3}?(?:a|per|each) (week|month|year)\b")
+"""A count over a week or longer ("4 migraines a month", "14 units of alcohol a week"): the rate ``N/month``."""
+_EVERY_OTHER = re.compile(r"\bevery other (day|week|month|year)\b")
+_SPOKEN_COUNT = {"once": 1.0, "twice": 2.0}
 
 _IRREGULAR = {
     "take": ("take", "takes", "took", "taken", "taking"),
@@ -639,6 +649,16 @@ class ClinicalGuard:
                 if time:
                     time_mentions.append(_Mention(time, match.start(), match.end()))
             lowered = blank(pattern, lowered)
+        for match in _RATE.finditer(lowered):
+            count = float(match.group(1)) if match.group(1) else _SPOKEN_COUNT.get(match.group(2) or "", 2.0)
+            time_mentions.append(_Mention(f"{_fmt(count)}/{match.group(3)}", match.start(), match.end()))
+        lowered = blank(_RATE, lowered)
+        for match in _COUNT_RATE.finditer(lowered):
+            time_mentions.append(_Mention(f"{match.group(1)}/{match.group(2)}", match.start(), match.end()))
+        lowered = blank(_COUNT_RATE, lowered)
+        for match in _EVERY_OTHER.finditer(lowered):
+            time_mentions.append(_Mention(f"every 2 {match.group(1)}", match.start(), match.end()))
+        lowered = blank(_EVERY_OTHER, lowered)
         for pattern, label in _COMPILED_TIMES:
             for match in pattern.finditer(lowered):
                 time_mentions.append(_Mention(label, match.start(), match.end()))
@@ -782,7 +802,7 @@ class ClinicalGuard:
         ):
             verb, unable = reversed_ability
             found.append(Conflict("negation", f"{_polarity(unable)} ({verb})", f"{_polarity(not unable)} ({verb})"))
-        if _sets_conflict(_with_frequency(ref.times), _with_frequency(cand.times)):
+        if times_conflict(in_days(_with_frequency(ref.times)), in_days(_with_frequency(cand.times))):
             found.append(Conflict("time", _show(ref.times), _show(cand.times)))
         elif _sets_conflict(ref.food, cand.food):
             found.append(Conflict("time", _show(ref.food), _show(cand.food)))

@@ -42,6 +42,7 @@ _SPANS: tuple[tuple[str, str], ...] = (
     (r"\ba week and a half\b", "10.5 days"),
     (r"\ba fortnight\b|\bfortnight\b", "14 days"),
     (r"\ba year and a half\b", "18 months"),
+    (r"\ba month and a half\b", "1.5 months"),
     (r"\bhalf a year\b", "6 months"),
     (r"\bhalf a day\b", "12 hours"),
     (r"\b(?:a|one) dozen\b", "12"),
@@ -72,6 +73,8 @@ _ONE = re.compile(
     r"|minutes?|kg|kilos?|glass(?:es)?|cups?|drinks?|litres?|liters?)\b)",
     re.IGNORECASE,
 )
+_PRONOUN_ONE = re.compile(r"\bone\b", re.IGNORECASE)
+_HIDDEN_ONE = "\ue000"
 _AND_A_HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)
 _HALF_A = re.compile(r"\bhalf (?:a|an) (?=[a-z])", re.IGNORECASE)
 
@@ -150,7 +153,12 @@ def _words_to_digits(text: str) -> str:
     from text_to_num import alpha2digit
 
     text = _ONE.sub("1", text)
-    converted: str = alpha2digit(text, "en", threshold=2)
+    # Any other "one" is a pronoun ("the left one, ten days ago"), which text2num would read as a number
+    # when another number follows it: kept out of its sight, and put back as it was written.
+    kept = _PRONOUN_ONE.findall(text)
+    converted: str = alpha2digit(_PRONOUN_ONE.sub(_HIDDEN_ONE, text), "en", threshold=2)
+    for word in kept:
+        converted = converted.replace(_HIDDEN_ONE, word, 1)
     return converted
 
 
