@@ -47,6 +47,11 @@ FROZEN = {
         "guard_heldout_6.jsonl",
     ): "e7e97990b6523a07f82527f2279c11f2cbe143d32ff9024815b1e819efa43530",
     ("bedside.sim", "fidelity_heldout_5.jsonl"): "913991c42223aa6451b1519880b2a8f8019d56bbea63bb183f204165b71092f5",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_7.jsonl",
+    ): "03657944f59bda980cc259851dd85117086a4b9ebe6be37fd21e9c6e4e8a9f9c",
+    ("bedside.sim", "fidelity_heldout_6.jsonl"): "5739ec65bdda040265b85a51ed607bef53707a6be3de22c6c3f2034701ee1676",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -58,7 +63,7 @@ def test_the_outside_sets_are_frozen_as_written() -> None:
 
 
 def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
-    own, dev, dev_2, dev_3, dev_4, held_out = builtin_guard_sets()
+    own, dev, dev_2, dev_3, dev_4, held_out, held_out_2 = builtin_guard_sets()
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     for labelled, (rejected, kept, reversed_matched, matched) in (
         (dev, (54, 34, 6, 31)),  # raised as the rules improved (first 50, 34, 10, 31)
@@ -66,6 +71,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         (dev_3, (44, 36, 16, 36)),  # first 42, 35, 18, 35
         (dev_4, (40, 30, 20, 26)),  # first 40, 26, 20, 22
         (held_out, (47, 25, 13, 25)),  # measured once, unread
+        (held_out_2, (35, 22, 25, 22)),  # measured once, unread
     ):
         assert (len(labelled.pairs), sum(not p.match for p in labelled.pairs)) == (100, 60)
         guard = evaluate_guard(labelled.pairs).total
@@ -79,7 +85,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
 
 def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurements() -> None:
     """Measured once when the guard learned to say uncertain: set 3 and 4 with their errors unread."""
-    _, dev, dev_2, dev_3, dev_4, held_out = builtin_guard_sets()
+    _, dev, dev_2, dev_3, dev_4, held_out, held_out_2 = builtin_guard_sets()
     # (reversed pairs passed silently of 60, reversed matched / paraphrases matched of 60 / 40 with
     # uncertain=reject)
     for labelled, (silent, reversed_matched, matched) in (
@@ -88,6 +94,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         (dev_3, (3, 3, 16)),  # first 4, 4, 16
         (dev_4, (4, 4, 24)),  # first 4, 4, 20
         (held_out, (8, 8, 23)),  # measured once, unread
+        (held_out_2, (10, 10, 21)),  # measured once, unread
     ):
         assert evaluate_guard(labelled.pairs).total.passed_silently <= silent, labelled.name
         rates = matcher_rates(labelled.pairs, REFUSING)
@@ -104,6 +111,7 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # unread; measured after the second round, then after the third: contradicted hits 37 -> 40 for one more
         # false contradiction (precision 0.712 -> 0.714), so its false floor is 16
         "outside-written 2026-11-29b": ((40, 16), (23, 25)),
+        "outside-written 2026-11-29c": ((35, 20), (28, 13)),  # measured once, unread
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -321,6 +321,12 @@ BUILTIN_SENTENCE_SETS = (
         "reading's second round, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_5.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-29c",
+        "written by a sixth writer who never read the rules nor any other set; measured once after the third "
+        "round (answers read after their question, times in days), beside the code before it, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_6.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

@@ -105,6 +105,13 @@ BUILTIN_SETS = (
         "shared reading's second round (NegEx, pounds, floors, parts of the day), beside the code before it, "
         "totals only (its errors unread), frozen",
     ),
+    (
+        "outside-written, held out 2",
+        "guard_heldout_7.jsonl",
+        "written 2026-11-29 by a sixth writer who never read the rules nor any other set; measured once after the "
+        "shared reading's third round (amounts of time in days, rates over a week), beside the code before it "
+        "(the same figures), totals only (its errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
