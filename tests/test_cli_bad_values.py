@@ -225,3 +225,53 @@ def test_a_citeqa_case_that_contradicts_itself_is_refused(tmp_path: Path) -> Non
         with pytest.raises(ValueError, match="case c1: ") as caught:
             Case.model_validate(json.loads(json.dumps({**base, **change})))
         assert said in str(caught.value)
+
+
+def test_a_power_analysis_with_no_answer_says_so() -> None:
+    runner = CliRunner()
+    nan = runner.invoke(app, ["instruct", "power", "--sd", "nan"])
+    assert nan.exit_code == 1
+    assert "standard error must be a positive number, not nan" in nan.output
+    chance = runner.invoke(app, ["instruct", "power", "--sd", "0.014", "--alpha", "0.9", "--power", "0.2"])
+    assert chance.exit_code == 1  # the quantiles sum below zero: it printed a negative difference
+    assert "no minimum detectable difference" in chance.output
+    assert runner.invoke(app, ["instruct", "power", "--sd", "0.014", "--df", "4"]).exit_code == 0
+
+
+def test_a_discharge_case_with_an_unknown_sex_is_refused(tmp_path: Path) -> None:
+    import json
+
+    from bedside.tasks.discharge.task import SYNTHETIC_CASES
+
+    rows = [json.loads(line) for line in SYNTHETIC_CASES.read_text().splitlines() if line.strip()]
+    rows[1]["demographics"]["sex"] = "banana"  # told to the patient agent as its sex
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = CliRunner().invoke(app, ["discharge", "cases", str(cases)])
+    assert result.exit_code == 1
+    assert "cases.jsonl:2" in result.output
+    assert "demographics.sex" in result.output
+    rows[1]["demographics"]["sex"] = "F"  # MIMIC's spelling is read
+    cases.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert CliRunner().invoke(app, ["discharge", "cases", str(cases)]).exit_code == 0
+
+
+def test_a_second_label_by_one_annotator_is_refused_not_collapsed(tmp_path: Path) -> None:
+    labels = tmp_path / "labels.jsonl"
+    row = '{{"item": {item}, "metric": "flow", "annotator": "{who}", "agree": {vote}}}\n'
+    labels.write_text(
+        row.format(item='"i1"', who="ana", vote="true") + row.format(item='"i1"', who="ana", vote="false")
+    )
+    result = CliRunner().invoke(app, ["sensemaking", "human-agreement", str(labels)])
+    assert result.exit_code == 1  # the second label silently replaced the first
+    assert "labels.jsonl:2" in result.output
+    assert "first on line 1" in result.output
+    labels.write_text(
+        row.format(item='"i1"', who="Ana", vote="true") + row.format(item='"i2"', who="ana ", vote="true")
+    )
+    result = CliRunner().invoke(app, ["sensemaking", "human-agreement", str(labels)])
+    assert result.exit_code == 1
+    assert "only in case or spaces" in result.output
+    labels.write_text(row.format(item=1, who="ana", vote="true") + row.format(item='"1"', who="ana", vote="false"))
+    result = CliRunner().invoke(app, ["sensemaking", "human-agreement", str(labels)])
+    assert result.exit_code == 1  # item 1 and item "1" are one item

@@ -153,8 +153,8 @@ def minimum_detectable_difference(
     from scipy.stats import norm
     from scipy.stats import t as student
 
-    if standard_error <= 0:
-        raise ValueError("the standard error must be positive")
+    if not standard_error > 0 or standard_error == float("inf"):  # NaN fails the first test
+        raise ValueError(f"the standard error must be a positive number, not {standard_error}")
     if not 0 < alpha < 1 or not 0 < power < 1:
         raise ValueError("alpha and power must be between 0 and 1")
     if df is not None and df < 1:
@@ -163,4 +163,9 @@ def minimum_detectable_difference(
         quantiles = float(norm.ppf(1 - alpha / 2) + norm.ppf(power))
     else:
         quantiles = float(student.ppf(1 - alpha / 2, df) + student.ppf(power, df))
+    if quantiles <= 0:  # a power below the test's own false-positive rate: every difference "detectable"
+        raise ValueError(
+            f"power {power:g} is not above what a two-sided test at alpha {alpha:g} detects by chance: "
+            "no minimum detectable difference (raise --power or lower --alpha)"
+        )
     return quantiles * standard_error

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 TimeSlot = Literal["morning", "afternoon", "evening", "bedtime", "as_needed"]
 """When a medicine is taken: the AHRQ guide's day slots plus bedtime and as-needed (the reference code has only
@@ -115,9 +115,25 @@ class DischargeStructure(_Frozen):
     follow_up_and_return: FollowUpAndReturn
 
 
+SEXES = ("female", "male", "other", "unknown")
+"""What ``demographics.sex`` may say (or nothing): the patient agent is told it ("Age 67, female"), so a typo
+would reach the simulation as the patient's sex. "F" and "M", as MIMIC writes them, are read as female and male."""
+
+
 class Demographics(_Frozen):
     age: int | None = Field(default=None, ge=0, le=120)
     sex: str = ""
+
+    @field_validator("sex", mode="before")
+    @classmethod
+    def _known_sex(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        said = value.strip().lower()
+        said = {"f": "female", "m": "male"}.get(said, said)
+        if said and said not in SEXES:
+            raise ValueError(f"{value!r} is not one of {', '.join(SEXES)} (or leave it empty)")
+        return said
 
 
 class Question(_Frozen):

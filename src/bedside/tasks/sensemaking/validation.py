@@ -101,6 +101,8 @@ class MetricAgreement:
 def read_labels(path: Path) -> list[dict[str, Any]]:
     """JSONL: ``{"item": ID, "metric": NAME, "annotator": WHO, "agree": true|false}`` per line."""
     labels = []
+    seen: dict[tuple[str, str, str], int] = {}
+    spelled: dict[str, tuple[str, int]] = {}
     for number, data in json_objects(path):
         for key in ("item", "metric", "annotator", "agree"):
             if key not in data:
@@ -111,7 +113,23 @@ def read_labels(path: Path) -> list[dict[str, Any]]:
             raise InputError(f"{path}:{number}: agree must be true or false")
         if data["metric"] not in CRITERIA:
             raise InputError(f"{path}:{number}: unknown metric {data['metric']!r}; choose from {', '.join(CRITERIA)}")
-        labels.append(data)
+        # One vote per person per item: a second label would silently replace the first (and 1 and "1", or
+        # "Ana" and "ana", would count as two items or two people).
+        item, annotator = str(data["item"]).strip(), str(data["annotator"]).strip()
+        first = spelled.setdefault(annotator.casefold(), (annotator, number))
+        if first[0] != annotator:
+            raise InputError(
+                f"{path}:{number}: annotator {annotator!r} differs from {first[0]!r} (line {first[1]}) only in "
+                "case or spaces: spell one person one way"
+            )
+        key = (str(data["metric"]), item, annotator)
+        if key in seen:
+            raise InputError(
+                f"{path}:{number}: {annotator!r} labels item {item!r} on {key[0]} again (first on line {seen[key]}): "
+                "one label per annotator per item"
+            )
+        seen[key] = number
+        labels.append({**data, "item": item, "annotator": annotator})
     return labels
 
 
@@ -119,7 +137,7 @@ def human_agreement(labels: Sequence[Mapping[str, Any]]) -> list[MetricAgreement
     """Per metric: the share of items whose annotators' majority agrees with the judge."""
     votes: dict[str, dict[str, dict[str, bool]]] = defaultdict(lambda: defaultdict(dict))
     for label in labels:
-        votes[label["metric"]][label["item"]][label["annotator"]] = label["agree"]  # the last label of a person counts
+        votes[label["metric"]][label["item"]][label["annotator"]] = label["agree"]
     out = []
     for metric in [m for m in CRITERIA if m in votes] + sorted(set(votes) - set(CRITERIA)):
         items = votes[metric]
