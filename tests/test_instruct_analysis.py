@@ -492,4 +492,4 @@ def test_power_analysis_reproduces_appendix_k_with_its_inputs() -> None:
     assert round(json.loads(result.output)["minimum_detectable"], 3) == 0.052
     bad = runner.invoke(app, ["instruct", "power", "--sd", "0"])
     assert bad.exit_code == 1
-    assert "standard error must be positive" in bad.output
+    assert "standard error must be a positive number" in bad.output

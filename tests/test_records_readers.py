@@ -317,3 +317,34 @@ def test_records_show_reads_a_folder(tmp_path: Path) -> None:
     shown = CliRunner().invoke(app, ["records", "show", str(tmp_path), "--json"])
     assert shown.exit_code == 0, shown.output
     assert len(json.loads(shown.stdout)) == 3
+
+
+def test_an_empty_medalign_record_is_said_to_be_empty(tmp_path: Path) -> None:
+    path = tmp_path / "ehr.xml"
+    path.write_text("<record></record>")
+    with pytest.warns(RecordWarning, match="no visits, notes or events: the record is empty"):
+        read_medalign_xml(path)
+
+
+def test_a_misspelt_person_field_is_named_not_dropped(tmp_path: Path) -> None:
+    path = tmp_path / "ehr.xml"
+    path.write_text(
+        '<record>\n<visit type="x" start="01/01/2020 10:00">\n<day>\n'
+        '<person start="01/01/2020 10:00">Birth: 1950-01-01\nGendr: F\n</person>\n'
+        '<note start="01/01/2020 10:00">seen</note></day></visit></record>'
+    )
+    with pytest.warns(RecordWarning, match=r"line 4 <person>: 'Gendr' is not read \(did you mean 'Gender'\?\)"):
+        record = read_medalign_xml(path)
+    assert record.patient.gender is None
+    assert str(record.patient.birth_date) == "1950-01-01"
+
+
+def test_utf8_under_a_latin1_declaration_is_refused_not_garbled(tmp_path: Path) -> None:
+    head = b'<?xml version="1.0" encoding="ISO-8859-1"?>\n<record>\n<visit type="x" start="01/01/2020 10:00">\n<day>\n'
+    tail = b"</note>\n</day></visit></record>"
+    path = tmp_path / "ehr.xml"
+    path.write_bytes(head + b'<note start="01/01/2020 10:00">caf\xc3\xa9 pain' + tail)
+    with pytest.raises(RecordError, match=r"line 5: declares encoding 'iso-8859-1' but holds UTF-8 text \('é'\)"):
+        read_medalign_xml(path)
+    path.write_bytes(head + b'<note start="01/01/2020 10:00">caf\xe9 pain' + tail)  # truly Latin-1: read as such
+    assert read_medalign_xml(path).notes[0].text == "café pain"

@@ -33,6 +33,7 @@ are skipped with a :class:`RecordWarning`. Errors name the file and line.
 
 from __future__ import annotations
 
+import difflib
 import re
 import textwrap
 import warnings
@@ -155,6 +156,21 @@ _CHILD_ROLES = {
     "entry": {"event": "event"},
 }
 _SKIP_PREFIX = {"encounter": "encounter/", "events": "events/", "entry": "entry/"}
+_PERSON_FIELDS = ("birth", "gender", "race", "ethnicity")
+_ITEM_LISTS = ("conditions", "medications", "measurements", "procedures")
+_SINGLE_BYTE = frozenset(
+    {"iso-8859-1", "latin-1", "latin1", "iso8859-1", "windows-1252", "cp1252", "us-ascii", "ascii"}
+)
+_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xf4][\x80-\xbf]+")
+"""A UTF-8 multi-byte letter; in a genuine single-byte file an accented letter is one byte followed by ASCII."""
+_DECLARATION = re.compile(rb"""^\s*<\?xml[^>]*\bencoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
+
+
+def _declared_encoding(head: bytes) -> str:
+    found = _DECLARATION.match(head)
+    return found.group(1).decode("ascii").lower() if found else "utf-8"
+
+
 _SILENT = {"encounter": frozenset({"caresites", "providers"})}
 
 
@@ -176,6 +192,7 @@ class _Reader:
         self.when: datetime | None = None
         self.stack: list[_Open] = []
         self.root: _Element | None = None
+        self.declared = "utf-8"
 
     def error(self, element: _Element, message: str) -> RecordError:
         return RecordError(message, path=self.path, where=f"line {element.line} <{element.tag}>")
@@ -202,7 +219,12 @@ class _Reader:
         parser.CharacterDataHandler = self.text
         parser.buffer_text = True
         try:
+            lines_before = 0
             while chunk := handle.read(CHUNK_BYTES):
+                if lines_before == 0:
+                    self.declared = _declared_encoding(chunk)
+                self.check_bytes(chunk, lines_before)
+                lines_before += chunk.count(b"\n")
                 parser.Parse(chunk, False)
             parser.Parse(b"", True)
         except xml.parsers.expat.ExpatError as exc:
@@ -218,6 +240,21 @@ class _Reader:
         if self.root is None:
             raise RecordError("no XML element found", path=self.path)
         return self.finish()
+
+    def check_bytes(self, chunk: bytes, lines_before: int) -> None:
+        """UTF-8 under a single-byte declaration would be read letter by letter as mojibake ("é" as "Ã©") with no
+        error: refused, naming the line, since patient text would be stored garbled."""
+        if self.declared not in _SINGLE_BYTE:
+            return
+        found = _UTF8_SEQUENCE.search(chunk)
+        if found:
+            line = lines_before + chunk.count(b"\n", 0, found.start()) + 1
+            raise RecordError(
+                f"declares encoding {self.declared!r} but holds UTF-8 text ({found.group().decode('utf-8')!r}), "
+                "which would be read as mojibake: correct the declaration to UTF-8",
+                path=self.path,
+                where=f"line {line}",
+            )
 
     def text(self, data: str) -> None:
         if self.stack and self.stack[-1].role in ("event", "inside"):
@@ -277,6 +314,9 @@ class _Reader:
             self.stream_event(closed.element, self.encounter, self.when)
 
     def finish(self) -> Record:
+        record = self.record
+        if not (record.encounters or record.notes or any(getattr(record, name) for name in _ITEM_LISTS)):
+            warnings.warn(RecordWarning(f"{self.path}: no visits, notes or events: the record is empty"), stacklevel=4)
         if self.empty_notes:
             warnings.warn(RecordWarning(f"{self.path}: skipped {self.empty_notes} empty note(s)"), stacklevel=4)
         for tag, count in sorted(self.skipped.items()):
@@ -423,6 +463,16 @@ class _Reader:
             key, sep, value = line.partition(":")
             if sep and value.strip():
                 fields[key.strip().lower()] = value.strip()
+                if key.strip().lower() not in _PERSON_FIELDS:  # "Gendr: F" would leave the sex unknown, unsaid
+                    near = difflib.get_close_matches(key.strip().lower(), _PERSON_FIELDS, n=1)
+                    hint = f" (did you mean {near[0].capitalize()!r}?)" if near else ""
+                    warnings.warn(
+                        RecordWarning(
+                            f"{self.path}: line {element.line} <person>: {key.strip()!r} is not read{hint}; "
+                            f"bedside reads {', '.join(f.capitalize() for f in _PERSON_FIELDS)}"
+                        ),
+                        stacklevel=4,
+                    )
         updates: dict[str, object] = {}
         if "birth" in fields and self.patient.birth_date is None:
             try:
