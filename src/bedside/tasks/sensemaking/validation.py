@@ -122,13 +122,13 @@ def read_labels(path: Path) -> list[dict[str, Any]]:
                 f"{path}:{number}: annotator {annotator!r} differs from {first[0]!r} (line {first[1]}) only in "
                 "case or spaces: spell one person one way"
             )
-        key = (str(data["metric"]), item, annotator)
-        if key in seen:
+        vote = (str(data["metric"]), item, annotator)
+        if vote in seen:
             raise InputError(
-                f"{path}:{number}: {annotator!r} labels item {item!r} on {key[0]} again (first on line {seen[key]}): "
+                f"{path}:{number}: {annotator!r} labels item {item!r} on {vote[0]} again (first on line {seen[vote]}): "
                 "one label per annotator per item"
             )
-        seen[key] = number
+        seen[vote] = number
         labels.append({**data, "item": item, "annotator": annotator})
     return labels
 
