@@ -214,3 +214,24 @@ def test_a_dataset_value_that_would_be_coerced_is_an_error_naming_the_line(
     with pytest.raises(TaskFileError) as caught:
         read_samples(path, {"id": "qid", "question": "q"})
     assert said in str(caught.value)
+
+
+def test_a_prompt_reading_a_variable_the_dataset_does_not_give_fails_config_check(
+    example: Path, tmp_path: Path
+) -> None:
+    # a columns map naming the variable wrong: every sample would fail at run time, one by one
+    task = example / "task.yaml"
+    task.write_text(task.read_text().replace("question: patient_question", "qustion: patient_question"))
+    with ScriptedServer() as server:
+        config = write_config(tmp_path, task, server)
+    result = runner.invoke(app, ["config", "check", str(config)])
+    assert result.exit_code == 1
+    assert "uses 'question' (did you mean 'qustion'?)" in result.output
+    assert "dataset 'questions' does not give" in result.output
+    # a typo in the template is named the same way
+    task.write_text(task.read_text().replace("qustion: patient_question", "question: patient_question"))
+    prompt = example / "prompts" / "brief.j2"
+    prompt.write_text(prompt.read_text().replace("{{ question }}", "{{ questoin }}"))
+    result = runner.invoke(app, ["config", "check", str(config)])
+    assert result.exit_code == 1
+    assert "prompts.brief (brief.j2) uses 'questoin' (did you mean 'question'?)" in result.output

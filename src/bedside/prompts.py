@@ -256,6 +256,16 @@ def _template_file(path: Path) -> jinja2.Template:
     return _ENV.template_class.from_code(_ENV, code, _ENV.make_globals(None))
 
 
+def template_variables(template: str | Path) -> frozenset[str]:
+    """The variables ``template`` reads that it does not set itself: what a caller must give it (templates it
+    includes are not followed)."""
+    from jinja2 import meta
+
+    loaded = load_template(template)
+    source = Path(loaded.filename).read_text(encoding="utf-8") if loaded.filename else ""
+    return frozenset(meta.find_undeclared_variables(_ENV.parse(source)))
+
+
 def render(template: str | Path, **variables: Any) -> str:
     """Render a template to text; a variable the template uses but was not given is an error, and so is anything
     the sandbox refuses."""

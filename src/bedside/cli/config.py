@@ -39,6 +39,7 @@ def config_check(
     from bedside.runs.registry import resolve_task
     from bedside.runs.runner import check_config, load_datasets
     from bedside.runs.scorers import resolve_scorers
+    from bedside.runs.taskfile import TaskFromFile
 
     try:
         loaded = load_config(config, set_ or [])
@@ -70,6 +71,13 @@ def config_check(
         datasets = load_datasets(loaded, task)
     except (ValueError, OSError) as exc:
         raise fail(ValueError(f"{config}: datasets: {exc}")) from None
+    if isinstance(task, TaskFromFile):
+        try:
+            for system in loaded.systems.values():
+                for name, rows in datasets.items():
+                    task.check_variables(system.type, name, rows)
+        except ValueError as exc:
+            raise fail(ValueError(f"{config}: {exc}")) from None
     cells = len(loaded.datasets) * len(loaded.systems) * len(loaded.models["system"])
     summary: dict[str, object] = {
         "config": str(config),

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from difflib import get_close_matches
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from bedside.inputs import InputError, read_text, table_dicts
 from bedside.judges import Rubric, load_rubric
 from bedside.llm.types import ChatMessage
-from bedside.prompts import render, render_chat
+from bedside.prompts import render, render_chat, template_variables
 from bedside.runs.config import DatasetConfig
 from bedside.runs.options import Options
 from bedside.runs.steps import Steps, judge_in_sample
@@ -264,6 +265,24 @@ class TaskFromFile:
         samples = read_samples(path, columns)
         # The task's definition is part of every sample, so the run's keys change when the task file does.
         return [s.model_copy(update={"inputs": {**s.inputs, "task": self.digest}}) for s in samples]
+
+    def check_variables(self, system: str, dataset: str, samples: Sequence[Sample]) -> None:
+        """Refuse a prompt that reads a variable a sample does not give: with a column named wrong in the map
+        (``qustion: question``), every sample would fail at run time, one by one."""
+        used = template_variables(self.prompts[system])
+        for sample in samples:
+            given = {*sample.inputs["variables"], "reference"}
+            missing = sorted(used - given)
+            if missing:
+                hints = [
+                    f"{m!r} (did you mean {near[0]!r}?)" if (near := get_close_matches(m, given, 1)) else repr(m)
+                    for m in missing
+                ]
+                raise TaskFileError(
+                    f"prompts.{system} ({self.prompts[system].name}) uses {', '.join(hints)}, which dataset "
+                    f"{dataset!r} does not give (sample {sample.id!r} has {', '.join(sorted(given))}): check the "
+                    "template and the dataset's columns map"
+                )
 
     def _chat(self, prompt: Path, variables: Mapping[str, Any]) -> list[ChatMessage]:
         text = render(prompt, **variables)
