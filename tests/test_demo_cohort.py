@@ -30,3 +30,23 @@ def test_every_message_gets_a_chart_as_of_its_time() -> None:
     records = read_records(DEMO_DIR / "cohort.jsonl")
     filled = with_chart_from(load_portal_messages(DEMO_DIR / "portal_messages.jsonl"), records)
     assert all(m.chart_summary and "###Medications (Outpatient)###" in m.chart_summary for m in filled)
+
+
+def test_a_message_sent_before_its_patients_record_begins_is_warned_of() -> None:
+    import warnings
+    from datetime import timedelta
+
+    import pytest
+
+    from bedside.records import RecordWarning
+
+    records = read_records(DEMO_DIR / "cohort.jsonl")
+    messages = load_portal_messages(DEMO_DIR / "portal_messages.jsonl")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the demo's messages all fall inside their records
+        with_chart_from(messages, records)
+    first = next(r.span() for r in records if r.id == messages[0].patient_id)
+    assert first is not None
+    early = messages[0].model_copy(update={"sent_at": first[0] - timedelta(days=400)})  # a year typed wrong
+    with pytest.warns(RecordWarning, match=rf"1 portal message\(s\) sent before .* empty chart: {early.id} \("):
+        with_chart_from([early, *messages[1:]], records)

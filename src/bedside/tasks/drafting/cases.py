@@ -16,6 +16,7 @@ gets its text by joining them in theme order.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from bedside.inputs import InputError, json_object, nonempty, parse_xml, table_dicts, text_lines
 from bedside.records import Record
 from bedside.records.chart import render_chart_summary
+from bedside.records.errors import RecordWarning
 from bedside.records.model import Time
+from bedside.records.times import utc
 from bedside.tasks.drafting.themes import RESPONSE_THEMES
 
 
@@ -90,6 +93,7 @@ def with_chart_from(messages: list[PortalMessage], records: list[Record]) -> lis
     """Fill each message's missing chart summary from its patient's record, as the chart stood when it was sent."""
     by_id = {record.id: record for record in records}
     filled = []
+    early: list[str] = []
     for message in messages:
         if message.chart_summary is None:
             record = by_id.get(message.patient_id or "")
@@ -98,8 +102,20 @@ def with_chart_from(messages: list[PortalMessage], records: list[Record]) -> lis
                     f"portal message {message.id}: no chart summary, and no record for patient "
                     f"{message.patient_id!r} with a sent_at time to render one from"
                 )
+            span = record.span()
+            if span is not None and utc(message.sent_at) < span[0]:
+                early.append(f"{message.id} ({message.sent_at:%Y-%m-%d}, record from {span[0]:%Y-%m-%d})")
             message = message.model_copy(update={"chart_summary": render_chart_summary(record, message.sent_at)})
         filled.append(message)
+    if early:  # often a date typo, or the wrong patient: the draft is written against an empty chart
+        shown = ", ".join(early[:3]) + (f" and {len(early) - 3} more" if len(early) > 3 else "")
+        warnings.warn(
+            RecordWarning(
+                f"{len(early)} portal message(s) sent before their patient's record begins, drafted against an "
+                f"empty chart: {shown}"
+            ),
+            stacklevel=2,
+        )
     return filled
 
 
