@@ -181,6 +181,13 @@ def test_a_file_in_the_working_directory_does_not_shadow_a_shipped_template(
         ('{{ "{:>1000000000}".format("x") }}', "format would build"),
         ('{{ ("x" * 1000000)|replace("x", "y" * 100) }}', "replace would build"),
         ('{{ "a\tb".expandtabs(10**9) }}', "expandtabs would build"),
+        # widths taken from the arguments, and joins (issue 48's audit: 31 s and 3.9 GB, 1 GB, 100 MB)
+        ('{{ "%*s"|format(10**9, "x") }}', "format would build"),
+        ('{{ "%*s" % (10**9, "x") }}', "'%' would build"),
+        ('{{ "%.*f" % (10**9, 1.5) }}', "'%' would build"),
+        ('{{ "{0:{1}}".format("x", 10**9) }}', "format would build"),
+        ('{{ range(100000)|join("y" * 1000) }}', "join would build"),
+        ('{{ ("y" * 1000).join(["a"] * 100000) }}', "join would build"),
     ],
 )
 def test_runaway_templates_are_stopped_with_an_error_naming_the_file(

@@ -235,3 +235,15 @@ def test_a_prompt_reading_a_variable_the_dataset_does_not_give_fails_config_chec
     result = runner.invoke(app, ["config", "check", str(config)])
     assert result.exit_code == 1
     assert "prompts.brief (brief.j2) uses 'questoin' (did you mean 'question'?)" in result.output
+
+
+def test_a_run_whose_prompt_would_build_a_gigabyte_stops_each_sample_at_once(example: Path, tmp_path: Path) -> None:
+    # issue 48: a size-producing template hung a run at 0 samples while memory grew to gigabytes
+    (example / "prompts" / "plain.j2").write_text('{{ "%*s"|format(10**9, question) }}')
+    with ScriptedServer() as server:
+        config = write_config(tmp_path, example / "task.yaml", server, systems={"plain": {"type": "plain"}})
+        result = runner.invoke(app, ["run", str(config), "--no-cache"])
+    assert "format would build 1,000,000,000 characters" in result.output + str(
+        [r.failure for r in rows_of(tmp_path / "runs.sqlite")]
+    )
+    assert all(r.status == "error" for r in rows_of(tmp_path / "runs.sqlite"))

@@ -116,11 +116,29 @@ _WIDTHS = re.compile(r"%[-#0 +]*(\d+)?(?:\.(\d+))?[a-zA-Z%]|\{[^{}]*?:[^{}]*?(\d
 """Widths and precisions in ``%`` and ``str.format`` specs: "%1000000000s", "{:>1000000000}"."""
 
 
-def _spec_width(spec: object) -> int:
-    """The largest width or precision a format string asks for (0 for anything that is not a string)."""
+_DYNAMIC_WIDTH = re.compile(r"%[-#0 +]*\*|%[-#0 +]*\d*\.\*|\{[^{}]*:[^{}]*\{")
+"""A width or precision taken from the arguments: "%*s", "%.*f", "{0:{1}}"."""
+
+
+def _spec_width(spec: object, arguments: Iterable[Any] = ()) -> int:
+    """The largest width or precision a format string asks for (0 for anything that is not a string); where the
+    spec takes one from its arguments, the largest whole number among them counts too."""
     if not isinstance(spec, str):
         return 0
-    return max((int(n) for m in _WIDTHS.finditer(spec) for n in m.groups() if n), default=0)
+    widest = max((int(n) for m in _WIDTHS.finditer(spec) for n in m.groups() if n), default=0)
+    if _DYNAMIC_WIDTH.search(spec):
+        numbers = [a for a in arguments if isinstance(a, int) and not isinstance(a, bool)]
+        widest = max([widest, *numbers])
+    return widest
+
+
+def _flat(value: Any) -> list[Any]:
+    """A format's arguments: a tuple or a mapping's values, or the one value."""
+    if isinstance(value, tuple | list):
+        return list(value)
+    if isinstance(value, dict):
+        return list(value.values())
+    return [value]
 
 
 def _check_size(what: str, size: float) -> None:
@@ -141,7 +159,12 @@ def _sized_call(name: str, text: str, args: tuple[Any, ...], kwargs: dict[str, A
     elif name == "expandtabs":
         _check_size(name, len(text) + text.count("\t") * widest)
     elif name in ("format", "format_map"):
-        _check_size(name, max([_spec_width(text), *(_spec_width(a) for a in args)]))
+        values = [v for a in (*args, *kwargs.values()) for v in _flat(a)]
+        _check_size(name, max([_spec_width(text, values), *(_spec_width(a, values) for a in args)]))
+    elif name == "join" and args:
+        items = args[0]
+        count = len(items) if hasattr(items, "__len__") else 0
+        _check_size(name, len(text) * max(count - 1, 0))
     elif name == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
         grows = len(args[1]) - len(args[0])
         if grows > 0:
@@ -149,7 +172,7 @@ def _sized_call(name: str, text: str, args: tuple[Any, ...], kwargs: dict[str, A
             _check_size(name, len(text) + count * grows)
 
 
-_SIZED = ("center", "ljust", "rjust", "zfill", "indent", "expandtabs", "format", "format_map", "replace")
+_SIZED = ("center", "ljust", "rjust", "zfill", "indent", "expandtabs", "format", "format_map", "replace", "join")
 
 
 def _bounded_filter(name: str, inner: Callable[..., Any]) -> Callable[..., Any]:
@@ -159,6 +182,22 @@ def _bounded_filter(name: str, inner: Callable[..., Any]) -> Callable[..., Any]:
         return inner(value, *args, **kwargs)
 
     return bounded
+
+
+def _bounded_join(inner: Callable[..., Any]) -> Callable[..., Any]:
+    """The ``join`` filter, refused before it runs when its items and separators would pass :data:`MAX_BUILT`
+    ("range(100000)|join('y' * 1000)" is 100 MB). The items are taken one loop step each."""
+
+    @jinja2.pass_eval_context
+    def join(eval_ctx: Any, value: Any, d: str = "", attribute: Any = None) -> str:
+        items = value if isinstance(value, list | tuple | str) else list(_ENV.bounded_loop(value))
+        size = len(str(d)) * max(len(items) - 1, 0)
+        if attribute is None:
+            size += sum(len(x) if isinstance(x, str) else 8 for x in items)
+        _check_size("join", size)
+        return str(inner(eval_ctx, items, d, attribute))
+
+    return join
 
 
 class _BoundedSandbox(ImmutableSandboxedEnvironment):
@@ -171,6 +210,7 @@ class _BoundedSandbox(ImmutableSandboxedEnvironment):
         super().__init__(**options)
         for name in ("center", "indent", "format", "replace"):
             self.filters[name] = _bounded_filter(name, self.filters[name])
+        self.filters["join"] = _bounded_join(self.filters["join"])
 
     def call(self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         # str.format reaches here wrapped by the sandbox's safe formatter (functools.update_wrapper: __wrapped__)
@@ -199,7 +239,7 @@ class _BoundedSandbox(ImmutableSandboxedEnvironment):
 
     def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any) -> Any:
         if operator == "%":
-            _check_size("'%'", _spec_width(left))
+            _check_size("'%'", _spec_width(left, _flat(right)))
             return left % right
         if operator == "*":
             for sized, times in ((left, right), (right, left)):
