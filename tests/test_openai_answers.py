@@ -33,3 +33,14 @@ def test_a_key_echoed_in_the_model_field_is_masked() -> None:
     assert found.model is not None
     assert key not in found.model
     assert found.model.startswith("gpt-x (key ")
+
+
+def test_the_system_fingerprint_is_read_and_a_key_echoed_in_it_masked() -> None:
+    key = "sk-test-echoed-fingerprint-0123456789"
+    remember_secret(key)
+    body = {**_body("ok"), "system_fingerprint": f"fp_{key}"}
+    found = parse_chat_completion(body)
+    assert found.system_fingerprint is not None
+    assert found.system_fingerprint.startswith("fp_")
+    assert key not in found.system_fingerprint
+    assert parse_chat_completion(_body("ok")).system_fingerprint is None

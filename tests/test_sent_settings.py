@@ -51,8 +51,13 @@ def test_each_call_records_the_settings_it_sent_and_the_model_that_answered(tmp_
     assert len(calls) == 2
     assert all(call["sent"] == {"max_tokens": 64, "seed": 11, "temperature": 0.7} for call in calls)
     assert all(call["reported_model"] == "m" for call in calls)
+    assert all(call["fingerprint"] == "fp_scripted" for call in calls)  # the endpoint's build, as it said
     shown = runner.invoke(app, ["show", loaded.run_id, rows[0].sample_id, "--store", loaded.store])
     said = [line for line in shown.stdout.splitlines() if line.startswith("sent ")]
-    assert said == ['sent system ×1: {"max_tokens": 64, "seed": 11, "temperature": 0.7}, answered by m']
+    assert said == [
+        'sent system ×1: {"max_tokens": 64, "seed": 11, "temperature": 0.7}, answered by m (fingerprint fp_scripted)'
+    ]
     report = json.loads(runner.invoke(app, ["report", loaded.run_id, "--store", loaded.store, "--json"]).stdout)
-    assert report["sent"] == ['system ×2: {"max_tokens": 64, "seed": 11, "temperature": 0.7}, answered by m']
+    assert report["sent"] == [
+        'system ×2: {"max_tokens": 64, "seed": 11, "temperature": 0.7}, answered by m (fingerprint fp_scripted)'
+    ]

@@ -433,6 +433,7 @@ class Model:
                 # model the endpoint said answered: a run's record of what it really sent.
                 sent=sent_settings(settings) if settings is not None else None,
                 reported_model=response.model,
+                fingerprint=response.system_fingerprint,
             )
         return Completion(
             texts=response.texts,

@@ -430,6 +430,7 @@ def _completion_body(
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
+        "system_fingerprint": "fp_scripted",
         "choices": [
             {"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": finish_reason}
             for i in range(n)

@@ -81,6 +81,9 @@ class ProviderResponse(BaseModel):
     finish_reason: str | None = None
     model: str | None = None
     """The model name the endpoint reported, which may differ from the one asked for."""
+    system_fingerprint: str | None = None
+    """The endpoint's build or configuration tag (OpenAI's and llama.cpp's ``system_fingerprint``): two runs
+    answered under different fingerprints may differ with the same seed."""
     null_content: bool = False
     """The endpoint sent ``content: null`` (not a text at all); such a response is an error, never cached."""
 

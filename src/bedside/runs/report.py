@@ -232,18 +232,22 @@ def declared_scorers(run: dict[str, Any]) -> list[str]:
 
 def sent_lines(calls: Sequence[dict[str, Any]]) -> list[str]:
     """One line per role and distinct request settings in call timelines: how many calls sent them, and which
-    model the endpoint said answered ('system ×3: {"max_tokens": 300, "temperature": 0.05}, answered by gpt-x').
-    Calls stored before settings were recorded say so."""
-    groups: Counter[tuple[str, str, str]] = Counter()
+    model (and build: the endpoint's ``system_fingerprint``) the endpoint said answered ('system ×3:
+    {"max_tokens": 300, "temperature": 0.05}, answered by gpt-x (fingerprint fp_44709d6fcb)'). Calls stored
+    before settings were recorded say so."""
+    groups: Counter[tuple[str, str, str, str]] = Counter()
     for call in calls:
         if "role" not in call:
             continue  # the "left out" count
         sent = call.get("sent")
         settings = "settings not recorded" if sent is None else json.dumps(sent, sort_keys=True)
-        groups[(str(call["role"]), settings, str(call.get("reported_model") or ""))] += 1
+        model, fingerprint = str(call.get("reported_model") or ""), str(call.get("fingerprint") or "")
+        groups[(str(call["role"]), settings, model, fingerprint)] += 1
     return [
-        f"{role} ×{count}: {settings}" + (f", answered by {model}" if model else "")
-        for (role, settings, model), count in sorted(groups.items())
+        f"{role} ×{count}: {settings}"
+        + (f", answered by {model}" if model else "")
+        + (f" (fingerprint {fingerprint})" if fingerprint else "")
+        for (role, settings, model, fingerprint), count in sorted(groups.items())
     ]
 
 

@@ -42,12 +42,14 @@ def parse_chat_completion(body: Any) -> ProviderResponse:
     raw_usage = body.get("usage") or {}
     usage = token_usage(int(raw_usage.get("prompt_tokens") or 0), int(raw_usage.get("completion_tokens") or 0))
     model = body.get("model")
+    fingerprint = body.get("system_fingerprint")
     return ProviderResponse(
         texts=tuple(texts),
         usage=usage,
         finish_reason=finish_reason,
         # An endpoint may echo the request (its key among it) in ``model``: scrubbed before anything keeps it.
         model=scrub(model) if isinstance(model, str) else None,
+        system_fingerprint=scrub(fingerprint) if isinstance(fingerprint, str) else None,
         null_content=null_content,
     )
 
