@@ -104,3 +104,17 @@ def test_show_says_a_patient_died_even_when_the_record_has_no_date(tmp_path: Pat
     assert "deceased (date not recorded)" in line_with(result.output, "p  female")
     (shown,) = json.loads(runner.invoke(app, ["records", "show", str(path), "--json"]).output)
     assert (shown["deceased"], shown["deceased_at"]) == (True, None)
+
+
+def test_a_nul_character_in_a_fhir_bundle_is_refused_naming_the_line(tmp_path: Path) -> None:
+    # issue 48's audit: a NUL in a FHIR bundle went straight into the rendered chart
+    bundle = tmp_path / "nul.json"
+    bundle.write_text(
+        '{"resourceType": "Bundle", "entry": [\n'
+        '{"resource": {"resourceType": "Patient", "id": "p1", "gender": "female"}},\n'
+        '{"resource": {"resourceType": "Condition", "id": "c1", "subject": {"reference": "Patient/p1"}, '
+        '"code": {"text": "asth\\u0000ma"}}}\n]}\n'
+    )
+    result = CliRunner().invoke(app, ["records", "render", str(bundle)])
+    assert result.exit_code == 1
+    assert "nul.json: line 3: holds a NUL character" in " ".join(result.output.split())

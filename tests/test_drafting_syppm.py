@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -174,3 +175,18 @@ def test_rag_pool_reads_syppm_with_its_column_map(tmp_path: Path) -> None:
     assert len(reply_pool({"pool": str(SHIPPED), "pool_format": "syppm"}, clinician="expert_2")) == 2
     with pytest.raises(SyPPMError, match="no column 'reply'"):
         reply_pool({"pool": str(SHIPPED), "pool_format": "syppm", "pool_columns": {"reference": "reply"}})
+
+
+def test_a_row_with_an_empty_reply_is_counted_and_named(tmp_path: Path) -> None:
+    # issue 48's audit: one blank reply among others was dropped silently ("wrote 1 chats", exit 0)
+    with SHIPPED.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    rows[1]["response"] = "  "
+    blank = tmp_path / "blank.csv"
+    write_csv(blank, rows)
+    output = tmp_path / "sft.jsonl"
+    args = ["drafting", "export-sft", "--cases", str(blank), "--cases-format", "syppm", "-o", str(output)]
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 0, done.output
+    said = " ".join(done.output.split())
+    assert re.search(r"blank\.csv: 1 row\(s\) with no reply in column 'response' \(line \d+\)", said), said

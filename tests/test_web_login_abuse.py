@@ -180,3 +180,16 @@ def test_a_crafted_sample_page_key_is_400_with_a_message(store: Store) -> None:
             assert "bad page key" in response.text
     fine = client.get("/runs/alpha-111/samples", params={"after": json.dumps(["c", "s000001", 0])})
     assert fine.status_code == 200
+
+
+def test_serving_a_store_a_run_made_says_there_are_no_accounts_yet(tmp_path: Path) -> None:
+    """issue 48's audit: a store with no web tables yet (made by `bedside run`) ended `bedside serve` in a
+    traceback (no such table: web_users)."""
+    path = tmp_path / "runs.sqlite"
+    Store(str(path)).close()  # a run's store: run tables only
+    log = tmp_path / "server.log"
+    with serve_process(path, log) as (client, _):
+        assert client.get("/login").status_code == 200
+    said = log.read_text()
+    assert "no accounts yet" in said
+    assert "Traceback" not in said

@@ -57,9 +57,11 @@ def serve(
     from bedside.llm.secrets import RedactingFilter
     from bedside.runs.store import Store
     from bedside.web.app import WebSettings, create_app
+    from bedside.web.db import create_web_tables
     from bedside.web.security import list_users
 
     opened = Store(store)
+    create_web_tables(opened.engine)  # a store a run made has none yet: the app would make them, too late to ask
     if not list_users(opened.engine):
         err.print("[yellow]no accounts yet:[/] add one with `bedside users add NAME --role admin`")
     if host not in ("127.0.0.1", "localhost", "::1"):

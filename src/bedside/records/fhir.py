@@ -118,6 +118,14 @@ def read_fhir_bundle(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) ->
     """Read one FHIR R4 bundle file holding one patient."""
     path = Path(path)
     text = decode(read_bounded(path, max_bytes), path=path, error=RecordError)
+    for nul in ("\x00", "\\u0000"):  # as the JSONL reader: binary data, or text no prompt or store should carry
+        at = text.find(nul)
+        if at >= 0:
+            raise RecordError(
+                "holds a NUL character (\\u0000): not text a record can hold",
+                path=path,
+                where=f"line {text.count(chr(10), 0, at) + 1}",
+            )
     bundle = loads_json(text, path=path, error=RecordError)
     return bundle_to_record(bundle, path=path)
 

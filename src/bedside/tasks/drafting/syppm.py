@@ -28,6 +28,7 @@ agree on the message. A column named explicitly in the map must be in the file.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -150,6 +151,7 @@ def read_syppm(path: str | Path, columns: Mapping[str, str] | None = None) -> li
     experts = sorted((n, optional[f]) for f in optional if (n := _expert_number(f)) is not None)
 
     cases: dict[str, dict[str, Any]] = {}
+    blank: list[int] = []
     for number, row in rows:
         where = f"{path}:{number}"
 
@@ -171,6 +173,8 @@ def read_syppm(path: str | Path, columns: Mapping[str, str] | None = None) -> li
         if values["reference"]:
             who = cell(optional["clinician_id"]) if "clinician_id" in optional else ""
             replies.append((who or "clinician", values["reference"]))
+        else:
+            blank.append(number)
         replies.extend((f"expert_{n}", text) for n, column in experts if (text := cell(column)))
         references: list[ClinicianReply] = case["references"]
         for who, text in replies:
@@ -181,4 +185,16 @@ def read_syppm(path: str | Path, columns: Mapping[str, str] | None = None) -> li
             while name in taken:
                 name, suffix = f"{who}_{suffix}", suffix + 1
             references.append(ClinicianReply(clinician_id=name, text=text))
+    if blank:  # a reply cell left empty is a case without its reference, which exports and scores then skip
+        lines = ", ".join(map(str, blank[:5])) + (f" and {len(blank) - 5} more" if len(blank) > 5 else "")
+        warnings.warn(
+            SyPPMWarning(
+                f"{path}: {len(blank)} row(s) with no reply in column {required['reference']!r} (line {lines})"
+            ),
+            stacklevel=2,
+        )
     return validated_cases(cases, path, error=SyPPMError)
+
+
+class SyPPMWarning(UserWarning):
+    """A SyPPM file read with rows that add nothing (an empty reply): counted and printed, never silent."""
