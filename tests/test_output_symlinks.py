@@ -98,3 +98,23 @@ def test_a_link_to_a_pipe_or_device_is_the_users_plumbing(tmp_path: Path) -> Non
     with pytest.raises(SymlinkRefusedError):
         write_private_text(file_link, "no")
     assert (tmp_path / "target").read_text(encoding="utf-8") == "keep"
+
+
+def test_report_refuses_an_output_folder_that_is_a_symbolic_link(
+    tmp_path: Path, finished_run: tuple[Path, str]
+) -> None:
+    # issue 48: the folder a link pointed to was followed and set to 0700
+    store, run_id = finished_run
+    target = tmp_path / "shared-folder"
+    target.mkdir()
+    target.chmod(0o755)
+    link = tmp_path / "reports-link"
+    link.symlink_to(target, target_is_directory=True)
+    refused = runner.invoke(app, ["report", run_id, "--store", str(store), "-o", str(link)])
+    assert refused.exit_code == 1
+    assert "symbolic link" in refused.output
+    assert mode(target) == 0o755  # not re-moded
+    assert list(target.iterdir()) == []
+    asked = runner.invoke(app, ["report", run_id, "--store", str(store), "-o", str(link), "--follow-symlinks"])
+    assert asked.exit_code == 0, asked.output
+    assert mode(target) == 0o755  # written into, never re-moded: it is not bedside's folder

@@ -318,6 +318,27 @@ def test_stopped_completed_and_on_hold_orders_are_listed_as_such_never_as_active
     assert "Stopped, Completed or On Hold" not in render_chart_summary(_read(BUNDLE), AT)
 
 
+def test_records_render_lists_stopped_orders_apart_through_the_cli(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+
+    bundle = copy.deepcopy(BUNDLE)
+    bundle["entry"] += [
+        {"resource": _order("stopped", "197884", "atorvastatin 20 MG Oral Tablet", "stopped")},
+        {"resource": _order("paused", "855332", "warfarin 5 MG Oral Tablet", "on-hold")},
+    ]
+    path = tmp_path / "bundle.json"
+    path.write_text(json.dumps(bundle))
+    result = CliRunner().invoke(app, ["records", "render", str(path), "--as", "chart", "--at", AT.isoformat()])
+    assert result.exit_code == 0, result.output
+    active, _, rest = result.stdout.partition("Stopped, Completed or On Hold:")
+    assert "warfarin" not in active
+    assert "atorvastatin" not in active
+    assert "-warfarin 5 MG Oral Tablet (on hold, ordered 2024-01-05)" in rest
+    assert "-atorvastatin 20 MG Oral Tablet (stopped, ordered 2024-01-05)" in rest
+
+
 def test_a_fhir_patient_deceased_with_no_date_is_never_shown_alive() -> None:
     bundle = copy.deepcopy(BUNDLE)
     bundle["entry"][0]["resource"]["deceasedBoolean"] = True
