@@ -24,7 +24,7 @@ def echoing_endpoint() -> Iterator[str]:
     """An OpenAI-compatible endpoint on 127.0.0.1 that answers in parts and echoes the caller's key."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (the standard library's name)
+        def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
             key = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
             body: dict[str, Any] = {

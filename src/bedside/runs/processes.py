@@ -51,7 +51,6 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from bedside.llm.cache import default_cache_path
 from bedside.llm.cache_postgres import open_cache
 from bedside.llm.limiter import AdaptiveLimiter, install_limiter_factory
 from bedside.runs.config import RunConfig
@@ -64,6 +63,7 @@ from bedside.runs.runner import (
     Progress,
     RunSummary,
     _settings,
+    cache_location,
     check_config,
     load_datasets,
     locked_store,
@@ -281,7 +281,7 @@ def _cache_held_open(cache: str | Path | bool | None) -> Iterator[None]:
     so they never race to create it, and the driver's connection outlives theirs: a worker closing early is
     never SQLite's last connection, whose close checkpoints and removes the ``-wal`` file while another worker
     may be opening it."""
-    location = default_cache_path() if cache is True else (None if cache is False else cache)
+    location = cache_location(cache)
     if location is None or str(location) == ":memory:":
         yield
         return

@@ -484,13 +484,18 @@ def plan_run(
     return plan
 
 
+def cache_location(cache: str | Path | bool | None) -> str | Path | None:
+    """Where a run's ``cache`` argument puts the response cache: True is the default file, False or None none."""
+    return default_cache_path() if cache is True else (None if cache is False or cache is None else cache)
+
+
 def build_models(
     plan: Plan, cache: str | Path | bool | None, summary: RunSummary
 ) -> tuple[dict[tuple[str, str], Model], dict[str, dict[Role, Model]]]:
     """One model per (role, spec), shared by every cell and sample: one cache, limiter and ledger per endpoint;
     and each cell's models by role. A role without ``max_concurrency`` gets the run's concurrency as its cap."""
     config = plan.config
-    cache_path = default_cache_path() if cache is True else (None if cache is False else cache)
+    cache_path = cache_location(cache)
     models: dict[tuple[str, str], Model] = {}
     for role, specs in config.models.items():
         for spec in specs:

@@ -553,10 +553,15 @@ def label_combined(
         return []
     embedder = default_embedder()
     mine = embedder.embed(list(sentences))
-    to_known = mine @ embedder.embed(known).T if known else None
+    known_vectors = embedder.embed(known) if known else None
+    to_known = mine @ known_vectors.T if known_vectors is not None else None
     to_chat = mine @ _small_talk_vectors().T
     asked = _answered(clinician_said)
-    in_context = embedder.embed([f"{asked} {s}" for s in sentences]) @ embedder.embed(known).T if asked else None
+    in_context = (
+        embedder.embed([f"{asked} {s}" for s in sentences]) @ known_vectors.T
+        if asked and known_vectors is not None
+        else None
+    )
     labelled: list[CombinedLabel] = []
     for i, sentence in enumerate(sentences):
         if why := rules.guard.unreadable(sentence):
