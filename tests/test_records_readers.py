@@ -330,13 +330,17 @@ def test_a_misspelt_person_field_is_named_not_dropped(tmp_path: Path) -> None:
     path = tmp_path / "ehr.xml"
     path.write_text(
         '<record>\n<visit type="x" start="01/01/2020 10:00">\n<day>\n'
-        '<person start="01/01/2020 10:00">Birth: 1950-01-01\nGendr: F\n</person>\n'
+        '<person start="01/01/2020 10:00">Birth: 1950-01-01\nGendr: F\nAge in Years: 70\n</person>\n'
         '<note start="01/01/2020 10:00">seen</note></day></visit></record>'
     )
     with pytest.warns(RecordWarning, match=r"line 4 <person>: 'Gendr' is not read \(did you mean 'Gender'\?\)"):
         record = read_medalign_xml(path)
     assert record.patient.gender is None
     assert str(record.patient.birth_date) == "1950-01-01"
+    with warnings.catch_warnings():  # the release's age fields are left unread on purpose, and silently
+        warnings.simplefilter("error")
+        path.write_text(path.read_text().replace("Gendr", "Gender"))
+        assert read_medalign_xml(path).patient.gender == "f"
 
 
 def test_utf8_under_a_latin1_declaration_is_refused_not_garbled(tmp_path: Path) -> None:

@@ -157,6 +157,8 @@ _CHILD_ROLES = {
 }
 _SKIP_PREFIX = {"encounter": "encounter/", "events": "events/", "entry": "entry/"}
 _PERSON_FIELDS = ("birth", "gender", "race", "ethnicity")
+_PERSON_UNMODELLED = ("age in days", "age in years", "age", "payer")
+"""Fields of the release's ``<person>`` that bedside leaves unread on purpose (age comes from the birth date)."""
 _ITEM_LISTS = ("conditions", "medications", "measurements", "procedures")
 _SINGLE_BYTE = frozenset(
     {"iso-8859-1", "latin-1", "latin1", "iso8859-1", "windows-1252", "cp1252", "us-ascii", "ascii"}
@@ -463,7 +465,7 @@ class _Reader:
             key, sep, value = line.partition(":")
             if sep and value.strip():
                 fields[key.strip().lower()] = value.strip()
-                if key.strip().lower() not in _PERSON_FIELDS:  # "Gendr: F" would leave the sex unknown, unsaid
+                if key.strip().lower() not in (*_PERSON_FIELDS, *_PERSON_UNMODELLED):  # "Gendr: F": sex unknown, unsaid
                     near = difflib.get_close_matches(key.strip().lower(), _PERSON_FIELDS, n=1)
                     hint = f" (did you mean {near[0].capitalize()!r}?)" if near else ""
                     warnings.warn(
