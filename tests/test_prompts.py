@@ -188,6 +188,7 @@ def test_a_file_in_the_working_directory_does_not_shadow_a_shipped_template(
         ('{{ "{0:{1}}".format("x", 10**9) }}', "format would build"),
         ('{{ range(100000)|join("y" * 1000) }}', "join would build"),
         ('{{ ("y" * 1000).join(["a"] * 100000) }}', "join would build"),
+        ('{{ ("y" * 1000).join(range(100000)|map("string")) }}', "join would build"),
     ],
 )
 def test_runaway_templates_are_stopped_with_an_error_naming_the_file(

@@ -216,6 +216,8 @@ class _BoundedSandbox(ImmutableSandboxedEnvironment):
         # str.format reaches here wrapped by the sandbox's safe formatter (functools.update_wrapper: __wrapped__)
         owner = getattr(__obj, "__self__", None) or getattr(getattr(__obj, "__wrapped__", None), "__self__", None)
         name = getattr(__obj, "__name__", "")
+        if isinstance(owner, str) and name == "join" and args and not hasattr(args[0], "__len__"):
+            args = (list(self.bounded_loop(args[0])), *args[1:])  # a generator is counted before it is joined
         if isinstance(owner, str) and name in _SIZED:
             _sized_call(name, owner, args, kwargs)
         return super().call(__context, __obj, *args, **kwargs)
