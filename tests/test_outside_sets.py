@@ -52,6 +52,11 @@ FROZEN = {
         "guard_heldout_7.jsonl",
     ): "03657944f59bda980cc259851dd85117086a4b9ebe6be37fd21e9c6e4e8a9f9c",
     ("bedside.sim", "fidelity_heldout_6.jsonl"): "5739ec65bdda040265b85a51ed607bef53707a6be3de22c6c3f2034701ee1676",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_8.jsonl",
+    ): "85e62a0384f7216b7b20fde02f2ea8297678949f6161766c2ef3cd42e27cbf3a",
+    ("bedside.sim", "fidelity_heldout_7.jsonl"): "61dc1c05a97b3bbff24670fd0ef57e891aa378498ddb063cac43f605a6363834",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -63,7 +68,7 @@ def test_the_outside_sets_are_frozen_as_written() -> None:
 
 
 def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
-    own, dev, dev_2, dev_3, dev_4, held_out, held_out_2 = builtin_guard_sets()
+    own, dev, dev_2, dev_3, dev_4, held_out, held_out_2, held_out_3 = builtin_guard_sets()
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     for labelled, (rejected, kept, reversed_matched, matched) in (
         (dev, (54, 34, 6, 31)),  # raised as the rules improved (first 50, 34, 10, 31)
@@ -72,6 +77,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         (dev_4, (40, 30, 20, 26)),  # first 40, 26, 20, 22
         (held_out, (47, 25, 13, 25)),  # measured once, unread
         (held_out_2, (35, 22, 25, 22)),  # measured once, unread
+        (held_out_3, (36, 32, 23, 32)),  # measured once, unread
     ):
         assert (len(labelled.pairs), sum(not p.match for p in labelled.pairs)) == (100, 60)
         guard = evaluate_guard(labelled.pairs).total
@@ -85,7 +91,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
 
 def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurements() -> None:
     """Measured once when the guard learned to say uncertain: set 3 and 4 with their errors unread."""
-    _, dev, dev_2, dev_3, dev_4, held_out, held_out_2 = builtin_guard_sets()
+    _, dev, dev_2, dev_3, dev_4, held_out, held_out_2, held_out_3 = builtin_guard_sets()
     # (reversed pairs passed silently of 60, reversed matched / paraphrases matched of 60 / 40 with
     # uncertain=reject)
     for labelled, (silent, reversed_matched, matched) in (
@@ -95,6 +101,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         (dev_4, (4, 4, 24)),  # first 4, 4, 20
         (held_out, (8, 8, 23)),  # measured once, unread
         (held_out_2, (10, 10, 21)),  # measured once, unread
+        (held_out_3, (9, 8, 27)),  # measured once, unread
     ):
         assert evaluate_guard(labelled.pairs).total.passed_silently <= silent, labelled.name
         rates = matcher_rates(labelled.pairs, REFUSING)
@@ -112,6 +119,7 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # false contradiction (precision 0.712 -> 0.714), so its false floor is 16
         "outside-written 2026-11-29b": ((40, 16), (23, 25)),
         "outside-written 2026-11-29c": ((35, 20), (28, 13)),  # measured once, unread
+        "outside-written 2026-11-29d": ((35, 15), (32, 12)),  # measured once, unread
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -142,3 +142,21 @@ def test_tasks_list_and_show_give_systems_and_options_with_defaults() -> None:
     missing = CliRunner().invoke(app, ["tasks", "show", "no-such-task"])
     assert missing.exit_code != 0
     assert "unknown task" in missing.output
+
+
+@pytest.mark.parametrize("task", ["discharge", "sensemaking"])
+def test_fidelity_verify_without_the_combined_checker_is_refused_at_config_check(task: str, tmp_path: Path) -> None:
+    """The judge verifies only what the combined checker leaves uncertain; with another checker the option would do
+    nothing, so it is refused before the run rather than failing every sample's fidelity step."""
+    kind = CASES[task][0]
+    path = tmp_path / "run.yaml"
+    path.write_text(
+        f"name: t\ntask: {task}\ndatasets: {{d: {{}}}}\n"
+        f"systems: {{a: {{type: {kind}, options: {{fidelity_verify: true}}}}}}\nmodels: {{system: scripted/x}}\n"
+    )
+    result = CliRunner().invoke(app, ["config", "check", str(path)])
+    assert result.exit_code != 0
+    flat = " ".join(result.output.split())
+    assert "systems.a.options: fidelity_verify asks the judge" in flat
+    assert "set fidelity_checker: combined (it is 'llm')" in flat
+    check_config(config(task, system={"fidelity_verify": True, "fidelity_checker": "combined"}), resolve_task(task))

@@ -123,6 +123,13 @@ def fidelity_eval(
         str, typer.Option(help="Comma-separated checkers to measure: embedding, combined, llm.")
     ] = "embedding,combined,llm",
     concurrency: Annotated[int, typer.Option(min=1, help="Turns the llm checker judges at once.")] = 4,
+    verify: Annotated[
+        bool,
+        typer.Option(
+            "--verify",
+            help="The combined checker asks the --model judge about the sentences its rules leave uncertain.",
+        ),
+    ] = False,
     api_key_env: ApiKeyEnvOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
@@ -140,6 +147,13 @@ def fidelity_eval(
     unknown = [c for c in chosen if c not in CHECKERS]
     if unknown or not chosen:
         raise fail(ValueError(f"--checkers: unknown {unknown or chosen}; choose from {', '.join(CHECKERS)}"))
+    if verify and ("combined" not in chosen or model is None):
+        raise fail(
+            ValueError(
+                "--verify asks a judge about the combined checker's uncertain sentences: give "
+                "--model PROVIDER/MODEL and include combined in --checkers"
+            )
+        )
     if "llm" in chosen and model is None:
         if chosen == ["llm"]:  # nothing would be measured: not a success
             raise fail(ValueError("--checkers llm needs a judge: give --model PROVIDER/MODEL"))
@@ -152,12 +166,12 @@ def fidelity_eval(
         raise fail(exc) from None
 
     async def run() -> list[list[Any]]:
-        if "llm" not in chosen:
+        if "llm" not in chosen and not verify:
             return [await evaluate_checkers(items, chosen) for _, items in loaded]  # type: ignore[arg-type]
         assert model is not None
         async with get_model(model, role="judge", cache=_cache_path(cache, no_cache), api_key_env=api_key_env) as judge:
             return [
-                await evaluate_checkers(items, chosen, judge, concurrency=concurrency)  # type: ignore[arg-type]
+                await evaluate_checkers(items, chosen, judge, concurrency=concurrency, verify=verify)  # type: ignore[arg-type]
                 for _, items in loaded
             ]
 
@@ -186,7 +200,8 @@ def fidelity_eval(
                 f"{entry['name']}, {result['checker']}: contradicted precision "
                 f"{share_with_interval(contradicted['hits'], contradicted['predicted'])}, recall "
                 f"{share_with_interval(contradicted['hits'], contradicted['support'])}; unsupported precision "
-                f"{share_with_interval(unsupported['hits'], unsupported['predicted'])}",
+                f"{share_with_interval(unsupported['hits'], unsupported['predicted'])}; uncertain "
+                f"{figures['uncertain']['predicted']} of {sum(row['support'] for row in figures.values())}",
                 highlight=False,
             )
 

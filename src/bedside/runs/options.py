@@ -42,6 +42,8 @@ def _problem(schema: type[BaseModel], where: str, error: Any) -> str:
         close = difflib.get_close_matches(loc[0], list(schema.model_fields), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         return f"{where}.{key}: unknown option{hint}; valid options: {valid}"
+    if not loc:  # a rule across options (a model validator): its message names the options itself
+        return f"{where}: {error['msg'].removeprefix('Value error, ')}"
     value = error.get("input")
     shown = f" (got {value!r})" if isinstance(value, str | int | float | bool) and len(repr(value)) < 80 else ""
     return f"{where}.{key}: {error['msg']}{shown}"

@@ -20,7 +20,10 @@ and labels the rest with MiniLM and a few rules, without a model call; ``checker
 model call (all-MiniLM-L6-v2 cosine between a sentence and every fact and earlier clinician sentence: at or above
 ``threshold`` entailed, a question non-informative, anything else unsupported; it cannot see a contradiction),
 and ``prefilter=t`` keeps the LLM judge but labels the sentences at or above ``t`` entailed without asking,
-sending only the rest (a turn left with none costs no call).
+sending only the rest (a turn left with none costs no call). The combined checker says ``uncertain`` where its
+rules cannot vouch for a sentence (:func:`bedside.sim.contradiction.label_combined`); ``verify=True`` sends those
+sentences, and only those, to the judge, so a capable endpoint decides what the rules cannot at the cost of a few
+calls, and each such label is marked ``verified``.
 
 Rates use the informative sentences as the denominator: ``unsupported_rate`` and ``contradicted_rate`` are
 shares of the sentences that state a fact. Per-stage counts let a task report, for instance, that unsupported
@@ -58,6 +61,8 @@ class LabelledSentence:
     stage: str | None
     sentence: str
     label: Label
+    verified: bool = False
+    """The combined checker could not decide and the judge gave this label (``verify``)."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,11 @@ class FidelityReport:
     def counts(self) -> dict[str, int]:
         found = Counter(s.label for s in self.sentences)
         return {label: found.get(label, 0) for label in LABELS}
+
+    @property
+    def verified(self) -> int:
+        """Sentences the combined checker left uncertain and the judge labelled."""
+        return sum(1 for s in self.sentences if s.verified)
 
     @property
     def informative(self) -> int:
@@ -90,9 +100,12 @@ class FidelityReport:
             "informative": self.informative,
             "unsupported_rate": self.rate("unsupported"),
             "contradicted_rate": self.rate("contradicted"),
+            "verified": self.verified,
             "by_stage": self.by_stage(),
             "sentences": [
-                {"turn": s.turn, "stage": s.stage, "sentence": s.sentence, "label": s.label} for s in self.sentences
+                {"turn": s.turn, "stage": s.stage, "sentence": s.sentence, "label": s.label}
+                | ({"verified": True} if s.verified else {})
+                for s in self.sentences
             ],
         }
 
@@ -126,10 +139,16 @@ async def check_fidelity(
     checker: Checker = "llm",
     threshold: float = EMBEDDING_THRESHOLD,
     prefilter: float | None = None,
+    verify: bool = False,
 ) -> FidelityReport:
-    """Label every sentence the patient said in ``transcript``; raises the model layer's errors on failure."""
+    """Label every sentence the patient said in ``transcript``; raises the model layer's errors on failure.
+
+    ``verify`` (combined checker only) sends the sentences the rules leave ``uncertain`` to the judge, one call per
+    turn for those sentences only; without it they stay uncertain, counted apart and never guessed."""
     if checker not in CHECKERS:
         raise ValueError(f"fidelity checker must be one of {', '.join(CHECKERS)}, not {checker!r}")
+    if verify and checker != "combined":
+        raise ValueError(f"verify asks the judge about the combined checker's uncertain sentences, not {checker!r}'s")
     labelled: list[LabelledSentence] = []
     clinician_said: list[str] = []
     for index, turn in enumerate(transcript):
@@ -142,7 +161,9 @@ async def check_fidelity(
         labels: dict[int, Label] = {}
         if checker == "combined":
             combined = label_combined(sentences, knowledge.facts, clinician_said)
-            labels.update((i, found.label) for i, found in enumerate(combined))
+            labels.update(
+                (i, found.label) for i, found in enumerate(combined) if not verify or found.label != "uncertain"
+            )
         elif checker == "embedding" or prefilter is not None:
             similar = _similarity(sentences, knowledge.facts, clinician_said)
             cut = threshold if checker == "embedding" else prefilter
@@ -166,7 +187,8 @@ async def check_fidelity(
             )
             labels.update(zip(asked, answer.value.labels, strict=True))
         labelled.extend(
-            LabelledSentence(index, turn.stage, sentence, labels[i]) for i, sentence in enumerate(sentences)
+            LabelledSentence(index, turn.stage, sentence, labels[i], verified=verify and i in asked)
+            for i, sentence in enumerate(sentences)
         )
     return FidelityReport(labelled)
 

@@ -148,12 +148,13 @@ async def predict_fidelity(
     checker: Checker = "llm",
     threshold: float = EMBEDDING_THRESHOLD,
     prefilter: float | None = None,
+    verify: bool = False,
 ) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
     """Each item's labels from the checker, exactly as a run labels a patient turn (item id -> labels), and the
     items the checker gave no valid answer for (item id -> cause). ``judge`` may be None for the checkers that
-    call no model (embedding, combined)."""
-    if judge is None and (checker == "llm" or prefilter is not None):
-        raise ValueError(f"the {checker} checker needs a judge model")
+    call no model (embedding, combined without ``verify``)."""
+    if judge is None and (checker == "llm" or prefilter is not None or verify):
+        raise ValueError(f"the {checker} checker needs a judge model" + (" to verify with" if verify else ""))
     settings = settings or GenerationSettings(temperature=0.0, seed=0, max_tokens=256)
     gate = asyncio.Semaphore(concurrency)
     predicted: dict[str, tuple[str, ...]] = {}
@@ -174,6 +175,7 @@ async def predict_fidelity(
                     checker=checker,
                     threshold=threshold,
                     prefilter=prefilter,
+                    verify=verify,
                 )
             except ModelError as exc:
                 failed[item.id] = f"{type(exc).__name__}: {exc}"
@@ -184,11 +186,12 @@ async def predict_fidelity(
     return predicted, failed
 
 
-def checker_name(checker: Checker, judge: Model | None, prefilter: float | None = None) -> str:
+def checker_name(checker: Checker, judge: Model | None, prefilter: float | None = None, verify: bool = False) -> str:
     if checker == "embedding":
         return "embedding (all-MiniLM-L6-v2)"
     if checker == "combined":
-        return "combined (conflict rules + MiniLM)"
+        verifier = f", uncertain sentences asked of {judge.name if judge is not None else 'the judge'}"
+        return "combined (conflict rules + MiniLM" + (verifier if verify else "") + ")"
     name = judge.name if judge is not None else "llm"
     return name + (f" with an embedding pre-filter at {prefilter:g}" if prefilter is not None else "")
 
@@ -327,6 +330,12 @@ BUILTIN_SENTENCE_SETS = (
         "round (answers read after their question, times in days), beside the code before it, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_6.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-29d",
+        "written by a seventh writer who never read the rules nor any other set; measured once with the third "
+        "round's rules (f23034f), before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_7.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 
@@ -362,15 +371,18 @@ async def evaluate_checkers(
     *,
     settings: GenerationSettings | None = None,
     concurrency: int = 4,
+    verify: bool = False,
 ) -> list[CheckerEvaluation]:
     """Each checker's labels on every item, compared with the hand labels per split: what ``bedside sim
-    fidelity-eval`` prints. The llm checker needs ``judge``; the others call no model."""
+    fidelity-eval`` prints. The llm checker needs ``judge``; so does the combined one with ``verify`` (its
+    uncertain sentences asked of the judge); the others call no model."""
     results = []
     for checker in checkers:
+        checked = verify and checker == "combined"
         predicted, failed = await predict_fidelity(
-            items, judge, settings=settings, concurrency=concurrency, checker=checker
+            items, judge, settings=settings, concurrency=concurrency, checker=checker, verify=checked
         )
-        name = checker_name(checker, judge)
+        name = checker_name(checker, judge, verify=checked)
         by_split = {}
         for split, chosen in splits_of(items).items():
             ids = {item.id for item in chosen}

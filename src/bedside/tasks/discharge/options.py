@@ -7,6 +7,7 @@ from typing import Literal, get_args
 from pydantic import Field
 
 from bedside.runs.options import Options
+from bedside.sim.fidelity_options import FidelityOptions
 
 ExamSetting = Literal["dialogue", "summary", "none"]
 JudgeName = Literal["conversation", "coverage", "strategy", "summary_a", "summary_b"]
@@ -23,7 +24,7 @@ class DatasetOptions(Options):
     profiles: ProfilesSpec = Field("one_at_a_time", description="profile conditions, or a list of {dimension: level}")
 
 
-class SystemOptions(Options):
+class SystemOptions(FidelityOptions):
     schedule: Literal["paper", "reference", "demo"] = "paper"
     prompt_style: Literal["chat", "blob"] | None = Field(None, description="default by schedule")
     documents_from: Literal["note_and_dialogue", "dialogue"] | None = Field(None, description="default by schedule")
@@ -35,9 +36,6 @@ class SystemOptions(Options):
     judges: JudgeName | list[JudgeName] = Field(default_factory=lambda: list(get_args(JudgeName)))
     judge_profile: bool = False
     judge_max_repairs: int = Field(2, ge=0, description="re-asks of a judge's malformed answer")
-    fidelity: bool = True
-    fidelity_checker: Literal["llm", "embedding", "combined"] = "llm"
-    fidelity_prefilter: float | None = Field(None, description="a cosine")
     documents: bool = True
     documents_max_tokens: int | None = Field(None, ge=1, description="default 1500")
     max_repairs: int = Field(2, ge=0, description="re-asks of a malformed checklist or summary")

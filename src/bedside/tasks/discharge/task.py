@@ -25,7 +25,8 @@ code's choices under the ``reference`` schedule and to the paper's (bedside's si
 case's first N questions in every setting; default all, as the paper), ``judges`` (list of
 ``conversation``, ``coverage``, ``strategy``, ``summary_a``, ``summary_b``), ``judge_profile`` (bool),
 ``fidelity`` (bool), ``fidelity_checker`` (``llm`` | ``embedding`` | ``combined``), ``fidelity_prefilter`` (a
-cosine; see :mod:`bedside.sim.fidelity`), ``documents`` (bool), ``documents_max_tokens`` (default 1500: the
+cosine), ``fidelity_verify`` (bool: the combined checker asks the judge about the sentences its rules leave
+uncertain; see :mod:`bedside.sim.fidelity`), ``documents`` (bool), ``documents_max_tokens`` (default 1500: the
 checklist and summary are long JSON, and the system role's ``max_tokens`` is usually set for conversation turns),
 ``max_repairs`` (re-asks of a malformed checklist or summary, default 2), ``judge_max_repairs`` (re-asks of a
 judge's malformed answer, default 2).
@@ -323,6 +324,7 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
                 context,
                 checker=options.get("fidelity_checker", "llm"),
                 prefilter=options.get("fidelity_prefilter"),
+                verify=bool(options.get("fidelity_verify", False)),
             ),
         )
         extra["fidelity"] = fidelity.as_dict() if fidelity else None

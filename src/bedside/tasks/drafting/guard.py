@@ -112,6 +112,12 @@ BUILTIN_SETS = (
         "shared reading's third round (amounts of time in days, rates over a week), beside the code before it "
         "(the same figures), totals only (its errors unread), frozen",
     ),
+    (
+        "outside-written, held out 3",
+        "guard_heldout_8.jsonl",
+        "written 2026-11-29 by a seventh writer who never read the rules nor any other set; measured once with the "
+        "rules of the third round (f23034f), before any later change, totals only (its errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 

@@ -7,6 +7,7 @@ from typing import Literal, get_args
 from pydantic import Field
 
 from bedside.runs.options import Options
+from bedside.sim.fidelity_options import FidelityOptions
 
 JudgeName = Literal["susceptibility", "severity", "benefits", "flow", "hard", "soft"]
 
@@ -20,7 +21,7 @@ class DatasetOptions(Options):
     personas: str | list[str] | None = Field(None, description="'all' (default) or trait-literacy ids")
 
 
-class SystemOptions(Options):
+class SystemOptions(FidelityOptions):
     path: Literal["reference", "efficient"] = "reference"
     fold_mining: bool = True
     fold_decision: bool = True
@@ -29,6 +30,3 @@ class SystemOptions(Options):
     judges: JudgeName | list[JudgeName] = Field(default_factory=lambda: list(get_args(JudgeName)))
     judge_stage_labels: bool = False
     judge_max_repairs: int = Field(2, ge=0, description="re-asks of a judge's malformed answer")
-    fidelity: bool = True
-    fidelity_checker: Literal["llm", "embedding", "combined"] = "llm"
-    fidelity_prefilter: float | None = Field(None, description="a cosine")

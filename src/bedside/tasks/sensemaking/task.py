@@ -25,7 +25,8 @@ true: set one false to keep the reference's separate calls for that step when th
 (default 30: above the 21 the stage caps allow, so only a runaway conversation meets it), ``vitals`` (``rules`` |
 ``llm``), ``judges``, ``judge_stage_labels`` (bool, default false), ``judge_max_repairs`` (re-asks of a judge's
 malformed answer, default 2), ``fidelity`` (bool, default true),
-``fidelity_checker`` (``llm`` | ``embedding`` | ``combined``) and ``fidelity_prefilter`` (a cosine; see
+``fidelity_checker`` (``llm`` | ``embedding`` | ``combined``), ``fidelity_prefilter`` (a cosine) and
+``fidelity_verify`` (bool: the combined checker asks the judge about the sentences its rules leave uncertain; see
 :mod:`bedside.sim.fidelity`).
 
 A failure in preparation or in the conversation is the sample's error; a later step's failure is that step's
@@ -235,6 +236,7 @@ async def _simulate(sample: Sample, options: Mapping[str, Any], context: SampleC
                 context,
                 checker=options.get("fidelity_checker", "llm"),
                 prefilter=options.get("fidelity_prefilter"),
+                verify=bool(options.get("fidelity_verify", False)),
             ),
         )
         extra["fidelity"] = fidelity.as_dict() if fidelity else None

@@ -1,0 +1,108 @@
+"""The combined fidelity checker asks a judge only about the sentences its rules leave uncertain (issue 45)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from bedside.cli import app
+from bedside.llm import ChatMessage, GenerationSettings, get_model
+from bedside.runs.task import SampleContext, Turn
+from bedside.sim.fidelity import check_fidelity
+from bedside.sim.knowledge import Knowledge
+from bedside.testing import ScriptedServer
+
+FACTS = ["I take metformin 500 mg twice a day.", "I live alone in a flat on the third floor."]
+NOT_ENGLISH = "Tomo metformina dos veces al día y vivo sola en un piso."
+GOLD = {
+    NOT_ENGLISH: "entailed",
+    "I take metformin 500 mg twice a day.": "entailed",
+    "I take metformin 850 mg twice a day.": "contradicted",
+}
+
+
+def _oracle(messages: Sequence[ChatMessage]) -> str:
+    text = messages[-1].content.split("latest message")[1].split("Answer with")[0]
+    asked = re.findall(r"^\d+\. (.+)$", text, re.MULTILINE)
+    return json.dumps({"labels": [GOLD[sentence] for sentence in asked]})
+
+
+def _set(tmp_path: Path) -> Path:
+    rows = [
+        {
+            "id": f"v-{i}",
+            "split": "heldout",
+            "case": "diabetes",
+            "kind": "k",
+            "style": "plain",
+            "facts": FACTS,
+            "clinician_said": ["What do you take for your sugar?"],
+            "sentences": [sentence],
+            "labels": [label],
+        }
+        for i, (sentence, label) in enumerate(GOLD.items())
+    ]
+    path = tmp_path / "set.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def test_only_the_uncertain_sentence_is_asked_and_its_label_is_marked_verified() -> None:
+    transcript = [
+        Turn(role="clinician", content="What do you take for your sugar?"),
+        Turn(role="patient", content=f"I take metformin 850 mg twice a day. {NOT_ENGLISH}"),
+    ]
+
+    async def check(verify: bool) -> dict[str, Any]:
+        async with get_model(server.model_name(), role="judge") as judge:
+            context = SampleContext({"judge": judge}, {"judge": GenerationSettings(temperature=0.0)}, epoch="0", seed=0)
+            report = await check_fidelity(
+                transcript, Knowledge(tuple(FACTS)), context, checker="combined", verify=verify
+            )
+        return report.as_dict()
+
+    with ScriptedServer(_oracle) as server:
+        unverified = asyncio.run(check(False))
+        assert server.stats()["requests"] == 0  # the rules alone: no call
+        verified = asyncio.run(check(True))
+        assert server.stats()["requests"] == 1  # one call, for the one sentence the rules could not read
+    assert [s["label"] for s in unverified["sentences"]] == ["contradicted", "uncertain"]
+    assert [s["label"] for s in verified["sentences"]] == ["contradicted", "entailed"]
+    assert [s.get("verified", False) for s in verified["sentences"]] == [False, True]
+    assert verified["verified"] == 1
+    assert unverified["verified"] == 0
+
+
+def test_fidelity_eval_verify_counts_uncertain_apart_and_asks_the_judge(tmp_path: Path) -> None:
+    labelled = _set(tmp_path)
+    plain = CliRunner().invoke(app, ["sim", "fidelity-eval", "--set", str(labelled), "--checkers", "combined"])
+    assert plain.exit_code == 0, plain.output
+    assert "uncertain 1 of 3" in " ".join(plain.output.split())
+    with ScriptedServer(_oracle) as server:
+        result = CliRunner().invoke(
+            app,
+            ["sim", "fidelity-eval", "-m", server.model_name(), "--set", str(labelled), "--checkers", "combined",
+             "--verify", "--no-cache", "--json"],
+        )  # fmt: skip
+        assert server.stats()["requests"] == 1
+    assert result.exit_code == 0, result.output
+    (combined,) = json.loads(result.stdout)["sets"][0]["checkers"]
+    assert "asked of" in combined["name"]
+    figures = combined["splits"]["all"]["per_label"]
+    assert figures["uncertain"]["predicted"] == 0
+    assert figures["entailed"]["hits"] == 2
+    assert figures["contradicted"]["hits"] == 1
+
+
+def test_verify_without_a_judge_is_refused_with_what_to_give(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["sim", "fidelity-eval", "--set", str(_set(tmp_path)), "--verify"])
+    assert result.exit_code != 0
+    assert "--model" in result.output
+    assert "combined" in result.output
+    assert "Traceback" not in result.output
