@@ -23,11 +23,12 @@ requests sent again, and the most in flight. Then the same run without a fault o
 executor: each one's endpoint utilisation, and Ray's over the local executor's as a ratio.
 
 The local executor also runs on ``--processes`` worker processes (:mod:`bedside.runs.processes`, each replica's
-cap split between them), printed as ``local xN``; each executor's endpoint utilisation and CPU per sample are
+cap split between them), printed as ``local xN``, and under ``--processes auto`` (``local auto``, with the
+choice its first samples led to); each executor's endpoint utilisation and CPU per sample are
 printed over the one-process local executor's, as ratios measured in the same invocation.
 
 Usage: ``python bench/scale.py [--samples 20000] [--latency-ms 50] [--cap 100] [--workers 2] [--processes 2]
-[--scored 2000] [--no-ray]``
+[--scored 2000] [--no-ray] [--no-auto]``
 ``python bench/scale.py --faults [--samples 3000] [--latency-ms 20] [--cap 16]``
 """
 
@@ -48,7 +49,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bedside.runs import DatasetConfig, RunConfig, execute
-from bedside.runs.processes import execute_processes
+from bedside.runs.processes import AutoChoice, execute_processes
 from bedside.runs.ray_executor import execute_ray, init_local_ray
 from bedside.runs.shards import ShardResult
 from llm_overhead import start_server
@@ -88,8 +89,20 @@ def utilisation(seen: list[dict[str, Any]], cap: int) -> float:
     return sum(shares) / len(shares) if shares else 0.0
 
 
+def print_choice(choice: AutoChoice) -> None:
+    print(f"  {choice}")
+
+
 def one_case(
-    label: str, urls: list[str], samples: int, cap: int, latency_ms: float, workers: int, processes: int, ray: bool
+    label: str,
+    urls: list[str],
+    samples: int,
+    cap: int,
+    latency_ms: float,
+    workers: int,
+    processes: int,
+    ray: bool,
+    auto: bool = True,
 ) -> None:
     scored = label == "scored"
     ideal = samples * latency_ms / 1000 / (2 * cap)
@@ -97,7 +110,9 @@ def one_case(
     used: dict[str, float] = {}
     cpu_per_sample: dict[str, float] = {}
     split = f"local x{processes}"
-    executors = ["local"] + ([split] if processes > 1 else []) + (["ray"] if ray else [])
+    executors = (
+        ["local"] + ([split] if processes > 1 else []) + (["local auto"] if auto else []) + (["ray"] if ray else [])
+    )
     for executor in executors:
         for url in urls:
             reset(url)
@@ -112,6 +127,13 @@ def one_case(
                 summary = asyncio.run(
                     execute_processes(config, processes=processes, cache=cache, on_shards=shards.extend)
                 )
+            elif executor == "local auto":  # its probe runs in this process: its CPU is the driver's
+                summary = asyncio.run(
+                    execute_processes(
+                        config, processes="auto", cache=cache, on_shards=shards.extend, on_choice=print_choice
+                    )
+                )
+                shards = [s for s in shards if s.pid != os.getpid()]
             else:
                 summary = asyncio.run(
                     execute_ray(config, task=TASK, cache=cache, workers=workers, on_shards=shards.extend)
@@ -248,6 +270,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--processes", type=int, default=2, help="the local executor's worker processes (1: skip)")
     parser.add_argument("--no-ray", action="store_true", help="only the local executor, on 1 and N processes")
+    parser.add_argument("--no-auto", action="store_true", help="skip the local executor under --processes auto")
     parser.add_argument("--scored", type=int, default=2000, help="samples of the MiniLM-scored case (0: skip it)")
     parser.add_argument("--faults", action="store_true", help="the fault runs on a 2-node cluster instead")
     args = parser.parse_args()
@@ -268,7 +291,9 @@ def main() -> None:
     cases = [("single-call", args.samples)] + ([("scored", args.scored)] if args.scored else [])
     try:
         for label, samples in cases:
-            one_case(label, urls, samples, args.cap, args.latency_ms, args.workers, args.processes, ray)
+            one_case(
+                label, urls, samples, args.cap, args.latency_ms, args.workers, args.processes, ray, not args.no_auto
+            )
     finally:
         if ray:
             import ray as ray_module

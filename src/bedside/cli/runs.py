@@ -81,14 +81,14 @@ def run_command(
     ] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="With --executor ray: Ray workers.")] = 2,
     processes: Annotated[
-        int,
+        str,
         typer.Option(
             "--processes",
-            min=1,
             help="With the local executor: worker processes on this machine, each endpoint's cap split between "
-            "them (for runs of fast calls that keep one process's event loop busy; see docs/scale.md).",
+            "them (for runs of fast calls that keep one process's event loop busy), or auto: measured on the "
+            "first samples (docs/scale-out.md).",
         ),
-    ] = 1,
+    ] = "1",
     py_module: Annotated[
         list[Path] | None,
         typer.Option(
@@ -136,7 +136,13 @@ def run_command(
     cache_choice: str | Path | bool = False if no_cache else _cache_location(cache or loaded.cache)
     if executor not in {"local", "ray"}:
         raise fail(ValueError(f"--executor must be local or ray, not {executor!r}"))
-    if processes > 1 and executor != "local":
+    from bedside.runs.processes import parse_processes
+
+    try:
+        chosen_processes = parse_processes(processes)
+    except ValueError as exc:
+        raise fail(exc) from None
+    if chosen_processes != 1 and executor != "local":
         raise fail(ValueError("--processes is for the local executor; with --executor ray use --workers"))
     if dry_run:
         print_dry_run(loaded, retry_errors=retry_errors, cache=cache_choice, as_json=as_json)
@@ -165,17 +171,18 @@ def run_command(
                     )
                 except RayExecutorError as exc:
                     raise fail(exc) from None
-            elif processes > 1:
+            elif chosen_processes != 1:
                 from bedside.runs.processes import ProcessExecutorError, execute_processes
 
                 try:
                     summary = asyncio.run(
                         execute_processes(
                             loaded,
-                            processes=processes,
+                            processes=chosen_processes,
                             progress=progress,
                             retry_errors=retry_errors,
                             cache=cache_choice,
+                            on_choice=lambda choice: err.print(str(choice), highlight=False),
                         )
                     )
                 except ProcessExecutorError as exc:
@@ -366,7 +373,7 @@ def _rerun_command(
     executor: str,
     address: str | None,
     workers: int,
-    processes: int = 1,
+    processes: str = "1",
 ) -> str:
     """The ``bedside run ... --retry-errors`` that retries this run: the same config and every option that
     changes which run it is or where it runs (``--set``, ``--limit``, the cache, the executor)."""
@@ -383,8 +390,8 @@ def _rerun_command(
         parts += ["--cache", cache]
     if executor != "local":
         parts += ["--executor", executor, "--workers", str(workers)] + (["--address", address] if address else [])
-    elif processes > 1:
-        parts += ["--processes", str(processes)]
+    elif processes not in ("", "1"):
+        parts += ["--processes", processes]
     parts.append("--retry-errors")
     return shlex.join(parts)
 

@@ -25,6 +25,15 @@ How the work and the caps are shared:
   transaction waits for the previous one); the response cache file is shared the same way, and the driver holds
   it open while the workers run (its table made before they start; never a worker the last to close it).
 
+``--processes auto`` measures before it chooses: the driver runs the first samples itself (:data:`PROBE_SHARE`
+of the work, at least :data:`PROBE_MIN` and at most :data:`PROBE_MAX`; stored like any others) and reads how busy
+its event loop was (CPU seconds over wall seconds) and how busy the endpoints were (the mean share of each cap in
+flight). A loop that is not busy, or endpoints that already are, gain nothing from more processes: the rest runs
+in the driver. Otherwise N is what would bring the busiest endpoint to :data:`TARGET_USE` at the measured rate,
+within the machine's idle cores (:func:`idle_cores`), the smallest cap and :data:`MIN_PER_PROCESS` samples a
+worker
+(:func:`choose_processes`); the choice and its figures are logged and shown.
+
 Ctrl-C (or SIGTERM) stops every worker as it stops the local executor: finished samples are stored, the run is
 marked interrupted, and the same command resumes it. A worker that dies (killed, out of memory) fails the run
 with its exit code, the others are stopped, and a rerun finishes what it left. The split is static: a worker
@@ -84,6 +93,17 @@ log = logging.getLogger("bedside.runs")
 
 STOP_GRACE_S = 120.0
 """How long stopped workers get to store their finished samples before they are killed."""
+AUTO = "auto"
+PROBE_SHARE = 0.05
+PROBE_MIN = 100
+PROBE_MAX = 1000
+"""How many samples ``--processes auto`` runs in the driver to measure: 5 % of the work, 100 to 1,000."""
+MIN_PER_PROCESS = 200
+"""Fewest samples worth a worker process: each takes about a second to start (a fresh interpreter)."""
+BUSY_LOOP = 0.6
+"""A loop busier than this (CPU seconds per wall second) is what holds the run back."""
+TARGET_USE = 0.9
+"""The endpoint use ``auto`` aims at; at or above it, more processes would only queue at the caps."""
 
 
 class ProcessExecutorError(RuntimeError):
@@ -116,6 +136,133 @@ class _ShareOfCaps:
         return limiter
 
 
+class _MeasuredCaps:
+    """The driver's endpoint limiters while ``auto`` measures: the whole cap each, and how long each slot was
+    taken (requests in flight integrated over time), from which the endpoints' use follows."""
+
+    def __init__(self) -> None:
+        self.limiters: dict[tuple[str, str], _Occupancy] = {}
+
+    def __call__(self, key: tuple[str, str], maximum: int) -> AdaptiveLimiter:
+        limiter = self.limiters.get(key)
+        if limiter is None:
+            limiter = self.limiters[key] = _Occupancy(maximum)
+        elif maximum < limiter.maximum:  # the strictest configured limit wins
+            limiter.maximum = maximum
+            limiter.limit = min(limiter.limit, maximum)
+        return limiter
+
+    def busiest(self, wall_s: float) -> float:
+        """The highest share of its cap an endpoint had in flight on average over ``wall_s``."""
+        return max((limiter.use(wall_s) for limiter in self.limiters.values()), default=0.0)
+
+
+class _Occupancy(AdaptiveLimiter):
+    def __init__(self, maximum: int) -> None:
+        super().__init__(maximum)
+        self.slot_seconds = 0.0
+        self._since = time.perf_counter()
+
+    def _account(self) -> None:
+        now = time.perf_counter()
+        self.slot_seconds += self.in_flight * (now - self._since)
+        self._since = now
+
+    def _take(self) -> None:
+        self._account()
+        super()._take()
+
+    def release(self) -> None:
+        self._account()
+        super().release()
+
+    def use(self, wall_s: float) -> float:
+        self._account()
+        return self.slot_seconds / (wall_s * self.maximum) if wall_s > 0 else 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class AutoChoice:
+    """What ``--processes auto`` measured on its first samples and chose for the rest."""
+
+    processes: int
+    reason: str
+    probed: int = 0
+    loop_busy: float = 0.0
+    """The driver's CPU seconds per wall second while it ran the probe."""
+    cpu_ms_per_sample: float = 0.0
+    endpoint_use: float = 0.0
+    """The busiest endpoint's mean share of its cap in flight during the probe."""
+    idle_cores: int = 0
+    """The cores other work left free while the probe ran (:func:`idle_cores`)."""
+
+    def __str__(self) -> str:
+        measured = (
+            f"; the first {self.probed} samples: loop {self.loop_busy:.0%} busy, {self.cpu_ms_per_sample:.2f} ms "
+            f"CPU a sample, busiest endpoint {self.endpoint_use:.0%} used, {self.idle_cores} idle cores"
+            if self.probed
+            else ""
+        )
+        noun = "process" if self.processes == 1 else "processes"
+        return f"--processes auto: {self.processes} {noun} ({self.reason}{measured})"
+
+
+def choose_processes(loop_busy: float, endpoint_use: float, *, cores: int, cap: int, remaining: int) -> tuple[int, str]:
+    """How many processes the rest of a run should take, from one process's measured loop and endpoint use, and
+    why. Throughput grows with processes while the loop is what limits it, until the busiest endpoint's cap is
+    full: ``ceil(TARGET_USE / endpoint_use)``, within the cores, the smallest cap and the samples left."""
+    if remaining < 2 * MIN_PER_PROCESS:
+        return 1, f"{remaining} samples left: too few for a worker's start-up to pay"
+    if endpoint_use >= TARGET_USE:
+        return 1, f"the endpoints are already {endpoint_use:.0%} used by one process"
+    if loop_busy < BUSY_LOOP:
+        return 1, "one process's loop has time to spare: the endpoints, not the loop, set the pace"
+    wanted = math.ceil(TARGET_USE / max(endpoint_use, 0.01))
+    limits = {
+        "the idle cores": cores,
+        "the smallest cap": cap,
+        f"{MIN_PER_PROCESS} samples a process": remaining // MIN_PER_PROCESS,
+    }
+    binding = min(limits, key=limits.__getitem__)
+    if limits[binding] < wanted:
+        chosen = max(1, limits[binding])
+        return chosen, f"one process's loop is the limit; {chosen}, as many as {binding} allow"
+    return wanted, f"one process's loop is the limit; {wanted} to bring the busiest endpoint near {TARGET_USE:.0%}"
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform says, else all)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def machine_busy_s() -> float | None:
+    """CPU seconds the whole machine has spent busy since boot (Linux ``/proc/stat``); None elsewhere."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = [float(x) for x in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)  # idle and waiting for I/O
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def idle_cores(others_busy: float | None) -> int:
+    """The cores free for worker processes: those this process may use, less what other work kept busy while the
+    probe ran (``others_busy`` cores; the 1-minute load average where the machine's own figure is not known). A
+    model server on the same machine is such work: a second process on a core it needs slows the run (measured on
+    a 2-core machine, issue 47)."""
+    cores = usable_cores()
+    if others_busy is None:
+        try:
+            others_busy = max(0.0, os.getloadavg()[0] - 1.0)  # less this process's own
+        except OSError:
+            others_busy = 0.0
+    return max(1, min(cores, round(cores - others_busy)))
+
+
 def smallest_cap(config: RunConfig) -> int:
     """The smallest endpoint cap the run's config sets (each role's ``max_concurrency``, else the run's
     ``concurrency``, as :func:`bedside.runs.runner.build_models` sets it; a pool's ``replica_max_concurrency``)."""
@@ -126,6 +273,30 @@ def smallest_cap(config: RunConfig) -> int:
         if options.get("replica_max_concurrency"):
             caps.append(int(options["replica_max_concurrency"]))
     return max(1, min(caps))
+
+
+def parse_processes(value: int | str) -> int | str:
+    """``--processes``: a count of at least 1, or ``auto``."""
+    if value == AUTO:
+        return AUTO
+    try:
+        count = int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"--processes must be a number of processes or 'auto', not {value!r}") from None
+    if count < 1:
+        raise ValueError(f"--processes must be at least 1 (or 'auto'), not {count}")
+    return count
+
+
+def split_probe(items: list[Item]) -> tuple[list[Item], list[Item]]:
+    """``auto``'s first samples (whole samples, every cell of each) and the rest; all of them when the work is too
+    small to be worth a second measurement."""
+    groups = list(sample_batches(items, 1))
+    size = min(PROBE_MAX, max(PROBE_MIN, math.ceil(PROBE_SHARE * len(groups))))
+    if len(groups) <= size + 2 * MIN_PER_PROCESS:
+        size = len(groups)
+    probe = [item for group in groups[:size] for item in group]
+    return probe, [item for group in groups[size:] for item in group]
 
 
 def deal(items: list[Item], count: int) -> list[list[Item]]:
@@ -166,7 +337,9 @@ def _worker_main(order: _ShardOrder, results: Any) -> None:
     results.put(("ok", order.index, result))
 
 
-async def _run_shard(order: _ShardOrder) -> ShardResult:
+async def _run_shard(order: _ShardOrder, *, in_driver: bool = False) -> ShardResult:
+    """Run a share of the samples; in a worker process, or ``in_driver`` (``auto``'s probe and a run it keeps to
+    one process), where Ctrl-C and SIGTERM stay the CLI's."""
     cpu_start, started = time.process_time(), time.time()
     config = order.config
     task = resolve_task(config.task)
@@ -182,7 +355,8 @@ async def _run_shard(order: _ShardOrder) -> ShardResult:
         for _ in range(per_worker.concurrency):
             running.queue.put_nowait(None)
         main = asyncio.ensure_future(running.run(order.cache))
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
+        if not in_driver:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
         await main
     finally:
         store.close()
@@ -251,14 +425,7 @@ class _Workers:
                 )
 
     def _follow(self, summary: RunSummary) -> None:
-        """The progress line from the store, which every worker writes to."""
-        if self.progress is None:
-            return
-        with contextlib.suppress(SQLAlchemyError):
-            for cell, (done, errors) in stored_counts(self.store, self.run_id).items():
-                if cell in summary.cells:
-                    summary.cells[cell].done, summary.cells[cell].errors = done, errors
-            self.progress.update(summary)
+        _follow_store(self.store, self.run_id, summary, self.progress)
 
     def stop(self) -> None:
         """SIGTERM to every worker still running (each stores what it finished), then wait; kill after
@@ -273,6 +440,59 @@ class _Workers:
             if process.is_alive():
                 process.kill()
                 process.join(timeout=10)
+
+
+def _follow_store(store: Store, run_id: str, summary: RunSummary, progress: Progress | None) -> None:
+    """The progress line from the store, which every shard writes to."""
+    if progress is None:
+        return
+    with contextlib.suppress(SQLAlchemyError):
+        for cell, (done, errors) in stored_counts(store, run_id).items():
+            if cell in summary.cells:
+                summary.cells[cell].done, summary.cells[cell].errors = done, errors
+        progress.update(summary)
+
+
+async def _in_driver(order: _ShardOrder, store: Store, summary: RunSummary, progress: Progress | None) -> ShardResult:
+    """A shard run in the driver, with the progress line followed from the store as the workers' is."""
+    shard = asyncio.ensure_future(_run_shard(order, in_driver=True))
+    try:
+        while not shard.done():
+            await asyncio.wait([shard], timeout=0.5)
+            _follow_store(store, order.config.run_id, summary, progress)
+        return shard.result()
+    finally:
+        if not shard.done():  # interrupted: the shard stores what it finished before the driver goes on
+            shard.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await shard
+
+
+async def _probe(
+    order: _ShardOrder, store: Store, summary: RunSummary, progress: Progress | None, *, remaining: int
+) -> tuple[ShardResult, AutoChoice]:
+    """``auto``'s first samples, run in the driver with its endpoints' use measured, and the choice for the rest."""
+    caps = _MeasuredCaps()
+    install_limiter_factory(caps)
+    machine_before = machine_busy_s()
+    try:
+        result = await _in_driver(order, store, summary, progress)
+    finally:
+        install_limiter_factory(None)
+    machine_after = machine_busy_s()
+    wall = max(result.finished - result.started, 1e-9)
+    busy, use = result.cpu_s / wall, caps.busiest(wall)
+    others = (
+        None
+        if machine_before is None or machine_after is None
+        else max(0.0, (machine_after - machine_before - result.cpu_s) / wall)
+    )
+    free = idle_cores(others)
+    count, reason = choose_processes(busy, use, cores=free, cap=smallest_cap(order.config), remaining=remaining)
+    probed = len(order.items)
+    choice = AutoChoice(count, reason, probed, busy, 1000 * result.cpu_s / max(probed, 1), use, free)
+    log.info("%s", choice)
+    return result, choice
 
 
 @contextlib.contextmanager
@@ -295,19 +515,21 @@ def _cache_held_open(cache: str | Path | bool | None) -> Iterator[None]:
 async def execute_processes(
     config: RunConfig,
     *,
-    processes: int,
+    processes: int | str,
     store: Store | None = None,
     task: Task | None = None,
     retry_errors: bool = False,
     progress: Progress | None = None,
     cache: str | Path | bool | None = True,
     on_shards: Callable[[list[ShardResult]], None] | None = None,
+    on_choice: Callable[[AutoChoice], None] | None = None,
 ) -> RunSummary:
-    """Run (or resume) ``config`` with its samples split over ``processes`` worker processes; returns the same
-    summary as :func:`bedside.runs.runner.execute`. ``on_shards`` receives each worker's figures (CPU, memory,
-    counts) when all have finished. The task is resolved by name in each worker (``config.task``)."""
-    if processes < 1:
-        raise ValueError("--processes must be at least 1")
+    """Run (or resume) ``config`` with its samples split over ``processes`` worker processes (``"auto"``: as
+    many as its first samples show will pay; see the module docstring); returns the same summary as
+    :func:`bedside.runs.runner.execute`. ``on_shards`` receives each shard's figures (CPU, memory, counts) when
+    all have finished, ``on_choice`` what ``auto`` measured and chose. The task is resolved by name in each
+    worker (``config.task``)."""
+    processes = parse_processes(processes)
     if store is None and config.store == ":memory:":
         raise ProcessExecutorError("an in-memory SQLite store cannot be shared by worker processes: give a file")
     started = time.perf_counter()
@@ -322,14 +544,30 @@ async def execute_processes(
             started=started,
         ) as plan:  # fmt: skip
             results: list[ShardResult] = []
-            if plan.generate:
-                shares = deal(plan.generate, min(processes, smallest_cap(config)))
-                orders = [
-                    _ShardOrder(i, len(shares), config, plan.scorers, plan.cells, lock, cache, plan.bypass, share)
-                    for i, share in enumerate(shares)
-                ]
+            rest, count = plan.generate, processes
+
+            def order(index: int, of: int, items: list[Item]) -> _ShardOrder:
+                return _ShardOrder(index, of, config, plan.scorers, plan.cells, lock, cache, plan.bypass, items)
+
+            if rest and processes == AUTO:
+                probe, rest = split_probe(rest)
+                if rest:
+                    left = sum(1 for _ in sample_batches(rest, 1))
+                    result, choice = await _probe(order(0, 1, probe), store, plan.summary, progress, remaining=left)
+                else:
+                    result = await _in_driver(order(0, 1, probe), store, plan.summary, progress)
+                    choice = AutoChoice(1, f"{len(probe)} samples: too few to measure, run in this process")
+                results.append(result)
+                if on_choice is not None:
+                    on_choice(choice)
+                count = choice.processes
+            if rest and count == 1 and processes == AUTO:
+                results.append(await _in_driver(order(0, 1, rest), store, plan.summary, progress))
+            elif rest:
+                shares = deal(rest, min(int(count), smallest_cap(config)))
+                orders = [order(i, len(shares), share) for i, share in enumerate(shares)]
                 with _cache_held_open(cache):
-                    results = await _Workers(orders, store, config.run_id, progress).run(plan.summary)
+                    results += await _Workers(orders, store, config.run_id, progress).run(plan.summary)
             settle_summary(plan.summary, store, config.run_id, plan.generate, results)
             if on_shards is not None:
                 on_shards(results)
@@ -339,4 +577,14 @@ async def execute_processes(
             store.close()
 
 
-__all__ = ["ProcessExecutorError", "deal", "execute_processes", "smallest_cap"]
+__all__ = [
+    "AUTO",
+    "AutoChoice",
+    "ProcessExecutorError",
+    "choose_processes",
+    "deal",
+    "execute_processes",
+    "parse_processes",
+    "smallest_cap",
+    "split_probe",
+]
