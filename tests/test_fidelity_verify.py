@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from bedside.cli import app
 from bedside.llm import ChatMessage, GenerationSettings, get_model
 from bedside.runs.task import SampleContext, Turn
+from bedside.sim.contradiction import ContradictionRules, label_combined
 from bedside.sim.fidelity import check_fidelity
 from bedside.sim.knowledge import Knowledge
 from bedside.testing import ScriptedServer
@@ -106,3 +107,31 @@ def test_verify_without_a_judge_is_refused_with_what_to_give(tmp_path: Path) -> 
     assert "--model" in result.output
     assert "combined" in result.output
     assert "Traceback" not in result.output
+
+
+def test_leaving_a_kind_out_shows_what_the_other_rules_catch_of_it(tmp_path: Path) -> None:
+    """Issue 45's figure for kinds the rules never saw: each kind's rules taken away, on what it catches."""
+    sentence, facts = "I take metformin 850 mg twice a day.", FACTS
+    rules = ContradictionRules()
+    (full,) = label_combined([sentence], facts, rules=rules)
+    assert full.conflict is not None
+    assert full.conflict.kind == "number"
+    (blind,) = label_combined([sentence], facts, rules=rules.leaving_out(frozenset({"number"})))
+    assert blind.label != "contradicted"
+    result = CliRunner().invoke(
+        app,
+        ["sim", "fidelity-eval", "--set", str(_set(tmp_path)), "--checkers", "combined", "--leave-one-kind-out",
+         "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (entry,) = json.loads(result.stdout)["sets"]
+    assert entry["leave_one_kind_out"] == [
+        {"kind": "number", "caught": 1, "still_caught": 0, "uncertain": 0, "missed": 1}
+    ]
+    shown = CliRunner().invoke(
+        app,
+        ["sim", "fidelity-eval", "--set", str(_set(tmp_path)), "--checkers", "combined", "--leave-one-kind-out"],
+        env={"COLUMNS": "200"},
+    )
+    assert "one conflict kind left out" in shown.output
+    assert re.search(r"number\s*│\s*1\s*│\s*0\s*│\s*0\s*│\s*1", shown.output), shown.output

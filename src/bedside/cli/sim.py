@@ -130,6 +130,14 @@ def fidelity_eval(
             help="The combined checker asks the --model judge about the sentences its rules leave uncertain.",
         ),
     ] = False,
+    kinds_left_out: Annotated[
+        bool,
+        typer.Option(
+            "--leave-one-kind-out",
+            help="Also: each conflict kind's rules taken away from the combined checker, on the contradictions "
+            "that kind catches (caught by the other rules, uncertain, missed).",
+        ),
+    ] = False,
     api_key_env: ApiKeyEnvOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
@@ -188,10 +196,17 @@ def fidelity_eval(
         }
         for (labelled, _), found in zip(loaded, results, strict=True)
     ]
+    if kinds_left_out:
+        from bedside.sim.validation import leave_one_kind_out
+
+        for entry, (_, items) in zip(measured, loaded, strict=True):
+            entry["leave_one_kind_out"] = [{**vars(k), "missed": k.missed} for k in leave_one_kind_out(items)]
     if as_json:
         typer.echo(json.dumps({"sets": measured}, indent=2))
         return
     for entry in measured:
+        if "leave_one_kind_out" in entry:
+            _kinds_left_out_table(entry)
         for result in entry["checkers"]:
             _fidelity_table(entry, result)
             figures = result["splits"]["all"]["per_label"]
@@ -204,6 +219,15 @@ def fidelity_eval(
                 f"{figures['uncertain']['predicted']} of {sum(row['support'] for row in figures.values())}",
                 highlight=False,
             )
+
+
+def _kinds_left_out_table(entry: dict[str, Any]) -> None:
+    table = Table(title=f"Combined checker, one conflict kind left out, on {entry['name']}")
+    for column in ("kind left out", "contradictions it catches", "caught by other rules", "uncertain", "missed"):
+        table.add_column(column, justify="left" if column == "kind left out" else "right")
+    for row in entry["leave_one_kind_out"]:
+        table.add_row(row["kind"], *(str(row[k]) for k in ("caught", "still_caught", "uncertain", "missed")))
+    out.print(table)
 
 
 def _fidelity_table(entry: dict[str, Any], result: dict[str, Any]) -> None:

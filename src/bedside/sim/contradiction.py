@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -158,9 +158,21 @@ def _sets_conflict(a: frozenset[str], b: frozenset[str]) -> bool:
 class ContradictionRules:
     """Surface contradictions between a patient sentence and the facts it is aligned with."""
 
-    def __init__(self, guard: ClinicalGuard | None = None, thresholds: CombinedThresholds | None = None) -> None:
+    def __init__(
+        self,
+        guard: ClinicalGuard | None = None,
+        thresholds: CombinedThresholds | None = None,
+        *,
+        without: frozenset[str] = frozenset(),
+    ) -> None:
         self.guard = guard or default_guard()
         self.thresholds = thresholds or CombinedThresholds()
+        self.without = without
+        """Conflict kinds whose rules are left out (:func:`leave_one_kind_out`): the search goes on past them."""
+
+    def leaving_out(self, kinds: frozenset[str]) -> ContradictionRules:
+        """The same rules without those that find ``kinds`` of conflict."""
+        return ContradictionRules(self.guard, self.thresholds, without=self.without | kinds)
 
     def signals(self, text: str) -> ClinicalSignals:
         return self.guard.signals(text)
@@ -191,14 +203,15 @@ class ContradictionRules:
         quantities = _quantities(sentence)
         unheard = _unheard(_measures(sentence), known)
         extra = bool(_EXTRA.search(sentence))
-        if meaning := self._meaning(sentence, known, [i for i in order if similarity[i] >= limits.floor]):
+        near = [i for i in order if similarity[i] >= limits.floor]
+        if "meaning" not in self.without and (meaning := self._meaning(sentence, known, near)):
             return meaning
         for rank, i in enumerate(aligned):
             if _same_state(sentence, known[i]):
                 return None  # "I can't sleep" and "I have insomnia": one state said two ways, not a flip
             fact = self.signals(known[i])
             if mine.drugs and fact.drugs and not mine.drugs & fact.drugs:
-                if rank == 0 and similarity[i] >= limits.swap and not extra:
+                if rank == 0 and similarity[i] >= limits.swap and not extra and "drug" not in self.without:
                     return FactConflict("drug", known[i], f"{_show(mine.drugs)} in place of {_show(fact.drugs)}")
                 continue  # another drug's fact: its numbers and times say nothing about this one
             conflict = self._compare(
@@ -222,11 +235,9 @@ class ContradictionRules:
                 or (mine.sides & fact.sides)
             ):
                 return None
-        if not extra and (
-            counted := self._counted(unheard, known, [i for i in order if similarity[i] >= limits.floor])
-        ):
+        if not extra and "number" not in self.without and (counted := self._counted(unheard, known, near)):
             return counted
-        return self._wrong_drug(sentence, mine, known)
+        return None if "drug" in self.without else self._wrong_drug(sentence, mine, known)
 
     @staticmethod
     def _counted(unheard: frozenset[tuple[str, str]], known: Sequence[str], near: Sequence[int]) -> FactConflict | None:
@@ -257,39 +268,60 @@ class ContradictionRules:
         shared: bool,
         calendars: tuple[frozenset[str], frozenset[str]],
     ) -> tuple[str, str] | None:
+        """The first conflict of a kind not left out, in the rules' order."""
+        found = self._conflicts(
+            mine, fact, my_numbers, fact_numbers, first=first, extra=extra, unheard=unheard, negated=negated,
+            cosine=cosine, shared=shared, calendars=calendars,
+        )  # fmt: skip
+        return next((conflict for conflict in found if conflict[0] not in self.without), None)
+
+    def _conflicts(
+        self,
+        mine: ClinicalSignals,
+        fact: ClinicalSignals,
+        my_numbers: frozenset[str],
+        fact_numbers: frozenset[str],
+        *,
+        first: bool,
+        extra: bool,
+        unheard: frozenset[tuple[str, str]],
+        negated: tuple[bool, bool],
+        cosine: float,
+        shared: bool,
+        calendars: tuple[frozenset[str], frozenset[str]],
+    ) -> Iterator[tuple[str, str]]:
         if _sets_conflict(mine.sides, fact.sides):
-            return "side", f"{_show(fact.sides)} vs {_show(mine.sides)}"
+            yield "side", f"{_show(fact.sides)} vs {_show(mine.sides)}"
         # A polarity flip needs a shared subject: "no dry cough" says nothing against "short of breath".
         limits = self.thresholds
         near_enough = cosine >= (limits.negation_align if shared else limits.negation_unshared)
         if first and near_enough and negated[0] != negated[1]:
-            return "negation", f"{_polarity(negated[1])} vs {_polarity(negated[0])}"
+            yield "negation", f"{_polarity(negated[1])} vs {_polarity(negated[0])}"
         if extra:
-            return None  # "I also take ...": an addition, whose numbers and times describe something else
+            return  # "I also take ...": an addition, whose numbers and times describe something else
         if unheard and fact_numbers and not my_numbers <= fact_numbers:
-            return "number", f"{_show(fact_numbers)} vs {_show(my_numbers)}"
+            yield "number", f"{_show(fact_numbers)} vs {_show(my_numbers)}"
         for kind in ("span", "moment"):
             mine_kind = in_days(frozenset(t for t in mine.times if _time_kind(t) == kind))
             fact_kind = in_days(frozenset(t for t in fact.times if _time_kind(t) == kind))
             if times_conflict(mine_kind, fact_kind):
-                return "time", f"{_show(fact_kind)} vs {_show(mine_kind)}"
+                yield "time", f"{_show(fact_kind)} vs {_show(mine_kind)}"
         for kind in ("month:", "weekday:"):
             mine_dates = frozenset(c for c in calendars[0] if c.startswith(kind))
             fact_dates = frozenset(c for c in calendars[1] if c.startswith(kind))
             if _sets_conflict(mine_dates, fact_dates):
-                return "date", f"{_show(fact_dates)} vs {_show(mine_dates)}"
+                yield "date", f"{_show(fact_dates)} vs {_show(mine_dates)}"
         if _sets_conflict(mine.food, fact.food):
-            return "time", f"{_show(fact.food)} vs {_show(mine.food)}"
+            yield "time", f"{_show(fact.food)} vs {_show(mine.food)}"
         # The guard's slots (bedside.text.slots) on the nearest fact: before or after, with or without, a
         # threshold's direction, clinical opposites. Not "direction" (more, less): a patient's "more" is often
         # about another thing than the fact's.
-        slots = [s for s in slot_conflicts(fact.slots, mine.slots) if s[0] != "direction"]
-        if first and slots:
-            kind, theirs, said = slots[0]
-            return kind, f"{theirs} vs {said}"
+        if first:
+            for kind, theirs, said in slot_conflicts(fact.slots, mine.slots):
+                if kind != "direction":
+                    yield kind, f"{theirs} vs {said}"
         if mine.actions and fact.actions and not actions_agree(mine.actions, fact.actions):
-            return "action", f"{_show(fact.actions)} vs {_show(mine.actions)}"
-        return None
+            yield "action", f"{_show(fact.actions)} vs {_show(mine.actions)}"
 
     def _meaning(self, sentence: str, known: Sequence[str], near: Sequence[int]) -> FactConflict | None:
         """An opposite patient state (``data/meanings.toml``) or another job than a near fact says."""

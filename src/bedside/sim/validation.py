@@ -27,7 +27,7 @@ from bedside.llm import GenerationSettings, Model
 from bedside.llm.errors import ModelError
 from bedside.llm.types import Role
 from bedside.runs.task import SampleContext, Turn
-from bedside.sim.contradiction import JUDGED_LABELS, LABELS, Label
+from bedside.sim.contradiction import JUDGED_LABELS, LABELS, ContradictionRules, Label, label_combined
 from bedside.sim.fidelity import EMBEDDING_THRESHOLD, FIDELITY_TEMPLATE, Checker, check_fidelity
 from bedside.sim.knowledge import Knowledge
 from bedside.stats.agreement import cohen_kappa
@@ -338,6 +338,45 @@ BUILTIN_SENTENCE_SETS = (
     ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
+
+
+@dataclass(frozen=True)
+class KindLeftOut:
+    """The combined checker without one kind of conflict rule, on the contradictions that kind's rules catch
+    (issue 45): how many the other rules still catch, how many become uncertain, and how many pass. A checker
+    whose kinds only catch what they were written for will miss almost all of them; that is the figure to expect
+    for a kind of contradiction no rule was written for."""
+
+    kind: str
+    caught: int
+    """Hand-labelled contradictions the whole checker labels contradicted by this kind of conflict."""
+    still_caught: int
+    uncertain: int
+
+    @property
+    def missed(self) -> int:
+        return self.caught - self.still_caught - self.uncertain
+
+
+def leave_one_kind_out(items: Sequence[FidelityItem]) -> list[KindLeftOut]:
+    """For each conflict kind the whole combined checker finds among ``items``' true contradictions, the same
+    sentences relabelled by the checker without that kind's rules."""
+    rules = ContradictionRules()
+    by_kind: dict[str, list[tuple[FidelityItem, int]]] = {}
+    for item in items:
+        found = label_combined(item.sentences, item.facts, item.clinician_said, rules=rules)
+        for index, (gold, label) in enumerate(zip(item.labels, found, strict=True)):
+            if gold == "contradicted" and label.conflict is not None:
+                by_kind.setdefault(label.conflict.kind, []).append((item, index))
+    results = []
+    for kind in sorted(by_kind):
+        blind = rules.leaving_out(frozenset({kind}))
+        labels = [
+            label_combined(item.sentences, item.facts, item.clinician_said, rules=blind)[index].label
+            for item, index in by_kind[kind]
+        ]
+        results.append(KindLeftOut(kind, len(labels), labels.count("contradicted"), labels.count("uncertain")))
+    return results
 
 
 @dataclass
