@@ -16,7 +16,14 @@ import pytest
 import yaml
 
 from bedside.runs import execute
-from bedside.runs.processes import ProcessExecutorError, _ShareOfCaps, deal, execute_processes, smallest_cap
+from bedside.runs.processes import (
+    WORK_BATCH_MAX,
+    ProcessExecutorError,
+    _ShareOfCaps,
+    execute_processes,
+    smallest_cap,
+    work_batches,
+)
 from bedside.runs.store import Store
 from bedside.testing import ScriptedServer
 from shard_support import by_sample, shard_config
@@ -35,22 +42,41 @@ def test_each_cap_is_split_exactly_between_the_workers() -> None:
     assert smallest_cap(config) == 3
 
 
-def test_samples_are_dealt_in_turn_with_all_their_cells() -> None:
-    config = shard_config(Path("/tmp"), "x", "scripted/echo", samples=5, options={}, concurrency=4)
+def test_the_work_queue_holds_whole_samples_in_batches() -> None:
     from bedside.runs.runner import plan_run
 
-    store = Store(":memory:")
-    try:
-        plan = plan_run(config, store)
-    finally:
-        store.close()
-    shares = deal(plan.generate, 2)
-    assert [len(s) for s in shares] == [6, 4]  # 5 samples x 2 cells: samples 0, 2, 4 and 1, 3
-    for share in shares:  # a sample's two cells go to the same worker
-        ids = [item.sample.id for item in share]
+    def batches(samples: int, workers: int) -> list[list[Any]]:
+        config = shard_config(Path("/tmp"), "x", "scripted/echo", samples=samples, options={}, concurrency=4)
+        store = Store(":memory:")
+        try:
+            return work_batches(plan_run(config, store).generate, workers)
+        finally:
+            store.close()
+
+    small = batches(5, 2)
+    assert [len(b) for b in small] == [2] * 5  # a sample a batch on a small run (two cells a sample)
+    for batch in batches(1000, 2):  # a sample's two cells are always in one batch
+        ids = [item.sample.id for item in batch]
         assert all(ids.count(i) == 2 for i in ids)
-    one_sample = [item for item in plan.generate if item.sample.id == plan.generate[0].sample.id]
-    assert len(deal(one_sample, 4)) == 1  # never more workers than samples
+    assert [len(b) for b in batches(1000, 2)][:2] == [2 * 62, 2 * 62]  # about eight batches a worker
+    assert max(len(b) for b in batches(100_000, 2)) == 2 * WORK_BATCH_MAX
+
+
+def test_a_worker_held_up_by_a_slow_sample_leaves_the_rest_to_the_others(tmp_path: Path) -> None:
+    """The first sample waits until 30 cells (of the 20 other samples' 40) have run. Dealt in turn, its worker
+    would own half of the samples and the other could run only 20 cells, so the wait would run to its 60 s limit;
+    from a shared queue, the other worker takes what the held one does not (it holds at most one more sample)."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    with ScriptedServer() as server:
+        config = shard_config(tmp_path, "slow", server.model_name(), samples=21, options={}, concurrency=2)
+        config.datasets["d"].options.update({"marks": str(marks), "hold_first_until": 30})  # a mark a cell
+        shards: list[Any] = []
+        started = time.monotonic()
+        done = asyncio.run(execute_processes(config, processes=2, cache=False, on_shards=shards.extend))
+    assert (done.ran, done.errors) == (42, 0)  # two cells a sample
+    assert max(s.ran for s in shards) >= 30  # one worker ran at least the 30 cells the slow one waited for
+    assert time.monotonic() - started < 60  # the wait ended because they ran, not at its limit
 
 
 def test_processes_match_local_resume_and_hold_the_cap(tmp_path: Path) -> None:
@@ -159,7 +185,9 @@ def test_a_worker_that_dies_fails_the_run_with_its_exit_code_and_a_rerun_finishe
 
         thread = threading.Thread(target=drive)
         thread.start()
-        server.wait_until(lambda s: s["held"] >= 1)
+        # Each worker keeps 2 in flight (concurrency 4 over 2): with 3 held, each has one, so the worker killed
+        # takes unfinished samples with it (from the shared queue the other could otherwise finish them all).
+        server.wait_until(lambda s: s["held"] >= 3)
         workers = [p for p in multiprocessing.active_children() if p.name.startswith("bedside-worker-")]
         assert len(workers) == 2
         assert workers[0].pid is not None

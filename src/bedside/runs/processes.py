@@ -14,9 +14,11 @@ executor's, sample by sample.
 
 How the work and the caps are shared:
 
-* the samples to generate are dealt to the workers in turn, every cell of one (dataset, sample, epoch) to the
-  same worker (identical calls of a sample's cells then meet one worker's single-flight and cache); each worker
-  keeps ``ceil(concurrency / N)`` in flight;
+* the samples to generate go into one work queue in batches (every cell of one (dataset, sample, epoch) in the
+  same batch: identical calls of a sample's cells then meet one worker's single-flight and cache; about eight
+  batches a worker, at most :data:`WORK_BATCH_MAX` samples each), and each worker takes the next batch as its
+  sample loops free up, keeping ``ceil(concurrency / N)`` in flight: a worker held up by slow samples (a long
+  simulated conversation) takes fewer, and the others do the rest;
 * each endpoint's cap is split between the workers (``cap // N``, the remainder one each to the first ones), so
   the endpoint never sees more than its cap; a 429 halves the cap of the worker that saw it. N is lowered to
   the smallest cap of the run's models (a worker with no slot could not run) and to the number of samples;
@@ -36,9 +38,9 @@ worker
 
 Ctrl-C (or SIGTERM) stops every worker as it stops the local executor: finished samples are stored, the run is
 marked interrupted, and the same command resumes it. A worker that dies (killed, out of memory) fails the run
-with its exit code, the others are stopped, and a rerun finishes what it left. The split is static: a worker
-that finishes early does not take over another's samples, and its share of the caps stays unused until the run
-ends (deal-in-turn keeps the workers' loads within a sample of each other).
+with its exit code, the others are stopped, and a rerun finishes what it left. The caps' split is static: a
+worker that has run out of work keeps its share of each cap unused until the run ends (the queue keeps that to
+the last batch or so).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ import os
 import queue
 import resource
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -98,6 +101,8 @@ PROBE_SHARE = 0.05
 PROBE_MIN = 100
 PROBE_MAX = 1000
 """How many samples ``--processes auto`` runs in the driver to measure: 5 % of the work, 100 to 1,000."""
+WORK_BATCH_MAX = 64
+"""Most samples a worker takes from the work queue at once (fewer on small runs: about eight batches a worker)."""
 MIN_PER_PROCESS = 200
 """Fewest samples worth a worker process: each takes about a second to start (a fresh interpreter)."""
 BUSY_LOOP = 0.6
@@ -299,12 +304,36 @@ def split_probe(items: list[Item]) -> tuple[list[Item], list[Item]]:
     return probe, [item for group in groups[size:] for item in group]
 
 
-def deal(items: list[Item], count: int) -> list[list[Item]]:
-    """``items`` dealt to ``count`` workers in turn, one (dataset, sample, epoch) at a time with all its cells."""
-    shares: list[list[Item]] = [[] for _ in range(count)]
-    for turn, group in enumerate(sample_batches(items, 1)):
-        shares[turn % count].extend(group)
-    return [share for share in shares if share]
+def work_batches(items: list[Item], count: int) -> list[list[Item]]:
+    """``items`` in the batches ``count`` workers take from the work queue: whole samples (every cell of one
+    (dataset, sample, epoch) together), about eight batches a worker, at most :data:`WORK_BATCH_MAX` samples."""
+    groups = list(sample_batches(items, 1))
+    size = max(1, min(WORK_BATCH_MAX, len(groups) // (8 * max(count, 1))))
+    return [[item for group in groups[i : i + size] for item in group] for i in range(0, len(groups), size)]
+
+
+def _next_batch(work: Any, stop: threading.Event) -> list[Item] | None:
+    """The next batch from the work queue (None: no more), waiting in short steps so a stopping worker's thread
+    does not stay blocked."""
+    while not stop.is_set():
+        with contextlib.suppress(queue.Empty):
+            return work.get(timeout=0.2)  # type: ignore[no-any-return]
+    return None
+
+
+async def _feed(work: Any, running: ShardRunning, loops: int) -> None:
+    """Move batches from the work queue to the worker's sample loops as they free up: the local queue holds as
+    many samples as the worker has loops, so a worker takes little more than it is about to run; then one end
+    mark per loop."""
+    stop = threading.Event()
+    try:
+        while (batch := await asyncio.to_thread(_next_batch, work, stop)) is not None:
+            for item in batch:
+                await running.queue.put(item)
+        for _ in range(loops):
+            await running.queue.put(None)
+    finally:
+        stop.set()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -322,24 +351,25 @@ class _ShardOrder:
     items: list[Item]
 
 
-def _worker_main(order: _ShardOrder, results: Any) -> None:
-    """A worker process: run the shard, put ``("ok", index, ShardResult)`` or ``("error", index, message)``."""
+def _worker_main(order: _ShardOrder, results: Any, work: Any) -> None:
+    """A worker process: run its share of the work queue, put ``("ok", index, ShardResult)`` or ``("error",
+    index, message)``."""
     from bedside.retrieval.embeddings import THREADS_ENV
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver stops its workers with SIGTERM, once, in order
     os.environ.setdefault(THREADS_ENV, str(max(1, (os.cpu_count() or 1) // order.count)))
     install_limiter_factory(_ShareOfCaps(order.index, order.count))
     try:
-        result = asyncio.run(_run_shard(order))
+        result = asyncio.run(_run_shard(order, work=work))
     except BaseException as exc:  # reported to the driver, which fails the run with it
         results.put(("error", order.index, f"{type(exc).__name__}: {exc}"))
         return
     results.put(("ok", order.index, result))
 
 
-async def _run_shard(order: _ShardOrder, *, in_driver: bool = False) -> ShardResult:
-    """Run a share of the samples; in a worker process, or ``in_driver`` (``auto``'s probe and a run it keeps to
-    one process), where Ctrl-C and SIGTERM stay the CLI's."""
+async def _run_shard(order: _ShardOrder, *, work: Any = None, in_driver: bool = False) -> ShardResult:
+    """Run ``order.items``, or what the ``work`` queue hands out; in a worker process, or ``in_driver``
+    (``auto``'s probe and a run it keeps to one process), where Ctrl-C and SIGTERM stay the CLI's."""
     cpu_start, started = time.process_time(), time.time()
     config = order.config
     task = resolve_task(config.task)
@@ -350,14 +380,25 @@ async def _run_shard(order: _ShardOrder, *, in_driver: bool = False) -> ShardRes
         settings = {role: _settings(config, role) for role in config.models}
         plan = Plan(per_worker, task, order.scorers, order.cells, settings, summary, generate=[], bypass=order.bypass)
         running = ShardRunning(plan, store, order.lock, config, order.cache)
-        for item in order.items:
-            running.queue.put_nowait(item)
-        for _ in range(per_worker.concurrency):
-            running.queue.put_nowait(None)
+        feeding = None
+        if work is None:
+            for item in order.items:
+                running.queue.put_nowait(item)
+            for _ in range(per_worker.concurrency):
+                running.queue.put_nowait(None)
+        else:
+            running.queue = asyncio.Queue(maxsize=per_worker.concurrency)
+            feeding = asyncio.ensure_future(_feed(work, running, per_worker.concurrency))
         main = asyncio.ensure_future(running.run(order.cache))
         if not in_driver:
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
-        await main
+        try:
+            await main
+        finally:
+            if feeding is not None:
+                feeding.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await feeding
     finally:
         store.close()
     return ShardResult(
@@ -379,11 +420,21 @@ class _Workers:
     """The driver's side: start the worker processes, follow the store for progress, collect their reports,
     and stop them all on an interrupt or on the first that fails."""
 
-    def __init__(self, orders: list[_ShardOrder], store: Store, run_id: str, progress: Progress | None) -> None:
+    def __init__(
+        self, orders: list[_ShardOrder], batches: list[list[Item]], store: Store, run_id: str,
+        progress: Progress | None,
+    ) -> None:  # fmt: skip
         context = multiprocessing.get_context("spawn")  # no copy of the driver's threads, loop or connections
         self.results: Any = context.Queue()
+        self.work: Any = context.Queue()
+        for batch in batches:
+            self.work.put(batch)
+        for _ in orders:
+            self.work.put(None)  # one end mark a worker
         self.processes = [
-            context.Process(target=_worker_main, args=(order, self.results), name=f"bedside-worker-{order.index}")
+            context.Process(
+                target=_worker_main, args=(order, self.results, self.work), name=f"bedside-worker-{order.index}"
+            )
             for order in orders
         ]
         self.store, self.run_id, self.progress = store, run_id, progress
@@ -397,6 +448,11 @@ class _Workers:
         except BaseException:
             await asyncio.shield(asyncio.to_thread(self.stop))
             raise
+        finally:
+            # Batches no worker took (an interrupt, a worker that failed) stay unsent: the driver must not wait at
+            # exit for a reader that is gone.
+            self.work.cancel_join_thread()
+            self.work.close()
         return [self.reports[i] for i in sorted(self.reports)]
 
     async def _collect(self, summary: RunSummary) -> None:
@@ -564,10 +620,11 @@ async def execute_processes(
             if rest and count == 1 and processes == AUTO:
                 results.append(await _in_driver(order(0, 1, rest), store, plan.summary, progress))
             elif rest:
-                shares = deal(rest, min(int(count), smallest_cap(config)))
-                orders = [order(i, len(shares), share) for i, share in enumerate(shares)]
+                batches = work_batches(rest, int(count))
+                workers = min(int(count), smallest_cap(config), len(batches))
+                orders = [order(i, workers, []) for i in range(workers)]
                 with _cache_held_open(cache):
-                    results += await _Workers(orders, store, config.run_id, progress).run(plan.summary)
+                    results += await _Workers(orders, batches, store, config.run_id, progress).run(plan.summary)
             settle_summary(plan.summary, store, config.run_id, plan.generate, results)
             if on_shards is not None:
                 on_shards(results)
@@ -582,9 +639,9 @@ __all__ = [
     "AutoChoice",
     "ProcessExecutorError",
     "choose_processes",
-    "deal",
     "execute_processes",
     "parse_processes",
     "smallest_cap",
     "split_probe",
+    "work_batches",
 ]
