@@ -275,3 +275,26 @@ def test_a_second_label_by_one_annotator_is_refused_not_collapsed(tmp_path: Path
     labels.write_text(row.format(item=1, who="ana", vote="true") + row.format(item='"1"', who="ana", vote="false"))
     result = CliRunner().invoke(app, ["sensemaking", "human-agreement", str(labels)])
     assert result.exit_code == 1  # item 1 and item "1" are one item
+
+
+def test_discharge_cases_warns_of_a_case_with_no_exam_questions(tmp_path: Path) -> None:
+    """A case with ``questions: []`` runs with its exam skipped: visible in the run, and now said when the cases
+    are listed, before anything runs."""
+    import json
+
+    from bedside.tasks.discharge.task import SYNTHETIC_CASES
+
+    rows = [json.loads(line) for line in SYNTHETIC_CASES.read_text().splitlines() if line.strip()]
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    quiet = CliRunner().invoke(app, ["discharge", "cases", str(cases)])
+    assert quiet.exit_code == 0, quiet.output
+    assert "no exam questions" not in quiet.output
+    rows[0]["questions"] = []
+    cases.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = CliRunner().invoke(app, ["discharge", "cases", str(cases)])
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.output.split())
+    assert f"1 case(s) have no exam questions ({rows[0]['id']})" in flat
+    listed = CliRunner().invoke(app, ["discharge", "cases", str(cases), "--json"])
+    assert json.loads(listed.stdout)[0]["questions"] == 0  # the warning stays off stdout

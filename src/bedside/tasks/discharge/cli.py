@@ -94,6 +94,13 @@ def cases_command(
         }
         for c in loaded
     ]
+    unexamined = [str(row["id"]) for row in rows if not row["questions"]]
+    if unexamined:  # on stderr, so --json stays one document
+        err.print(
+            f"[yellow]{len(unexamined)} case(s) have no exam questions[/] ({escape(', '.join(unexamined))}): a run "
+            "skips their comprehension exam (counted as skipped, not scored), and exam accuracy is over the others",
+            highlight=False,
+        )
     if as_json:
         out.print_json(json.dumps(rows))
         return
