@@ -134,32 +134,32 @@ class _ShareOfCaps:
             share = 1
         limiter = self.limiters.get(key)
         if limiter is None:
-            limiter = self.limiters[key] = AdaptiveLimiter(share)
+            limiter = self.limiters[key] = self._new(share)
         elif share < limiter.maximum:  # the strictest configured limit wins
             limiter.maximum = share
             limiter.limit = min(limiter.limit, share)
         return limiter
 
+    def _new(self, maximum: int) -> AdaptiveLimiter:
+        return AdaptiveLimiter(maximum)
 
-class _MeasuredCaps:
+
+class _MeasuredCaps(_ShareOfCaps):
     """The driver's endpoint limiters while ``auto`` measures: the whole cap each, and how long each slot was
     taken (requests in flight integrated over time), from which the endpoints' use follows."""
 
     def __init__(self) -> None:
-        self.limiters: dict[tuple[str, str], _Occupancy] = {}
+        super().__init__(0, 1)
 
-    def __call__(self, key: tuple[str, str], maximum: int) -> AdaptiveLimiter:
-        limiter = self.limiters.get(key)
-        if limiter is None:
-            limiter = self.limiters[key] = _Occupancy(maximum)
-        elif maximum < limiter.maximum:  # the strictest configured limit wins
-            limiter.maximum = maximum
-            limiter.limit = min(limiter.limit, maximum)
-        return limiter
+    def _new(self, maximum: int) -> AdaptiveLimiter:
+        return _Occupancy(maximum)
 
     def busiest(self, wall_s: float) -> float:
         """The highest share of its cap an endpoint had in flight on average over ``wall_s``."""
-        return max((limiter.use(wall_s) for limiter in self.limiters.values()), default=0.0)
+        return max(
+            (limiter.use(wall_s) for limiter in self.limiters.values() if isinstance(limiter, _Occupancy)),
+            default=0.0,
+        )
 
 
 class _Occupancy(AdaptiveLimiter):

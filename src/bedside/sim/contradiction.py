@@ -214,7 +214,7 @@ class ContradictionRules:
                 if rank == 0 and similarity[i] >= limits.swap and not extra and "drug" not in self.without:
                     return FactConflict("drug", known[i], f"{_show(mine.drugs)} in place of {_show(fact.drugs)}")
                 continue  # another drug's fact: its numbers and times say nothing about this one
-            conflict = self._compare(
+            found = self._conflicts(
                 mine,
                 fact,
                 quantities,
@@ -227,6 +227,7 @@ class ContradictionRules:
                 shared=bool(_content(sentence) & _content(known[i])),
                 calendars=(calendar_terms(sentence), calendar_terms(known[i])),
             )
+            conflict = next((c for c in found if c[0] not in self.without), None)  # the first of a kind not left out
             if conflict:
                 return FactConflict(conflict[0], known[i], conflict[1])
             if (
@@ -253,28 +254,6 @@ class ContradictionRules:
                     return FactConflict("number", known[i], f"{_show(frozenset(theirs))} {unit} vs {value} {unit}")
         return None
 
-    def _compare(
-        self,
-        mine: ClinicalSignals,
-        fact: ClinicalSignals,
-        my_numbers: frozenset[str],
-        fact_numbers: frozenset[str],
-        *,
-        first: bool,
-        extra: bool,
-        unheard: frozenset[tuple[str, str]],
-        negated: tuple[bool, bool],
-        cosine: float,
-        shared: bool,
-        calendars: tuple[frozenset[str], frozenset[str]],
-    ) -> tuple[str, str] | None:
-        """The first conflict of a kind not left out, in the rules' order."""
-        found = self._conflicts(
-            mine, fact, my_numbers, fact_numbers, first=first, extra=extra, unheard=unheard, negated=negated,
-            cosine=cosine, shared=shared, calendars=calendars,
-        )  # fmt: skip
-        return next((conflict for conflict in found if conflict[0] not in self.without), None)
-
     def _conflicts(
         self,
         mine: ClinicalSignals,
@@ -290,6 +269,7 @@ class ContradictionRules:
         shared: bool,
         calendars: tuple[frozenset[str], frozenset[str]],
     ) -> Iterator[tuple[str, str]]:
+        """Each conflict the rules see between a sentence and one fact, in the rules' order (kind, detail)."""
         if _sets_conflict(mine.sides, fact.sides):
             yield "side", f"{_show(fact.sides)} vs {_show(mine.sides)}"
         # A polarity flip needs a shared subject: "no dry cough" says nothing against "short of breath".
