@@ -18,7 +18,7 @@ RANGED = {
     "limit": 0,
     "repeat": 1,
     "workers": 1,
-    "processes": 1,
+    # "processes" also takes "auto": its floor is bedside's own check (tests/test_process_auto.py)
     "max_tokens": 1,
     "folds": 2,
     "max_repairs": 0,

@@ -68,16 +68,16 @@ def test_the_outside_sets_are_frozen_as_written() -> None:
 
 
 def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
-    own, dev, dev_2, dev_3, dev_4, held_out, held_out_2, held_out_3 = builtin_guard_sets()
+    own, dev, dev_2, dev_3, dev_4, dev_5, held_out_2, held_out_3 = builtin_guard_sets()
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     for labelled, (rejected, kept, reversed_matched, matched) in (
         (dev, (54, 34, 6, 31)),  # raised as the rules improved (first 50, 34, 10, 31)
         (dev_2, (41, 28, 19, 22)),  # first 34, 28, 26, 22
         (dev_3, (44, 36, 16, 36)),  # first 42, 35, 18, 35
         (dev_4, (40, 30, 20, 26)),  # first 40, 26, 20, 22
-        (held_out, (47, 25, 13, 25)),  # measured once, unread
-        (held_out_2, (35, 22, 25, 22)),  # measured once, unread
-        (held_out_3, (36, 32, 23, 32)),  # measured once, unread
+        (dev_5, (47, 30, 13, 30)),  # first 47, 25, 13, 25 (unread then); its errors read in the fourth round
+        (held_out_2, (35, 23, 25, 23)),  # unread; first 35, 22, 25, 22, then after the fourth round
+        (held_out_3, (36, 33, 23, 33)),  # unread; first 36, 32, 23, 32, then after the fourth round
     ):
         assert (len(labelled.pairs), sum(not p.match for p in labelled.pairs)) == (100, 60)
         guard = evaluate_guard(labelled.pairs).total
@@ -91,7 +91,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
 
 def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurements() -> None:
     """Measured once when the guard learned to say uncertain: set 3 and 4 with their errors unread."""
-    _, dev, dev_2, dev_3, dev_4, held_out, held_out_2, held_out_3 = builtin_guard_sets()
+    _, dev, dev_2, dev_3, dev_4, dev_5, held_out_2, held_out_3 = builtin_guard_sets()
     # (reversed pairs passed silently of 60, reversed matched / paraphrases matched of 60 / 40 with
     # uncertain=reject)
     for labelled, (silent, reversed_matched, matched) in (
@@ -99,9 +99,9 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         (dev_2, (9, 9, 21)),  # first 12, 12, 21
         (dev_3, (3, 3, 16)),  # first 4, 4, 16
         (dev_4, (4, 4, 24)),  # first 4, 4, 20
-        (held_out, (8, 8, 23)),  # measured once, unread
+        (dev_5, (8, 8, 27)),  # first 8, 8, 23
         (held_out_2, (10, 10, 21)),  # measured once, unread
-        (held_out_3, (9, 8, 27)),  # measured once, unread
+        (held_out_3, (9, 8, 27)),  # unread; the same after the fourth round
     ):
         assert evaluate_guard(labelled.pairs).total.passed_silently <= silent, labelled.name
         rates = matcher_rates(labelled.pairs, REFUSING)

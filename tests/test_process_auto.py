@@ -143,6 +143,9 @@ def test_the_cli_prints_the_choice_and_refuses_a_bad_count(tmp_path: Path) -> No
     bad = CliRunner().invoke(app, ["run", str(path), "--processes", "lots"])
     assert bad.exit_code != 0
     assert "--processes must be a number of processes or 'auto', not 'lots'" in " ".join(bad.output.split())
+    none = CliRunner().invoke(app, ["run", str(path), "--processes", "0"])
+    assert none.exit_code != 0
+    assert "--processes must be at least 1" in " ".join(none.output.split())
     ray = CliRunner().invoke(app, ["run", str(path), "--processes", "auto", "--executor", "ray"])
     assert ray.exit_code != 0
     assert "--processes is for the local executor" in ray.output

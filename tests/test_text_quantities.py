@@ -31,6 +31,14 @@ from bedside.text.quantities import normalise_quantities
         ("She weighs 20 kilograms.", "She weighs 44 pounds."),  # pounds: kilograms at two figures
         ("Lose 5 kg first.", "Lose eleven pounds first."),
         ("2 kilos", "2 kg"),
+        # issue 45's fourth round (a development set's rejected paraphrases)
+        ("Take it at 22:00 each night.", "Take it at 10 pm each night."),
+        ("at 08:30", "at 8:30 am"),
+        ("at 9:00 pm", "at 9 pm"),
+        ("within 48 to 72 hours", "within two to three days"),
+        ("for 2-3 days", "for 48 to 72 hours"),
+        ("11.2 g/dL", "112 g/L"),
+        ("5 mg/dl", "50 mg/L"),
     ],
 )
 def test_equal_amounts_read_alike(one: str, other: str) -> None:
@@ -46,6 +54,9 @@ def test_equal_amounts_read_alike(one: str, other: str) -> None:
         ("4,000 mg", "0 mg"),
         ("every 8 hours", "twice a day"),
         ("She weighs 20 kilograms.", "She weighs 33 pounds."),
+        ("at 22:00", "at 10 am"),
+        ("11.2 g/dL", "11.2 g/L"),
+        ("within 48 to 72 hours", "within two to three weeks"),
     ],
 )
 def test_different_amounts_stay_apart(one: str, other: str) -> None:
@@ -71,3 +82,12 @@ def test_text_it_cannot_read_comes_back_unchanged(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(quantities, "_words_to_digits", broken)
     assert normalise_quantities("two tablets, 3,000 mg") == "two tablets, 3000 mg"  # that step left undone
+
+
+def test_a_clock_time_is_said_as_patients_say_it_and_ratios_stay() -> None:
+    """A 24-hour time is written with am or pm, so it meets "nine at night" as "9 pm" does; a time without
+    either that could be morning or evening, and a ratio, are left as written."""
+    assert normalise_quantities("at 21:00") == "at 9 pm"
+    assert normalise_quantities("at 8:30 tonight") == "at 8:30 tonight"
+    assert normalise_quantities("a ratio of 3:1") == "a ratio of 3:1"
+    assert normalise_quantities("at 25:00") == "at 25:00"

@@ -17,7 +17,10 @@ sees that:
   millilitres, degrees Celsius, and the largest of weeks, days, hours or minutes that keeps a whole number
   (months and years are left as said: a month is not a fixed number of days to a patient);
 - an interval that divides the day becomes the frequency the rules read ("every 8 hours", "q8h": three times a
-  day), and "N times a day" keeps the words the rules read in.
+  day), and "N times a day" keeps the words the rules read in;
+- a 24-hour clock time is said with am or pm ("22:00" is "10 pm", as "nine at night" is "9 pm" to the rules);
+  a range whose unit is said once gives it to both numbers ("48 to 72 hours" is "2 days to 3 days"); a mass per
+  volume is compared in mg/dL ("11.2 g/dL" is "112 g/L").
 
 Which library reads what: text2num (number words), pint (units and their conversion); the rest is the list of
 spoken spans below. A text that any of them cannot read is left as it was: a sentence without a quantity,
@@ -106,8 +109,21 @@ _PINT_NAMES = {
     "fahrenheit": "degF",
 }
 _UNIT_WORDS = {word: kind for kind, words in _UNITS.items() for word in words}
+_UNIT_ALTERNATIVES = "|".join(sorted(map(re.escape, _UNIT_WORDS), key=len, reverse=True))
+_RANGE = re.compile(
+    r"(?<![\w./])(\d+(?:\.\d+)?) ?(to|-|–|or) ?(\d+(?:\.\d+)?)[ -]?(" + _UNIT_ALTERNATIVES + r")\b", re.IGNORECASE
+)
+"""A range whose unit is said once, after its second number ("48 to 72 hours", "2-3 days"): the unit belongs to
+both, so each is converted (48 hours is 2 days)."""
+_CONCENTRATION = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?) ?(mg|g|mcg|µg|micrograms?|milligrams?|grams?) ?/ ?(dl|l|ml)\b", re.I
+)
+"""A mass per volume ("11.2 g/dL", "112 g/L"), compared in mg/dL, the unit a bare lab value is most often in."""
+_CLOCK = re.compile(r"(?<![\w:.])(\d{1,2}):([0-5]\d)(?![\d:])(?: ?([ap])\.? ?m\b\.?)?", re.IGNORECASE)
+"""A clock time with minutes, written as patients say it: "22:00" is "10 pm", "08:30" "8:30 am", "9:00 pm" "9 pm"
+(so "22:00" meets "10 pm" and "nine at night" alike); "8:30" without am or pm is left as said."""
 _AMOUNT = re.compile(
-    r"(?<![\w.])(\d+(?:\.\d+)?)[ -]?(" + "|".join(sorted(map(re.escape, _UNIT_WORDS), key=len, reverse=True)) + r")\b",
+    r"(?<![\w.])(\d+(?:\.\d+)?)[ -]?(" + _UNIT_ALTERNATIVES + r")\b",
     re.IGNORECASE,
 )
 
@@ -162,6 +178,32 @@ def _words_to_digits(text: str) -> str:
     return converted
 
 
+def _clock(match: re.Match[str]) -> str:
+    said, minutes, half = match.group(1), match.group(2), (match.group(3) or "").lower()
+    hour = int(said)
+    if hour > 23:
+        return match.group()
+    if not half:
+        if 1 <= hour <= 12 and not said.startswith("0"):
+            return match.group()  # "8:30": morning or evening, as the sentence says
+        half = "p" if hour >= 12 else "a"
+    twelve = hour % 12 or 12
+    return f"{twelve}{'' if minutes == '00' else ':' + minutes} {half}m"
+
+
+def _concentration(match: re.Match[str], strict: bool) -> str:
+    registry = _registry()
+    mass = _PINT_NAMES.get(match.group(2).lower(), match.group(2).lower()).replace("µg", "microgram")
+    volume = {"dl": "deciliter", "l": "liter", "ml": "milliliter"}[match.group(3).lower()]
+    try:
+        value = registry.Quantity(float(match.group(1)), registry.parse_units(f"{mass}/{volume}"))
+        return f"{_fmt(round(value.to('milligram/deciliter').magnitude, 6))} mg/dl"
+    except Exception as exc:  # pint cannot read it: left as written
+        if strict:
+            raise UnreadableText(f"the unit reader (pint) failed on {match.group()!r}: {exc}") from exc
+        return match.group()
+
+
 class UnreadableText(ValueError):
     """A library that reads numbers or amounts (text2num, pint) failed on a sentence: the reading is incomplete,
     so a checker must say so (uncertain) rather than compare what it has."""
@@ -198,6 +240,9 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
         return match.group()
 
     text = _PRESSURE.sub(r"\1/\2", text)  # "130 over 80" is the reading 130/80
+    text = _CLOCK.sub(_clock, text)
+    text = _RANGE.sub(lambda m: f"{m.group(1)} {m.group(4)} to {m.group(3)} {m.group(4)}", text)
+    text = _CONCENTRATION.sub(lambda m: _concentration(m, strict), text)
     text = _EVERY_HOURS.sub(interval, text)
     text = _TIMES_A_DAY.sub(lambda m: _PER_DAY_WORDS[int(m.group(1) or m.group(2))], text)
 
