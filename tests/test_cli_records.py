@@ -106,6 +106,35 @@ def test_show_says_a_patient_died_even_when_the_record_has_no_date(tmp_path: Pat
     assert (shown["deceased"], shown["deceased_at"]) == (True, None)
 
 
+def test_the_xml_view_says_a_patient_died_and_reads_it_back(tmp_path: Path) -> None:
+    """issue 48's audit: the MedAlign XML view (the default) showed a dead patient as alive."""
+    import json
+
+    def bundle(patient: dict[str, object]) -> Path:
+        resources = [
+            {"resourceType": "Patient", "id": "p", "gender": "female", "birthDate": "1950-02-03", **patient},
+            {"resourceType": "Condition", "id": "c", "subject": {"reference": "Patient/p"},
+             "code": {"text": "heart failure"}, "onsetDateTime": "2020-01-05"},
+        ]  # fmt: skip
+        path = tmp_path / f"{len(list(tmp_path.iterdir()))}.json"
+        path.write_text(json.dumps({"resourceType": "Bundle", "entry": [{"resource": r} for r in resources]}))
+        return path
+
+    undated = runner.invoke(app, ["records", "render", str(bundle({"deceasedBoolean": True}))])
+    assert undated.exit_code == 0, undated.output
+    assert "Deceased: yes (date not recorded)" in undated.output
+    dated = runner.invoke(app, ["records", "render", str(bundle({"deceasedDateTime": "2020-01-09"}))])
+    assert "Death: 1/9/2020" in dated.output
+    alive = runner.invoke(app, ["records", "render", str(bundle({}))])
+    assert "Death" not in alive.output
+    assert "Deceased" not in alive.output
+    xml = tmp_path / "back.xml"
+    xml.write_text(dated.stdout, encoding="utf-8")
+    (back,) = json.loads(runner.invoke(app, ["records", "show", str(xml), "--json"]).output)
+    assert back["deceased"] is True
+    assert back["deceased_at"].startswith("2020-01-09")
+
+
 def test_a_nul_character_in_a_fhir_bundle_is_refused_naming_the_line(tmp_path: Path) -> None:
     # issue 48's audit: a NUL in a FHIR bundle went straight into the rendered chart
     bundle = tmp_path / "nul.json"

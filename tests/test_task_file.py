@@ -247,3 +247,10 @@ def test_a_run_whose_prompt_would_build_a_gigabyte_stops_each_sample_at_once(exa
         [r.failure for r in rows_of(tmp_path / "runs.sqlite")]
     )
     assert all(r.status == "error" for r in rows_of(tmp_path / "runs.sqlite"))
+    # a width the template fixes is refused before anything runs: `config check` names the file and line
+    checked = runner.invoke(app, ["config", "check", str(config)])
+    assert checked.exit_code == 1
+    assert "plain.j2:1: format would build 1,000,000,000 characters" in " ".join(checked.output.split())
+    # a width from the data cannot be known before a sample is rendered: the run stops that sample at once
+    (example / "prompts" / "plain.j2").write_text("{{ question|center(question|length * 10**8) }}")
+    assert runner.invoke(app, ["config", "check", str(config)]).exit_code == 0

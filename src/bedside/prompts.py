@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextvars
 import importlib.util
+import math
 import os
 import re
 import time
@@ -200,6 +201,73 @@ def _bounded_join(inner: Callable[..., Any]) -> Callable[..., Any]:
     return join
 
 
+_HUGE = math.inf
+"""What a constant too large to compute stands for in :func:`_constant`."""
+
+
+def _constant(node: nodes.Node) -> Any:
+    """The value of a constant expression (``10**9``, ``"x" * 3``), without running anything large; None when the
+    expression depends on the template's variables. A power too large to compute is :data:`_HUGE`."""
+    if isinstance(node, nodes.Const):
+        return node.value
+    if isinstance(node, nodes.Neg | nodes.Pos):
+        inner = _constant(node.node)
+        return -inner if isinstance(node, nodes.Neg) and isinstance(inner, int | float) else inner
+    if isinstance(node, nodes.BinExpr):
+        left, right = _constant(node.left), _constant(node.right)
+        numbers = all(isinstance(x, int | float) and not isinstance(x, bool) for x in (left, right))
+        if not numbers:
+            return None
+        if isinstance(node, nodes.Pow):
+            if right > 0 and max(1, abs(int(left)).bit_length()) * right * 0.302 > 15:
+                return _HUGE
+            return left**right
+        operations = {nodes.Add: float.__add__, nodes.Sub: float.__sub__, nodes.Mul: float.__mul__}
+        for kind, operation in operations.items():
+            if isinstance(node, kind):
+                found = operation(float(left), float(right))
+                return int(found) if isinstance(left, int) and isinstance(right, int) else found
+    return None
+
+
+def _constant_runaway(node: nodes.Node) -> str | None:
+    """What a filter or string method called with constant arguments would build past :data:`MAX_BUILT`
+    (``"x"|center(10**9)``, ``"%1000000000s"|format(1)``, ``"x".ljust(10**9)``), said as the render would say it;
+    None where nothing constant is too large. Sizes taken from the template's variables are bounded at render."""
+    if isinstance(node, nodes.Mul):
+        for sized, times in (
+            (_constant(node.left), _constant(node.right)),
+            (_constant(node.right), _constant(node.left)),
+        ):
+            if (
+                isinstance(sized, str | list | tuple)
+                and isinstance(times, int | float)
+                and len(sized) * times > MAX_BUILT
+            ):
+                return _too_big("'*'", len(sized) * times, "items")
+        return None
+    if isinstance(node, nodes.Filter) and node.name in _SIZED:
+        name, subject, args = node.name, node.node, node.args
+    elif isinstance(node, nodes.Call) and isinstance(node.node, nodes.Getattr) and node.node.attr in _SIZED:
+        name, subject, args = node.node.attr, node.node.node, node.args
+    else:
+        return None
+    values = [_constant(a) for a in args]
+    numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    text = _constant(subject) if subject is not None else None
+    widest = max(numbers, default=0)
+    if name in ("format", "format_map") and isinstance(text, str):
+        widest = max(widest if _DYNAMIC_WIDTH.search(text) else 0, _spec_width(text))
+    elif name in ("format", "format_map", "replace", "join"):
+        return None  # sized by what they are given: bounded at render
+    return _too_big(name, widest, "characters") if widest > MAX_BUILT else None
+
+
+def _too_big(what: str, size: float, unit: str) -> str:
+    amount = f"more {unit} than can be counted" if size == _HUGE else f"{size:,.0f} {unit}"
+    return f"{what} would build {amount} (at most {MAX_BUILT:,})"
+
+
 class _BoundedSandbox(ImmutableSandboxedEnvironment):
     """The immutable sandbox with bounded loops, ``*``/``**``/``%`` and size-producing string calls (see the
     module docstring)."""
@@ -229,6 +297,11 @@ class _BoundedSandbox(ImmutableSandboxedEnvironment):
         # iteration takes a step of the render's budget.
         for loop in source.find_all(nodes.For):
             loop.iter = nodes.Call(nodes.EnvironmentAttribute("bounded_loop"), [loop.iter], [], None, None)
+        # A size fixed in the template itself is refused when it is loaded (and so by `config check`), not first
+        # when a run renders it.
+        for call in source.find_all((nodes.Filter, nodes.Call, nodes.Mul)):
+            if runaway := _constant_runaway(call):
+                raise RenderLimitError(f"{filename or name}:{call.lineno}: {runaway}")
         return super()._generate(source, name, filename, defer_init)
 
     def bounded_loop(self, iterable: Iterable[Any]) -> Iterator[Any]:
@@ -286,6 +359,8 @@ def load_template(template: str | Path) -> jinja2.Template:
         ) from None
     except jinja2.TemplateSyntaxError as exc:
         raise PromptError(f"{exc.filename or template}:{exc.lineno}: template syntax error: {exc.message}") from None
+    except RenderLimitError as exc:  # a size the template fixes, found when it was compiled
+        raise PromptError(f"{exc}: refused before any sample is rendered") from None
 
 
 def _template_file(path: Path) -> jinja2.Template:

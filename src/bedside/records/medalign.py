@@ -156,7 +156,7 @@ _CHILD_ROLES = {
     "entry": {"event": "event"},
 }
 _SKIP_PREFIX = {"encounter": "encounter/", "events": "events/", "entry": "entry/"}
-_PERSON_FIELDS = ("birth", "gender", "race", "ethnicity")
+_PERSON_FIELDS = ("birth", "gender", "race", "ethnicity", "death", "deceased")
 _PERSON_UNMODELLED = ("age in days", "age in years", "age", "payer")
 """Fields of the release's ``<person>`` that bedside leaves unread on purpose (age comes from the birth date)."""
 _ITEM_LISTS = ("conditions", "medications", "measurements", "procedures")
@@ -484,5 +484,13 @@ class _Reader:
         for key, attribute in (("gender", "gender"), ("race", "race"), ("ethnicity", "ethnicity")):
             if key in fields and getattr(self.patient, attribute) is None:
                 updates[attribute] = fields[key].lower() if key == "gender" else fields[key]
+        if "death" in fields and self.patient.deceased_at is None:  # bedside's own XML view writes these two
+            try:
+                updates["deceased_at"] = parse_medalign_time(fields["death"])
+            except ValueError as exc:
+                raise self.error(element, f"Death: {getattr(exc, 'reason', exc)}") from None
+            updates["deceased"] = True
+        if fields.get("deceased", "").lower().startswith("yes"):
+            updates["deceased"] = True
         if updates:
             self.patient = self.patient.model_copy(update=updates)

@@ -140,6 +140,13 @@ def _person(record: Record, day: date) -> str:
     age = patient.age_at(datetime.combine(day, datetime.min.time(), UTC))
     if age is not None:
         lines.append(f"Age in Years: {age}")
+    # Like the birth date, the death date is the person's (a view as of a time has already dropped a later one:
+    # Record.as_of); a record that says deceased with no date says so too, never shown as living (issue 48).
+    died = patient.deceased_at
+    if died is not None:
+        lines.append(f"Death: {died.month}/{died.day}/{died.year}")
+    elif patient.deceased and died is None:
+        lines.append("Deceased: yes (date not recorded)")
     return "<person>\n" + "\n".join(escape(line) for line in lines) + "\n</person>" if lines else ""
 
 
