@@ -44,10 +44,21 @@ def test_more_processes_only_where_one_loop_is_the_limit() -> None:
         "one process's loop is the limit; 3 to bring the busiest endpoint near 90%",
     )
     two, why = choose_processes(0.95, 0.1, cores=2, cap=100, remaining=enough)
-    assert (two, why) == (2, "one process's loop is the limit; 2, as many as the idle cores allow")
+    assert (two, why) == (2, "one process's loop is the limit; 2, as many as the cores allow")
     assert choose_processes(0.95, 0.1, cores=16, cap=3, remaining=enough)[0] == 3  # the smallest cap
     assert choose_processes(0.95, 0.01, cores=64, cap=100, remaining=enough)[0] == 10  # a worker per 200 samples
     assert choose_processes(0.95, 0.0, cores=1, cap=100, remaining=enough)[0] == 1
+
+
+def test_the_cores_hold_as_many_processes_as_the_measured_work_fits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Other work on the machine (a local model server) grows with the run's rate, so it counts per process."""
+    monkeypatch.setattr(processes, "usable_cores", lambda: 16)
+    assert processes.cores_hold(0.95, 0.0) == 16  # a remote endpoint: every core
+    assert processes.cores_hold(0.95, 0.6) == 10
+    monkeypatch.setattr(processes, "usable_cores", lambda: 2)
+    assert processes.cores_hold(0.97, 0.4) == 1  # this machine's bench: the scripted servers beside it
+    assert processes.cores_hold(0.9, 0.0) == 2
+    assert processes.cores_hold(3.0, 0.0) == 1  # never fewer than one
 
 
 def test_the_probe_is_a_twentieth_of_the_samples_within_its_bounds() -> None:

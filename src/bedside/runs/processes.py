@@ -32,9 +32,9 @@ of the work, at least :data:`PROBE_MIN` and at most :data:`PROBE_MAX`; stored li
 its event loop was (CPU seconds over wall seconds) and how busy the endpoints were (the mean share of each cap in
 flight). A loop that is not busy, or endpoints that already are, gain nothing from more processes: the rest runs
 in the driver. Otherwise N is what would bring the busiest endpoint to :data:`TARGET_USE` at the measured rate,
-within the machine's idle cores (:func:`idle_cores`), the smallest cap and :data:`MIN_PER_PROCESS` samples a
-worker
-(:func:`choose_processes`); the choice and its figures are logged and shown.
+within what the cores hold at the measured load (:func:`cores_hold`), the smallest cap and
+:data:`MIN_PER_PROCESS` samples a worker (:func:`choose_processes`); the choice and its figures are logged and
+shown.
 
 Ctrl-C (or SIGTERM) stops every worker as it stops the local executor: finished samples are stored, the run is
 marked interrupted, and the same command resumes it. A worker that dies (killed, out of memory) fails the run
@@ -198,13 +198,13 @@ class AutoChoice:
     cpu_ms_per_sample: float = 0.0
     endpoint_use: float = 0.0
     """The busiest endpoint's mean share of its cap in flight during the probe."""
-    idle_cores: int = 0
-    """The cores other work left free while the probe ran (:func:`idle_cores`)."""
+    cores_hold: int = 0
+    """How many such processes the cores hold at the measured load (:func:`cores_hold`)."""
 
     def __str__(self) -> str:
         measured = (
             f"; the first {self.probed} samples: loop {self.loop_busy:.0%} busy, {self.cpu_ms_per_sample:.2f} ms "
-            f"CPU a sample, busiest endpoint {self.endpoint_use:.0%} used, {self.idle_cores} idle cores"
+            f"CPU a sample, busiest endpoint {self.endpoint_use:.0%} used, room on the cores for {self.cores_hold}"
             if self.probed
             else ""
         )
@@ -224,7 +224,7 @@ def choose_processes(loop_busy: float, endpoint_use: float, *, cores: int, cap: 
         return 1, "one process's loop has time to spare: the endpoints, not the loop, set the pace"
     wanted = math.ceil(TARGET_USE / max(endpoint_use, 0.01))
     limits = {
-        "the idle cores": cores,
+        "the cores": cores,
         "the smallest cap": cap,
         f"{MIN_PER_PROCESS} samples a process": remaining // MIN_PER_PROCESS,
     }
@@ -254,18 +254,19 @@ def machine_busy_s() -> float | None:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
-def idle_cores(others_busy: float | None) -> int:
-    """The cores free for worker processes: those this process may use, less what other work kept busy while the
-    probe ran (``others_busy`` cores; the 1-minute load average where the machine's own figure is not known). A
-    model server on the same machine is such work: a second process on a core it needs slows the run (measured on
-    a 2-core machine, issue 47)."""
+def cores_hold(own_busy: float, others_busy: float | None) -> int:
+    """How many processes like the driver the cores this process may use can run at once, if the other work the
+    probe saw grows with the run's rate as a model server on the same machine does (a remote endpoint adds none):
+    ``floor(cores / (own + others))``, at least 1. ``others_busy`` is in cores, measured while the probe ran (the
+    1-minute load average less this process where the machine's own figure is not known). On a 2-core machine
+    whose scripted servers took a core's fraction, a second process slowed the run (issue 47)."""
     cores = usable_cores()
     if others_busy is None:
         try:
-            others_busy = max(0.0, os.getloadavg()[0] - 1.0)  # less this process's own
+            others_busy = max(0.0, os.getloadavg()[0] - own_busy)
         except OSError:
             others_busy = 0.0
-    return max(1, min(cores, round(cores - others_busy)))
+    return max(1, min(cores, math.floor(cores / max(own_busy + others_busy, 1e-9) + 1e-9)))
 
 
 def smallest_cap(config: RunConfig) -> int:
@@ -543,7 +544,7 @@ async def _probe(
         if machine_before is None or machine_after is None
         else max(0.0, (machine_after - machine_before - result.cpu_s) / wall)
     )
-    free = idle_cores(others)
+    free = cores_hold(busy, others)
     count, reason = choose_processes(busy, use, cores=free, cap=smallest_cap(order.config), remaining=remaining)
     probed = len(order.items)
     choice = AutoChoice(count, reason, probed, busy, 1000 * result.cpu_s / max(probed, 1), use, free)
