@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from bedside.llm import ChatMessage
-from bedside.prompts import PromptError, render, render_chat
+from bedside.prompts import PromptError, load_template, render, render_chat
 
 
 def test_shipped_chat_template_renders_to_messages() -> None:
@@ -202,6 +202,15 @@ def test_runaway_templates_are_stopped_with_an_error_naming_the_file(
     # a size fixed in the template is refused as it is loaded (with its line), one from the render as it runs
     with pytest.raises(PromptError, match=f"{template}(: rendering stopped: |:\\d+: ).*{re.escape(reason)}"):
         render(template)
+
+
+def test_a_constant_that_cannot_be_computed_does_not_break_loading(tmp_path: Path) -> None:
+    """The load-time size check evaluates constant arguments; one that fails (a zero to a negative power, a float
+    too large for an integer) is left to the render, never a traceback from loading."""
+    for source in ('{{ "x"|center(0 ** -1) }}', '{{ "x" * (0 ** -1) }}', '{{ "x"|center((10.0 ** 300) ** 2) }}'):
+        template = tmp_path / "odd.j2"
+        template.write_text(source)
+        load_template(template)
 
 
 def test_bounded_rendering_keeps_ordinary_loops_and_arithmetic(tmp_path: Path) -> None:

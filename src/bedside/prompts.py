@@ -207,7 +207,15 @@ _HUGE = math.inf
 
 def _constant(node: nodes.Node) -> Any:
     """The value of a constant expression (``10**9``, ``"x" * 3``), without running anything large; None when the
-    expression depends on the template's variables. A power too large to compute is :data:`_HUGE`."""
+    expression depends on the template's variables or cannot be computed (``0 ** -1``: the render says why). A
+    power too large to compute is :data:`_HUGE`."""
+    try:
+        return _evaluated(node)
+    except (ArithmeticError, ValueError):
+        return None
+
+
+def _evaluated(node: nodes.Node) -> Any:
     if isinstance(node, nodes.Const):
         return node.value
     if isinstance(node, nodes.Neg | nodes.Pos):
