@@ -57,6 +57,11 @@ FROZEN = {
         "guard_heldout_8.jsonl",
     ): "85e62a0384f7216b7b20fde02f2ea8297678949f6161766c2ef3cd42e27cbf3a",
     ("bedside.sim", "fidelity_heldout_7.jsonl"): "61dc1c05a97b3bbff24670fd0ef57e891aa378498ddb063cac43f605a6363834",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_9.jsonl",
+    ): "efc6fdcda66276beac7ee43f23d5507a835bdfe25094cb573bd0b1c7e0cb06d4",
+    ("bedside.sim", "fidelity_heldout_8.jsonl"): "ab794abaa5fca1bb3fdde193bb406dd38243a81ea73fc07b6c59cae7582d2e3e",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -68,7 +73,7 @@ def test_the_outside_sets_are_frozen_as_written() -> None:
 
 
 def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
-    own, dev, dev_2, dev_3, dev_4, dev_5, held_out_2, held_out_3 = builtin_guard_sets()
+    own, dev, dev_2, dev_3, dev_4, dev_5, held_out_2, held_out_3, held_out_4 = builtin_guard_sets()
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     for labelled, (rejected, kept, reversed_matched, matched) in (
         (dev, (54, 34, 6, 31)),  # raised as the rules improved (first 50, 34, 10, 31)
@@ -78,6 +83,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         (dev_5, (47, 30, 13, 30)),  # first 47, 25, 13, 25 (unread then); its errors read in the fourth round
         (held_out_2, (35, 23, 25, 23)),  # unread; first 35, 22, 25, 22, then after the fourth round
         (held_out_3, (36, 33, 23, 33)),  # unread; first 36, 32, 23, 32, then after the fourth round
+        (held_out_4, (37, 35, 23, 34)),  # measured once with the fourth round's rules, unread
     ):
         assert (len(labelled.pairs), sum(not p.match for p in labelled.pairs)) == (100, 60)
         guard = evaluate_guard(labelled.pairs).total
@@ -91,7 +97,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
 
 def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurements() -> None:
     """Measured once when the guard learned to say uncertain: set 3 and 4 with their errors unread."""
-    _, dev, dev_2, dev_3, dev_4, dev_5, held_out_2, held_out_3 = builtin_guard_sets()
+    _, dev, dev_2, dev_3, dev_4, dev_5, held_out_2, held_out_3, held_out_4 = builtin_guard_sets()
     # (reversed pairs passed silently of 60, reversed matched / paraphrases matched of 60 / 40 with
     # uncertain=reject)
     for labelled, (silent, reversed_matched, matched) in (
@@ -102,6 +108,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         (dev_5, (8, 8, 27)),  # first 8, 8, 23
         (held_out_2, (10, 10, 21)),  # measured once, unread
         (held_out_3, (9, 8, 27)),  # unread; the same after the fourth round
+        (held_out_4, (8, 8, 29)),  # measured once, unread
     ):
         assert evaluate_guard(labelled.pairs).total.passed_silently <= silent, labelled.name
         rates = matcher_rates(labelled.pairs, REFUSING)
@@ -120,6 +127,7 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-29b": ((40, 16), (23, 25)),
         "outside-written 2026-11-29c": ((35, 20), (28, 13)),  # measured once, unread
         "outside-written 2026-11-29d": ((35, 15), (32, 12)),  # measured once, unread
+        "outside-written 2026-11-29e": ((31, 13), (33, 12)),  # measured once with the fourth round's rules, unread
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -336,6 +336,12 @@ BUILTIN_SENTENCE_SETS = (
         "round's rules (f23034f), before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_7.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-29e",
+        "written by an eighth writer who never read the rules nor any other set; measured once with the fourth "
+        "round's rules (0bc086a), before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_8.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

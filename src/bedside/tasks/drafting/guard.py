@@ -119,6 +119,12 @@ BUILTIN_SETS = (
         "written 2026-11-29 by a seventh writer who never read the rules nor any other set; measured once with the "
         "rules of the third round (f23034f), before any later change, totals only (its errors unread), frozen",
     ),
+    (
+        "outside-written, held out 4",
+        "guard_heldout_9.jsonl",
+        "written 2026-11-29 by an eighth writer who never read the rules nor any other set; measured once with the "
+        "rules of the fourth round (0bc086a), before any later change, totals only (its errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
