@@ -34,3 +34,26 @@ def test_a_number_inside_a_range_a_fact_gives_is_heard() -> None:
     asked = "What are your morning readings like?"
     assert label("Um, the fasting ones are usually around six.", facts, asked) == "entailed"
     assert label("Um, the fasting ones are usually around nine.", facts, asked) == "contradicted"
+
+
+def test_an_answer_about_the_drug_asked_about_is_read_against_that_drug() -> None:
+    # issue 45's fifth round: "40 mg" is heard in the propranolol fact, but the answer is about carbimazole
+    facts = ["I take carbimazole 20 mg once a day.", "I also take propranolol 40 mg when my heart is racing."]
+    asked = "What dose of carbimazole are you on?"
+    assert label("Forty milligrams, once a day.", facts, asked) == "contradicted"
+    assert label("Twenty milligrams, once a day.", facts, asked) == "entailed"
+
+
+def test_a_short_span_does_not_contradict_a_part_of_the_day() -> None:
+    facts = ["I take levetiracetam 500 mg twice a day.", "My joint pain is worst in the evening."]
+    asked = "Has anything else happened?"
+    assert label("My hands get stiff for about an hour after I wake up.", facts, asked) == "unsupported"
+    # two spans of one kind still disagree
+    assert label("My joint pain has been worst in the morning.", facts, asked) == "contradicted"
+
+
+def test_a_schedule_said_just_the_once_is_read_as_once_a_day() -> None:
+    facts = ["I take apixaban 5 mg twice a day.", "I live with my wife."]
+    asked = "How do you take the apixaban?"
+    assert label("Five milligrams, just the once, at breakfast.", facts, asked) == "contradicted"
+    assert label("Every morning, without fail.", ["I check my sugar every morning."], "How often?") != "contradicted"

@@ -62,6 +62,11 @@ FROZEN = {
         "guard_heldout_9.jsonl",
     ): "efc6fdcda66276beac7ee43f23d5507a835bdfe25094cb573bd0b1c7e0cb06d4",
     ("bedside.sim", "fidelity_heldout_8.jsonl"): "ab794abaa5fca1bb3fdde193bb406dd38243a81ea73fc07b6c59cae7582d2e3e",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_10.jsonl",
+    ): "4a48f4e538d17e7a1acbe04b90a9a0d6676ebb920051991463095c0f7b7b9400",
+    ("bedside.sim", "fidelity_heldout_9.jsonl"): "5abcc90f002dd3274afca02ed2a3baf0d162e2d3e2725551139d8c5a265df34a",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -73,17 +78,18 @@ def test_the_outside_sets_are_frozen_as_written() -> None:
 
 
 def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
-    own, dev, dev_2, dev_3, dev_4, dev_5, held_out_2, held_out_3, held_out_4 = builtin_guard_sets()
+    own, dev, dev_2, dev_3, dev_4, dev_5, dev_6, dev_7, held_out_4, held_out_5 = builtin_guard_sets()
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     for labelled, (rejected, kept, reversed_matched, matched) in (
         (dev, (54, 34, 6, 31)),  # raised as the rules improved (first 50, 34, 10, 31)
         (dev_2, (41, 28, 19, 22)),  # first 34, 28, 26, 22
-        (dev_3, (44, 36, 16, 36)),  # first 42, 35, 18, 35
-        (dev_4, (40, 30, 20, 26)),  # first 40, 26, 20, 22
+        (dev_3, (44, 37, 16, 37)),  # first 42, 35, 18, 35
+        (dev_4, (42, 31, 18, 27)),  # first 40, 26, 20, 22
         (dev_5, (47, 30, 13, 30)),  # first 47, 25, 13, 25 (unread then); its errors read in the fourth round
-        (held_out_2, (35, 23, 25, 23)),  # unread; first 35, 22, 25, 22, then after the fourth round
-        (held_out_3, (36, 33, 23, 33)),  # unread; first 36, 32, 23, 32, then after the fourth round
-        (held_out_4, (37, 35, 23, 34)),  # measured once with the fourth round's rules, unread
+        (dev_6, (36, 28, 24, 28)),  # first 35, 22, 25, 22 (unread then); its errors read in the fifth round
+        (dev_7, (37, 35, 22, 35)),  # first 36, 32, 23, 32 (unread then); read in the fifth round
+        (held_out_4, (38, 35, 22, 34)),  # unread; first 37, 35, 23, 34, then after the fifth round
+        (held_out_5, (42, 32, 18, 30)),  # measured once with the fifth round's rules (the fourth's the same), unread
     ):
         assert (len(labelled.pairs), sum(not p.match for p in labelled.pairs)) == (100, 60)
         guard = evaluate_guard(labelled.pairs).total
@@ -97,18 +103,19 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
 
 def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurements() -> None:
     """Measured once when the guard learned to say uncertain: set 3 and 4 with their errors unread."""
-    _, dev, dev_2, dev_3, dev_4, dev_5, held_out_2, held_out_3, held_out_4 = builtin_guard_sets()
+    _, dev, dev_2, dev_3, dev_4, dev_5, dev_6, dev_7, held_out_4, held_out_5 = builtin_guard_sets()
     # (reversed pairs passed silently of 60, reversed matched / paraphrases matched of 60 / 40 with
     # uncertain=reject)
     for labelled, (silent, reversed_matched, matched) in (
         (dev, (1, 1, 28)),  # raised as the rules improved (first 2, 2, 28)
         (dev_2, (9, 9, 21)),  # first 12, 12, 21
         (dev_3, (3, 3, 16)),  # first 4, 4, 16
-        (dev_4, (4, 4, 24)),  # first 4, 4, 20
+        (dev_4, (4, 4, 25)),  # first 4, 4, 20
         (dev_5, (8, 8, 27)),  # first 8, 8, 23
-        (held_out_2, (10, 10, 21)),  # measured once, unread
-        (held_out_3, (9, 8, 27)),  # unread; the same after the fourth round
-        (held_out_4, (8, 8, 29)),  # measured once, unread
+        (dev_6, (9, 9, 27)),  # first 10, 10, 21 (unread then)
+        (dev_7, (8, 7, 29)),  # first 9, 8, 27 (unread then)
+        (held_out_4, (7, 7, 29)),  # unread; first 8, 8, 29
+        (held_out_5, (9, 9, 21)),  # measured once, unread
     ):
         assert evaluate_guard(labelled.pairs).total.passed_silently <= silent, labelled.name
         rates = matcher_rates(labelled.pairs, REFUSING)
@@ -120,14 +127,15 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
     # contradicted (hits, false), unsupported (hits, false): first measured, raised as the reading improved
     floors = {
         "outside-written 2026-11-28": ((41, 10), (31, 14)),  # first (38, 13), (28, 25)
-        "outside-written 2026-11-28b": ((42, 19), (29, 12)),  # first (36, 20), (27, 33)
+        "outside-written 2026-11-28b": ((42, 18), (30, 12)),  # first (36, 20), (27, 33)
         "outside-written 2026-11-29": ((33, 14), (33, 11)),  # first (26, 14), (28, 36)
         # unread; measured after the second round, then after the third: contradicted hits 37 -> 40 for one more
         # false contradiction (precision 0.712 -> 0.714), so its false floor is 16
-        "outside-written 2026-11-29b": ((40, 16), (23, 25)),
+        "outside-written 2026-11-29b": ((45, 14), (28, 8)),  # read in the fifth round (before: (40, 16), (28, 9))
         "outside-written 2026-11-29c": ((35, 20), (28, 13)),  # measured once, unread
-        "outside-written 2026-11-29d": ((35, 15), (32, 12)),  # measured once, unread
+        "outside-written 2026-11-29d": ((36, 15), (32, 12)),  # unread; first (35, 15), (32, 12)
         "outside-written 2026-11-29e": ((31, 13), (33, 12)),  # measured once with the fourth round's rules, unread
+        "outside-written 2026-11-29f": ((28, 11), (33, 15)),  # measured once with the fifth round's rules, unread
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

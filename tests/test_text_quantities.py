@@ -39,6 +39,11 @@ from bedside.text.quantities import normalise_quantities
         ("for 2-3 days", "for 48 to 72 hours"),
         ("11.2 g/dL", "112 g/L"),
         ("5 mg/dl", "50 mg/L"),
+        # issue 45's fifth round
+        ("a cyst of 6 millimetres", "a cyst of 0.6 cm"),
+        ("give the doses 6 hours apart", "give the doses every 6 hours"),
+        ("heal within one to two weeks", "heal within a week or two"),
+        ("it measured one point five", "it measured 1.5"),
     ],
 )
 def test_equal_amounts_read_alike(one: str, other: str) -> None:
@@ -57,6 +62,8 @@ def test_equal_amounts_read_alike(one: str, other: str) -> None:
         ("at 22:00", "at 10 am"),
         ("11.2 g/dL", "11.2 g/L"),
         ("within 48 to 72 hours", "within two to three weeks"),
+        ("a cyst of 6 mm", "a cyst of 6 cm"),
+        ("give the doses 6 hours apart", "give the doses 8 hours apart"),
     ],
 )
 def test_different_amounts_stay_apart(one: str, other: str) -> None:
@@ -91,3 +98,13 @@ def test_a_clock_time_is_said_as_patients_say_it_and_ratios_stay() -> None:
     assert normalise_quantities("at 8:30 tonight") == "at 8:30 tonight"
     assert normalise_quantities("a ratio of 3:1") == "a ratio of 3:1"
     assert normalise_quantities("at 25:00") == "at 25:00"
+
+
+def test_apart_from_a_food_is_not_an_interval() -> None:
+    said = "Take it 2 hours apart from milk."
+    assert normalise_quantities(said) == said
+
+
+def test_one_stays_a_pronoun_unless_a_decimal_or_a_range_follows() -> None:
+    assert normalise_quantities("at one point it hurt") == "at one point it hurt"
+    assert normalise_quantities("one or two puffs") == "1 or 2 puffs"

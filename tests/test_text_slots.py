@@ -33,6 +33,14 @@ def kinds(reference: str, candidate: str) -> set[str]:
         ("He is no longer contagious.", "He is still contagious.", "opposite"),
         ("The most you can take is 3,000 mg per day.", "The most you can take is 3,000 mg per dose.", "scope"),
         ("Drink no fewer than eight glasses a day.", "Drink fewer than eight glasses a day.", "comparison"),
+        # issue 45's fifth round
+        ("Phone us if the wound is red or warm.", "Phone us if the wound is red and warm.", "joined"),
+        (
+            "The mole was removed under a local anaesthetic.",
+            "The mole was removed under a general anaesthetic.",
+            "opposite",
+        ),
+        ("Your pain has been starting earlier each day.", "Your pain has been starting later each day.", "opposite"),
     ],
 )
 def test_a_reversal_conflicts_in_its_slot(reference: str, candidate: str, kind: str) -> None:
@@ -53,6 +61,13 @@ def test_a_reversal_conflicts_in_its_slot(reference: str, candidate: str, kind: 
         ("Drink no fewer than eight glasses of water a day.", "Drink at least eight glasses of water a day."),
         ("Use it twice a day.", "Use it once in the morning and once in the evening."),
         ("Give it three times a day.", "Give it in the morning, at lunchtime and at bedtime."),
+        # issue 45's fifth round
+        ("Avoid carrying anything heavier than 5 kg.", "Do not carry more than 5 kg."),
+        ("Use the inhaler at 7 am and 7 pm every day.", "Use the inhaler twice daily, morning and evening."),
+        ("Give the tablets 12 hours apart.", "Give the tablets twice a day."),
+        ("Your ECG is normal.", "Your ECG is not abnormal."),
+        ("Pause the rivaroxaban three days ahead of the biopsy.", "Stop the rivaroxaban 3 days before the biopsy."),
+        ("Take the levothyroxine at 6 am.", "Take the levothyroxine once a day, in the morning."),
     ],
 )
 def test_a_paraphrase_does_not(reference: str, candidate: str) -> None:
@@ -83,3 +98,8 @@ def test_bad_sentences_give_no_slot_and_no_error() -> None:
 def test_parts_of_the_day_count_as_a_frequency_only_when_the_counts_match() -> None:
     assert "time" in kinds("Use it twice a day.", "Use it in the morning.")
     assert "time" in kinds("Use it in the morning and at bedtime.", "Use it three times a day.")
+    # a clock time is a part of the day; "every day" with two of them is twice a day, "once" counts
+    assert "time" in kinds("Use it at 8 am and 8 pm every day.", "Use it once a day.")
+    assert "time" in kinds("Take it at 9 am.", "Take it at 9 pm.")
+    assert "time" not in kinds("Take it once a day, morning or evening.", "Take it once a day.")
+    assert "time" in kinds("Take the prednisolone as needed.", "Take the prednisolone in the morning.")

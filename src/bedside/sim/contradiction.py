@@ -49,7 +49,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal, get_args
@@ -72,8 +72,10 @@ JUDGED_LABELS: tuple[JudgedLabel, ...] = get_args(JudgedLabel)
 
 _TAG_QUESTION = re.compile(r",\s*(?:right|correct|yeah|yes|no|isn't it|is that right|ok(?:ay)?)\s*\?\s*$", re.I)
 _PRIVATIVE = re.compile(
-    r"\b(?:without|short(?:ness)? of|lack of|unable|normal|fine|okay|ok|clear|negative|unremarkable)\b", re.I
+    r"\b(?:without(?! fail\b)|short(?:ness)? of|lack of|unable|normal|fine|okay|ok|clear|negative|unremarkable)\b",
+    re.I,
 )
+"""An absence said without "no" ("without", "short of", "normal"); "without fail" is a "yes", said firmly."""
 _NUMBER = re.compile(r"(?<![\w/.])\d+(?:\.\d+)?")
 _PERSON = re.compile(
     r"\b(?:mother|mom|mum|father|dad|sister|brother|wife|husband|partner|son|daughter|friend|neighbou?r|boss"
@@ -189,10 +191,14 @@ class ContradictionRules:
             found |= signals.drugs | signals.classes
         return frozenset(found)
 
-    def find(self, sentence: str, known: Sequence[str], similarity: Sequence[float]) -> FactConflict | None:
+    def find(
+        self, sentence: str, known: Sequence[str], similarity: Sequence[float], asked: str = ""
+    ) -> FactConflict | None:
         """The first conflict between ``sentence`` and an aligned known sentence (facts, then what the clinician
         said), nearest first; None when the rules see none. A fact that agrees with the sentence on a number,
-        drug or side ends the search: the sentence has found its fact."""
+        drug or side ends the search: the sentence has found its fact. ``asked``: the clinician's question the
+        sentence answers; an answer that names no drug is about the one drug the question names ("What dose of
+        carbimazole are you on?" "Forty milligrams.")."""
         if not known:
             return None
         limits = self.thresholds
@@ -200,8 +206,14 @@ class ContradictionRules:
         near = [i for i in order if similarity[i] >= limits.align]
         aligned = near or [i for i in order[:1] if similarity[i] >= limits.floor]
         mine = self.signals(sentence)
+        if asked and not mine.drugs and len(topic := self.signals(asked).drugs) == 1:
+            mine = replace(mine, drugs=topic)
         quantities = _quantities(sentence)
-        unheard = _unheard(_measures(sentence), known)
+        # a number said of one drug is not heard in another drug's fact ("40 mg" of carbimazole, of propranolol)
+        same_drug = [
+            k for k in known if not (mine.drugs and (theirs := self.signals(k).drugs) and not theirs & mine.drugs)
+        ]
+        unheard = _unheard(_measures(sentence), same_drug)
         extra = bool(_EXTRA.search(sentence))
         near = [i for i in order if similarity[i] >= limits.floor]
         if "meaning" not in self.without and (meaning := self._meaning(sentence, known, near)):
@@ -281,7 +293,7 @@ class ContradictionRules:
             return  # "I also take ...": an addition, whose numbers and times describe something else
         if unheard and fact_numbers and not my_numbers <= fact_numbers:
             yield "number", f"{_show(fact_numbers)} vs {_show(my_numbers)}"
-        for kind in ("span", "moment"):
+        for kind in ("span", "short", "moment"):
             mine_kind = in_days(frozenset(t for t in mine.times if _time_kind(t) == kind))
             fact_kind = in_days(frozenset(t for t in fact.times if _time_kind(t) == kind))
             if times_conflict(mine_kind, fact_kind):
@@ -503,14 +515,18 @@ never set against a history's days and years."""
 
 
 def _time_kind(label: str) -> str:
-    """A span (a duration "90 day", or a rate "2/day", "every 2 week", "as needed", which can disagree with each
-    other: "every day" against "4 month") or a moment ("evening", "tomorrow"); a span and a moment never
-    disagree ("for three months" says nothing against "at night")."""
+    """A span (a duration of days or longer, "90 day", or a rate "2/day", "every 2 week", "as needed", which can
+    disagree with each other: "I still smoke a pack a day" against "I stopped two years ago"), a short span ("20
+    minute", "2 hour") or a moment ("evening", "tomorrow"); only two of one kind disagree ("for three months"
+    says nothing against "at night", nor "about two minutes" against "yesterday afternoon")."""
     if "/" in label or label == "as needed" or label.startswith("every "):
         return "span"
     parts = label.split()
-    if len(parts) == 2 and parts[1] in _LONG_UNITS and parts[0] not in ("this", "next", "last"):
-        return "span"  # "3 week", "few week"; "this week" is a moment
+    if len(parts) == 2 and parts[0] not in ("this", "next", "last"):
+        if parts[1] in _LONG_UNITS:
+            return "span"  # "3 week", "few week"; "this week" is a moment
+        if parts[1] in ("hour", "minute", "second"):
+            return "short"
     return "moment"
 
 
@@ -591,7 +607,7 @@ def label_combined(
         if is_question(sentence) or (chat >= limits.small_talk and chat > best):
             labelled.append(CombinedLabel("non_informative"))
             continue
-        conflict = rules.find(sentence, statements, _statement_scores(scores, len(facts), said))
+        conflict = rules.find(sentence, statements, _statement_scores(scores, len(facts), said), asked)
         if conflict:
             labelled.append(CombinedLabel("contradicted", conflict))
         elif best < limits.entail or new_details(sentence, known, rules):

@@ -321,7 +321,7 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-29b",
         "written by a fifth writer who never read the rules nor any other set; measured once after the shared "
-        "reading's second round, totals only, frozen",
+        "reading's second round, totals only, frozen; a development set since its errors were read (fifth round)",
         SENTENCE_SET.with_name("fidelity_heldout_5.jsonl"),
     ),
     SentenceSet(
@@ -341,6 +341,12 @@ BUILTIN_SENTENCE_SETS = (
         "written by an eighth writer who never read the rules nor any other set; measured once with the fourth "
         "round's rules (0bc086a), before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_8.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-29f",
+        "written by a ninth writer who never read the rules nor any other set; measured once with the fifth "
+        "round's rules beside the fourth round's, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_9.jsonl"),
     ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""

@@ -75,7 +75,7 @@ from bedside.text.times import in_days, times_conflict
 CONFLICT_KINDS = ("action", "drug", "number", "negation", "laterality", "time")
 """The conflicts read from a sentence's signals (also the trained matcher's features); the slots of
 :mod:`bedside.text.slots` add theirs under their own kinds (comparison, direction, sequence, with, condition,
-opposite)."""
+joined, opposite)."""
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.'’/][a-z0-9]+)*")
 _ARTICLE_AS_ONE = {"a": 1.0, "an": 1.0}
@@ -119,6 +119,7 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\b(?:four times (?:a|per) day|four times daily|qid|q\.i\.d\.?)\b", "4/day"),
     (r"\b(?:once (?:a|per|each) day|once daily|every day|each day|daily|qd)\b", "1/day"),
     (r"(?<!for )(?<!in )\b(?:a|per) day\b", "1/day"),
+    (r"\b(?:just|only) (?:the )?once\b(?! (?:a|an|per|every|each|in|or)\b)", "1/day"),  # "just the once, at night"
     (r"\b(?:once (?:a|per) week|weekly|every week)\b", "1/week"),
     (r"\b(?:as needed|when needed|if needed|when you need it|prn)\b", "as needed"),
     (r"\b(?:right away|immediately|at once|as soon as possible|asap|right now|without delay)\b", "now"),
@@ -134,13 +135,27 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\b(?:in the morning|every morning|each morning)\b", "morning"),
 )
 _COMPILED_TIMES = tuple((re.compile(p), label) for p, label in _TIME_PHRASES)
+_CLOCK_TIME = re.compile(r"(?<![\w.:])(1[0-2]|[1-9])(?::[0-5]\d)? ?([ap])\.?m\b\.?")
+"""A clock time with am or pm ("8 am", "9:30 pm"), read also as the part of the day it falls in, so that "at 8 am
+and 8 pm" meets "in the morning and in the evening"; the number stays for the number rules."""
+
+
+def _day_part(hour: int, half: str) -> str | None:
+    """The part of the day a clock hour falls in (morning 5-11 am, midday noon to 4 pm, evening 5-11 pm); none
+    for midnight to 4 am, which patients place on either side."""
+    if half == "a":
+        return "morning" if 5 <= hour <= 11 else None
+    return "midday" if hour == 12 or hour <= 4 else "evening"
+
+
 _RATE = re.compile(
     r"\b(?:(\d+(?:\.\d+)?) times|(once|twice)|a couple of times) (?:a|an|per|each|every) (week|month|year)\b"
 )
 """A rate over a week or longer ("twice a week", "3 times a month"): read as ``N/week``, never as the duration
 "1 week" its article would otherwise make. Rates per day are the phrases above."""
-_COUNT_RATE = re.compile(r"\b(\d+(?:\.\d+)?) (?:[a-z]+ ){1,3}?(?:a|per|each) (week|month|year)\b")
-"""A count over a week or longer ("4 migraines a month", "14 units of alcohol a week"): the rate ``N/month``."""
+_COUNT_RATE = re.compile(r"\b(\d+(?:\.\d+)?|(?<!no )one|a single) (?:[a-z]+ ){1,3}?(?:a|per|each) (week|month|year)\b")
+"""A count over a week or longer ("4 migraines a month", "one attack a week", "14 units of alcohol a week"): the
+rate ``N/month`` ("one" is left a word by the number reader, which keeps it for pronouns)."""
 _EVERY_OTHER = re.compile(r"\bevery other (day|week|month|year)\b")
 _SPOKEN_COUNT = {"once": 1.0, "twice": 2.0}
 
@@ -219,6 +234,8 @@ _ACTION_PATTERNS: tuple[tuple[str, str], ...] = (
                 _v("cease"),
                 _v("come off"),
                 _v("get off"),
+                _v("pack in"),
+                r"pack(?:s|ed|ing)? (?:it|them) in\b",  # "I packed it in" (British: gave it up)
                 r"no longer (?:" + _v("take") + "|" + _v("use") + "|" + _v("need") + ")",
                 r"(?:is|are|'s|'re) no longer (?:needed|necessary|required)",
                 r"(?:do not|don't|does not|doesn't|won't|will not) (?:really )?" + _v("need") + r"(?! to)",
@@ -339,8 +356,13 @@ _NOT_AN_ACTION_AFTER = re.compile(
 # Bind stop to the drug right after them only: "take acetaminophen instead of ibuprofen".
 _TEMPORARY = re.compile(
     r"\b(?:for now|for the time being|for the moment|temporarily|until (?:after|your|the|you)|for \d+ (?:day|week)s?"
-    r"|\d+ (?:day|week)s? before)\b"
+    r"|\d+ (?:day|week)s? (?:before|ahead of|prior to))\b"
 )
+_LITOTES = re.compile(r"\b(?:not|never|isn't|aren't|wasn't|weren't) (?:at all )?ab(?P<plain>normal)\b", re.IGNORECASE)
+""""Not abnormal" says "normal", which the negation and opposite rules would otherwise read as a "no" and as the
+other side of the finding pair. Only where the plain word is one a rule reads: "not unusual" rewritten "usual"
+would lose its "no" against "unusual" and leave two words no rule compares."""
+_COUNTED_ONCE = re.compile(r"\bonce\b|\bor\b")
 _REPLACED = re.compile(r"\b(?:instead of|rather than|in place of|switch(?:ing)? (?:you )?from|chang(?:e|ing) from)\b")
 _NEGATED = {"stop": "continue", "hold": "continue", "increase": "continue", "decrease": "continue"}
 _NEGATED.update({"take": "avoid", "continue": "stop", "start": "hold"})
@@ -374,7 +396,7 @@ _ABILITY = re.compile(r"\b(?P<mod>cannot|can't|can not|can|(?:are|is|am) (?:unab
 _UNABLE = ("cannot", "can't", "can not", "unable")
 _NOT_NEGATIVE = re.compile(
     r"\b(?:do not|don't|dont|please do not|please don't) hesitate\b|\bnot (?:un\w+|only|sure)\b"
-    r"|\bno later than\b|\bnot to worry\b|\bno matter\b|\bif not\b|" + _INABILITY
+    r"|\bno later than\b|\bnot to worry\b|\bno matter\b|\bif not\b|\bwithout fail\b|\bno doubt\b|" + _INABILITY
 )
 
 _BODY = (
@@ -629,6 +651,7 @@ class ClinicalGuard:
         # "3,000 mg" and "3 g", "every 12 hours" and "twice a day" read alike; with ``strict`` a library failure
         # is UnreadableText (the pair is uncertain), without it that step is left undone
         text = normalise_quantities(text, strict=strict)
+        text = _LITOTES.sub(lambda m: m.group("plain"), text)  # "not abnormal" says "normal"
         # Offsets stay those of ``lowered`` throughout: phrases already read are blanked, never cut out.
         lowered = _LIST_MARKER.sub(lambda m: " " * len(m.group()), text.lower().replace("’", "'"))
         lowered = _PHONE.sub(lambda m: " " * len(m.group()), lowered)
@@ -654,7 +677,8 @@ class ClinicalGuard:
             time_mentions.append(_Mention(f"{_fmt(count)}/{match.group(3)}", match.start(), match.end()))
         lowered = blank(_RATE, lowered)
         for match in _COUNT_RATE.finditer(lowered):
-            time_mentions.append(_Mention(f"{match.group(1)}/{match.group(2)}", match.start(), match.end()))
+            counted = "1" if match.group(1) in ("one", "a single") else match.group(1)
+            time_mentions.append(_Mention(f"{counted}/{match.group(2)}", match.start(), match.end()))
         lowered = blank(_COUNT_RATE, lowered)
         for match in _EVERY_OTHER.finditer(lowered):
             time_mentions.append(_Mention(f"every 2 {match.group(1)}", match.start(), match.end()))
@@ -663,9 +687,20 @@ class ClinicalGuard:
             for match in pattern.finditer(lowered):
                 time_mentions.append(_Mention(label, match.start(), match.end()))
             lowered = blank(pattern, lowered)
+        for match in _CLOCK_TIME.finditer(lowered):
+            if part := _day_part(int(match.group(1)), match.group(2)):
+                time_mentions.append(_Mention(part, match.start(), match.end()))
         for day in _WEEKDAYS:
             time_mentions.extend(_Mention(day, m.start(), m.end()) for m in re.finditer(rf"\b{day}s?\b", lowered))
         times.update(m.label for m in time_mentions)
+        parts = times & _DAY_PARTS
+        if "1/day" in times and len(parts) >= 2 and not _COUNTED_ONCE.search(lowered):
+            # "at 8 am and 8 pm every day": "every day" says the schedule recurs, the parts say how often (not
+            # where a "once" counts, or an "or" makes the parts a choice: "once a day, morning or evening")
+            times = (times - {"1/day"}) | {f"{len(parts)}/day"}
+            time_mentions = [
+                _Mention(f"{len(parts)}/day", m.start, m.end) if m.label == "1/day" else m for m in time_mentions
+            ]
         # Durations and intervals: "in 2 weeks", "every 6 hours", "a few days".
         words = _WORD.findall(lowered)
         for index, (amount, unit) in enumerate(itertools.pairwise(words)):
@@ -976,10 +1011,27 @@ def _bound_conflict(
         theirs = {getattr(i, field) for i in cand if i.drug and _same_drug(drug, i.drug)} - {None}
         if not mine or not theirs:
             continue
-        disagree = not actions_agree(mine, theirs) if field == "action" else not (mine <= theirs or theirs <= mine)
+        disagree = not actions_agree(mine, theirs) if field == "action" else _times_disagree(mine, theirs)
         if disagree:
             return f"{drug}: {_show(frozenset(mine))}", f"{drug}: {_show(frozenset(theirs))}"
     return None
+
+
+def _times_disagree(mine: set[str], theirs: set[str]) -> bool:
+    """Times bound to one drug that differ, except a count a day against parts of the day: "in the morning" and
+    "once a day" say different things, not opposite ones ("as needed" against either still differs)."""
+    if mine <= theirs or theirs <= mine:
+        return False
+    counts = {t for t in mine | theirs if t.endswith("/day")}
+    parts = {t for t in mine | theirs if t in _DAY_PARTS}
+    if counts and parts and counts | parts == mine | theirs:
+        mine_counts, their_counts = mine & counts, theirs & counts
+        mine_parts, their_parts = mine & parts, theirs & parts
+        return bool(
+            (mine_counts and their_counts and mine_counts != their_counts)
+            or (mine_parts and their_parts and not (mine_parts <= their_parts or their_parts <= mine_parts))
+        )
+    return True
 
 
 def _dose_conflict(ref: tuple[Instruction, ...], cand: tuple[Instruction, ...]) -> tuple[str, str] | None:

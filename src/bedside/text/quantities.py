@@ -11,13 +11,15 @@ sees that:
 - number words become digits with text2num (``alpha2digit``); "one" only before a unit or a count ("one
   tablet"), never as a pronoun ("the blue one", "no one"); "and a half" and "half a" add 0.5;
 - a thousands separator is not two numbers ("4,000 mg" is 4000 mg, never 0 mg);
-- spoken spans of time ("a quarter of an hour", "a fortnight", "a year and a half") become amounts;
-- amounts of mass, volume, temperature and time are converted with pint to one unit each: milligrams (a weight
-  in pounds at two significant figures of kilograms, since "44 pounds" is someone's "20 kilograms"),
-  millilitres, degrees Celsius, and the largest of weeks, days, hours or minutes that keeps a whole number
-  (months and years are left as said: a month is not a fixed number of days to a patient);
-- an interval that divides the day becomes the frequency the rules read ("every 8 hours", "q8h": three times a
-  day), and "N times a day" keeps the words the rules read in;
+- spoken spans of time ("a quarter of an hour", "a fortnight", "a year and a half", "a week or two") become
+  amounts;
+- amounts of mass, volume, length, temperature and time are converted with pint to one unit each: milligrams
+  (a weight in pounds at two significant figures of kilograms, since "44 pounds" is someone's "20 kilograms"),
+  millilitres, millimetres ("4 mm" is "0.4 cm"), degrees Celsius, and the largest of weeks, days, hours or
+  minutes that keeps a whole number (months and years are left as said: a month is not a fixed number of days to
+  a patient);
+- an interval that divides the day becomes the frequency the rules read ("every 8 hours", "q8h", "8 hours
+  apart": three times a day), and "N times a day" keeps the words the rules read in;
 - a 24-hour clock time is said with am or pm ("22:00" is "10 pm", as "nine at night" is "9 pm" to the rules);
   a range whose unit is said once gives it to both numbers ("48 to 72 hours" is "2 days to 3 days"); a mass per
   volume is compared in mg/dL ("11.2 g/dL" is "112 g/L").
@@ -49,6 +51,8 @@ _SPANS: tuple[tuple[str, str], ...] = (
     (r"\bhalf a year\b", "6 months"),
     (r"\bhalf a day\b", "12 hours"),
     (r"\b(?:a|one) dozen\b", "12"),
+    (r"\ban hour or two\b", "1 to 2 hours"),
+    (r"\ba (day|week|month|year) or two\b", r"1 to 2 \1s"),
     (r"\bone and a half\b", "1.5"),
 )
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
@@ -66,6 +70,8 @@ _COMPILED_SPANS = tuple((re.compile(p, re.IGNORECASE), amount) for p, amount in 
 # Intervals that divide the day, read as the frequencies the guard's rules name in words.
 _PER_DAY_WORDS = {1: "once a day", 2: "twice a day", 3: "three times a day", 4: "four times a day"}
 _EVERY_HOURS = re.compile(r"\b(?:every|each) (\d+(?:\.\d+)?) ?(?:hours?|hrs?|h)\b|\bq ?(\d+) ?h\b", re.IGNORECASE)
+_APART = re.compile(r"\b(\d+(?:\.\d+)?) ?(minutes?|mins?|hours?|hrs?|days?|weeks?) apart\b(?! from)", re.IGNORECASE)
+"""Doses or contractions "8 hours apart" come "every 8 hours" ("2 hours apart from milk" is a food rule)."""
 _TIMES_A_DAY = re.compile(r"\b([1-4]) times? (?:a|per|each) day\b|\b([1-4]) times daily\b", re.IGNORECASE)
 
 _PRESSURE = re.compile(r"\b(\d{2,3}) over (\d{2,3})\b", re.IGNORECASE)
@@ -73,10 +79,15 @@ _THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?!\d|,\d|\.\d)")
 _ONE = re.compile(
     r"\bone(?=\s+(?:[a-z]+\s+)?(?:mg|milligrams?|mcg|micrograms?|grams?|g|ml|millilit(?:er|re)s?|tablets?|pills?|capsules?"
     r"|puffs?|doses?|units?|drops?|patch(?:es)?|teaspoons?|tablespoons?|days?|weeks?|months?|years?|hours?"
-    r"|minutes?|kg|kilos?|glass(?:es)?|cups?|drinks?|litres?|liters?)\b)",
+    r"|minutes?|kg|kilos?|glass(?:es)?|cups?|drinks?|litres?|liters?|shots?|injections?|inhalers?|sprays?"
+    r"|pens?|vials?|sachets?)\b"
+    r"|\s+(?:to|or)\s+(?:two|three|four|five|six|seven|eight|nine|ten|\d))",
     re.IGNORECASE,
 )
-_PRONOUN_ONE = re.compile(r"\bone\b", re.IGNORECASE)
+_PRONOUN_ONE = re.compile(
+    r"\bone\b(?!\s+point\s+(?:zero|one|two|three|four|five|six|seven|eight|nine)\b)", re.IGNORECASE
+)
+"""Every "one" but one with a decimal after it ("one point two" is 1.2, read by text2num)."""
 _HIDDEN_ONE = "\ue000"
 _AND_A_HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)
 _HALF_A = re.compile(r"\bhalf (?:a|an) (?=[a-z])", re.IGNORECASE)
@@ -95,6 +106,10 @@ _UNITS: dict[str, tuple[str, ...]] = {
         "tablespoon", "tablespoons", "tbsp", "liter", "liters", "litre", "litres",
     ),
     "time": ("minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs", "day", "days", "week", "weeks"),
+    "length": (
+        "mm", "millimeter", "millimeters", "millimetre", "millimetres", "cm", "centimeter", "centimeters",
+        "centimetre", "centimetres", "inch", "inches",
+    ),
 }  # fmt: skip
 _POUNDS = frozenset({"lb", "lbs", "pound", "pounds"})
 _PINT_NAMES = {
@@ -155,6 +170,8 @@ def _canonical(value: float, unit: str) -> str:
         return f"{_fmt(quantity.to('milligram').magnitude)} mg"
     if kind == "volume":
         return f"{_fmt(quantity.to('milliliter').magnitude)} ml"
+    if kind == "length":
+        return f"{_fmt(round(quantity.to('millimeter').magnitude, 6))} mm"
     if kind == "temperature":
         return f"{_fmt(round(quantity.to('degC').magnitude, 1))} °c"
     minutes = quantity.to("minute").magnitude
@@ -243,6 +260,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
     text = _CLOCK.sub(_clock, text)
     text = _RANGE.sub(lambda m: f"{m.group(1)} {m.group(4)} to {m.group(3)} {m.group(4)}", text)
     text = _CONCENTRATION.sub(lambda m: _concentration(m, strict), text)
+    text = _APART.sub(r"every \1 \2", text)
     text = _EVERY_HOURS.sub(interval, text)
     text = _TIMES_A_DAY.sub(lambda m: _PER_DAY_WORDS[int(m.group(1) or m.group(2))], text)
 

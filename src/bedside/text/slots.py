@@ -16,7 +16,8 @@ slot of a sentence as ``(kind, key, value)``:
 - **scope**: what an amount is counted over, when a sentence names one: ``day`` ("per day", "in a 24-hour
   period", "for the whole day") or ``dose``, ``meal``, ``week``.
 - **with**: ``with`` or ``without`` something ("without the crutches").
-- **condition**: ``if`` or ``unless`` something ("only if you are dizzy", "unless you are dizzy").
+- **condition**: ``if`` or ``unless`` something ("only if you are dizzy", "unless you are dizzy"), and whether
+  a condition's signs are joined by ``or`` (``either``) or ``and`` (``both``).
 - **opposite**: one side of a pair of clinical opposites from ``data/opposites.toml`` (cold or heat, benign or
   malignant, still or no longer contagious...), each entry citing where the opposition comes from.
 
@@ -50,9 +51,11 @@ _MORE = (
 """Each plain comparison is read only where no "no"/"not" comes right before it: "no fewer than 8" is a floor,
 though "fewer than 8" inside it is a cap."""
 _PLAIN_MORE = re.compile(r"(?:more|higher|greater|heavier|longer|older|bigger|larger) than|exceeds?|above|over")
-_NEGATION_BEFORE = re.compile(r"\b(?:not|never|no|don't|doesn't|shouldn't|mustn't|can't|cannot|won't)\b(?=[^,;:.]*$)")
+_NEGATION_BEFORE = re.compile(
+    r"\b(?:not|never|no|don't|doesn't|shouldn't|mustn't|can't|cannot|won't|avoid|avoiding)\b(?=[^,;:.]*$)"
+)
 """A negation earlier in the clause turns a comparison round: "don't lift anything heavier than 10 pounds" is
-"10 pounds or less"."""
+"10 pounds or less", and so is "avoid lifting anything over 10 pounds"."""
 _LESS_BARE = r"below|under|beneath"  # only before a number: "under 100", never "under the tongue"
 _MORE_BARE = r"above|over"  # only before a number: "over 100", never "over the counter"
 _GAP = r"(?:\s+(?!and\b|or\b|but\b)[a-z%°'-]+){0,3}?\s+"
@@ -120,6 +123,10 @@ _SEQUENCE = re.compile(r"\b(?P<v>before|after|prior to|following|within)\s+(?P<r
 _WITH = re.compile(r"\b(?P<v>with|without)\s+(?P<rest>[a-z0-9' -]{0,60})")
 _CONDITION = re.compile(r"\b(?P<v>only if|unless|except (?:if|when)|if|when)\s+(?P<rest>[a-z0-9' -]{0,60})")
 _SEQUENCE_VALUE = {"prior to": "before", "following": "after"}
+_CONDITION_CLAUSE = re.compile(r"\b(?:if|when|whenever|unless)\b(?P<clause>[^,;:.]*)")
+_JOIN = re.compile(r"\b(or|and)\b")
+"""Two signs joined in a condition: "call 911 if you notice a droopy face or slurred speech" asks for either,
+"... a droopy face and slurred speech" for both."""
 
 
 @dataclass(frozen=True)
@@ -227,6 +234,9 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
     for pattern, value in ((_UP, "up"), (_DOWN, "down")):
         if pattern.search(lowered):
             slots.add(("direction", "", value))
+    for clause in _CONDITION_CLAUSE.finditer(lowered):
+        for join in _JOIN.finditer(clause.group("clause")):
+            slots.add(("joined", "condition", "either" if join.group(1) == "or" else "both"))
     for pattern, kind in ((_SEQUENCE, "sequence"), (_WITH, "with"), (_CONDITION, "condition")):
         for match in pattern.finditer(lowered):
             value = match.group("v")

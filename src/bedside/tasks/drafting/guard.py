@@ -107,23 +107,32 @@ BUILTIN_SETS = (
         "read in the fourth round (clock times, ranges, concentrations): a development set now",
     ),
     (
-        "outside-written, held out 2",
+        "outside-written, dev 6",
         "guard_heldout_7.jsonl",
         "written 2026-11-29 by a sixth writer who never read the rules nor any other set; measured once after the "
         "shared reading's third round (amounts of time in days, rates over a week), beside the code before it "
-        "(the same figures), totals only (its errors unread), frozen",
+        "(rejection 35/60, paraphrases kept 22/40, 25 of 60 reversed pairs matched), then frozen; its errors were "
+        "read in the fifth round, once an eighth writer's set had been measured: a development set now",
     ),
     (
-        "outside-written, held out 3",
+        "outside-written, dev 7",
         "guard_heldout_8.jsonl",
         "written 2026-11-29 by a seventh writer who never read the rules nor any other set; measured once with the "
-        "rules of the third round (f23034f), before any later change, totals only (its errors unread), frozen",
+        "rules of the third round (f23034f), before any later change (rejection 36/60, paraphrases kept 32/40, 23 "
+        "of 60 reversed pairs matched), then frozen; read in the fifth round, where it lost a rejection: a "
+        "development set now",
     ),
     (
         "outside-written, held out 4",
         "guard_heldout_9.jsonl",
         "written 2026-11-29 by an eighth writer who never read the rules nor any other set; measured once with the "
         "rules of the fourth round (0bc086a), before any later change, totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 5",
+        "guard_heldout_10.jsonl",
+        "written 2026-11-29 by a ninth writer who never read the rules nor any other set; measured once with the "
+        "fifth round's rules beside the fourth round's (the same figures), totals only (its errors unread), frozen",
     ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
