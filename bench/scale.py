@@ -4,7 +4,8 @@ Each server answers after ``--latency-ms`` and each replica is capped at ``--cap
 latency-bound ideal is ``N x latency / (2 x cap)``. Both executors run the same config (fresh store and cache
 each): the local one in this process, the Ray one with ``--workers`` workers on a Ray started here on 127.0.0.1
 (endpoint caps enforced cluster-wide by the limiter actors). Printed per case: wall, wall / ideal, CPU ms per
-sample (the driver plus every worker), peak RSS per process, and the servers' most requests in flight.
+sample (the driver plus every worker), peak RSS per process, and the servers' most requests in flight; for Ray
+also when its first worker took samples, in seconds after the run began (Ray itself already started).
 
 A second case scores every output with MiniLM (``--scored`` samples, the ``minilm`` scorer: two embeddings per
 sample), where the local executor's one process is CPU-bound and Ray's second process should pay off.
@@ -120,7 +121,7 @@ def one_case(
             config = config_for(Path(tmp), urls, samples, cap, scored)
             cache = Path(tmp) / "cache.sqlite"
             shards: list[ShardResult] = []
-            cpu_start, wall_start = time.process_time(), time.perf_counter()
+            cpu_start, wall_start, began = time.process_time(), time.perf_counter(), time.time()
             if executor == "local":
                 summary = asyncio.run(execute(config, task=TASK, cache=cache))
             elif executor == split:  # the workers resolve scale_task:TASK by name (BEDSIDE_TASKS, set in main)
@@ -153,7 +154,10 @@ def one_case(
             sampling = max(s.finished for s in shards) - min(s.started for s in shards)
             first = min(s.started for s in shards)
             starts = "/".join(f"+{s.started - first:.2f}" for s in sorted(shards, key=lambda s: s.started))
-            phase = f" (workers' sample phase {sampling:.2f} s, {sampling / ideal:.2f} x ideal, started {starts} s)"
+            phase = (
+                f" (workers' sample phase {sampling:.2f} s, {sampling / ideal:.2f} x ideal, started {starts} s;"
+                f" first worker taking samples {first - began:.2f} s after the run began)"
+            )
             started = sum(s.lease.get("requests", 0) for s in shards)
             local = sum(s.lease.get("local", 0) for s in shards)
             calls = sum(s.lease.get("actor_calls", 0) for s in shards)
@@ -287,7 +291,10 @@ def main() -> None:
     os.environ["BEDSIDE_TASKS"] = ",".join(filter(None, [allowed, "scale_task:TASK"]))
     ray = not args.no_ray
     if ray:
-        init_local_ray(num_cpus=args.workers, runtime_env={"env_vars": {"PYTHONPATH": pythonpath}})
+        # in the environment Ray's processes inherit, not a runtime_env: workers with a runtime_env of their own
+        # cannot be the idle ones Ray starts with the cluster, so each run's first worker would start a process
+        os.environ["PYTHONPATH"] = pythonpath
+        init_local_ray(num_cpus=args.workers)
     cases = [("single-call", args.samples)] + ([("scored", args.scored)] if args.scored else [])
     try:
         for label, samples in cases:

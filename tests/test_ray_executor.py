@@ -267,6 +267,22 @@ def test_runtime_env_ships_packages_the_working_dir_and_the_task_allowlist(
         runtime_env_for([tmp_path / "missing"], None)
 
 
+def test_a_ray_started_here_is_not_given_the_variables_its_processes_inherit() -> None:
+    """Issue 47: a runtime_env keeps a run's workers off Ray's idle processes (a second's start-up on each), so a
+    Ray started on this machine gets none for variables it inherits anyway; a remote cluster keeps them all."""
+    from bedside.runs.ray_executor import without_inherited
+
+    here = {"BEDSIDE_TASKS": "mytask:TASK", "TZ": "UTC"}
+    assert without_inherited({"env_vars": {"BEDSIDE_TASKS": "mytask:TASK"}}, here) is None
+    assert without_inherited({"env_vars": {"BEDSIDE_TASKS": "other:TASK"}}, here) == {
+        "env_vars": {"BEDSIDE_TASKS": "other:TASK"}
+    }
+    shipped = {"py_modules": ["/pkg"], "env_vars": {"TZ": "UTC", "LANG": "C"}}
+    assert without_inherited(shipped, here) == {"py_modules": ["/pkg"], "env_vars": {"LANG": "C"}}
+    assert shipped["env_vars"] == {"TZ": "UTC", "LANG": "C"}  # the caller's mapping is left as it was
+    assert without_inherited(None, here) is None
+
+
 def test_the_run_config_names_what_ships_to_the_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 47: ``runtime_env`` in the config (folders and variables; never packages fetched at run time), the
     CLI's flags added to it."""

@@ -48,7 +48,7 @@ import os
 import resource
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -175,6 +175,20 @@ def init_local_ray(*, num_cpus: int, namespace: str = "bedside", runtime_env: di
         raise RayExecutorError(f"Ray did not stay on 127.0.0.1 (nodes at {sorted(map(str, addresses))})")
 
 
+def without_inherited(runtime_env: dict[str, Any] | None, environ: Mapping[str, str]) -> dict[str, Any] | None:
+    """``runtime_env`` less the variables a Ray started here inherits anyway (``BEDSIDE_TASKS`` as the driver has
+    it), None if nothing is left. A worker with a runtime_env cannot be one of the idle processes Ray starts with
+    the cluster, so each would start a fresh interpreter first: a run's first sample came 1.0 s after the run began
+    without one and 2.0 s with one (``bench/scale.py``, issue 47)."""
+    if not runtime_env:
+        return None
+    kept = dict(runtime_env)
+    variables = {k: v for k, v in (kept.pop("env_vars", None) or {}).items() if environ.get(k) != v}
+    if variables:
+        kept["env_vars"] = variables
+    return kept or None
+
+
 def _init_ray(address: str | None, workers: int, runtime_env: dict[str, Any] | None) -> bool:
     """Connect to Ray, or start a local one on 127.0.0.1; whether this call started (and must stop) it."""
     try:
@@ -184,7 +198,7 @@ def _init_ray(address: str | None, workers: int, runtime_env: dict[str, Any] | N
     if ray.is_initialized():
         return False
     if address is None:
-        init_local_ray(num_cpus=workers, runtime_env=runtime_env)
+        init_local_ray(num_cpus=workers, runtime_env=without_inherited(runtime_env, os.environ))
     else:
         ray.init(address=address, namespace="bedside", runtime_env=runtime_env, log_to_driver=False)
     return True
