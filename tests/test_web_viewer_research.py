@@ -114,26 +114,30 @@ def test_live_progress_of_a_running_run(store: Store, admin: TestClient) -> None
     assert element_text(admin.get("/runs/live-333/progress").text, "#run-progress").startswith(
         "status running · 2 samples stored"  # no plan recorded: no total claimed
     )
-    store.set_planned("live-333", {"c1": 3, "c2": 2, "c3": 4})
-    progress = admin.get("/runs/live-333/progress").text
-    assert element_text(progress, "#run-progress").startswith("status running · 2 of 9 samples stored, 1 errors")
-    assert [c.total for c in browse.progress(store, "live-333")] == [3, 2, 4]  # c3: planned, nothing stored yet
-    assert "left at" not in element_text(progress, "#run-progress")  # two rows written at once: no pace yet
-    # the time left: the samples still to do (7) at the last minute's pace (2 rows 2 s apart: 0.5 a second)
     from datetime import datetime, timedelta
 
     from sqlalchemy import update
 
     from bedside.runs.store import results_table
 
-    start = datetime(2026, 11, 29, 12, 0, 0)
-    with store.engine.begin() as db:
-        for cell, offset in (("c1", 0), ("c2", 2)):
-            db.execute(
-                update(results_table)
-                .where((results_table.c.run_id == "live-333") & (results_table.c.cell == cell))
-                .values(finished_at=start + timedelta(seconds=offset))
-            )
+    def finished(offsets: dict[str, float]) -> None:  # the rows' stored times, set here, not by the clock
+        start = datetime(2026, 11, 29, 12, 0, 0)
+        with store.engine.begin() as db:
+            for cell, offset in offsets.items():
+                db.execute(
+                    update(results_table)
+                    .where((results_table.c.run_id == "live-333") & (results_table.c.cell == cell))
+                    .values(finished_at=start + timedelta(seconds=offset))
+                )
+
+    store.set_planned("live-333", {"c1": 3, "c2": 2, "c3": 4})
+    finished({"c1": 0, "c2": 0})  # written at once (a slow machine may have written them a second apart)
+    progress = admin.get("/runs/live-333/progress").text
+    assert element_text(progress, "#run-progress").startswith("status running · 2 of 9 samples stored, 1 errors")
+    assert [c.total for c in browse.progress(store, "live-333")] == [3, 2, 4]  # c3: planned, nothing stored yet
+    assert "left at" not in element_text(progress, "#run-progress")  # two rows written at once: no pace yet
+    # the time left: the samples still to do (7) at the last minute's pace (2 rows 2 s apart: 0.5 a second)
+    finished({"c1": 0, "c2": 2})
     assert browse.pace(store, "live-333") == pytest.approx(0.5)
     shown = element_text(admin.get("/runs/live-333/progress").text, "#run-progress")
     assert "2 of 9 samples stored, 1 errors · under a minute left at the last minute's pace (0.5 samples/s)" in shown
