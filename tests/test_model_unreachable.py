@@ -21,11 +21,17 @@ from bedside.testing import ScriptedServer
 FAST = RetryPolicy(max_retries=3, initial_delay_s=0.01, max_delay_s=0.05)
 
 
+_HELD: list[socket.socket] = []
+"""Sockets bound and never listening, kept for the session: Linux refuses connections to such a port, and no
+other process can start listening on it meanwhile (a released port could be taken)."""
+
+
 def _closed_port() -> int:
-    """A port on 127.0.0.1 that nothing listens on (bound, then released)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A port on 127.0.0.1 that nothing listens on, and nothing can while the tests run."""
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    _HELD.append(probe)
+    return int(probe.getsockname()[1])
 
 
 def test_a_closed_port_fails_the_first_call_without_retrying_and_names_the_url() -> None:

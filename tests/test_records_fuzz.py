@@ -190,7 +190,9 @@ XML = (
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(
     st.lists(
         st.tuples(st.integers(0, len(XML)), st.integers(0, 8), st.text(alphabet='<>/"=&; abc:0123PM\n', max_size=6)),
@@ -210,7 +212,9 @@ def test_damaged_medalign_files_fail_cleanly(tmp_path: Path, edits: list[tuple[i
     assert isinstance(outcome, Record) or outcome.startswith(str(path))
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(
     st.recursive(
         JUNK,
@@ -285,7 +289,9 @@ def jsonl_records(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(jsonl_records())
 def test_jsonl_times_and_statuses_read_and_render_or_fail_cleanly(tmp_path: Path, value: dict[str, Any]) -> None:
     """Aware, naive, shifted and out-of-range times and any status: a record every view renders, or an error."""

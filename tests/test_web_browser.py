@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +21,7 @@ from bedside.runs.store import Store
 from bedside.web import review as rv
 from bedside.web import review_labels
 from bedside.web.app import create_app
-from web_support import PASSWORD, add_accounts, fill_run, items_jsonl
+from web_support import PASSWORD, add_accounts, fill_run, items_jsonl, serve_in_thread
 
 playwright_api = pytest.importorskip(
     "playwright.sync_api", reason="the browser test needs playwright (pip install playwright)"
@@ -36,12 +33,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 BUSY_MACHINE_MS = 120_000
 """How long Playwright waits for a page or an element: a hang guard, long enough for a machine busy with
 other work (every wait is for an event on the page, never a fixed time)."""
@@ -49,8 +40,6 @@ other work (every wait is for an event on the page, never a fixed time)."""
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Store, dict[str, str]]]:
-    import uvicorn
-
     store = Store(str(tmp_path / "store.sqlite"))
     fill_run(store, "demo-run", 200, error_every=29)
     add_accounts(store)
@@ -67,20 +56,11 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Store, dict[str, str]]]:
         )
         items = rv.items_from_jsonl(task_type, items_jsonl(task_type).decode())
         reviews[task_type] = rv.create_review(store.engine, spec, items, source="jsonl", created_by="admin")
-    port = _free_port()
-    config = uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning", access_log=False)
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 300  # a hang guard only: wait for the server, however busy the machine
-    while not running.started:
-        assert thread.is_alive(), "the web app's server stopped before it started"
-        assert time.monotonic() < deadline, "the web app's server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", store, reviews
-    running.should_exit = True
-    thread.join(timeout=10)
-    store.close()
+    try:
+        for base in serve_in_thread(create_app(store)):  # the port is bound and handed over: nobody can take it
+            yield base, store, reviews
+    finally:
+        store.close()
 
 
 def _shots(tmp_path: Path) -> list[Path]:
