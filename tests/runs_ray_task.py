@@ -30,7 +30,7 @@ def _wait_for_marks(folder: Path, wanted: int) -> None:
         (folder / uuid.uuid4().hex).touch()
         return
     deadline = time.monotonic() + 60
-    while sum(1 for _ in folder.iterdir() if _.name != TIMED_OUT) < wanted:
+    while sum(1 for mark in folder.iterdir() if mark.name != TIMED_OUT) < wanted:
         if time.monotonic() > deadline:  # said, so a test can tell an ended wait from a given-up one
             (folder / TIMED_OUT).touch()
             return

@@ -66,7 +66,7 @@ def test_a_reversal_conflicts_in_its_slot(reference: str, candidate: str, kind: 
         ("Use the inhaler at 7 am and 7 pm every day.", "Use the inhaler twice daily, morning and evening."),
         ("Give the tablets 12 hours apart.", "Give the tablets twice a day."),
         ("Your ECG is normal.", "Your ECG is not abnormal."),
-        ("Pause the rivaroxaban three days ahead of the biopsy.", "Stop the rivaroxaban 3 days before the biopsy."),
+        ("Stop the rivaroxaban three days ahead of the biopsy.", "Stop the rivaroxaban 3 days before the biopsy."),
         ("Take the levothyroxine at 6 am.", "Take the levothyroxine once a day, in the morning."),
     ],
 )
