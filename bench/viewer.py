@@ -27,13 +27,10 @@ from __future__ import annotations
 import argparse
 import math
 import multiprocessing
-import os
 import random
 import re
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,7 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from bedside.runs.store import Store
-from web_support import PASSWORD, add_accounts, fill_run
+from web_support import PASSWORD, add_accounts, fill_run, serve_process
 
 GOAL_P95_MS = 150.0
 GOAL_STALL_RATIO = 1.5
@@ -51,12 +48,6 @@ DASHBOARD_RUN = "bench-dashboard"
 
 START_TIMEOUT_S = 600.0
 """How long the server may take to answer its first request (it was 30 s: too short under load)."""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _measure(client: object, urls: list[str]) -> list[float]:
@@ -175,8 +166,6 @@ def main() -> int:
         "--start-timeout", type=float, default=START_TIMEOUT_S, help="seconds the server may take to first answer"
     )
     args = parser.parse_args()
-    import httpx
-
     folder = Path(tempfile.mkdtemp(prefix="bedside-viewer-"))
     path = args.store or folder / "store.sqlite"
     run_id = "bench-viewer"
@@ -189,75 +178,59 @@ def main() -> int:
         print(f"stored {args.samples + args.dashboard_samples:,} samples in {time.perf_counter() - started:.1f} s")
     review_id = _item_review(store)
     store.close()
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "bedside.cli", "serve", "--store", str(path), "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
     try:
-        client = httpx.Client(base_url=base, timeout=60)
-        deadline = time.monotonic() + args.start_timeout  # a loaded machine can take minutes to import the app
-        while True:
-            try:
-                login_page = client.get("/login")
-                break
-            except httpx.TransportError:
-                if server.poll() is not None:
-                    raise SystemExit(f"the server exited ({server.returncode}) before it answered") from None
-                if time.monotonic() > deadline:
-                    raise SystemExit(f"the server did not answer within {args.start_timeout:g} s") from None
-                time.sleep(0.1)
-        token = re.search(r'name="csrf" value="([^"]+)"', login_page.text)
-        assert token is not None
-        done = client.post("/login", data={"name": "admin", "password": PASSWORD, "csrf": token.group(1)})
-        assert done.status_code == 303, done.status_code
-        started = time.perf_counter()
-        client.get("/")
-        print(f"first runs list (builds the run summary): {(time.perf_counter() - started) * 1000:.0f} ms")
-
-        filtered = f"/runs/{run_id}/samples?system=rag&metric=bleu&low=10&high=60"
-        pages = [filtered]
-        while len(pages) < args.requests:
-            html = client.get(pages[-1]).text
-            found = re.search(r'<a rel="next" href="([^"]+)"', html)
-            if not found:
-                break
-            pages.append(f"/runs/{run_id}/samples" + found.group(1).replace("&amp;", "&"))
-        rng = random.Random(0)
-        per_cell = args.samples // 4
-        samples = [
-            f"/runs/{run_id}/sample?cell=demo%7C{rng.choice(['rag', 'zero_shot'])}%7Cscripted%2F{rng.choice('ab')}"
-            f"&sample=s{rng.randrange(per_cell):06d}&epoch=0"
-            for _ in range(args.requests)
-        ]
-        suites = {
-            "runs list": ["/"] * args.requests,
-            "filtered sample page": [pages[i % len(pages)] for i in range(args.requests)],
-            "one sample page": samples,
-        }
-        for urls in suites.values():  # warm each page kind once
-            _measure(client, urls[:3])
-        worst = 0.0
-        print(f"{args.requests} requests each on 127.0.0.1, {args.samples:,} samples (goal p95 < {GOAL_P95_MS:.0f} ms)")
-        for name, urls in suites.items():
-            timings = _measure(client, urls)
-            median = statistics.median(timings)
-            p95 = _p95(timings)
-            worst = max(worst, p95)
-            print(f"  {name:22s} median {median:6.1f} ms   p95 {p95:6.1f} ms")
-        ratio = _dashboards(base, path, review_id, args)
-        met = worst < GOAL_P95_MS and ratio <= GOAL_STALL_RATIO
-        print("goals met" if met else "goal NOT met")
-        return 0 if met else 1
+        with serve_process(path, folder / "server.log", start_timeout_s=args.start_timeout) as (client, port):
+            return _bench(client, f"http://127.0.0.1:{port}", path, run_id, review_id, args)
     finally:
-        server.terminate()
-        server.wait(timeout=10)
         if args.store is None:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _bench(client: Any, base: str, path: Path, run_id: str, review_id: str, args: argparse.Namespace) -> int:
+    """Log in, time each page kind alone, then the item page while dashboards are drawn: 0 if the goals hold."""
+    login_page = client.get("/login")
+    token = re.search(r'name="csrf" value="([^"]+)"', login_page.text)
+    assert token is not None
+    done = client.post("/login", data={"name": "admin", "password": PASSWORD, "csrf": token.group(1)})
+    assert done.status_code == 303, done.status_code
+    started = time.perf_counter()
+    client.get("/")
+    print(f"first runs list (builds the run summary): {(time.perf_counter() - started) * 1000:.0f} ms")
+
+    filtered = f"/runs/{run_id}/samples?system=rag&metric=bleu&low=10&high=60"
+    pages = [filtered]
+    while len(pages) < args.requests:
+        html = client.get(pages[-1]).text
+        found = re.search(r'<a rel="next" href="([^"]+)"', html)
+        if not found:
+            break
+        pages.append(f"/runs/{run_id}/samples" + found.group(1).replace("&amp;", "&"))
+    rng = random.Random(0)
+    per_cell = args.samples // 4
+    samples = [
+        f"/runs/{run_id}/sample?cell=demo%7C{rng.choice(['rag', 'zero_shot'])}%7Cscripted%2F{rng.choice('ab')}"
+        f"&sample=s{rng.randrange(per_cell):06d}&epoch=0"
+        for _ in range(args.requests)
+    ]
+    suites = {
+        "runs list": ["/"] * args.requests,
+        "filtered sample page": [pages[i % len(pages)] for i in range(args.requests)],
+        "one sample page": samples,
+    }
+    for urls in suites.values():  # warm each page kind once
+        _measure(client, urls[:3])
+    worst = 0.0
+    print(f"{args.requests} requests each on 127.0.0.1, {args.samples:,} samples (goal p95 < {GOAL_P95_MS:.0f} ms)")
+    for name, urls in suites.items():
+        timings = _measure(client, urls)
+        median = statistics.median(timings)
+        p95 = _p95(timings)
+        worst = max(worst, p95)
+        print(f"  {name:22s} median {median:6.1f} ms   p95 {p95:6.1f} ms")
+    ratio = _dashboards(base, path, review_id, args)
+    met = worst < GOAL_P95_MS and ratio <= GOAL_STALL_RATIO
+    print("goals met" if met else "goal NOT met")
+    return 0 if met else 1
 
 
 if __name__ == "__main__":

@@ -91,6 +91,52 @@ def _summary(result: dict[str, Any]) -> dict[str, Any]:
     return summary
 
 
+def test_a_node_whose_process_exits_before_it_started_is_started_again_with_fresh_ports(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A port found free and released may be taken before Ray binds it (Ray's GCS then exits: checked by hand,
+    40 s); the launcher starts the node again with ports asked anew, and says so after its last attempt. No Ray
+    here: each attempt is a process that exits at once or stays."""
+    import subprocess
+    import sys
+
+    from bedside.testing import ray_cluster
+
+    outcomes = iter([False, False, True, False, False, False])
+    asked: list[list[str]] = []
+
+    def launch_once(self: LocalRayCluster, args: list[str], **kw: Any) -> RayNode:
+        asked.append(args)
+        stays = next(outcomes)
+        process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)" if stays else "pass"])
+        if not stays:
+            process.wait(timeout=60)
+        log = tmp_path / f"node{len(asked)}.log"
+        log.write_text(f"attempt {len(asked)}")
+        node = RayNode(process, log, kw["head"], kw["num_cpus"], dict(kw["resources"]))
+        self.nodes.append(node)
+        return node
+
+    monkeypatch.setattr(LocalRayCluster, "_launch_once", launch_once)
+    ports = iter(range(50001, 50100))
+    monkeypatch.setattr(ray_cluster, "_free_port", lambda: next(ports))
+    cluster = LocalRayCluster(loopback_env())
+    try:
+        head = cluster.start(num_cpus=1)
+        assert head.alive
+        assert cluster.nodes == [head]
+        assert [args[1] for args in asked] == ["--port=50001", "--port=50003", "--port=50005"]
+        assert cluster.address == "127.0.0.1:50005"
+        with pytest.raises(RuntimeError, match=r"did not start \(3 attempts\):\nattempt 6"):
+            cluster.add_node(num_cpus=1)
+        assert cluster.nodes == [head]
+    finally:
+        head.process.kill()
+        head.process.wait(timeout=60)
+        cluster.nodes.clear()
+        cluster.stop()
+
+
 def test_more_workers_than_free_cpus_is_a_clear_error(cluster: LocalRayCluster, tmp_path: Path) -> None:
     _second_node(cluster)
     with ScriptedServer() as server:

@@ -280,6 +280,22 @@ def test_the_real_server_logs_no_query_strings(tmp_path: Path) -> None:
         assert secret not in text, secret
 
 
+def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path: Path) -> None:
+    """The port is held by a listening socket of this test for the whole call, so the refusal cannot be chance."""
+    import socket
+
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+
+    with socket.create_server(("127.0.0.1", 0)) as held:
+        port = held.getsockname()[1]
+        result = CliRunner().invoke(app, ["serve", "--store", str(tmp_path / "s.sqlite"), "--port", str(port)])
+    assert result.exit_code == 1
+    assert f"error: cannot listen on 127.0.0.1:{port}:" in result.output
+    assert "Traceback" not in result.output
+
+
 def test_a_request_naming_another_host_is_refused(tmp_path: Path) -> None:
     """DNS rebinding: a page on evil.example resolving to 127.0.0.1 reaches a loopback server with ``Host:
     evil.example``; ``bedside serve`` answers only the names it was bound to or told (--allowed-host)."""

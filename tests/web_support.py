@@ -277,14 +277,14 @@ def create_review(client: Any, task_type: str, annotators: list[str], *, overlap
 def serve_in_thread(app: Any) -> Iterator[str]:
     """Serve ``app`` with uvicorn on a free loopback port in a thread; yields its base URL, stops it after. The
     socket is bound here and handed to uvicorn, so no other process can take the port in between."""
-    import socket
     import threading
     import time
 
     import uvicorn
 
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
+    from bedside.web.listen import listen
+
+    sock = listen("127.0.0.1", 0)
     port = int(sock.getsockname()[1])
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
     running = uvicorn.Server(config)
@@ -304,31 +304,34 @@ def serve_in_thread(app: Any) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def serve_process(store_path: Path, log: Path) -> Iterator[tuple[Any, int]]:
-    """`bedside serve` in its own process on a free loopback port, its output in ``log``: yields an httpx client
-    for it (120 s per request: a password hash takes seconds on a loaded machine) and the port, once the server
-    answers. A server that exits or never answers fails with its log, never a bare connection error."""
-    import socket
+def serve_process(store_path: Path, log: Path, *, start_timeout_s: float = 300.0) -> Iterator[tuple[Any, int]]:
+    """`bedside serve --port 0` in its own process, its output in ``log``: yields an httpx client for it (120 s
+    per request: a password hash takes seconds on a loaded machine) and the port the server bound and printed,
+    once it answers. The server binds the port itself, so no other process can hold it first. A server that exits
+    or does not answer within ``start_timeout_s`` (a hang guard: it starts slowly on a busy machine) fails with
+    its log, never a bare connection error."""
     import subprocess
     import sys
     import time
 
     import httpx
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
     with log.open("w") as sink:
         server = subprocess.Popen(
-            [sys.executable, "-m", "bedside.cli", "serve", "--store", str(store_path), "--port", str(port)],
+            [sys.executable, "-m", "bedside.cli", "serve", "--store", str(store_path), "--port", "0"],
             stdout=sink,
             stderr=sink,
             env=env,
         )
         try:
+            deadline = time.monotonic() + start_timeout_s
+            while not (bound := re.search(r"bedside web on http://127\.0\.0\.1:(\d+)/", log.read_text())):
+                assert server.poll() is None, log.read_text()
+                assert time.monotonic() < deadline, log.read_text()
+                time.sleep(0.05)
+            port = int(bound.group(1))
             client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120)
-            deadline = time.monotonic() + 300  # a hang guard only: `bedside serve` starts slowly on a busy machine
             while True:
                 try:
                     client.get("/login")

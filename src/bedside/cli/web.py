@@ -30,7 +30,9 @@ def _need_web() -> None:
 def serve(
     store: StoreOption = DEFAULT_STORE,
     host: Annotated[str, typer.Option(help="Address to bind; only this machine by default.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port.")] = 8400,
+    port: Annotated[
+        int, typer.Option(help="Port; 0 takes a free one (the line 'bedside web on http://HOST:PORT/' names it).")
+    ] = 8400,
     idle_minutes: Annotated[float, typer.Option(help="Sessions end after this long unused.")] = 30.0,
     max_upload_mb: Annotated[float, typer.Option(help="Largest accepted request body (uploads).")] = 10.0,
     trusted_proxy: Annotated[
@@ -84,18 +86,31 @@ def serve(
             f"[yellow]warning:[/] bound to {host}: only the loopback names are allowed as Host; give "
             "--allowed-host NAME for each name or address clients use"
         )
-    err.print(f"bedside web on http://{host}:{port}/ (store {opened.url.split('@')[-1]})")
+    from bedside.web.listen import listen
+
+    try:
+        listener = listen(host, port)
+    except OSError as exc:
+        err.print(f"[red]error:[/] cannot listen on {escape(host)}:{port}: {exc.strerror or exc}")
+        raise typer.Exit(1) from None
+    bound = int(listener.getsockname()[1])
+    shown = f"[{host}]" if ":" in host else host
+    err.print(escape(f"bedside web on http://{shown}:{bound}/ (store {opened.url.split('@')[-1]})"), soft_wrap=True)
     # uvicorn's own access log writes paths with their query strings: off; bedside.web logs route templates.
     # proxy_headers off: uvicorn would otherwise believe X-Forwarded-For from any loopback client; the app reads
     # it itself, from --trusted-proxy addresses only.
-    uvicorn.run(
+    config = uvicorn.Config(
         create_app(opened, settings),
         host=host,
-        port=port,
+        port=bound,
         access_log=False,
         log_level="warning",
         proxy_headers=False,
     )
+    try:
+        uvicorn.Server(config).run(sockets=[listener])
+    finally:
+        listener.close()
 
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")

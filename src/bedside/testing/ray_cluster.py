@@ -8,9 +8,10 @@ workers stay in that session), and the run's driver is a third process (:class:`
 only starts and kills processes and reads the store, so a node lost, a limiter killed or a failed teardown can
 fail a test but never end the test process.
 
-Nodes: ``--node-ip-address 127.0.0.1``, free ports picked here, ``--temp-dir`` under the cluster's own temporary
-folder (so ``address="auto"`` elsewhere never finds it), dashboard off, usage statistics off, and Ray's HTTP
-probes sent to a closed loopback port (the same environment as
+Nodes: ``--node-ip-address 127.0.0.1``, free ports picked here (a node whose process exits before it started, as
+it would if another process took one of its ports in between, is started again with fresh ports), ``--temp-dir``
+under the cluster's own temporary folder (so ``address="auto"`` elsewhere never finds it), dashboard off, usage
+statistics off, and Ray's HTTP probes sent to a closed loopback port (the same environment as
 :func:`bedside.runs.ray_executor.loopback_ray_env`). ``ray start --address`` refuses to join a cluster where
 Ray's cluster mode is off, and with it on it replaces 127.0.0.1 by the address its own detection finds (a UDP
 socket towards 8.8.8.8), where the head does not listen; so each node runs Ray's own ``ray start`` command
@@ -52,6 +53,8 @@ MARK = "bedside-driver: "
 """The prefix of the driver's own lines on its stdout (Ray may print there too)."""
 START_TIMEOUT_S = 300.0
 """Hang guard for a node or a driver to come up on a loaded machine (not a timing assertion)."""
+LAUNCH_ATTEMPTS = 3
+"""How many times a node is started with fresh ports when its process exits before Ray says it started."""
 STOP_TIMEOUT_S = 60.0
 """How long a node's ``ray start`` process may take to stop its processes after SIGTERM before SIGKILL."""
 
@@ -108,6 +111,8 @@ class LocalRayCluster:
     """Short on purpose: Ray's socket paths under it must stay under the 107 characters a Unix socket allows."""
     port: int = 0
     nodes: list[RayNode] = field(default_factory=list)
+    launched: int = 0
+    """``ray start`` processes started so far, failed attempts included."""
 
     def __post_init__(self) -> None:
         # Ray's token authentication with a token of this cluster's own (not ~/.ray/auth_token, which a local
@@ -127,8 +132,23 @@ class LocalRayCluster:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _launch(self, args: list[str], *, head: bool, num_cpus: int, resources: Mapping[str, float]) -> RayNode:
-        index = len(self.nodes)
+    def _launch(
+        self, args: Callable[[], list[str]], *, head: bool, num_cpus: int, resources: Mapping[str, float]
+    ) -> RayNode:
+        """Start a node, and start it again (fresh ports from ``args``) if its process exits before Ray says it
+        started: a free port is found here and released before Ray binds it, so another process may take it
+        in between. A node that fails every attempt, or never starts, raises with its log."""
+        for _ in range(LAUNCH_ATTEMPTS):
+            node = self._launch_once(args(), head=head, num_cpus=num_cpus, resources=resources)
+            if node.alive:
+                return node
+            self.nodes.remove(node)
+        raise RuntimeError(f"a Ray node did not start ({LAUNCH_ATTEMPTS} attempts):\n{tail(node.log)}")
+
+    def _launch_once(self, args: list[str], *, head: bool, num_cpus: int, resources: Mapping[str, float]) -> RayNode:
+        """One ``ray start`` process, waited for until Ray says it started or the process exits (returned dead)."""
+        index = self.launched  # every attempt its own folder and log, a failed one's kept for its error
+        self.launched += 1
         temp = self.root / str(index)
         log = self.root / f"node{index}.log"
         command = [
@@ -158,7 +178,10 @@ class LocalRayCluster:
         self.nodes.append(node)
         deadline = time.monotonic() + START_TIMEOUT_S
         while b"Ray runtime started" not in log.read_bytes():
-            if not node.alive or time.monotonic() > deadline:
+            if not node.alive:
+                self._kill(node)
+                return node
+            if time.monotonic() > deadline:
                 self._kill(node)
                 raise RuntimeError(f"a Ray node did not start ({' '.join(command)}):\n{tail(log)}")
             time.sleep(0.2)
@@ -168,19 +191,25 @@ class LocalRayCluster:
         """Start the head node (``ray start --head``)."""
         if self.nodes:
             raise RuntimeError("the head node is started already")
-        self.port = _free_port()
-        return self._launch(
-            ["--head", f"--port={self.port}", f"--ray-client-server-port={_free_port()}", "--include-dashboard=false"],
-            head=True,
-            num_cpus=num_cpus,
-            resources=resources or {},
-        )
+
+        def head_args() -> list[str]:
+            self.port = _free_port()
+            return [
+                "--head",
+                f"--port={self.port}",
+                f"--ray-client-server-port={_free_port()}",
+                "--include-dashboard=false",
+            ]
+
+        return self._launch(head_args, head=True, num_cpus=num_cpus, resources=resources or {})
 
     def add_node(self, num_cpus: int = 1, resources: Mapping[str, float] | None = None) -> RayNode:
         """Start another node (``ray start --address HEAD``); the driver checks that the head sees it."""
         if not self.nodes:
             raise RuntimeError("start the head node first")
-        return self._launch([f"--address={self.address}"], head=False, num_cpus=num_cpus, resources=resources or {})
+        return self._launch(
+            lambda: [f"--address={self.address}"], head=False, num_cpus=num_cpus, resources=resources or {}
+        )
 
     def live_nodes(self) -> list[RayNode]:
         return [node for node in self.nodes if node.alive]
