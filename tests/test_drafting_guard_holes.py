@@ -195,14 +195,14 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
     assert re.search(r"rejection \d\.\d{3} \(\d+/60\) \[95% CI", outside), outside
     # a held-out set's errors stay unread unless asked for: no pair of it is printed
     assert "missed (" in result.output  # the dev set's misses are shown
-    assert not re.search(r"\bg(?:9|10)-\d{3}\b", result.output)  # the held-out sets' pairs stay unread
+    assert not re.search(r"\bg(?:9|10|11)-\d{3}\b", result.output)  # the held-out sets' pairs stay unread
     assert "outside-written, held out 4: a held-out set, totals only" in result.output
     shown = CliRunner().invoke(
         app, ["drafting", "guard-eval", "--no-matcher", "--show-held-out-errors"], env={"COLUMNS": "300"}
     )
     assert re.search(r"missed \(\w+\) g9-\d{3}", shown.output)
     data = json.loads(CliRunner().invoke(app, ["drafting", "guard-eval", "--json"]).output)
-    mine, _, theirs, _, _, _, _, _, _, _ = data["sets"]
+    mine, _, theirs, *_ = data["sets"]
     assert [entry["name"] for entry in data["sets"]] == [
         "bedside's own",
         "outside-written, dev",
@@ -214,6 +214,7 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
         "outside-written, dev 7",
         "outside-written, held out 4",
         "outside-written, held out 5",
+        "outside-written, held out 6",
     ]
     assert mine["scores"][0]["group"] == "all"
     assert mine["missed"] == []

@@ -67,6 +67,11 @@ FROZEN = {
         "guard_heldout_10.jsonl",
     ): "4a48f4e538d17e7a1acbe04b90a9a0d6676ebb920051991463095c0f7b7b9400",
     ("bedside.sim", "fidelity_heldout_9.jsonl"): "5abcc90f002dd3274afca02ed2a3baf0d162e2d3e2725551139d8c5a265df34a",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_11.jsonl",
+    ): "dbe3727e36a085c06d7ca365f08c1b0b12c8002f30e1a35148c6f2f1b24096da",
+    ("bedside.sim", "fidelity_heldout_10.jsonl"): "b0fbb4e058c367cb81f670d9234e7f243aa9968809b4888e2f5cb80e582f8150",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -78,7 +83,7 @@ def test_the_outside_sets_are_frozen_as_written() -> None:
 
 
 def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
-    own, dev, dev_2, dev_3, dev_4, dev_5, dev_6, dev_7, held_out_4, held_out_5 = builtin_guard_sets()
+    own, dev, dev_2, dev_3, dev_4, dev_5, dev_6, dev_7, held_out_4, held_out_5, held_out_6 = builtin_guard_sets()
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     for labelled, (rejected, kept, reversed_matched, matched) in (
         (dev, (54, 34, 6, 31)),  # raised as the rules improved (first 50, 34, 10, 31)
@@ -90,6 +95,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         (dev_7, (37, 35, 22, 35)),  # first 36, 32, 23, 32 (unread then); read in the fifth round
         (held_out_4, (38, 35, 22, 34)),  # unread; first 37, 35, 23, 34, then after the fifth round
         (held_out_5, (42, 32, 18, 30)),  # measured once with the fifth round's rules (the fourth's the same), unread
+        (held_out_6, (43, 31, 17, 31)),  # measured once with the fifth round's rules, unread
     ):
         assert (len(labelled.pairs), sum(not p.match for p in labelled.pairs)) == (100, 60)
         guard = evaluate_guard(labelled.pairs).total
@@ -103,7 +109,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
 
 def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurements() -> None:
     """Measured once when the guard learned to say uncertain: set 3 and 4 with their errors unread."""
-    _, dev, dev_2, dev_3, dev_4, dev_5, dev_6, dev_7, held_out_4, held_out_5 = builtin_guard_sets()
+    _, dev, dev_2, dev_3, dev_4, dev_5, dev_6, dev_7, held_out_4, held_out_5, held_out_6 = builtin_guard_sets()
     # (reversed pairs passed silently of 60, reversed matched / paraphrases matched of 60 / 40 with
     # uncertain=reject)
     for labelled, (silent, reversed_matched, matched) in (
@@ -116,6 +122,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         (dev_7, (8, 7, 29)),  # first 9, 8, 27 (unread then)
         (held_out_4, (7, 7, 29)),  # unread; first 8, 8, 29
         (held_out_5, (9, 9, 21)),  # measured once, unread
+        (held_out_6, (7, 7, 30)),  # measured once, unread
     ):
         assert evaluate_guard(labelled.pairs).total.passed_silently <= silent, labelled.name
         rates = matcher_rates(labelled.pairs, REFUSING)
@@ -136,6 +143,7 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-29d": ((36, 15), (32, 12)),  # unread; first (35, 15), (32, 12)
         "outside-written 2026-11-29e": ((31, 13), (33, 12)),  # measured once with the fourth round's rules, unread
         "outside-written 2026-11-29f": ((28, 11), (33, 15)),  # measured once with the fifth round's rules, unread
+        "outside-written 2026-11-29g": ((30, 8), (31, 23)),  # measured once with the fifth round's rules, unread
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -348,6 +348,12 @@ BUILTIN_SENTENCE_SETS = (
         "round's rules beside the fourth round's, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_9.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-29g",
+        "written by a tenth writer who never read the rules nor any other set; measured once with the fifth "
+        "round's rules (12172f4), before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_10.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

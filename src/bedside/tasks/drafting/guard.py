@@ -134,6 +134,12 @@ BUILTIN_SETS = (
         "written 2026-11-29 by a ninth writer who never read the rules nor any other set; measured once with the "
         "fifth round's rules beside the fourth round's (the same figures), totals only (its errors unread), frozen",
     ),
+    (
+        "outside-written, held out 6",
+        "guard_heldout_11.jsonl",
+        "written 2026-11-29 by a tenth writer who never read the rules nor any other set; measured once with the "
+        "fifth round's rules (12172f4), before any later change, totals only (its errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
