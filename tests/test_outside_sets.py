@@ -86,14 +86,14 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
     own, dev, dev_2, dev_3, dev_4, dev_5, dev_6, dev_7, held_out_4, held_out_5, held_out_6 = builtin_guard_sets()
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     for labelled, (rejected, kept, reversed_matched, matched) in (
-        (dev, (54, 34, 6, 31)),  # raised as the rules improved (first 50, 34, 10, 31)
-        (dev_2, (41, 28, 19, 22)),  # first 34, 28, 26, 22
-        (dev_3, (44, 37, 16, 37)),  # first 42, 35, 18, 35
-        (dev_4, (42, 31, 18, 27)),  # first 40, 26, 20, 22
-        (dev_5, (47, 30, 13, 30)),  # first 47, 25, 13, 25 (unread then); its errors read in the fourth round
-        (dev_6, (36, 28, 24, 28)),  # first 35, 22, 25, 22 (unread then); its errors read in the fifth round
-        (dev_7, (37, 35, 22, 35)),  # first 36, 32, 23, 32 (unread then); read in the fifth round
-        (held_out_4, (38, 35, 22, 34)),  # unread; first 37, 35, 23, 34, then after the fifth round
+        (dev, (55, 34, 5, 31)),  # raised as the rules improved (first 50, 34, 10, 31)
+        (dev_2, (43, 28, 17, 22)),  # first 34, 28, 26, 22
+        (dev_3, (45, 37, 15, 37)),  # first 42, 35, 18, 35
+        (dev_4, (47, 31, 13, 27)),  # first 40, 26, 20, 22
+        (dev_5, (48, 30, 12, 30)),  # first 47, 25, 13, 25 (unread then); its errors read in the fourth round
+        (dev_6, (37, 28, 23, 28)),  # first 35, 22, 25, 22 (unread then); its errors read in the fifth round
+        (dev_7, (40, 35, 19, 35)),  # first 36, 32, 23, 32 (unread then); read in the fifth round
+        (held_out_4, (40, 35, 20, 34)),  # unread; first 37, 35, 23, 34; the fifth round; WordNet's antonyms
         (held_out_5, (42, 32, 18, 30)),  # measured once with the fifth round's rules (the fourth's the same), unread
         (held_out_6, (43, 31, 17, 31)),  # measured once with the fifth round's rules, unread
     ):

@@ -12,7 +12,9 @@ guard that finds no conflict is not evidence of a match. Rather than guess, the 
   (:func:`alignment_gap`): at most :data:`MAX_BLOCKS` changed places of at most :data:`MAX_BLOCK_WORDS` words a
   side, at least one of them a content word or a word that changes meaning ("only", "not", "before"...). A
   small, local change in an otherwise identical sentence is the shape of every reversal the rules missed;
-  rewordings that differ throughout are left to the similarity model;
+  rewordings that differ throughout are left to the similarity model. Where such a change swaps a word for its
+  WordNet antonym ("left" / "right", "slowly" / "quickly": :func:`aligned_antonyms`), the guard reads a
+  conflict instead;
 - the two sentences hold the same content words in another order ("A, not B" against "B, not A");
 - a library the reading relies on raises (:class:`UnreadableText`).
 
@@ -30,6 +32,7 @@ from collections import Counter
 
 from bedside.text.assertion import FUNCTION_WORDS, word_stem
 from bedside.text.quantities import UnreadableText, normalise_quantities
+from bedside.text.wordnet import opposed
 
 MAX_CHARS = 2000
 """Longest sentence read; a longer "sentence" is a paste or a run-on the rules would read wrongly."""
@@ -42,6 +45,7 @@ _MEANING_WORDS = frozenset(
     re.findall(r"\w+", "not no never only unless without with before after more less most least all none both either")
 )
 """Short words that are not content words but turn a sentence round when swapped or dropped."""
+_NEGATIONS = frozenset(["not", "no", "never", "without", "don't", "doesn't", "didn't", "can't", "cannot", "won't"])
 _ENGLISH_MIN_WORDS = 8
 """Sentences this long must hold at least one English function word to be read as English."""
 
@@ -65,25 +69,57 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(normalise_quantities(text, strict=True).lower().replace("’", "'"))
 
 
+def _changed_blocks(ours: list[str], theirs: list[str]) -> list[tuple[list[str], list[str]]] | None:
+    """The places two word lists differ, if they have the shape of a small, local change (at most
+    :data:`MAX_BLOCKS` places of at most :data:`MAX_BLOCK_WORDS` words a side); else None."""
+    changes = [op for op in difflib.SequenceMatcher(a=ours, b=theirs, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if not changes or len(changes) > MAX_BLOCKS:
+        return None
+    blocks = [(ours[a_start:a_end], theirs[b_start:b_end]) for _, a_start, a_end, b_start, b_end in changes]
+    if any(len(a) > MAX_BLOCK_WORDS or len(b) > MAX_BLOCK_WORDS for a, b in blocks):
+        return None
+    return blocks
+
+
+def read_change(reference: str, candidate: str) -> tuple[list[tuple[str, str]], str | None]:
+    """For a pair the rules found no conflict in: the words it swaps for their antonyms
+    (:func:`aligned_antonyms`) and why it cannot be vouched for (:func:`alignment_gap`), each sentence read
+    once. Raises :class:`UnreadableText` when a quantity library fails on either."""
+    ours, theirs = _words(reference), _words(candidate)
+    blocks = _changed_blocks(ours, theirs) or []
+    return _antonyms(blocks), _gap(ours, theirs, blocks)
+
+
+def aligned_antonyms(reference: str, candidate: str) -> list[tuple[str, str]]:
+    """Words swapped for their WordNet antonym (:mod:`bedside.text.wordnet`) where two sentences are otherwise
+    the same (the shape :func:`alignment_gap` looks for): "the left knee" / "the right knee". A change that also
+    adds or drops a negation anywhere ("do not get up quickly" for "get up slowly") may reverse the sentence
+    twice and is left alone. Raises :class:`UnreadableText` when a quantity library fails on either sentence."""
+    return read_change(reference, candidate)[0]
+
+
 def alignment_gap(reference: str, candidate: str) -> str | None:
     """Why two sentences the rules found no conflict in still cannot be vouched for (see the module docstring),
     or None. Raises :class:`UnreadableText` when a quantity library fails on either."""
-    ours, theirs = _words(reference), _words(candidate)
-    changes = [op for op in difflib.SequenceMatcher(a=ours, b=theirs, autojunk=False).get_opcodes() if op[0] != "equal"]
-    if changes and len(changes) <= MAX_BLOCKS:
-        shown: list[str] = []
-        for _, a_start, a_end, b_start, b_end in changes:
-            a, b = ours[a_start:a_end], theirs[b_start:b_end]
-            if len(a) > MAX_BLOCK_WORDS or len(b) > MAX_BLOCK_WORDS:
-                shown = []
-                break
-            if {word_stem(w) for w in a} == {word_stem(w) for w in b}:
-                continue  # "takes" for "take"
-            if all(w in FUNCTION_WORDS and w not in _MEANING_WORDS for w in a + b):
-                continue  # "the" for "your"
-            shown.append(f'"{" ".join(a) or "-"}" / "{" ".join(b) or "-"}"')
-        if shown:
-            return f"the sentences differ only in {', '.join(shown)}, which the rules cannot compare"
+    return read_change(reference, candidate)[1]
+
+
+def _antonyms(blocks: list[tuple[list[str], list[str]]]) -> list[tuple[str, str]]:
+    if any(w in _NEGATIONS for a, b in blocks for w in a + b):
+        return []
+    return [pair for a, b in blocks if (pair := opposed(a, b))]
+
+
+def _gap(ours: list[str], theirs: list[str], blocks: list[tuple[list[str], list[str]]]) -> str | None:
+    shown: list[str] = []
+    for a, b in blocks:
+        if {word_stem(w) for w in a} == {word_stem(w) for w in b}:
+            continue  # "takes" for "take"
+        if all(w in FUNCTION_WORDS and w not in _MEANING_WORDS for w in a + b):
+            continue  # "the" for "your"
+        shown.append(f'"{" ".join(a) or "-"}" / "{" ".join(b) or "-"}"')
+    if shown:
+        return f"the sentences differ only in {', '.join(shown)}, which the rules cannot compare"
     content = [word_stem(w) for w in ours if w not in FUNCTION_WORDS]
     other = [word_stem(w) for w in theirs if w not in FUNCTION_WORDS]
     if content != other and Counter(content) == Counter(other):
@@ -91,4 +127,13 @@ def alignment_gap(reference: str, candidate: str) -> str | None:
     return None
 
 
-__all__ = ["MAX_BLOCKS", "MAX_BLOCK_WORDS", "MAX_CHARS", "UnreadableText", "alignment_gap", "unreadable"]
+__all__ = [
+    "MAX_BLOCKS",
+    "MAX_BLOCK_WORDS",
+    "MAX_CHARS",
+    "UnreadableText",
+    "aligned_antonyms",
+    "alignment_gap",
+    "read_change",
+    "unreadable",
+]

@@ -66,7 +66,7 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 from bedside.text import assertion
-from bedside.text.alignment import alignment_gap, unreadable
+from bedside.text.alignment import read_change, unreadable
 from bedside.text.assertion import NOT_NEGATIVE, Polarity, polarity_flips
 from bedside.text.quantities import UnreadableText, normalise_quantities
 from bedside.text.slots import Slot, read_slots, slot_conflicts
@@ -802,7 +802,12 @@ class ClinicalGuard:
                 return PairReading((), f"{side} cannot be read: {why}")
         try:
             found = [c for c in self._conflicts(reference, candidate) if c.kind not in self.without]
-            return PairReading(tuple(found), None if found else alignment_gap(reference, candidate))
+            if found:
+                return PairReading(tuple(found), None)
+            swapped, gap = read_change(reference, candidate)
+            if swapped and "antonym" not in self.without:
+                return PairReading(tuple(Conflict("antonym", *pair) for pair in swapped), None)
+            return PairReading((), gap)
         except UnreadableText as exc:
             return PairReading((), str(exc))
 
