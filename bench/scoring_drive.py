@@ -149,7 +149,7 @@ def _onnx(texts: list[str]) -> None:
 
 def _load_once() -> None:
     """What a tree reads once per process on first need and the warm-up sample may not reach: WordNet's antonyms
-    (0.2 s, read the first time two sentences differ only in a small change; a tree without them skips this)."""
+    (read the first time two sentences differ only in a small change; a tree without them skips this)."""
     try:
         from bedside.text.wordnet import antonym_table
     except ImportError:

@@ -94,9 +94,9 @@ def _summary(result: dict[str, Any]) -> dict[str, Any]:
 def test_a_node_whose_process_exits_before_it_started_is_started_again_with_fresh_ports(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """A port found free and released may be taken before Ray binds it (Ray's GCS then exits: checked by hand,
-    40 s); the launcher starts the node again with ports asked anew, and says so after its last attempt. No Ray
-    here: each attempt is a process that exits at once or stays."""
+    """A port found free and released may be taken before Ray binds it (Ray's GCS then exits: checked by hand);
+    the launcher starts the node again with ports asked anew, and says so after its last attempt. No Ray here:
+    each attempt is a process that exits at once or stays."""
     import subprocess
     import sys
 

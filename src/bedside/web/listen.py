@@ -12,7 +12,7 @@ def listen(host: str, port: int, backlog: int = 2048) -> socket.socket:
 
     Made with ``IPPROTO_TCP`` on purpose: asyncio sets ``TCP_NODELAY`` only on accepted sockets whose protocol is
     TCP, and a socket made with protocol 0 (as :func:`socket.create_server` makes it) leaves Nagle's algorithm on,
-    which with the client's delayed ACKs adds ~40 ms to every response (measured: 1.8 → 44 ms a login page).
+    which with the client's delayed ACKs adds tens of milliseconds to every small response.
     Raises :class:`OSError` (a port in use, an address not of this machine)."""
     bare = host.strip("[]")
     family = socket.AF_INET6 if ":" in bare else socket.AF_INET
