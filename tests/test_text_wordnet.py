@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bedside.text import wordnet
-from bedside.text.alignment import aligned_antonyms
+from bedside.text.alignment import read_change
 from bedside.text.conflicts import ClinicalGuard
 
 HEADER = "  1 This software and database is being provided to you, the LICENSEE, by  \r\n"
@@ -92,7 +92,7 @@ def test_a_word_swapped_for_its_antonym_in_the_same_sentence_is_a_conflict(
     ],
 )
 def test_an_antonym_beside_a_negation_or_said_both_ways_is_not_read_as_a_swap(reference: str, candidate: str) -> None:
-    assert aligned_antonyms(reference, candidate) == []
+    assert read_change(reference, candidate)[0] == []
     kinds = {c.kind for c in ClinicalGuard(drug_finder=None).read(reference, candidate).conflicts}
     assert "antonym" not in kinds
 
@@ -100,10 +100,8 @@ def test_an_antonym_beside_a_negation_or_said_both_ways_is_not_read_as_a_swap(re
 def test_sentences_that_differ_throughout_are_not_searched_for_antonyms() -> None:
     """Only the small, local change of an otherwise identical sentence is read: in a rewording, "up" in "throw
     up" and "down" in "keep it down" are not opposites."""
-    assert (
-        aligned_antonyms(
-            "If you are throwing up and cannot keep fluids in, come to the clinic today.",
-            "If you can't keep anything down, please come to see us today.",
-        )
-        == []
+    swapped, _ = read_change(
+        "If you are throwing up and cannot keep fluids in, come to the clinic today.",
+        "If you can't keep anything down, please come to see us today.",
     )
+    assert swapped == []

@@ -9,12 +9,11 @@ guard that finds no conflict is not evidence of a match. Rather than guess, the 
 - a sentence cannot be read at all (:func:`unreadable`): longer than :data:`MAX_CHARS` (no clinician sentence
   is), without a letter ("120/80 -> 140/90"), or not English (the rules read English only);
 - the two sentences are nearly the same words but differ in a few the rules have no reading for
-  (:func:`alignment_gap`): at most :data:`MAX_BLOCKS` changed places of at most :data:`MAX_BLOCK_WORDS` words a
+  (:func:`read_change`): at most :data:`MAX_BLOCKS` changed places of at most :data:`MAX_BLOCK_WORDS` words a
   side, at least one of them a content word or a word that changes meaning ("only", "not", "before"...). A
   small, local change in an otherwise identical sentence is the shape of every reversal the rules missed;
   rewordings that differ throughout are left to the similarity model. Where such a change swaps a word for its
-  WordNet antonym ("left" / "right", "slowly" / "quickly": :func:`aligned_antonyms`), the guard reads a
-  conflict instead;
+  WordNet antonym ("left" / "right", "slowly" / "quickly"), the guard reads a conflict instead;
 - the two sentences hold the same content words in another order ("A, not B" against "B, not A");
 - a library the reading relies on raises (:class:`UnreadableText`).
 
@@ -82,26 +81,14 @@ def _changed_blocks(ours: list[str], theirs: list[str]) -> list[tuple[list[str],
 
 
 def read_change(reference: str, candidate: str) -> tuple[list[tuple[str, str]], str | None]:
-    """For a pair the rules found no conflict in: the words it swaps for their antonyms
-    (:func:`aligned_antonyms`) and why it cannot be vouched for (:func:`alignment_gap`), each sentence read
-    once. Raises :class:`UnreadableText` when a quantity library fails on either."""
+    """For a pair the rules found no conflict in, each sentence read once: the words the small, local change
+    swaps for their WordNet antonym (:mod:`bedside.text.wordnet`; "the left knee" / "the right knee"), and why
+    the pair cannot be vouched for (see the module docstring), or None. A change that also adds or drops a
+    negation anywhere ("do not get up quickly" for "get up slowly") may reverse the sentence twice: no antonym is
+    read in it. Raises :class:`UnreadableText` when a quantity library fails on either sentence."""
     ours, theirs = _words(reference), _words(candidate)
     blocks = _changed_blocks(ours, theirs) or []
     return _antonyms(blocks), _gap(ours, theirs, blocks)
-
-
-def aligned_antonyms(reference: str, candidate: str) -> list[tuple[str, str]]:
-    """Words swapped for their WordNet antonym (:mod:`bedside.text.wordnet`) where two sentences are otherwise
-    the same (the shape :func:`alignment_gap` looks for): "the left knee" / "the right knee". A change that also
-    adds or drops a negation anywhere ("do not get up quickly" for "get up slowly") may reverse the sentence
-    twice and is left alone. Raises :class:`UnreadableText` when a quantity library fails on either sentence."""
-    return read_change(reference, candidate)[0]
-
-
-def alignment_gap(reference: str, candidate: str) -> str | None:
-    """Why two sentences the rules found no conflict in still cannot be vouched for (see the module docstring),
-    or None. Raises :class:`UnreadableText` when a quantity library fails on either."""
-    return read_change(reference, candidate)[1]
 
 
 def _antonyms(blocks: list[tuple[list[str], list[str]]]) -> list[tuple[str, str]]:
@@ -132,8 +119,6 @@ __all__ = [
     "MAX_BLOCK_WORDS",
     "MAX_CHARS",
     "UnreadableText",
-    "aligned_antonyms",
-    "alignment_gap",
     "read_change",
     "unreadable",
 ]

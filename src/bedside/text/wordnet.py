@@ -3,7 +3,7 @@
 Outside writers keep reversing an instruction by one word ("the left knee" / "the right knee", "drink it
 slowly" / "quickly", "it gets better" / "worse"), and each round of hand-written rules caught only the words it
 was written for. Princeton WordNet 3.0 records which words are direct antonyms of which (``!`` pointers between
-word senses, in every part of speech): about 3,600 pairs, written by lexicographers for all of English rather than
+word senses, in every part of speech): about 3,500 pairs, written by lexicographers for all of English rather than
 for these sentences. :mod:`bedside.text.alignment` uses them where two sentences are the same but for a few words:
 a word there swapped for its antonym is a conflict, not a difference the rules cannot compare.
 
