@@ -10,16 +10,28 @@ from pathlib import Path
 
 _CHILD = textwrap.dedent(
     """
-    import signal, threading, time
+    import signal, sys, threading, time
     from bedside.cli.models import wait_until_interrupted
 
+    main = threading.get_ident()
+
+    def main_is_waiting():
+        frame = sys._current_frames().get(main)
+        while frame is not None:
+            if frame.f_code is wait_until_interrupted.__code__:
+                return True
+            frame = frame.f_back
+        return False
+
     def other_thread_takes_it():
-        time.sleep(0.3)
+        # sent only once the main thread is inside the wait, however slowly it got there
+        while not main_is_waiting():
+            time.sleep(0.01)
         signal.pthread_kill(threading.get_ident(), signal.SIGINT)  # SIGINT to this thread, not the main one
 
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    threading.Thread(target=other_thread_takes_it, daemon=True).start()
     try:
+        threading.Thread(target=other_thread_takes_it, daemon=True).start()
         wait_until_interrupted()
     except KeyboardInterrupt:
         print("stopped")
