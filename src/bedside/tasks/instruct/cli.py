@@ -546,7 +546,11 @@ def agreement_command(
     labels: LabelsArgument = None,
     instructions: InstructionsOption = None,
     metric: Annotated[
-        list[str] | None, typer.Option("--metric", help="Metrics to rank responses with (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            help="Metrics to rank responses with (repeatable) [default: meteor, google_bleu, rougeL, chrf++, bleu].",
+        ),
     ] = None,
     evaluator: EvaluatorOption = "Annotator_1",
     exclude_errors: ExcludeOption = False,
@@ -596,7 +600,7 @@ def agreement_command(
     from bedside.tasks.instruct import agreement, evaluation
     from bedside.tasks.instruct.task import SYNTHETIC_LABELS
 
-    names = metric or ["google_bleu", "rougeL", "chrf++", "bleu"]
+    names = metric or ["meteor", "google_bleu", "rougeL", "chrf++", "bleu"]
     unknown = [m for m in names if m not in GENERIC]
     if unknown:
         raise fail(ValueError(f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(sorted(GENERIC))}"))
