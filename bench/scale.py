@@ -49,6 +49,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bedside.metrics.catalog  # noqa: F401  (read by a run's scorer check: imported before any clock, once)
 from bedside.runs import DatasetConfig, RunConfig, execute
 from bedside.runs.processes import AutoChoice, execute_processes
 from bedside.runs.ray_executor import execute_ray, init_local_ray

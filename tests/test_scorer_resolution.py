@@ -103,3 +103,13 @@ def test_config_check_prints_each_scorers_implementation_and_text(tmp_path: Path
     assert resolution[0]["implementation"] == "sensemaking"
     assert resolution[0]["overrides_generic"] is True
     assert resolution[1]["implementation"] == "bedside"
+
+
+def test_a_generic_scorer_that_cannot_run_here_fails_before_the_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    assert [r.name for r in check_scorers(_Task(), ["meteor", "rougeL"])] == ["meteor", "rougeL"]
+    monkeypatch.setenv("BEDSIDE_WORDNET", str(tmp_path))  # WordNet not where it is said to be
+    with pytest.raises(ValueError, match=r"cannot run on this machine: meteor \(METEOR unavailable: .*WordNet"):
+        check_scorers(_Task(), ["meteor", "rougeL"])
+    check_scorers(_Task(), ["rougeL", "own"])  # the others are not held up by it

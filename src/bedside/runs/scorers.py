@@ -263,6 +263,19 @@ def score_sample(task: Task, names: list[str], sample: Sample, output: Output) -
 
 
 def check_scorers(task: Task, names: list[str]) -> list[ScorerResolution]:
-    """Fail before the run starts on a scorer name neither bedside nor the task knows, or one both define where
-    the task does not say what its scorer reads; the resolution of every name otherwise."""
-    return resolve_scorers(task, names)
+    """Fail before the run starts on a scorer name neither bedside nor the task knows, one both define where the
+    task does not say what its scorer reads, or a generic scorer that cannot run on this machine (a missing extra,
+    WordNet's files not found: every sample would fail its scoring the same way); the resolution of every name
+    otherwise."""
+    resolved = resolve_scorers(task, names)
+    from bedside.metrics.catalog import CATALOG
+
+    checks = {info.name: info for info in CATALOG}
+    missing = [
+        f"{r.name} ({reason})"
+        for r in resolved
+        if r.implementation == "bedside" and r.name in checks and (reason := checks[r.name].availability())
+    ]
+    if missing:
+        raise ValueError(f"scorer(s) that cannot run on this machine: {'; '.join(missing)}")
+    return resolved
