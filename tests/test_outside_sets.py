@@ -72,6 +72,11 @@ FROZEN = {
         "guard_heldout_11.jsonl",
     ): "dbe3727e36a085c06d7ca365f08c1b0b12c8002f30e1a35148c6f2f1b24096da",
     ("bedside.sim", "fidelity_heldout_10.jsonl"): "b0fbb4e058c367cb81f670d9234e7f243aa9968809b4888e2f5cb80e582f8150",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_12.jsonl",
+    ): "943259c48a9fe627b829412362339c01d0052ed078670467f6ffc45b8e038c19",
+    ("bedside.sim", "fidelity_heldout_11.jsonl"): "8897641db9b6a35cf5e1e14cb76aa31b1019253fc6d386113a49de39715f370c",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -83,7 +88,9 @@ def test_the_outside_sets_are_frozen_as_written() -> None:
 
 
 def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
-    own, dev, dev_2, dev_3, dev_4, dev_5, dev_6, dev_7, held_out_4, held_out_5, held_out_6 = builtin_guard_sets()
+    own, dev, dev_2, dev_3, dev_4, dev_5, dev_6, dev_7, held_out_4, held_out_5, held_out_6, held_out_7 = (
+        builtin_guard_sets()
+    )
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     for labelled, (rejected, kept, reversed_matched, matched) in (
         (dev, (55, 34, 5, 31)),  # raised as the rules improved (first 50, 34, 10, 31)
@@ -96,6 +103,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         (held_out_4, (40, 35, 20, 34)),  # unread; first 37, 35, 23, 34; the fifth round; WordNet's antonyms
         (held_out_5, (42, 32, 18, 30)),  # measured once with the fifth round's rules (the fourth's the same), unread
         (held_out_6, (43, 31, 17, 31)),  # measured once with the fifth round's rules, unread
+        (held_out_7, (47, 27, 12, 27)),  # measured once with WordNet's antonyms (834b7b0), unread
     ):
         assert (len(labelled.pairs), sum(not p.match for p in labelled.pairs)) == (100, 60)
         guard = evaluate_guard(labelled.pairs).total
@@ -109,7 +117,9 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
 
 def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurements() -> None:
     """Measured once when the guard learned to say uncertain: set 3 and 4 with their errors unread."""
-    _, dev, dev_2, dev_3, dev_4, dev_5, dev_6, dev_7, held_out_4, held_out_5, held_out_6 = builtin_guard_sets()
+    _, dev, dev_2, dev_3, dev_4, dev_5, dev_6, dev_7, held_out_4, held_out_5, held_out_6, held_out_7 = (
+        builtin_guard_sets()
+    )
     # (reversed pairs passed silently of 60, reversed matched / paraphrases matched of 60 / 40 with
     # uncertain=reject)
     for labelled, (silent, reversed_matched, matched) in (
@@ -123,6 +133,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         (held_out_4, (7, 7, 29)),  # unread; first 8, 8, 29
         (held_out_5, (9, 9, 21)),  # measured once, unread
         (held_out_6, (7, 7, 30)),  # measured once, unread
+        (held_out_7, (4, 3, 27)),  # measured once, unread
     ):
         assert evaluate_guard(labelled.pairs).total.passed_silently <= silent, labelled.name
         rates = matcher_rates(labelled.pairs, REFUSING)
@@ -144,6 +155,7 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-29e": ((31, 13), (33, 12)),  # measured once with the fourth round's rules, unread
         "outside-written 2026-11-29f": ((28, 11), (33, 15)),  # measured once with the fifth round's rules, unread
         "outside-written 2026-11-29g": ((30, 8), (31, 23)),  # measured once with the fifth round's rules, unread
+        "outside-written 2026-11-29h": ((35, 11), (35, 23)),  # measured once with the rules of 834b7b0, unread
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

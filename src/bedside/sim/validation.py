@@ -354,6 +354,13 @@ BUILTIN_SENTENCE_SETS = (
         "round's rules (12172f4), before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_10.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-29h",
+        "written by an eleventh writer who never read the rules nor any other set; measured once with the rules "
+        "after WordNet's antonyms (834b7b0; the fidelity checker's reading unchanged since the fifth round), before "
+        "any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_11.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

@@ -140,6 +140,13 @@ BUILTIN_SETS = (
         "written 2026-11-29 by a tenth writer who never read the rules nor any other set; measured once with the "
         "fifth round's rules (12172f4), before any later change, totals only (its errors unread), frozen",
     ),
+    (
+        "outside-written, held out 7",
+        "guard_heldout_12.jsonl",
+        "written 2026-11-29 by an eleventh writer who never read the rules nor any other set; measured once with "
+        "the rules after WordNet's antonyms (834b7b0), before any later change, totals only (its errors unread), "
+        "frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
