@@ -79,14 +79,18 @@ _LETTERS = re.compile(r"^[a-z][a-z'-]*$")
 _lock = threading.Lock()
 
 
+@lru_cache(maxsize=65536)
 def word_stem(word: str) -> str:
-    """A crude English stem ("allergies" → "allergi", "taking" → "tak"): enough to pair a word with its inflections
-    across two sentences, never shown to a user."""
-    word = word.lower().replace("’", "'")
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
+    """A word's Snowball (Porter 2) English stem, lower case ("allergies" → "allergi", "running" → "run"): to pair a
+    word with its inflections across two sentences, never shown to a user."""
+    return str(_snowball().stem(word.lower().replace("’", "'")))
+
+
+@lru_cache(maxsize=1)
+def _snowball() -> Any:
+    from nltk.stem.snowball import SnowballStemmer
+
+    return SnowballStemmer("english")
 
 
 @dataclass(frozen=True)

@@ -367,6 +367,8 @@ _REPLACED = re.compile(r"\b(?:instead of|rather than|in place of|switch(?:ing)? 
 _NEGATED = {"stop": "continue", "hold": "continue", "increase": "continue", "decrease": "continue"}
 _NEGATED.update({"take": "avoid", "continue": "stop", "start": "hold"})
 _NEGATED.update({"postpone": "proceed", "cancel": "proceed", "proceed": "hold"})
+_NOT_DOING = frozenset({"avoid", "stop", "hold"})
+"""Actions that say "do not" (their words are :attr:`ClinicalSignals.refused`)."""
 _COMPATIBLE = {
     frozenset({"take", "continue"}),
     frozenset({"take", "start"}),
@@ -469,6 +471,9 @@ class ClinicalSignals:
     polarity: Polarity = NOT_NEGATIVE
     """Which content words the sentence negates and which it affirms (:mod:`bedside.text.assertion`), after the
     negations an action consumed ("don't stop") and the phrases that are not negative statements."""
+    refused: frozenset[str] = frozenset()
+    """Content words an action that says "do not" reaches ("avoid heavy lifting": heavy, lift), as a negation
+    cue in its place would: the polarity reading leaves them affirmed, since the action slot reads the "no"."""
 
 
 @dataclass(frozen=True)
@@ -725,7 +730,7 @@ class ClinicalGuard:
         transitions = {(_fmt(float(a)), _fmt(float(b))) for a, b in _TRANSITION.findall(lowered)}
         actions: set[str] = set()
         action_mentions: list[_Mention] = []
-        consumed: list[tuple[int, int]] = []
+        consumed: list[tuple[int, int, bool]] = []  # (start, end, whether the action says "do not")
         for match in _ACTION.finditer(lowered):
             verb = match.group("verb")
             if _NOT_AN_ACTION_AFTER.match(lowered, match.end("verb")):
@@ -735,7 +740,7 @@ class ClinicalGuard:
             if match.group("neg"):
                 from_take = action == "take"
                 action = _NEGATED.get(action, action)
-            consumed.append(match.span())
+            consumed.append((*match.span(), action in _NOT_DOING))
             actions.add(action)
             action_mentions.append(_Mention(action, *match.span(), from_take=from_take))
         if "stop" in actions and _TEMPORARY.search(lowered):  # "stop it for now" is "hold it"
@@ -747,15 +752,24 @@ class ClinicalGuard:
         action_mentions.extend(_Mention("stop", *m.span(), forward_only=True) for m in _REPLACED.finditer(lowered))
         action_mentions.sort(key=lambda m: m.start)
         residual = lowered
-        for start, end in sorted(consumed, reverse=True):
+        refusing = residual
+        for start, end, says_not in sorted(consumed, reverse=True):
             residual = residual[:start] + " " * (end - start) + residual[end:]
+            refusing = (
+                refusing[:start] + ("not".ljust(end - start) if says_not else " " * (end - start)) + refusing[end:]
+            )
         residual = _NOT_NEGATIVE.sub(" ", residual)
         try:
             polarity = assertion.read_polarity(residual)
+            refused = (
+                assertion.read_polarity(_NOT_NEGATIVE.sub(" ", refusing)).negated - polarity.negated
+                if any(says_not for *_, says_not in consumed)
+                else frozenset()
+            )
         except Exception as exc:  # the negation reader failed: the pair is uncertain, or (lenient) no negation read
             if strict:
                 raise UnreadableText(f"the negation reader (negspacy) failed: {type(exc).__name__}: {exc}") from exc
-            polarity = NOT_NEGATIVE
+            polarity, refused = NOT_NEGATIVE, frozenset()
         # "Don't take it on an empty stomach" says "take it with food".
         for mention in list(action_mentions):
             if not mention.from_take:
@@ -792,6 +806,7 @@ class ClinicalGuard:
             ),
             slots=slots,
             polarity=polarity,
+            refused=refused,
         )
 
     def read(self, reference: str, candidate: str) -> PairReading:
@@ -859,12 +874,23 @@ def _negation_conflict(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict 
     fever but a cough" against "a fever but no cough", both negative sentences. Or else one sentence negates
     something and the other nothing, in words the other does not use ("the spots have not shrunk" against "the
     spots are smaller"), unless the other negates a word with "without" ("fever-free" against "without a
-    fever")."""
-    if flips := polarity_flips(ref.polarity, cand.polarity):
+    fever"). A word one side negates with a cue and the other refuses with an action that says "do not" ("don't
+    lift anything heavy" against "avoid heavy lifting": :attr:`ClinicalSignals.refused`) is the same "no" put two
+    ways, not a conflict."""
+    same_no = (ref.polarity.negated & cand.refused) | (cand.polarity.negated & ref.refused)
+    if flips := polarity_flips(ref.polarity, cand.polarity) - same_no:
         shown = ", ".join(sorted(ref.polarity.word(stem) for stem in flips))
         return Conflict("negation", f"{_polarity(ref.negated)} ({shown})", f"{_polarity(cand.negated)} ({shown})")
     one_sided = (ref.negated and not cand.polarity.negated) or (cand.negated and not ref.polarity.negated)
-    if ref.negated != cand.negated and one_sided and not ref.polarity.negated & cand.polarity.negated:
+    refused_alike = any(
+        side.polarity.negated and side.polarity.negated <= other.refused for side, other in ((ref, cand), (cand, ref))
+    )
+    if (
+        ref.negated != cand.negated
+        and one_sided
+        and not refused_alike
+        and not ref.polarity.negated & cand.polarity.negated
+    ):
         return Conflict("negation", _polarity(ref.negated), _polarity(cand.negated))
     return None
 
