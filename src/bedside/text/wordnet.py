@@ -145,8 +145,8 @@ which METEOR never asks for)."""
 
 def nltk_wordnet() -> Any:
     """nltk's ``WordNetCorpusReader`` over bedside's WordNet 3.0 (:func:`wordnet_folder`), built once per process
-    and folder (about a second; tens of MB). Raises :class:`WordNetMissing` when a file it needs is absent and
-    ``ImportError`` without nltk."""
+    and folder (it reads every index file, so only METEOR asks for it). Raises :class:`WordNetMissing` when a file
+    it needs is absent and ``ImportError`` without nltk."""
     return _nltk_reader(nltk_wordnet_folder())
 
 
