@@ -361,6 +361,12 @@ BUILTIN_SENTENCE_SETS = (
         "any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_11.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-29i",
+        "written by a twelfth writer who never read the rules nor any other set; measured once with the rules of "
+        "d18a18b, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_12.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

@@ -147,6 +147,13 @@ BUILTIN_SETS = (
         "the rules after WordNet's antonyms (834b7b0), before any later change, totals only (its errors unread), "
         "frozen",
     ),
+    (
+        "outside-written, held out 8",
+        "guard_heldout_13.jsonl",
+        "written 2026-11-29 by a twelfth writer who never read the rules nor any other set; measured once with the "
+        "rules after refusing actions and Snowball's stems (d18a18b), before any later change, totals only (its "
+        "errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
