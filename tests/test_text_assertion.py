@@ -66,3 +66,55 @@ def test_a_negation_reader_that_raises_makes_the_pair_uncertain(monkeypatch: pyt
     assert reading.uncertain is not None
     assert "negation reader (negspacy) failed: RuntimeError: spaCy is broken" in reading.uncertain
     assert guard.signals("No fever today.").polarity.negated == frozenset()  # the lenient reading goes on
+
+
+def test_inflections_meet_by_snowballs_stems() -> None:
+    from bedside.text.assertion import word_stem
+
+    assert word_stem("running") == word_stem("run") == word_stem("Runs")  # the old suffix cut gave "runn"
+    assert word_stem("lifting") == word_stem("lift")
+    assert word_stem("allergies") == word_stem("allergy")
+    assert word_stem("wet") != word_stem("dry")
+
+
+@pytest.mark.parametrize(
+    ("refusing", "negating"),
+    [
+        (
+            "Avoid heavy lifting for six weeks after the repair.",
+            "Don't lift anything heavy for six weeks after the repair.",
+        ),
+        ("Avoid alcohol while you take metronidazole.", "No alcohol at all while you take metronidazole."),
+    ],
+)
+def test_an_action_that_says_do_not_is_the_same_no_as_a_negation_cue(refusing: str, negating: str) -> None:
+    guard = ClinicalGuard(drug_finder=None)
+    for one, other in ((refusing, negating), (negating, refusing)):
+        assert not guard.conflicts(one, other)
+        assert guard.read(one, other).verdict != "conflict"
+
+
+def test_a_refusing_action_does_not_cover_a_no_about_other_words() -> None:
+    guard = ClinicalGuard(drug_finder=None)
+    reading = guard.read(
+        "Your chart lists penicillin as an allergy, so please avoid amoxicillin.",
+        "Your chart no longer lists penicillin as an allergy, so amoxicillin is fine for you.",
+    )
+    assert reading.verdict == "conflict"
+
+
+def test_a_negated_word_against_its_wordnet_antonym_is_two_flips_that_cancel() -> None:
+    guard = ClinicalGuard(drug_finder=None)
+    assert not guard.conflicts(
+        "Keep the bandage completely dry for two days.", "Don't let the bandage get wet for two days."
+    )
+    # not where the affirming side negates something of its own: two sentences that swap what they refuse
+    swapped = guard.read(
+        "Keep the wound moist, not dry, under the dressing.", "Keep the wound dry, not wet, under the dressing."
+    )
+    assert swapped.verdict != "agree"
+    # nor where nothing antonymous stands against the negated word
+    assert (
+        guard.read("Keep the bandage dry for two days.", "Don't let the bandage stay on for two days.").verdict
+        == "conflict"
+    )

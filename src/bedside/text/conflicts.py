@@ -877,6 +877,8 @@ def _negation_conflict(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict 
     fever"). A word one side negates with a cue and the other refuses with an action that says "do not" ("don't
     lift anything heavy" against "avoid heavy lifting": :attr:`ClinicalSignals.refused`) is the same "no" put two
     ways, not a conflict."""
+    if _opposite_negated(ref, cand) or _opposite_negated(cand, ref):
+        return None
     same_no = (ref.polarity.negated & cand.refused) | (cand.polarity.negated & ref.refused)
     if flips := polarity_flips(ref.polarity, cand.polarity) - same_no:
         shown = ", ".join(sorted(ref.polarity.word(stem) for stem in flips))
@@ -893,6 +895,18 @@ def _negation_conflict(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict 
     ):
         return Conflict("negation", _polarity(ref.negated), _polarity(cand.negated))
     return None
+
+
+def _opposite_negated(negating: ClinicalSignals, affirming: ClinicalSignals) -> bool:
+    """Whether one sentence negates a word whose WordNet antonym the other, negating nothing, affirms: "don't let
+    the bandage get wet" says "keep the bandage dry", two flips that cancel."""
+    from bedside.text.wordnet import antonym_table
+
+    if affirming.polarity.negated or affirming.refused:
+        return False
+    table = antonym_table()
+    plain = affirming.polarity.affirmed
+    return any(table.get(word, frozenset()) & plain for word in negating.polarity.negated | negating.refused)
 
 
 def _same_part(breaks: re.Pattern[str], text: str, a: _Mention, b: _Mention) -> bool:
