@@ -157,3 +157,13 @@ def test_off_a_terminal_a_long_section_heading_is_printed_whole() -> None:
     title = "portal reply drafting: zero-shot and thematic, scored with EditJudge (embedding matcher)"
     show_rule(f"[bold]{title}[/]", console)
     assert console.file.getvalue() == f"== {title} ==\n"  # type: ignore[attr-defined]
+
+
+def test_help_text_is_printed_as_written_not_read_as_markup() -> None:
+    """Help strings are plain text: Rich markup mode dropped every "[default: ...]" and drew "A:B:" as an emoji."""
+    shown = CliRunner().invoke(app, ["instruct", "agreement", "--help"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    text = " ".join(shown.output.split())
+    assert "[default: meteor, google_bleu, rougeL, chrf++, bleu]" in text
+    assert "A:B: compare two metric rows" in text
+    assert "[default: the two best metrics" in text

@@ -322,13 +322,14 @@ def test_cli_match_evaluate_agreement_taxonomy(tmp_path: Path) -> None:
     assert data["evaluation"]["mrr"]["1"] == data["evaluation"]["success"]["1"]
     result = runner.invoke(app, ["instruct", "evaluate", "--json"])
     assert result.exit_code == 0, result.output
-    evaluated = json.loads(result.output)
+    assert "synthetic demo labels" in result.stderr  # said, and kept off the JSON
+    evaluated = json.loads(result.stdout)
     table = {r["model"]: r for r in evaluated["table3"]}
     assert table["synthetic-a"]["correct"] == 1.0
     assert sum(evaluated["length_quartiles"]["counts"]) == 32
     result = runner.invoke(app, ["instruct", "agreement", "--metric", "google_bleu", "--json"])
     assert result.exit_code == 0, result.output
-    names = [r["name"] for r in json.loads(result.output)["agreement"]]
+    names = [r["name"] for r in json.loads(result.stdout)["agreement"]]
     assert names == ["google_bleu", "inter-rater"]
     result = runner.invoke(app, ["instruct", "agreement", "--metric", "nonsense"])
     assert result.exit_code == 1

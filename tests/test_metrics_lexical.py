@@ -180,3 +180,24 @@ def test_meteor_is_a_run_scorer_over_the_samples_references() -> None:
     scored = GENERIC["meteor"](Sample(id="a", inputs={}, references=references), Output(text=hypothesis))
     assert scored == sentence_meteor(hypothesis, references) > 0
     assert GENERIC["meteor"](Sample(id="b", inputs={}), Output(text=hypothesis)) is None  # no reference: absent
+
+
+def test_instruct_agreement_leaves_meteor_absent_with_its_reason_when_wordnet_is_missing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from bedside.cli import app
+
+    monkeypatch.setenv(WORDNET_ENV, str(tmp_path))
+    result = CliRunner().invoke(app, ["instruct", "agreement", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert "meteor" not in {row["name"] for row in data["agreement"]}  # absent, not a row of zeros
+    (absent,) = data["absent"]
+    assert absent.startswith("meteor: METEOR unavailable:")
+    assert str(tmp_path) in absent
+    assert "synthetic demo labels" in result.stderr  # no labels given: said, off the JSON
+    monkeypatch.delenv(WORDNET_ENV)
+    rows = json.loads(CliRunner().invoke(app, ["instruct", "agreement", "--json"]).stdout)["agreement"]
+    assert "meteor" in {row["name"] for row in rows}  # in the default metrics (MedAlign's Table 4)

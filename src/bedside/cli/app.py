@@ -52,6 +52,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # help is plain text, printed as written: Rich markup mode read "[default: ...]" as a style tag (and dropped
+    # it) and ":b:" as an emoji, in some 26 help strings
+    rich_markup_mode=None,
 )
 
 ModelOption = Annotated[

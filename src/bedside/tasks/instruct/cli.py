@@ -209,6 +209,21 @@ def match_command(
         )
 
 
+def _or_demo(labels: Path | None) -> Path:
+    """``labels``, or bedside's synthetic demo labels, said on stderr (a table of made-up rankings must not pass
+    for a team's own)."""
+    if labels is not None:
+        return labels
+    from bedside.tasks.instruct.task import SYNTHETIC_LABELS
+
+    typer.echo(
+        "note: no labels given: bedside's synthetic demo labels (scripted models, made-up clinician ranks); "
+        "pass your reviewed labels file for real figures",
+        err=True,
+    )
+    return SYNTHETIC_LABELS
+
+
 def _labels(
     path: Path, evaluator: str, exclude_errors: bool, columns: list[str] | None = None, quoting: str = "csv"
 ) -> tuple[list[Any], list[Any]]:
@@ -267,11 +282,11 @@ def evaluate_command(
     instructions, correctness and rank by record-length quartile, response lengths."""
     from bedside.tasks.instruct import evaluation
     from bedside.tasks.instruct.ehr import RecordNotFoundError, load_ehr
-    from bedside.tasks.instruct.task import DEMO_RECORDS, SYNTHETIC_LABELS
+    from bedside.tasks.instruct.task import DEMO_RECORDS
     from bedside.text.tokens import get_tokenizer
 
     try:
-        _, chosen = _labels(labels or SYNTHETIC_LABELS, evaluator, exclude_errors, column, quoting)
+        _, chosen = _labels(_or_demo(labels), evaluator, exclude_errors, column, quoting)
         cases = {i.id: i for i in _instructions(instructions, instruction_column, quoting)}
         strangers = sorted({label.instruction_id for label in chosen} - set(cases))
         if strangers:  # a label for an instruction the file does not hold would count in no category
@@ -503,12 +518,12 @@ def subgroups_command(
     """Correctness by patient subgroup: per model, pairwise χ² tests, Bonferroni-adjusted (Appendix E)."""
     from bedside.tasks.instruct import subgroups
     from bedside.tasks.instruct.ehr import load_ehr
-    from bedside.tasks.instruct.task import DEMO_RECORDS, SYNTHETIC_LABELS
+    from bedside.tasks.instruct.task import DEMO_RECORDS
 
     if attribute not in subgroups.ATTRIBUTES:
         raise fail(ValueError(f"--attribute must be one of {', '.join(subgroups.ATTRIBUTES)}, not {attribute!r}"))
     try:
-        _, chosen = _labels(labels or SYNTHETIC_LABELS, evaluator, False, column, quoting)
+        _, chosen = _labels(_or_demo(labels), evaluator, False, column, quoting)
         cases = {i.id: i for i in _instructions(instructions, instruction_column, quoting)}
         groups = {
             item: subgroups.demographics(load_ehr(cases[item], str(records or DEMO_RECORDS)))[attribute]
@@ -595,30 +610,39 @@ def agreement_command(
     """Table 4 shape: per metric, the mean per-instruction Kendall τ-b with the clinicians' ranking (bootstrap
     95% CI), the inter-rater row, each metric's win rates beside the clinicians' (learned metrics too, absent
     with the reason without a checkpoint), and metric comparisons."""
+    from bedside.metrics import MetricUnavailableError
+    from bedside.metrics.catalog import CATALOG
     from bedside.runs.scorers import GENERIC
     from bedside.runs.task import Output, Sample
     from bedside.tasks.instruct import agreement, evaluation
-    from bedside.tasks.instruct.task import SYNTHETIC_LABELS
 
     names = metric or ["meteor", "google_bleu", "rougeL", "chrf++", "bleu"]
     unknown = [m for m in names if m not in GENERIC]
     if unknown:
         raise fail(ValueError(f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(sorted(GENERIC))}"))
     try:
-        every, chosen = _labels(labels or SYNTHETIC_LABELS, evaluator, exclude_errors, column, quoting)
+        every, chosen = _labels(_or_demo(labels), evaluator, exclude_errors, column, quoting)
         cases = {i.id: i for i in _instructions(instructions, instruction_column, quoting)}
         rows = []
         win_rates = {"clinicians": {r.model: r.win_rate for r in evaluation.table3(chosen).rows}}
+        absent: list[str] = []
+        availability = {info.name: info.availability for info in CATALOG}
         for name in names:
             scorer = GENERIC[name]
+            if name in availability and (reason := availability[name]()):
+                absent.append(f"{name}: {reason}")  # absent, never zero: METEOR without WordNet, say
+                continue
 
             def score(text: str, refs: list[str], scorer: Any = scorer) -> float:
                 value = scorer(Sample(id="x", inputs={}, references=refs), Output(text=text))
                 return float("nan") if value is None else float(value)
 
-            scores = agreement.metric_scores(chosen, cases, score)
+            try:
+                scores = agreement.metric_scores(chosen, cases, score)
+            except MetricUnavailableError as exc:
+                absent.append(f"{name}: {exc}")
+                continue
             rows.append(agreement.versus_clinicians(name, scores, chosen))
-        absent: list[str] = []
         learned = {"comet": comet, "bleurt": bleurt, "lens": lens, "unieval": unieval, "bertscore": bertscore_model}
         if any(learned.values()):
             from bedside.tasks.instruct.task import DEMO_RECORDS
@@ -739,11 +763,11 @@ def judge_command(
     against the clinicians: Cohen's κ and agreement on correctness, mean τ-b on ranks."""
     from bedside.llm import GenerationSettings, default_cache_path, get_model
     from bedside.tasks.instruct.judging import judge_labels, validate
-    from bedside.tasks.instruct.task import DEMO_RECORDS, SYNTHETIC_LABELS
+    from bedside.tasks.instruct.task import DEMO_RECORDS
     from bedside.text.tokens import get_tokenizer
 
     try:
-        _, chosen = _labels(labels or SYNTHETIC_LABELS, evaluator, False, column, quoting)
+        _, chosen = _labels(_or_demo(labels), evaluator, False, column, quoting)
         cases = {i.id: i for i in _instructions(instructions, instruction_column, quoting)}
         counter = get_tokenizer(tokenizer)
     except (ValueError, OSError) as exc:
