@@ -53,7 +53,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     # help is plain text, printed as written: Rich markup mode read "[default: ...]" as a style tag (and dropped
-    # it) and ":b:" as an emoji, in some 26 help strings
+    # it) and ":b:" as an emoji
     rich_markup_mode=None,
 )
 

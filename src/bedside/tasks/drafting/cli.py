@@ -369,7 +369,7 @@ def guard_eval_command(
         Path | None,
         typer.Option(
             help="JSONL labelled pairs (id, reference, candidate, match, kind, optional category); default: "
-            "bedside's own set and the outside-written held-out set, reported apart."
+            "bedside's own set and every outside-written set (development and held-out), each reported apart."
         ),
     ] = None,
     matcher: Annotated[
