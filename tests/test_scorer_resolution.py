@@ -113,3 +113,27 @@ def test_a_generic_scorer_that_cannot_run_here_fails_before_the_run(
     with pytest.raises(ValueError, match=r"cannot run on this machine: meteor \(METEOR unavailable: .*WordNet"):
         check_scorers(_Task(), ["meteor", "rougeL"])
     check_scorers(_Task(), ["rougeL", "own"])  # the others are not held up by it
+
+
+def test_a_wordnet_setting_that_names_no_wordnet_fails_the_run_before_it_starts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    config = tmp_path / "run.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "name": "check",
+                "task": "drafting",
+                "datasets": {"demo": {}},
+                "systems": {"thematic": {"type": "thematic"}},
+                "models": {"system": "scripted/x"},
+            }
+        ),
+        encoding="utf-8",
+    )
+    assert CliRunner().invoke(app, ["config", "check", str(config)]).exit_code == 0
+    monkeypatch.setenv("BEDSIDE_WORDNET", str(tmp_path / "nowhere"))
+    checked = CliRunner().invoke(app, ["config", "check", str(config)])
+    assert checked.exit_code == 1
+    assert "data.noun, data.verb, data.adj, data.adv not found in" in checked.output
+    assert str(tmp_path / "nowhere") in checked.output

@@ -419,7 +419,22 @@ def check_config(config: RunConfig, task: Task) -> list[str]:
                 f"it has {', '.join(sorted(task.systems))}"
             )
     check_options(task, config.datasets, config.systems)
+    _check_wordnet_setting()
     return scorers
+
+
+def _check_wordnet_setting() -> None:
+    """A ``BEDSIDE_WORDNET`` that names no WordNet fails the run before it starts, rather than every sample the
+    checkers read (the guard and the fidelity checker take antonyms from it)."""
+    import os
+
+    from bedside.text.wordnet import WORDNET_ENV, WordNetMissing, wordnet_folder
+
+    if os.environ.get(WORDNET_ENV):
+        try:
+            wordnet_folder()
+        except WordNetMissing as exc:
+            raise ValueError(str(exc)) from None
 
 
 def plan_run(
