@@ -167,3 +167,17 @@ def test_help_text_is_printed_as_written_not_read_as_markup() -> None:
     assert "[default: meteor, google_bleu, rougeL, chrf++, bleu]" in text
     assert "A:B: compare two metric rows" in text
     assert "[default: the two best metrics" in text
+
+
+def test_off_a_terminal_a_suggested_command_is_printed_on_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "from bedside.console import out; "
+        "out.print('3 error(s); every table: `bedside report a-very-long-run-name-0123456789 --store "
+        "sqlite:////a/rather/long/folder/name/that/goes/on/runs.sqlite`', highlight=False, markup=False)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.count("\n") == 1, done.stdout  # one line, however long
+    assert "--store sqlite:////a/rather/long/folder/name/that/goes/on/runs.sqlite`" in done.stdout

@@ -14,6 +14,10 @@ from rich.text import Text
 
 out = Console()
 err = Console(stderr=True)
+for _console in (out, err):
+    # Off a terminal (a log, CI, a pipe) a line is printed whole, not broken at rich's assumed 80 columns: a
+    # command a message suggests ("every table: `bedside report RUN --store URL`") stays one line to copy.
+    _console.soft_wrap = not _console.is_terminal
 
 
 def fail(exc: Exception) -> typer.Exit:
