@@ -262,19 +262,23 @@ def score_sample(task: Task, names: list[str], sample: Sample, output: Output) -
     return scores
 
 
+def unavailable(name: str) -> str | None:
+    """Why bedside's generic scorer ``name`` cannot run on this machine (the metric catalog's check: a missing
+    extra, WordNet not found), or None."""
+    from bedside.metrics.catalog import CATALOG
+
+    info = next((info for info in CATALOG if info.name == name), None)
+    return info.availability() if info is not None else None
+
+
 def check_scorers(task: Task, names: list[str]) -> list[ScorerResolution]:
     """Fail before the run starts on a scorer name neither bedside nor the task knows, one both define where the
     task does not say what its scorer reads, or a generic scorer that cannot run on this machine (a missing extra,
     WordNet's files not found: every sample would fail its scoring the same way); the resolution of every name
     otherwise."""
     resolved = resolve_scorers(task, names)
-    from bedside.metrics.catalog import CATALOG
-
-    checks = {info.name: info for info in CATALOG}
     missing = [
-        f"{r.name} ({reason})"
-        for r in resolved
-        if r.implementation == "bedside" and r.name in checks and (reason := checks[r.name].availability())
+        f"{r.name} ({reason})" for r in resolved if r.implementation == "bedside" and (reason := unavailable(r.name))
     ]
     if missing:
         raise ValueError(f"scorer(s) that cannot run on this machine: {'; '.join(missing)}")

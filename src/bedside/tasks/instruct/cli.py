@@ -611,8 +611,7 @@ def agreement_command(
     95% CI), the inter-rater row, each metric's win rates beside the clinicians' (learned metrics too, absent
     with the reason without a checkpoint), and metric comparisons."""
     from bedside.metrics import MetricUnavailableError
-    from bedside.metrics.catalog import CATALOG
-    from bedside.runs.scorers import GENERIC
+    from bedside.runs.scorers import GENERIC, unavailable
     from bedside.runs.task import Output, Sample
     from bedside.tasks.instruct import agreement, evaluation
 
@@ -626,10 +625,9 @@ def agreement_command(
         rows = []
         win_rates = {"clinicians": {r.model: r.win_rate for r in evaluation.table3(chosen).rows}}
         absent: list[str] = []
-        availability = {info.name: info.availability for info in CATALOG}
         for name in names:
             scorer = GENERIC[name]
-            if name in availability and (reason := availability[name]()):
+            if reason := unavailable(name):
                 absent.append(f"{name}: {reason}")  # absent, never zero: METEOR without WordNet, say
                 continue
 
