@@ -113,6 +113,9 @@ def test_a_negated_word_against_its_wordnet_antonym_is_two_flips_that_cancel() -
         "Keep the wound moist, not dry, under the dressing.", "Keep the wound dry, not wet, under the dressing."
     )
     assert swapped.verdict != "agree"
+    # nor where the negating side has a second "no" of its own: that one is a flip (found in reading the change)
+    second = guard.read("Do not let the dressing get wet and do not remove it.", "Keep the dressing dry and remove it.")
+    assert second.verdict == "conflict"
     # nor where nothing antonymous stands against the negated word
     assert (
         guard.read("Keep the bandage dry for two days.", "Don't let the bandage stay on for two days.").verdict

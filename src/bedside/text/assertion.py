@@ -105,6 +105,9 @@ class Polarity:
     negative: bool = False
     """The sentence holds a negation cue, whether or not a content word follows it ("No, never have"); "without"
     alone does not count."""
+    cues: int = 0
+    """How many negation cues the sentence holds ("without" not counted): "don't let it get wet and don't remove it"
+    has two."""
 
     def word(self, stem: str) -> str:
         return next((word for s, word in self.spelled if s == stem), stem)
@@ -146,8 +149,9 @@ class _Reader:
         negated = {word_stem(e.text) for e in doc.ents if e._.bedside_negated}
         affirmed = {word_stem(e.text) for e in doc.ents if not e._.bedside_negated}
         spelled = tuple(dict((word_stem(e.text), e.text) for e in doc.ents).items())
-        cues = {doc[start:end].text for _, start, end in (*preceding, *following)}
-        return Polarity(frozenset(negated), frozenset(affirmed), spelled, bool(cues - _WITHOUT))
+        cues = [doc[start:end].text for _, start, end in (*preceding, *following)]
+        counted = [cue for cue in cues if cue not in _WITHOUT]
+        return Polarity(frozenset(negated), frozenset(affirmed), spelled, bool(counted), len(counted))
 
 
 @lru_cache(maxsize=1)

@@ -898,11 +898,14 @@ def _negation_conflict(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict 
 
 
 def _opposite_negated(negating: ClinicalSignals, affirming: ClinicalSignals) -> bool:
-    """Whether one sentence negates a word whose WordNet antonym the other, negating nothing, affirms: "don't let
-    the bandage get wet" says "keep the bandage dry", two flips that cancel."""
+    """Whether one sentence, with a single "no", negates a word whose WordNet antonym the other, negating nothing,
+    affirms: "don't let the bandage get wet" says "keep the bandage dry", two flips that cancel. A second "no"
+    ("... and do not remove it" against "... and remove it") is a flip of its own."""
     from bedside.text.wordnet import antonym_table
 
-    if affirming.polarity.negated or affirming.refused:
+    if affirming.polarity.negated or affirming.refused or affirming.negated:
+        return False
+    if negating.polarity.cues + bool(negating.refused) != 1:
         return False
     table = antonym_table()
     plain = affirming.polarity.affirmed
