@@ -137,3 +137,30 @@ def test_a_wordnet_setting_that_names_no_wordnet_fails_the_run_before_it_starts(
     assert checked.exit_code == 1
     assert "data.noun, data.verb, data.adj, data.adv not found in" in checked.output
     assert str(tmp_path / "nowhere") in checked.output
+
+
+def test_a_run_whose_scorer_cannot_run_here_stops_before_it_opens_a_store(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    store = tmp_path / "runs" / "store.sqlite"
+    config = tmp_path / "run.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "name": "check",
+                "task": "instruct",
+                "datasets": {"synthetic": {}},
+                "systems": {"budgeted": {"type": "budgeted"}},
+                "models": {"system": "scripted/echo"},
+                "scorers": ["meteor"],
+                "store": str(store),
+            }
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("BEDSIDE_WORDNET", str(tmp_path / "nowhere"))
+    result = CliRunner().invoke(app, ["run", str(config)])
+    assert result.exit_code == 1
+    assert "scorer(s) that cannot run on this machine: meteor (METEOR unavailable" in " ".join(result.output.split())
+    assert " -> " not in result.output  # the run's store line is not printed
+    assert not store.exists()  # and no empty store is left behind

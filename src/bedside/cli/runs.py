@@ -147,6 +147,13 @@ def run_command(
     if dry_run:
         print_dry_run(loaded, retry_errors=retry_errors, cache=cache_choice, as_json=as_json)
         return
+    try:  # before anything is printed or a store is opened: a scorer that cannot run here, an unknown option
+        from bedside.runs.registry import resolve_task
+        from bedside.runs.runner import check_config
+
+        check_config(loaded, resolve_task(loaded.task))
+    except ValueError as exc:
+        raise fail(exc) from None
     if not as_json:
         from bedside.llm.secrets import scrub
 
