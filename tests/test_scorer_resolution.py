@@ -115,22 +115,19 @@ def test_a_generic_scorer_that_cannot_run_here_fails_before_the_run(
     check_scorers(_Task(), ["rougeL", "own"])  # the others are not held up by it
 
 
+def _run_config(folder: Path, **fields: object) -> Path:
+    """A one-model run config (scripted echo) with ``fields``, written to ``folder/run.yaml``."""
+    path = folder / "run.yaml"
+    path.write_text(
+        yaml.safe_dump({"name": "check", "models": {"system": "scripted/echo"}, **fields}), encoding="utf-8"
+    )
+    return path
+
+
 def test_a_wordnet_setting_that_names_no_wordnet_fails_the_run_before_it_starts(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    config = tmp_path / "run.yaml"
-    config.write_text(
-        yaml.safe_dump(
-            {
-                "name": "check",
-                "task": "drafting",
-                "datasets": {"demo": {}},
-                "systems": {"thematic": {"type": "thematic"}},
-                "models": {"system": "scripted/x"},
-            }
-        ),
-        encoding="utf-8",
-    )
+    config = _run_config(tmp_path, task="drafting", datasets={"demo": {}}, systems={"thematic": {"type": "thematic"}})
     assert CliRunner().invoke(app, ["config", "check", str(config)]).exit_code == 0
     monkeypatch.setenv("BEDSIDE_WORDNET", str(tmp_path / "nowhere"))
     checked = CliRunner().invoke(app, ["config", "check", str(config)])
@@ -143,20 +140,13 @@ def test_a_run_whose_scorer_cannot_run_here_stops_before_it_opens_a_store(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     store = tmp_path / "runs" / "store.sqlite"
-    config = tmp_path / "run.yaml"
-    config.write_text(
-        yaml.safe_dump(
-            {
-                "name": "check",
-                "task": "instruct",
-                "datasets": {"synthetic": {}},
-                "systems": {"budgeted": {"type": "budgeted"}},
-                "models": {"system": "scripted/echo"},
-                "scorers": ["meteor"],
-                "store": str(store),
-            }
-        ),
-        encoding="utf-8",
+    config = _run_config(
+        tmp_path,
+        task="instruct",
+        datasets={"synthetic": {}},
+        systems={"budgeted": {"type": "budgeted"}},
+        scorers=["meteor"],
+        store=str(store),
     )
     monkeypatch.setenv("BEDSIDE_WORDNET", str(tmp_path / "nowhere"))
     result = CliRunner().invoke(app, ["run", str(config)])
