@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bedside.cli import app
+from bedside.judges.verifier import VerifyScope
 from bedside.llm import ChatMessage, Completion, get_model
 from bedside.tasks.drafting.editjudge import edit_judge
 from bedside.tasks.drafting.evaluation import guard_uncertain
@@ -101,7 +102,7 @@ def test_a_drug_recogniser_that_raises_makes_the_pair_uncertain() -> None:
     assert reading.uncertain == "the drug recogniser failed: KeyError: 'dictionary'"
 
 
-def _judge(answer: str) -> tuple[GuardedMatcher, list[str]]:
+def _judge(answer: str, scope: VerifyScope = "uncertain") -> tuple[GuardedMatcher, list[str]]:
     """A lexical matcher behind the guard whose verifier is a scripted model answering ``answer``; the prompts it
     was sent are collected."""
     sent: list[str] = []
@@ -113,7 +114,7 @@ def _judge(answer: str) -> tuple[GuardedMatcher, list[str]]:
 
     from bedside.judges.verifier import MeaningVerifier
 
-    return GuardedMatcher(LexicalMatcher(threshold=0.3), verifier=MeaningVerifier(generate)), sent
+    return GuardedMatcher(LexicalMatcher(threshold=0.3), verifier=MeaningVerifier(generate, scope=scope)), sent
 
 
 def test_uncertain_matches_are_kept_flagged_or_refused_by_the_option_and_counted() -> None:
@@ -155,6 +156,40 @@ def test_a_verifier_decides_only_the_uncertain_pairs(
     asyncio.run(edit_judge("Take it every morning.", "Take it every morning.", matcher))
     asyncio.run(edit_judge("Take it every morning.", "Do not take it every morning.", matcher))
     assert len(sent) == 1  # agreement and conflicts are the rules' to decide: the verifier is not asked
+
+
+@pytest.mark.parametrize(("answer", "matched"), [("SAME", 1), ("DIFFERENT", 0), ("maybe", 1)])
+def test_a_verifier_of_scope_all_decides_every_pair_the_rules_pass(answer: str, matched: int) -> None:
+    """A reversal no rule reads passes the guard silently; a verifier asked about every passing pair can refuse it.
+    A rule's conflict is still the rules' own (the verifier is not asked)."""
+    matcher, sent = _judge(answer, scope="all")
+    assert matcher.name == "lexical[verified=all]"
+    same = ("Take it every morning.", "Take it every morning.")
+    assert matcher.guard.read(*same).uncertain is None  # the rules vouch for it: scope uncertain would not ask
+    result = asyncio.run(edit_judge(*same, matcher))
+    decision = result.decisions[0]
+    assert (result.counts.em, len(sent)) == (matched, 1)
+    if answer == "DIFFERENT":
+        conflict = "verifier: different meaning (the guard's rules found no conflict) (in: Take it every morning.)"
+        assert decision.conflicts == (conflict,)
+    elif answer == "maybe":  # no verdict: kept as the matcher decided, and counted uncertain, never a clean match
+        assert decision.uncertain is not None
+        assert decision.uncertain.startswith("the guard's rules found no conflict; the verifier gave no verdict")
+        assert result.uncertain == 1
+    else:
+        assert (decision.conflicts, decision.uncertain, result.uncertain) == ((), None, 0)
+    asyncio.run(edit_judge("Take it every morning.", "Do not take it every morning.", matcher))
+    assert len(sent) == 1
+
+
+def test_a_verifier_scope_is_one_of_two() -> None:
+    from bedside.judges.verifier import MeaningVerifier
+
+    async def generate(chat: list[ChatMessage]) -> Completion:
+        raise AssertionError("not called")
+
+    with pytest.raises(ValueError, match="verifier scope 'some': choose one of uncertain, all"):
+        MeaningVerifier(generate, scope="some")  # type: ignore[arg-type]
 
 
 def test_guard_eval_counts_uncertain_pairs_apart() -> None:
@@ -199,6 +234,38 @@ def test_guard_eval_asks_a_verifier_on_the_endpoint_for_the_uncertain_pairs(tmp_
     wrong = runner.invoke(app, [*base, "--uncertain", "maybe"])
     assert wrong.exit_code == 1
     assert "--uncertain 'maybe': choose one of keep, reject" in wrong.output
+
+
+def test_guard_eval_with_verify_scope_all_asks_about_every_pair_the_rules_pass(tmp_path: Path) -> None:
+    """A reversal the rules pass silently (the same words) is refused only by a verifier asked about every pair;
+    one the rules reject is never sent."""
+    path = tmp_path / "pairs.jsonl"
+    silent = ("Keep the splint on at night.", "Keep the splint on at night.")
+    rows = [
+        {"id": "r1", "reference": silent[0], "candidate": silent[1], "match": False, "kind": "unreadable"},
+        {"id": "r2", "reference": "Take it every morning.", "candidate": "Do not take it every morning.",
+         "match": False, "kind": "negation"},
+        {"id": "p1", "reference": ONE_WORD[0], "candidate": ONE_WORD[1], "match": True, "kind": "synonym"},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    rules = [(r"splint", "DIFFERENT"), (r"urgent care", "SAME")]
+    base = ["drafting", "guard-eval", "--pairs", str(path), "--json", "--no-cache"]
+    runner = CliRunner()
+    with ScriptedServer(rules) as server:
+        model = server.model_name("verifier")
+        uncertain_only = runner.invoke(app, [*base, "--verifier", model])
+        asked_uncertain = server.requests
+        every = runner.invoke(app, [*base, "--verifier", model, "--verify-scope", "all"])
+        asked_all = server.requests - asked_uncertain
+    assert uncertain_only.exit_code == 0, uncertain_only.output
+    assert every.exit_code == 0, every.output
+    assert json.loads(uncertain_only.stdout)["sets"][0]["matcher"]["reversed_matched"] == 1
+    matched = json.loads(every.stdout)["sets"][0]["matcher"]
+    assert (matched["reversed_matched"], matched["paraphrases_matched"]) == (0, 1)
+    assert (asked_uncertain, asked_all) == (1, 2)  # the negation is the rules' conflict: never sent
+    alone = runner.invoke(app, [*base, "--verify-scope", "all"])
+    assert alone.exit_code == 1
+    assert "--verify-scope all says which pairs a verifier decides: name one (--verifier)" in alone.output
 
 
 def test_a_run_counts_uncertain_decisions_and_asks_the_judge_role_when_told_to_verify(tmp_path: Path) -> None:

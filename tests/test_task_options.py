@@ -160,3 +160,11 @@ def test_fidelity_verify_without_the_combined_checker_is_refused_at_config_check
     assert "systems.a.options: fidelity_verify asks the judge" in flat
     assert "set fidelity_checker: combined (it is 'llm')" in flat
     check_config(config(task, system={"fidelity_verify": True, "fidelity_checker": "combined"}), resolve_task(task))
+
+
+def test_a_verify_scope_without_verify_is_refused_at_config_check() -> None:
+    """``verify_scope: all`` says which pairs the verifier decides; with no verifier it would change nothing."""
+    task = resolve_task("drafting")
+    with pytest.raises(OptionsError, match="verify_scope: all says which pairs the verifier decides: set verify"):
+        check_config(config("drafting", system={"verify_scope": "all"}), task)
+    check_config(config("drafting", system={"verify": True, "verify_scope": "all"}), task)

@@ -1,10 +1,12 @@
 """A model asked the one question the clinical-safety guard's rules could not answer: same meaning or not.
 
 The guard (:mod:`bedside.text.conflicts`) finds conflicts by rule and says *uncertain* where its rules cannot
-vouch for a pair (:mod:`bedside.text.alignment`). Those pairs, and only those, can be sent to a verifier: the
-user's own endpoint with a fixed, overridable prompt (``judges/same_meaning.j2``) that asks for one word, SAME or
-DIFFERENT. An answer that is neither leaves the pair uncertain (counted, never read as a match); a failed call
-is the run's failure like any other model call, never a default answer.
+vouch for a pair (:mod:`bedside.text.alignment`). Those pairs can be sent to a verifier: the user's own endpoint
+with a fixed, overridable prompt (``judges/same_meaning.j2``) that asks for one word, SAME or DIFFERENT. With
+``scope="all"`` the verifier also decides every pair the rules let through: a reversal of a kind no rule reads
+passes the guard silently (the outside-written sets hold 4 to 12 of 60), and only a reader of the whole meaning
+can refuse it, at one call per matched pair. An answer that is neither word leaves the pair uncertain (counted,
+never read as a match); a failed call is the run's failure like any other model call, never a default answer.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from bedside.prompts import render_chat
 
@@ -21,6 +23,8 @@ if TYPE_CHECKING:
     from bedside.llm import ChatMessage, Completion
 
 VERIFIER_TEMPLATE = "judges/same_meaning.j2"
+VerifyScope = Literal["uncertain", "all"]
+VERIFY_SCOPES: tuple[VerifyScope, ...] = ("uncertain", "all")
 _ANSWER = re.compile(r"\W*(SAME|DIFFERENT)\b", re.IGNORECASE)
 
 
@@ -44,20 +48,25 @@ def read_verdict(answer: str) -> Verdict:
 
 class MeaningVerifier:
     """Asks a model whether a draft sentence means what the clinician's does (``generate``: one chat in, one
-    completion out)."""
+    completion out). ``scope`` says which pairs the guard hands it: ``uncertain`` (those its rules cannot vouch
+    for) or ``all`` (every pair its rules find no conflict in)."""
 
     def __init__(
         self,
         generate: Callable[[list[ChatMessage]], Awaitable[Completion]],
         *,
         template: str | Path = VERIFIER_TEMPLATE,
+        scope: VerifyScope = "uncertain",
     ) -> None:
+        if scope not in VERIFY_SCOPES:
+            raise ValueError(f"verifier scope {scope!r}: choose one of {', '.join(VERIFY_SCOPES)}")
         self._generate = generate
         self.template = template
+        self.scope = scope
 
     async def verify(self, reference: str, candidate: str) -> Verdict:
         completion = await self._generate(render_chat(self.template, reference=reference, candidate=candidate))
         return read_verdict(completion.text)
 
 
-__all__ = ["VERIFIER_TEMPLATE", "MeaningVerifier", "Verdict", "read_verdict"]
+__all__ = ["VERIFIER_TEMPLATE", "VERIFY_SCOPES", "MeaningVerifier", "Verdict", "VerifyScope", "read_verdict"]

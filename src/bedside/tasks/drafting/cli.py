@@ -21,7 +21,7 @@ from bedside.inputs import read_text
 from bedside.tasks.drafting.editjudge import EditJudgement, Matcher, edit_judge, summarise
 
 if TYPE_CHECKING:
-    from bedside.judges.verifier import MeaningVerifier
+    from bedside.judges.verifier import MeaningVerifier, VerifyScope
     from bedside.tasks.drafting.guard import GuardEvaluation, GuardSet, MatchRates
 
 drafting_app = typer.Typer(
@@ -394,6 +394,13 @@ def guard_eval_command(
             "from your config or openai-compatible/NAME.",
         ),
     ] = None,
+    verify_scope: Annotated[
+        str,
+        typer.Option(
+            help="With --verifier: the pairs it decides, those the guard calls uncertain or all (every pair the "
+            "guard's rules pass: one call per matched pair).",
+        ),
+    ] = "uncertain",
     api_key_env: ApiKeyEnvOption = None,
     no_cache: NoCacheOption = False,
     leave_one_kind_out: Annotated[
@@ -417,11 +424,18 @@ def guard_eval_command(
     """The clinical-safety guard on labelled pairs: hard negatives rejected, paraphrases kept and pairs it could
     not vouch for (uncertain), per group, with Wilson 95% intervals; and what the default matcher behind the
     guard matches. Each set on its own lines."""
+    from bedside.judges.verifier import VERIFY_SCOPES
     from bedside.llm.errors import ModelError
     from bedside.tasks.drafting.guard import UNCERTAIN_POLICIES, GuardSet, builtin_guard_sets, read_guard_pairs
 
     if uncertain not in UNCERTAIN_POLICIES:
         raise fail(ValueError(f"--uncertain {uncertain!r}: choose one of {', '.join(UNCERTAIN_POLICIES)}"))
+    if verify_scope not in VERIFY_SCOPES:
+        raise fail(ValueError(f"--verify-scope {verify_scope!r}: choose one of {', '.join(VERIFY_SCOPES)}"))
+    if verify_scope != "uncertain" and verifier is None:
+        raise fail(
+            ValueError(f"--verify-scope {verify_scope} says which pairs a verifier decides: name one (--verifier)")
+        )
     try:
         sets = (
             builtin_guard_sets()
@@ -431,7 +445,9 @@ def guard_eval_command(
     except ValueError as exc:
         raise fail(exc) from None
     try:
-        measured = asyncio.run(_guard_measures(sets, matcher, uncertain, verifier, no_cache, api_key_env))
+        measured = asyncio.run(
+            _guard_measures(sets, matcher, uncertain, verifier, no_cache, api_key_env, scope=verify_scope)
+        )
     except ModelError as exc:
         raise fail(ValueError(f"the verifier failed: {exc}")) from None
     left_out = {}
@@ -472,6 +488,8 @@ async def _guard_measures(
     verifier: str | None,
     no_cache: bool,
     api_key_env: str | None,
+    *,
+    scope: VerifyScope = "uncertain",
 ) -> list[tuple[GuardSet, GuardEvaluation, MatchRates | None]]:
     """Each set's guard evaluation, and what the default matcher (behind the guard, with the verifier if one is
     named) matches in it."""
@@ -497,7 +515,7 @@ async def _guard_measures(
         async def generate(chat: Any) -> Any:
             return await llm.generate(chat, settings)
 
-        return await measure(MeaningVerifier(generate))
+        return await measure(MeaningVerifier(generate, scope=scope))
 
 
 def _guard_json(

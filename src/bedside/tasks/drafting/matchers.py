@@ -287,7 +287,8 @@ class GuardedMatcher:
     """Any matcher behind the clinical-safety guard (``mode`` reject or flag; see the module docstring).
 
     Where the guard cannot vouch for a candidate (its reading says *uncertain*, :mod:`bedside.text.alignment`)
-    a ``verifier`` decides if one is given; otherwise ``uncertain`` does: ``keep`` lets the matcher's decision
+    a ``verifier`` decides if one is given (with its scope ``all``, every pair the rules pass too); otherwise
+    ``uncertain`` does: ``keep`` lets the matcher's decision
     stand and ``reject`` refuses the candidate like a conflict. Either way the decision carries the reason
     (:attr:`Match.uncertain`) and is counted (``guard_uncertain``), apart from ``flagged`` (which keeps its
     meaning: an LLM answer aligned to the draft, or a conflict kept in flag mode).
@@ -316,21 +317,24 @@ class GuardedMatcher:
         self.uncertain = uncertain
         self.verifier = verifier
         tags = [f"guard={mode}"] * (mode != "reject") + [f"uncertain={uncertain}"] * (uncertain != "keep")
-        tags += ["verified"] * (verifier is not None)
+        if verifier is not None:
+            tags.append("verified" if verifier.scope == "uncertain" else f"verified={verifier.scope}")
         self.name = inner.name + (f"[{','.join(tags)}]" if tags else "")
 
     async def _judge(self, sentence: str, span: str) -> tuple[tuple[str, ...], str | None]:
         """The conflicts between ``sentence`` and ``span`` (a verifier's "different" is one), and why the pair is
-        still uncertain (None once the rules or the verifier decided)."""
+        still uncertain (None once the rules or the verifier decided). A rule's conflict is never sent to the
+        verifier; a pair the rules pass is, where its scope is ``all``."""
         reading = self.guard.read(sentence, span)
-        if reading.conflicts or reading.uncertain is None:
+        if reading.conflicts:
             return tuple(str(c) for c in reading.conflicts), None
-        if self.verifier is None:
+        if self.verifier is None or (reading.uncertain is None and self.verifier.scope == "uncertain"):
             return (), reading.uncertain
         verdict = await self.verifier.verify(sentence, span)
+        why = reading.uncertain or "the guard's rules found no conflict"
         if verdict.same is None:
-            return (), f"{reading.uncertain}; the verifier gave no verdict ({verdict.answer[:80]!r})"
-        return (() if verdict.same else (f"verifier: different meaning ({reading.uncertain})",)), None
+            return (), f"{why}; the verifier gave no verdict ({verdict.answer[:80]!r})"
+        return (() if verdict.same else (f"verifier: different meaning ({why})",)), None
 
     async def match(self, sentence: str, draft: str) -> Match:
         if isinstance(self.inner, SentenceMatcher):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Self
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from bedside.runs.options import Options
 
@@ -32,11 +32,25 @@ class SystemOptions(Options):
         description="a match the guard cannot vouch for, with no verifier: keep it (marked uncertain) or reject it",
     )
     verify: bool = Field(False, description="ask the judge role to decide the pairs the guard calls uncertain")
+    verify_scope: Literal["uncertain", "all"] = Field(
+        "uncertain",
+        description="with verify: the pairs the judge decides, those the guard calls uncertain or every match "
+        "its rules let through (one judge call per matched pair)",
+    )
     verifier_template: str | None = Field(None, description="the verifier's prompt (default judges/same_meaning.j2)")
     judge_template: str | None = Field(None, description="the llm matcher's prompt")
     min_content_share: float | None = Field(None, ge=0, le=1, description="the llm matcher's (default 0.25)")
     matcher_model: str | None = Field(None, description="a trained matcher's .npz")
     theme_source: Literal["classifier", "boxes"] = "classifier"
+
+    @model_validator(mode="after")
+    def _scope_needs_verify(self) -> Self:
+        # Caught at `config check`: a scope with no verifier would change nothing, silently.
+        if self.verify_scope != "uncertain" and not self.verify:
+            raise ValueError(
+                f"verify_scope: {self.verify_scope} says which pairs the verifier decides: set verify: true"
+            )
+        return self
 
 
 class RagOptions(SystemOptions):

@@ -120,7 +120,11 @@ async def _evaluate(case: PortalMessage, draft: str, options: Mapping[str, Any],
         if options.get("verify", False):
             from bedside.judges.verifier import VERIFIER_TEMPLATE, MeaningVerifier
 
-            verifier = MeaningVerifier(judge, template=options.get("verifier_template") or VERIFIER_TEMPLATE)
+            verifier = MeaningVerifier(
+                judge,
+                template=options.get("verifier_template") or VERIFIER_TEMPLATE,
+                scope=options.get("verify_scope", "uncertain"),
+            )
         matcher = make_matcher(
             options.get("matcher", "embedding"),
             judge,
