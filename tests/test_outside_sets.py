@@ -82,6 +82,11 @@ FROZEN = {
         "guard_heldout_13.jsonl",
     ): "fcfae3e4a2ef7b0a46e863c631923411db15f81c2ed69b2510ecb8d453b8f82c",
     ("bedside.sim", "fidelity_heldout_12.jsonl"): "8fd43f01b9f06e922b2add76f05e3dbd135cf70a721b1a9b851121df6fd72e9a",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_14.jsonl",
+    ): "bf8c6f3db7f927b58ec4988ea2b4fc0918a05f13cc9130dc9f108c68ed652db9",
+    ("bedside.sim", "fidelity_heldout_13.jsonl"): "f265b4be51ecb32f3378d88a2da67cca74774c73f80dad633d2d29184acd4b7c",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -93,9 +98,22 @@ def test_the_outside_sets_are_frozen_as_written() -> None:
 
 
 def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
-    own, dev, dev_2, dev_3, dev_4, dev_5, dev_6, dev_7, held_out_4, held_out_5, held_out_6, held_out_7, held_out_8 = (
-        builtin_guard_sets()
-    )
+    (
+        own,
+        dev,
+        dev_2,
+        dev_3,
+        dev_4,
+        dev_5,
+        dev_6,
+        dev_7,
+        held_out_4,
+        held_out_5,
+        held_out_6,
+        held_out_7,
+        held_out_8,
+        held_out_9,
+    ) = builtin_guard_sets()
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     for labelled, (rejected, kept, reversed_matched, matched) in (
         (dev, (55, 37, 5, 34)),  # raised as the rules improved (first 50, 34, 10, 31)
@@ -112,6 +130,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         (held_out_6, (43, 32, 17, 32)),  # unread; first 43, 31, 17, 31; one more kept with the refusing actions
         (held_out_7, (47, 27, 12, 27)),  # unread; the same with WordNet's antonyms and with the refusing actions
         (held_out_8, (43, 27, 16, 27)),  # unread; first 43, 26, 16, 26; one more kept with WordNet's double flips
+        (held_out_9, (43, 32, 17, 32)),  # measured once with the rules of cfcf7cd, unread
     ):
         assert (len(labelled.pairs), sum(not p.match for p in labelled.pairs)) == (100, 60)
         guard = evaluate_guard(labelled.pairs).total
@@ -125,9 +144,22 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
 
 def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurements() -> None:
     """Measured once when the guard learned to say uncertain: set 3 and 4 with their errors unread."""
-    _, dev, dev_2, dev_3, dev_4, dev_5, dev_6, dev_7, held_out_4, held_out_5, held_out_6, held_out_7, held_out_8 = (
-        builtin_guard_sets()
-    )
+    (
+        _,
+        dev,
+        dev_2,
+        dev_3,
+        dev_4,
+        dev_5,
+        dev_6,
+        dev_7,
+        held_out_4,
+        held_out_5,
+        held_out_6,
+        held_out_7,
+        held_out_8,
+        held_out_9,
+    ) = builtin_guard_sets()
     # (reversed pairs passed silently of 60, reversed matched / paraphrases matched of 60 / 40 with
     # uncertain=reject)
     for labelled, (silent, reversed_matched, matched) in (
@@ -143,6 +175,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         (held_out_6, (7, 7, 31)),  # unread; first 7, 7, 30
         (held_out_7, (4, 3, 26)),  # unread; first 4, 3, 27: one paraphrase uncertain with Snowball's stems
         (held_out_8, (12, 11, 23)),  # measured once, unread
+        (held_out_9, (9, 9, 31)),  # measured once, unread
     ):
         assert evaluate_guard(labelled.pairs).total.passed_silently <= silent, labelled.name
         rates = matcher_rates(labelled.pairs, REFUSING)
@@ -166,6 +199,7 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-29g": ((30, 8), (31, 23)),  # measured once with the fifth round's rules, unread
         "outside-written 2026-11-29h": ((35, 11), (35, 23)),  # measured once with the rules of 834b7b0, unread
         "outside-written 2026-11-29i": ((33, 9), (37, 17)),  # measured once with the rules of d18a18b, unread
+        "outside-written 2026-11-29j": ((40, 15), (33, 15)),  # measured once with the rules of cfcf7cd, unread
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

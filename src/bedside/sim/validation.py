@@ -367,6 +367,12 @@ BUILTIN_SENTENCE_SETS = (
         "d18a18b, before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_12.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-29j",
+        "written by a thirteenth writer who never read the rules nor any other set; measured once with the rules of "
+        "cfcf7cd, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_13.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

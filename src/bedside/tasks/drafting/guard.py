@@ -154,6 +154,13 @@ BUILTIN_SETS = (
         "rules after refusing actions and Snowball's stems (d18a18b), before any later change, totals only (its "
         "errors unread), frozen",
     ),
+    (
+        "outside-written, held out 9",
+        "guard_heldout_14.jsonl",
+        "written 2026-11-29 by a thirteenth writer who never read the rules nor any other set; measured once with "
+        "the rules after WordNet's double flips (cfcf7cd), before any later change, totals only (its errors "
+        "unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
