@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
+import socket
 from typing import Any
 
 import pytest
@@ -100,14 +102,18 @@ def test_client_errors_are_not_retried() -> None:
 
 
 def test_unreachable_endpoint_fails_at_once_naming_its_url() -> None:
-    """Nothing listens on port 9: retrying for half a minute cannot help (issue 35); see test_model_unreachable."""
+    """Nothing listens on the port: retrying for half a minute cannot help (issue 35); see test_model_unreachable.
+    The port is bound here and never listened on, so no other process can answer on it while the test runs."""
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"
 
-    async def run() -> None:
-        async with get_model("openai-compatible/x@http://127.0.0.1:9/v1", retry=FAST) as model:
-            await model.generate("ping")
+        async def run() -> None:
+            async with get_model(f"openai-compatible/x@{url}", retry=FAST) as model:
+                await model.generate("ping")
 
-    with pytest.raises(EndpointUnreachableError, match=r"cannot reach http://127\.0\.0\.1:9/v1"):
-        asyncio.run(run())
+        with pytest.raises(EndpointUnreachableError, match=f"cannot reach {re.escape(url)}"):
+            asyncio.run(run())
 
 
 def test_backoff_grows_and_stays_within_bounds() -> None:

@@ -65,7 +65,7 @@ def test_the_work_queue_holds_whole_samples_in_batches() -> None:
 
 def test_a_worker_held_up_by_a_slow_sample_leaves_the_rest_to_the_others(tmp_path: Path) -> None:
     """The first sample waits until 30 cells (of the 20 other samples' 40) have run. Dealt in turn, its worker
-    would own half of the samples and the other could run only 20 cells, so the wait would run to its 60 s limit;
+    would own half of the samples and the other could run only 20 cells, so the wait would run to its 300 s limit;
     from a shared queue, the other worker takes what the held one does not (it holds at most one more sample)."""
     marks = tmp_path / "marks"
     marks.mkdir()
@@ -147,9 +147,11 @@ def test_ctrl_c_keeps_finished_samples_and_the_same_command_finishes(tmp_path: P
                     assert time.monotonic() < deadline, log.read_text()
                     time.sleep(0.05)
                 os.killpg(run.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
-                server.release()
+                # the held requests stay held until the run has stopped: released at once, the workers could run
+                # the remaining samples before the driver stopped them, however briefly it was kept from running
                 assert run.wait(timeout=300) == 130, log.read_text()
             finally:
+                server.release()
                 if run.poll() is None:
                     run.kill()
         run_id = store.runs()[0]["id"]

@@ -167,8 +167,13 @@ def test_the_limits_actor_lost_mid_run_is_restarted_and_the_cap_holds(cluster: L
         assert summary["ran"] == 2 * samples
         # waiting callers waited: nothing failed; at most the 8 held requests were sent again (had the machine
         # been slow enough for them to time out while held)
-        assert 2 * samples <= server.stats()["requests"] <= 2 * samples + 8
-        assert server.stats()["max_in_flight"] <= 8  # the restarted limiter did not hand out the held slots again
+        stats = server.stats()
+        resent = stats["requests"] - 2 * samples
+        assert 0 <= resent <= 8
+        # the restarted limiter did not hand out the held slots again. A held request that timed out was sent
+        # again on its own slot while the server still held the abandoned one (it counts a request in flight
+        # until it answers): each such request may add one, never more
+        assert stats["max_in_flight"] <= 8 + resent
     _check_rows_exact(config, result["run_id"], samples)
 
 

@@ -121,8 +121,10 @@ def test_a_worker_killed_mid_run_still_finishes_exactly(local_ray: None, tmp_pat
             "kill",
             server.model_name(),
             samples=samples,
-            # also the killed worker's lease grace; long enough that no answer of a busy machine times out
-            options={"max_concurrency": 6, "timeout_s": 10.0},
+            # also the killed worker's lease grace (its slots stay taken that long: the run goes on in the other
+            # worker's); long enough that no request held until the kill times out on a busy machine (one that did
+            # would be sent again while the server still counted the abandoned one in flight)
+            options={"max_concurrency": 6, "timeout_s": 60.0},
             concurrency=12,
         )
         # The run cannot finish before the kill: after 80 requests the server holds the rest until released.

@@ -304,8 +304,8 @@ def test_a_running_run_whose_process_is_gone_is_listed_as_stale(tmp_path: Path) 
     from bedside.runs.store import LOCK_STALE_S, locks_table
 
     store = Store(str(tmp_path / "store.sqlite"))
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    dead_pid = int(dead.stdout)  # a pid that has exited (and was reaped)
+    # a pid no process can have (one above the kernel's largest), so it cannot be reused while the test runs
+    dead_pid = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
     here = socket.gethostname()
     for run_id, lock in [
         ("killed", {"host": here, "pid": dead_pid, "heartbeat": time.time()}),
