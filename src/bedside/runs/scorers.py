@@ -267,7 +267,7 @@ def unavailable(name: str) -> str | None:
     extra, WordNet not found), or None."""
     from bedside.metrics.catalog import CATALOG
 
-    info = next((info for info in CATALOG if info.name == name), None)
+    info = next((info for info in CATALOG if info.scorer == name), None)
     return info.availability() if info is not None else None
 
 
