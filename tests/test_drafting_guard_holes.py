@@ -219,6 +219,8 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
         "outside-written, held out 8",
         "outside-written, held out 9",
     ]
+    # named by the order they became dev or held-out sets; their files and pair ids by writer, said first
+    assert data["sets"][7]["provenance"].startswith("data/guard_heldout_8.jsonl: ")
     assert mine["scores"][0]["group"] == "all"
     assert mine["missed"] == []
     assert mine["matcher"]["reversed_matched"] == 0  # the earlier reversed pairs stay unmatched

@@ -166,9 +166,15 @@ BUILTIN_SETS = (
 
 
 def builtin_guard_sets() -> list[GuardSet]:
-    """The labelled sets that ship with bedside (:data:`BUILTIN_SETS`)."""
+    """The labelled sets that ship with bedside (:data:`BUILTIN_SETS`). Each provenance starts with its file: the
+    sets are named in the order they became development or held-out sets, the files (and pair ids) by writer."""
     return [
-        GuardSet(name, why, tuple(read_guard_pairs(builtin=file)), held_out=name.startswith("outside-written, held"))
+        GuardSet(
+            name,
+            f"data/{file}: {why}",
+            tuple(read_guard_pairs(builtin=file)),
+            held_out=name.startswith("outside-written, held"),
+        )
         for name, file, why in BUILTIN_SETS
     ]
 
