@@ -117,20 +117,21 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     for labelled, (rejected, kept, reversed_matched, matched) in (
         (dev, (55, 37, 5, 34)),  # raised as the rules improved (first 50, 34, 10, 31)
-        (dev_2, (43, 30, 17, 24)),  # first 34, 28, 26, 22
-        (dev_3, (45, 38, 15, 38)),  # first 42, 35, 18, 35
-        (dev_4, (47, 31, 13, 27)),  # first 40, 26, 20, 22
-        (dev_5, (48, 31, 12, 31)),  # first 47, 25, 13, 25 (unread then); its errors read in the fourth round
+        (dev_2, (48, 30, 12, 24)),  # first 34, 28, 26, 22
+        (dev_3, (49, 38, 11, 38)),  # first 42, 35, 18, 35
+        (dev_4, (51, 31, 9, 27)),  # first 40, 26, 20, 22
+        (dev_5, (51, 31, 9, 31)),  # first 47, 25, 13, 25 (unread then); its errors read in the fourth round
         # first 35, 22, 25, 22 (unread then); its errors read in the fifth round; one paraphrase lost to Snowball's
         # stems ("driving" now meets "drive", and "driving has to wait" is a no no rule reads)
-        (dev_6, (37, 27, 23, 27)),
-        (dev_7, (40, 36, 19, 36)),  # first 36, 32, 23, 32 (unread then); read in the fifth round
-        (held_out_4, (40, 35, 20, 34)),  # unread; first 37, 35, 23, 34; the fifth round; WordNet's antonyms
-        (held_out_5, (42, 33, 18, 31)),  # unread; first 42, 32, 18, 30; one more kept with WordNet's double flips
-        (held_out_6, (43, 32, 17, 32)),  # unread; first 43, 31, 17, 31; one more kept with the refusing actions
-        (held_out_7, (47, 27, 12, 27)),  # unread; the same with WordNet's antonyms and with the refusing actions
-        (held_out_8, (43, 27, 16, 27)),  # unread; first 43, 26, 16, 26; one more kept with WordNet's double flips
-        (held_out_9, (43, 32, 17, 32)),  # measured once with the rules of cfcf7cd, unread
+        (dev_6, (40, 27, 20, 27)),
+        (dev_7, (44, 36, 16, 36)),  # first 36, 32, 23, 32 (unread then); read in the fifth round
+        # unread; each measured once more with urgency, routes, certainty and step order (the round of 2026-11-29)
+        (held_out_4, (42, 35, 18, 34)),  # first 37, 35, 23, 34; the fifth round; WordNet's antonyms
+        (held_out_5, (46, 32, 14, 30)),  # first 42, 32, 18, 30; +1 with double flips; -1 paraphrase with steps
+        (held_out_6, (44, 32, 16, 32)),  # first 43, 31, 17, 31; one more kept with the refusing actions
+        (held_out_7, (51, 27, 9, 27)),  # first 47, 27, 12, 27
+        (held_out_8, (45, 27, 15, 27)),  # first 43, 26, 16, 26; one more kept with WordNet's double flips
+        (held_out_9, (45, 32, 15, 32)),  # first 43, 32, 17, 32 (the rules of cfcf7cd)
     ):
         assert (len(labelled.pairs), sum(not p.match for p in labelled.pairs)) == (100, 60)
         guard = evaluate_guard(labelled.pairs).total
@@ -164,18 +165,18 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
     # uncertain=reject)
     for labelled, (silent, reversed_matched, matched) in (
         (dev, (1, 1, 31)),  # raised as the rules improved (first 2, 2, 28)
-        (dev_2, (7, 7, 23)),  # first 12, 12, 21
-        (dev_3, (3, 3, 16)),  # first 4, 4, 16
-        (dev_4, (4, 4, 25)),  # first 4, 4, 20
-        (dev_5, (7, 7, 28)),  # first 8, 8, 23
-        (dev_6, (9, 9, 26)),  # first 10, 10, 21 (unread then); one paraphrase lost to Snowball's stems
-        (dev_7, (8, 7, 29)),  # first 9, 8, 27 (unread then)
-        (held_out_4, (7, 7, 29)),  # unread; first 8, 8, 29
-        (held_out_5, (9, 9, 22)),  # unread; first 9, 9, 21
+        (dev_2, (3, 3, 23)),  # first 12, 12, 21
+        (dev_3, (2, 2, 17)),  # first 4, 4, 16
+        (dev_4, (1, 1, 25)),  # first 4, 4, 20
+        (dev_5, (4, 4, 28)),  # first 8, 8, 23
+        (dev_6, (6, 6, 26)),  # first 10, 10, 21 (unread then); one paraphrase lost to Snowball's stems
+        (dev_7, (4, 4, 29)),  # first 9, 8, 27 (unread then)
+        (held_out_4, (5, 5, 29)),  # unread; first 8, 8, 29
+        (held_out_5, (7, 7, 22)),  # unread; first 9, 9, 21
         (held_out_6, (7, 7, 31)),  # unread; first 7, 7, 30
-        (held_out_7, (4, 3, 26)),  # unread; first 4, 3, 27: one paraphrase uncertain with Snowball's stems
-        (held_out_8, (12, 11, 23)),  # measured once, unread
-        (held_out_9, (9, 9, 31)),  # measured once, unread
+        (held_out_7, (2, 2, 26)),  # unread; first 4, 3, 27: one paraphrase uncertain with Snowball's stems
+        (held_out_8, (10, 10, 23)),  # unread; first 12, 11, 23
+        (held_out_9, (8, 8, 31)),  # unread; first 9, 9, 31
     ):
         assert evaluate_guard(labelled.pairs).total.passed_silently <= silent, labelled.name
         rates = matcher_rates(labelled.pairs, REFUSING)

@@ -41,6 +41,27 @@ def kinds(reference: str, candidate: str) -> set[str]:
             "opposite",
         ),
         ("Your pain has been starting earlier each day.", "Your pain has been starting later each day.", "opposite"),
+        # 2026-11-29: urgency, route, certainty and the order of two steps
+        (
+            "If your lips swell, call 911 right away.",
+            "If your lips swell, bring it up at your next clinic visit.",
+            "opposite",
+        ),
+        ("If the cut keeps bleeding, go straight to the ER.", "If the cut keeps bleeding, wait and see.", "opposite"),
+        ("Let the tablet dissolve under your tongue.", "Swallow the tablet with a glass of water.", "opposite"),
+        ("Put one suppository into your back passage at night.", "Take one suppository by mouth at night.", "opposite"),
+        ("The MRI confirmed a torn ligament.", "The MRI could not rule out a torn ligament.", "opposite"),
+        (
+            "A little swelling after the injection is expected.",
+            "A little swelling after the injection is a warning sign.",
+            "opposite",
+        ),
+        (
+            "Wash your hands first, then change the dressing.",
+            "Change the dressing first, then wash your hands.",
+            "order",
+        ),
+        ("Eat something before you inject the insulin.", "Inject the insulin before you eat anything.", "order"),
     ],
 )
 def test_a_reversal_conflicts_in_its_slot(reference: str, candidate: str, kind: str) -> None:
@@ -68,6 +89,15 @@ def test_a_reversal_conflicts_in_its_slot(reference: str, candidate: str, kind: 
         ("Your ECG is normal.", "Your ECG is not abnormal."),
         ("Stop the rivaroxaban three days ahead of the biopsy.", "Stop the rivaroxaban 3 days before the biopsy."),
         ("Take the levothyroxine at 6 am.", "Take the levothyroxine once a day, in the morning."),
+        # 2026-11-29: urgency, route, certainty and the order of two steps
+        ("Call 911 right away if you faint.", "If you faint, call an ambulance immediately."),
+        ("The scan showed a small kidney stone.", "The scan confirmed a small kidney stone."),
+        ("Wash your hands first, then change the dressing.", "Change the dressing after you wash your hands."),
+        (
+            "Before taking the next dose, call us if you have a rash.",
+            "Call us if you have a rash before you take the next dose.",
+        ),
+        ("Leave the drain in until then.", "Keep the drain in place until then."),
     ],
 )
 def test_a_paraphrase_does_not(reference: str, candidate: str) -> None:
@@ -76,6 +106,12 @@ def test_a_paraphrase_does_not(reference: str, candidate: str) -> None:
 
 def test_a_sentence_naming_both_sides_is_not_aligned() -> None:
     assert "opposite" not in kinds("Use ice, not heat.", "Use heat.")  # the reference names both: no alignment
+    # (the "no" each of these says is the negation rule's to read, not the opposites')
+    urgent = ("Call 911 now rather than mentioning it at your next visit.", "Don't wait for your next visit: call 911.")
+    assert "opposite" not in kinds(*urgent)
+    assert "opposite" not in kinds(
+        "Put the tablet under your tongue; do not swallow it.", "Let it melt under your tongue."
+    )
 
 
 def test_the_opposites_cite_their_source() -> None:

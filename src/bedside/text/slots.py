@@ -20,6 +20,9 @@ slot of a sentence as ``(kind, key, value)``:
   a condition's signs are joined by ``or`` (``either``) or ``and`` (``both``).
 - **opposite**: one side of a pair of clinical opposites from ``data/opposites.toml`` (cold or heat, benign or
   malignant, still or no longer contagious...), each entry citing where the opposition comes from.
+- **order**: which of two steps comes first, where a sentence says so ("check your sugar first, and then give the
+  insulin", "call 911 after using the EpiPen", "wait for the result before starting"), keyed by each content word
+  (stemmed) of either step, valued ``first`` or ``second``. A word in both steps says nothing.
 
 Two sentences conflict in a slot when they fill the same kind and key with different values and neither also
 holds the other's: a sentence that names both sides ("ice, not heat") cannot be aligned and does not conflict.
@@ -34,6 +37,8 @@ import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+
+from bedside.text.assertion import word_stem
 
 Slot = tuple[str, str, str]
 
@@ -127,6 +132,24 @@ _CONDITION_CLAUSE = re.compile(r"\b(?:if|when|whenever|unless)\b(?P<clause>[^,;:
 _JOIN = re.compile(r"\b(or|and)\b")
 """Two signs joined in a condition: "call 911 if you notice a droopy face or slurred speech" asks for either,
 "... a droopy face and slurred speech" for both."""
+_THEN = re.compile(r"(?:,|\band)\s+(?:only\s+)?then\b")
+"""A second step: ", then" or "and then" ("until then", "by then" are a time, not a step)."""
+_STEP_CLAUSE = re.compile(r"\b(?P<v>before|after)\s+(?=you\b|[a-z]+ing\b)")
+"""A step said as a clause ("before using the EpiPen", "after you check"), not a time ("before meals")."""
+_CLAUSE_END = re.compile(r"[,;:]|\b(?:because|since|so|but|while|unless|if|when|as)\b")
+"""Where a "before"/"after" clause ends: its comma, or the next clause's conjunction ("before you are seen since it
+can mask a fever")."""
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_NOT_A_STEP_WORD = frozenset(
+    [
+        "first", "then", "only", "and", "or", "but", "so", "please", "also", "will", "can", "could", "should",
+        "must", "need", "we", "us", "i", "me", "do", "don't", "not", "if", "how", "much", "many", "what", "right",
+        "away", "now", "today", "usual", "wait", "for", "of", "on", "in", "at", "by", "with", "up", "let", "go",
+        "come", "make", "sure", "start", "give", "take", "use", "until",
+    ]
+)  # fmt: skip
+"""Words that name no step of their own (and the commonest verbs of any step: "take", "give", "use"): kept out of
+the order keys, which are what each step is about."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +158,10 @@ class OppositePair:
     a: tuple[str, ...]
     b: tuple[str, ...]
     source: str
+    a_patterns: tuple[str, ...] = ()
+    b_patterns: tuple[str, ...] = ()
+    """Regular expressions for a side said in too many words to list ("at your next eye appointment", "at your
+    next therapy session"), matched on the lower-cased sentence like the phrases."""
 
 
 @lru_cache(maxsize=1)
@@ -142,7 +169,14 @@ def opposite_pairs() -> tuple[OppositePair, ...]:
     """The clinical opposites in ``data/opposites.toml``, each with its source."""
     text = (resources.files("bedside.text") / "data" / "opposites.toml").read_text(encoding="utf-8")
     return tuple(
-        OppositePair(entry["name"], tuple(entry["a"]), tuple(entry["b"]), entry["source"])
+        OppositePair(
+            entry["name"],
+            tuple(entry["a"]),
+            tuple(entry["b"]),
+            entry["source"],
+            tuple(entry.get("a_patterns", ())),
+            tuple(entry.get("b_patterns", ())),
+        )
         for entry in tomllib.loads(text)["pair"]
     )
 
@@ -153,7 +187,13 @@ def _opposite_patterns() -> tuple[tuple[re.Pattern[str], str, str], ...]:
         (phrase, pair.name, side) for pair in opposite_pairs() for side in ("a", "b") for phrase in getattr(pair, side)
     ]
     phrases.sort(key=lambda found: -len(found[0]))
-    return tuple((re.compile(rf"\b{re.escape(p)}\b"), name, side) for p, name, side in phrases)
+    patterns = [
+        (re.compile(pattern), pair.name, side)
+        for pair in opposite_pairs()
+        for side in ("a", "b")
+        for pattern in getattr(pair, f"{side}_patterns")
+    ]
+    return tuple((re.compile(rf"\b{re.escape(p)}\b"), name, side) for p, name, side in phrases) + tuple(patterns)
 
 
 _PHRASE_END = frozenset(
@@ -234,6 +274,7 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
     for pattern, value in ((_UP, "up"), (_DOWN, "down")):
         if pattern.search(lowered):
             slots.add(("direction", "", value))
+    slots.update(_order(lowered))
     for clause in _CONDITION_CLAUSE.finditer(lowered):
         for join in _JOIN.finditer(clause.group("clause")):
             slots.add(("joined", "condition", "either" if join.group(1) == "or" else "both"))
@@ -248,16 +289,49 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
     return frozenset(slots), lowered
 
 
+def _order(lowered: str) -> set[Slot]:
+    """``("order", stem, "first"|"second")`` for each content word of two steps a sentence puts in order: around
+    one ", then" / "and then", or one "before"/"after" clause (to its comma or the next clause: "before taking the
+    pills, phone us" puts the call first). A sentence with more than one such marker is not read (which step is
+    which would be a guess)."""
+    thens, clauses = list(_THEN.finditer(lowered)), list(_STEP_CLAUSE.finditer(lowered))
+    if len(thens) + len(clauses) != 1:
+        return set()
+    if thens:
+        first, second = lowered[: thens[0].start()], lowered[thens[0].end() :]
+    else:  # the clause runs to its comma; the rest of the sentence is the other step, wherever it stands
+        marker = clauses[0]
+        end = _CLAUSE_END.search(lowered, marker.end())
+        stop = end.start() if end else len(lowered)
+        clause, rest = lowered[marker.end() : stop], lowered[: marker.start()] + " " + lowered[stop:]
+        first, second = (clause, rest) if marker.group("v") == "after" else (rest, clause)
+    steps = []
+    for part in (first, second):
+        words = {word_stem(w) for w in _WORD.findall(part) if w not in _NOT_A_STEP_WORD and w not in _FILLER}
+        steps.append(words)
+    shared = steps[0] & steps[1]
+    return {
+        ("order", w, value) for words, value in zip(steps, ("first", "second"), strict=True) for w in words - shared
+    }
+
+
 def slot_conflicts(reference: frozenset[Slot], candidate: frozenset[Slot]) -> list[tuple[str, str, str]]:
     """``(kind, reference's value, candidate's value)`` for each slot the two sentences fill differently, where
     neither sentence also fills it the other's way."""
     found = []
+    reordered: dict[str, list[str]] = {"first": [], "second": []}
     for kind, key, value in sorted(reference):
         theirs = {v for k, s, v in candidate if (k, s) == (kind, key)}
         mine = {v for k, s, v in reference if (k, s) == (kind, key)}
         if theirs and not theirs & mine and len(mine) == 1:
+            if kind == "order":  # one conflict for the steps swapped, not one per word of them
+                reordered[value].append(key)
+                continue
             shown = f"{key} " if key else ""
             found.append((kind, f"{value} {shown}".strip(), f"{'/'.join(sorted(theirs))} {shown}".strip()))
+    if reordered["first"] or reordered["second"]:
+        steps = " / ".join(" ".join(words) for words in reordered.values() if words)
+        found.append(("order", f"{steps} in this order", "the other way round"))
     return found
 
 
