@@ -110,3 +110,43 @@ def test_the_report_sorts_cells_by_the_headline_metric_and_marks_the_best(tmp_pa
     sorted_by = next(p for p in soup.find_all("p") if p.get_text().startswith("Cells sorted by"))
     assert [code.get_text() for code in sorted_by.find_all("code")] == ["content_f1", "bedside compare"]
     assert not [p.get_text() for p in soup.find_all("p") if "`" in p.get_text()]  # code spans, never backticks
+
+
+def test_a_model_that_answered_nothing_and_a_cut_short_run_are_listed_never_ranked(tmp_path: Path) -> None:
+    """A sweep must not mislead: a model whose every sample failed is a row that says so (it used to vanish), and
+    a cell of an interrupted run counts what it answered against what its run planned, not against what it
+    stored (4 of 14 stored read as 100% answered and were ranked beside finished runs)."""
+    with ScriptedServer() as good, ScriptedServer(faults="500=1.0") as broken:
+        path = _run(
+            tmp_path,
+            good,
+            models={"system": [good.model_name("good-1"), broken.model_name("broken")]},
+            model_options={"system": {"max_retries": 0}},
+        )
+        assert runner.invoke(app, ["run", str(path), "--no-cache"]).exit_code != 0  # every broken sample failed
+    store_path = tmp_path / "store.sqlite"
+    store = ["--store", str(store_path)]
+    (board,) = json.loads(runner.invoke(app, ["leaderboard", *store, "--json"]).stdout)
+    ranked_good, failed = board["entries"]
+    assert (ranked_good["model"], ranked_good["rank"]) == ("openai-compatible/good-1", "1")
+    assert (failed["model"], failed["rank"], failed["n"], failed["mean"]) == ("openai-compatible/broken", "-", 0, None)
+    assert failed["note"] == "answered none of its 4 samples: not ranked"
+    shown = runner.invoke(app, ["leaderboard", *store], env={"COLUMNS": "250"})
+    assert "answered none of its 4 samples" in line_with(shown.stdout, "- | zero_shot | openai-compatible/broken")
+
+    opened = Store(str(store_path))  # the same cells, as an interrupted run leaves them: 14 planned, 4 stored
+    try:
+        (run,) = opened.runs()
+        # and a third model that stored nothing at all (its endpoint down when the run stopped)
+        planned = {cell: 14 for cell in run["planned"]} | {"demo/zero_shot/openai-compatible/down": 14}
+        opened.set_planned(run["id"], planned)
+        opened.finish_run(run["id"], "interrupted")
+    finally:
+        opened.close()
+    (board,) = json.loads(runner.invoke(app, ["leaderboard", *store, "--json"]).stdout)
+    cut_short = board["entries"][0]
+    assert (cut_short["model"], cut_short["rank"]) == ("openai-compatible/good-1", "-")
+    assert cut_short["note"] == "answered 29% of its samples (< 90%): not ranked; run interrupted"
+    down = next(e for e in board["entries"] if e["model"] == "openai-compatible/down")
+    assert (down["system"], down["n"], down["errors"]) == ("zero_shot", 0, 0)
+    assert down["note"] == "answered none of its 14 samples: not ranked; run interrupted"

@@ -755,7 +755,14 @@ def leaderboard_command(
         typer.echo(
             json.dumps(
                 [
-                    {**dataclasses.asdict(b), "entries": [{**dataclasses.asdict(e), "rank": e.rank} for e in b.entries]}
+                    {
+                        **dataclasses.asdict(b),
+                        "entries": [
+                            {**dataclasses.asdict(e), "rank": e.rank, "answered": e.answered, "note": e.note}
+                            | ({"mean": None, "low": None, "high": None} if e.n == 0 else {})
+                            for e in b.entries
+                        ],
+                    }
                     for b in boards
                 ],
                 indent=2,
@@ -769,8 +776,8 @@ def leaderboard_command(
         raise typer.Exit(1)
     for board in boards:
         rows = [
-            [e.rank, e.system, e.model, f"{e.mean:.4g} [{e.low:.4g}, {e.high:.4g}]", str(e.n), f"{e.answered:.0%}",
-             str(e.errors), e.run, e.flag]
+            [e.rank, e.system, e.model, f"{e.mean:.4g} [{e.low:.4g}, {e.high:.4g}]" if e.n else "-", str(e.n),
+             f"{e.answered:.0%}", str(e.errors), e.run, e.note]
             for e in board.entries
         ]  # fmt: skip
         title = f"{board.task} / {board.dataset}: {board.metric} ({'lower' if board.ascending else 'higher'} is better)"

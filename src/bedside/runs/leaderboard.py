@@ -15,16 +15,19 @@ whose 95% interval lies wholly above its own (surely better) to the number of ce
 lies wholly below it (surely worse). Exact ties and overlapping intervals share places: 28 cells tied at 0.05
 [0, 0.15] all read 1–28, none "#1". Entries are listed best mean first, ties by more samples scored.
 
-**Incomplete cells are not ranked.** A cell that answered fewer than ``min_complete`` (default 0.9) of its samples
-(the rest stored as errors) is listed after the ranked ones, flagged, with no rank: its mean is over the samples
-it could answer, which are not the others' samples.
+**Incomplete cells are not ranked.** A cell that answered fewer than ``min_complete`` (default 0.9) of the
+samples its run planned (the rest stored as errors, or never run: an interrupted or failed run) is listed after the
+ranked ones, flagged, with no rank: its mean is over the samples it could answer, which are not the others'
+samples. A cell that answered none is listed too, with no mean: a model whose endpoint was down is a row that
+says so, never a row that is missing. A cell of a run that did not finish says so in its note.
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bedside.runs.report import _summaries, declared_scorers, headline_metric, metric_order
@@ -50,18 +53,31 @@ class Entry:
     high: float
     errors: int
     samples: int = 0
-    """Rows of the cell (samples × epochs), answered or stored as errors."""
+    """The cell's samples (× epochs) its run planned (answered, stored as errors or never run); where the store
+    has no plan (an older bedside), the rows stored."""
     rank_low: int | None = None
     """Best place the cell's interval allows (None: not ranked, see ``flag``)."""
     rank_high: int | None = None
     """Worst place the cell's interval allows."""
     flag: str = ""
     """Why the cell is not ranked ("answered 25% of its samples"), or ""."""
+    status: str = "finished"
+    """Its run's status: a cell of an interrupted, failed or still running run says so in its note."""
+    stored: int | None = None
+    """Rows stored (answered or errors); None: all ``samples`` were (the share answered is then theirs less the
+    errors)."""
 
     @property
     def answered(self) -> float:
-        """Share of the cell's samples answered (not stored as errors)."""
-        return (self.samples - self.errors) / self.samples if self.samples else 0.0
+        """Share of the cell's planned samples answered (stored, and not as errors)."""
+        stored = self.samples if self.stored is None else self.stored
+        return (stored - self.errors) / self.samples if self.samples else 0.0
+
+    @property
+    def note(self) -> str:
+        """The flag, and the run's status when it did not finish."""
+        unfinished = f"run {self.status}" if self.status != "finished" else ""
+        return "; ".join(part for part in (self.flag, unfinished) if part)
 
     @property
     def rank(self) -> str:
@@ -110,18 +126,25 @@ def leaderboard(
         by_cell: dict[str, list[ResultRow]] = defaultdict(list)
         for row in rows:
             by_cell[row.cell].append(row)
-        for cell_rows in by_cell.values():
-            summaries = _summaries(cell_rows, [chosen], int(run["config"].get("seed", 0)))
-            if not summaries:
-                continue
-            s = summaries[0]
-            first = cell_rows[0]
+        planned: dict[str, int] = run.get("planned") or {}
+        status = str(run.get("status") or "finished")
+        for cell in sorted(set(by_cell) | set(planned)):
+            cell_rows = by_cell.get(cell, [])
+            summaries = _summaries(cell_rows, [chosen], int(run["config"].get("seed", 0))) if cell_rows else []
+            n, mean, low, high = (
+                (summaries[0].n, summaries[0].mean, summaries[0].low, summaries[0].high)
+                if summaries
+                else (0, math.nan, math.nan, math.nan)
+            )
+            dataset, system, model = (
+                (cell_rows[0].dataset, cell_rows[0].system, cell_rows[0].model) if cell_rows else _cell_parts(cell)
+            )
             errors = sum(r.status == "error" for r in cell_rows)
             entry = Entry(
-                run["task"], first.dataset, first.system, first.model, run["id"], chosen, s.n, s.mean, s.low, s.high,
-                errors, len(cell_rows),
+                run["task"], dataset, system, model, run["id"], chosen, n, mean, low, high, errors,
+                max(planned.get(cell, 0), len(cell_rows)), status=status, stored=len(cell_rows),
             )  # fmt: skip
-            groups[(run["task"], first.dataset, chosen)].append(entry)
+            groups[(run["task"], dataset, chosen)].append(entry)
     return [
         Board(
             task_name,
@@ -134,6 +157,13 @@ def leaderboard(
     ]
 
 
+def _cell_parts(cell: str) -> tuple[str, str, str]:
+    """dataset, system and model of a cell id (``dataset/system/model``; the model may hold a ``/`` itself)."""
+    dataset, _, rest = cell.partition("/")
+    system, _, model = rest.partition("/")
+    return dataset, system, model
+
+
 def _ascending(task: str, metric: str, asked: bool | None) -> bool:
     """Lower first when asked, or, when not asked, when the task says lower is better for the metric."""
     if asked is not None:
@@ -144,11 +174,14 @@ def _ascending(task: str, metric: str, asked: bool | None) -> bool:
 
 
 def ranked(entries: Sequence[Entry], *, ascending: bool = False, min_complete: float = MIN_COMPLETE) -> list[Entry]:
-    """The entries with rank intervals, best first, the incomplete ones after them, flagged and unranked."""
-    from dataclasses import replace
-
+    """The entries with rank intervals, best first, the incomplete ones after them, flagged and unranked (those
+    with no scored sample last)."""
     sign = 1.0 if ascending else -1.0
-    complete = [e for e in entries if e.answered >= min_complete]
+
+    def order(e: Entry) -> tuple[bool, float, int, str, str, str]:
+        return (e.n == 0, 0.0 if e.n == 0 else sign * e.mean, -e.n, e.system, e.model, e.run)
+
+    complete = [e for e in entries if e.answered >= min_complete and e.n > 0]
     out = []
     for entry in complete:
         if ascending:
@@ -158,11 +191,15 @@ def ranked(entries: Sequence[Entry], *, ascending: bool = False, min_complete: f
             better = sum(o.low > entry.high for o in complete)
             worse = sum(o.high < entry.low for o in complete)
         out.append(replace(entry, rank_low=1 + better, rank_high=len(complete) - worse))
-    out.sort(key=lambda e: (sign * e.mean, -e.n, e.system, e.model, e.run))
-    incomplete = [
-        replace(e, flag=f"answered {e.answered:.0%} of its samples (< {min_complete:.0%}): not ranked")
-        for e in entries
-        if e.answered < min_complete
-    ]
-    incomplete.sort(key=lambda e: (sign * e.mean, -e.n, e.system, e.model, e.run))
+    out.sort(key=order)
+    incomplete = [replace(e, flag=_why_unranked(e, min_complete)) for e in entries if e not in complete]
+    incomplete.sort(key=order)
     return out + incomplete
+
+
+def _why_unranked(entry: Entry, min_complete: float) -> str:
+    if entry.answered == 0:
+        return f"answered none of its {entry.samples} samples: not ranked"
+    if entry.answered < min_complete:
+        return f"answered {entry.answered:.0%} of its samples (< {min_complete:.0%}): not ranked"
+    return f"no answered sample scored {entry.metric}: not ranked"
