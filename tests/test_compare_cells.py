@@ -12,10 +12,10 @@ import yaml
 from typer.testing import CliRunner
 
 from bedside.cli import app
-from bedside.runs import load_config
+from bedside.runs import Store, load_config
 from bedside.runs.gates import WorseGate, check_worse, parse_worse_gate
 from bedside.runs.pairing import CellKey, PairingError, baseline_pairs, pair_cells, parse_selection
-from bedside.runs.report import MetricComparison
+from bedside.runs.report import CellPair, Comparison, MetricComparison
 from bedside.testing import ScriptedServer
 
 runner = CliRunner()
@@ -85,26 +85,38 @@ def test_a_bad_selection_is_named(text: str, message: str) -> None:
     assert str(caught.value) == message
 
 
-def _row(low: float, high: float, metric: str = "f1") -> MetricComparison:
-    return MetricComparison("a", "b", metric, 40, 0.5, 0.5 + (low + high) / 2, (low + high) / 2, low, high, 0.5)
+def _row(low: float, high: float, metric: str = "f1") -> Comparison:
+    """One pair of cells (a, b) compared on one metric."""
+    row = MetricComparison("a", "b", metric, 40, 0.5, 0.5 + (low + high) / 2, (low + high) / 2, low, high, 0.5)
+    return Comparison([row], [CellPair("a", "b", 40)])
 
 
 def test_the_relative_gate_is_non_inferiority_on_the_paired_interval() -> None:
     assert parse_worse_gate("content_f1:0.02") == WorseGate("content_f1", 0.02)
     assert parse_worse_gate("concept_f1[mesh]") == WorseGate("concept_f1[mesh]", 0.0)
-    (inside,) = check_worse([_row(-0.01, 0.03)], [WorseGate("f1", 0.02)])
+    (inside,) = check_worse(_row(-0.01, 0.03), [WorseGate("f1", 0.02)])
     assert inside.passed
-    (beyond,) = check_worse([_row(-0.03, 0.01)], [WorseGate("f1", 0.02)])
+    (beyond,) = check_worse(_row(-0.03, 0.01), [WorseGate("f1", 0.02)])
     assert not beyond.passed
     assert beyond.reason == (
         "b vs a: f1 B − A -0.0100, 95% CI [-0.0300, +0.0100], n = 40: the lower end is beyond the margin -0.02 "
         "(higher is better)"
     )
-    (rate,) = check_worse([_row(-0.03, 0.01)], [WorseGate("f1", 0.0)], lower_is_better=True)
+    (rate,) = check_worse(_row(-0.03, 0.01), [WorseGate("f1", 0.0)], lower_is_better=True)
     assert not rate.passed  # an error rate that may have risen by 0.01
-    (absent,) = check_worse([_row(0.0, 0.0)], [WorseGate("rougeL")])
+    (absent,) = check_worse(_row(0.0, 0.0), [WorseGate("rougeL")])
     assert not absent.passed
     assert absent.reason.startswith("rougeL: no paired sample scored it")
+    # a second pair of cells with no sample answered by both (a model that failed every sample) fails the gate
+    both = _row(-0.01, 0.03)
+    with_failed = Comparison(both.rows, [*both.pairs, CellPair("a", "broken", 0)])
+    passed, failed = check_worse(with_failed, [WorseGate("f1", 0.02)])
+    assert passed.passed
+    assert not failed.passed
+    assert (
+        failed.reason
+        == "broken vs a: no sample both answered scored f1 (0 answered by both), so B cannot be shown no worse"
+    )
 
 
 def _grid(tmp_path: Path, server: ScriptedServer, **changes: Any) -> Path:
@@ -207,3 +219,33 @@ def test_a_gate_on_a_metric_the_task_says_is_better_lower_needs_no_flag() -> Non
     assert lower_is_better("sensemaking", "smog")
     assert not lower_is_better("drafting", "content_f1")
     assert not lower_is_better("no-such-task", "anything")
+
+
+def test_a_baseline_gate_fails_on_a_model_that_answered_nothing(tmp_path: Path) -> None:
+    """A sweep's CI gate must not pass by leaving a model out: one whose every call failed (and one whose cells
+    the run planned but never stored) is a pair with nothing to compare, which fails the gate and is named."""
+    with ScriptedServer() as server, ScriptedServer(faults="500=1.0") as broken:
+        path = _grid(
+            tmp_path,
+            server,
+            models={"system": [server.model_name("good-1"), server.model_name("bad-1"), broken.model_name("broken")]},
+            model_options={"system": {"max_retries": 0}},
+        )
+        assert runner.invoke(app, ["run", str(path), "--no-cache"]).exit_code != 0
+        good = server.model_name("good-1").split("@")[0]
+    run, store = load_config(path).run_id, ["--store", str(tmp_path / "store.sqlite")]
+    gated = runner.invoke(app, ["compare", run, "--baseline", good, "--fail-if-worse", "words", *store])
+    assert gated.exit_code == 1, gated.output
+    assert "FAIL: demo/short/openai-compatible/broken vs demo/short/" in gated.output
+    assert "no sample both answered scored words (0 answered by both)" in gated.output
+    assert "not compared: demo/long/openai-compatible/broken vs demo/long/" in gated.output
+    assert "2 of 4 --fail-if-worse check(s) failed" in gated.output
+    opened = Store(str(tmp_path / "store.sqlite"))  # a model the run planned but stored nothing of
+    try:
+        planned = opened.run(run)["planned"]
+        opened.set_planned(run, planned | {"demo/short/openai-compatible/down": 6})
+    finally:
+        opened.close()
+    gated = runner.invoke(app, ["compare", run, "--baseline", good, "--fail-if-worse", "words", *store])
+    assert "FAIL: demo/short/openai-compatible/down vs demo/short/" in gated.output
+    assert "3 of 5 --fail-if-worse check(s) failed" in gated.output

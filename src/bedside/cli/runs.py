@@ -839,7 +839,7 @@ def compare_command(
         b = parse_selection(select_b, "--b") if select_b else None
         run_a = resolve_run(opened, run_a)
         run_b = resolve_run(opened, run_b) if run_b is not None else None
-        rows = compare(opened, run_a, run_b, a=a, b=b, baseline=baseline)
+        comparison = compare(opened, run_a, run_b, a=a, b=b, baseline=baseline)
         task_name = opened.run(run_a)["task"]
     except (LookupError, ValueError, GateError) as exc:
         raise fail(exc) from None
@@ -849,14 +849,21 @@ def compare_command(
 
     lower = {g.metric for g in gates if lower_is_better or task_says_lower(task_name, g.metric)}
     checked = [
-        *check_worse(rows, [g for g in gates if g.metric not in lower]),
-        *check_worse(rows, [g for g in gates if g.metric in lower], lower_is_better=True),
+        *check_worse(comparison, [g for g in gates if g.metric not in lower]),
+        *check_worse(comparison, [g for g in gates if g.metric in lower], lower_is_better=True),
     ]
     if as_json:
-        typer.echo(json.dumps([dataclasses.asdict(r) for r in rows], indent=2))
+        typer.echo(json.dumps([dataclasses.asdict(r) for r in comparison.rows], indent=2))
     else:
         title = f"{run_b or run_a} − {run_a}" if baseline is None else f"{run_a}: each model − {baseline}"
-        _print_comparisons(rows, title)
+        _print_comparisons(comparison.rows, title)
+    for pair in comparison.unpaired:
+        err.print(
+            f"[yellow]not compared:[/] {escape(pair.cell_b)} vs {escape(pair.cell_a)}: no sample answered by both "
+            "(one of them failed or never ran every sample: see `bedside report`)",
+            highlight=False,
+            soft_wrap=True,
+        )
     for result in checked:
         err.print(
             ("pass: " if result.passed else "[red]FAIL[/]: ") + escape(result.reason), highlight=False, soft_wrap=True

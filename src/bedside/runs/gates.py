@@ -14,7 +14,9 @@ run with errors does: every judge failing, or no reference anywhere, must not pa
 **Relative** (``--fail-if-worse METRIC[:MARGIN]``, on a comparison): a non-inferiority test on the paired
 bootstrap 95% interval of B − A. It passes when the interval's lower end is at least −MARGIN (default 0): B is
 shown to be worse than A by less than MARGIN, if at all. With ``lower_is_better`` (an error rate) the interval's
-upper end must be at most +MARGIN. Every paired cell is checked; a metric no paired sample scored fails. A
+upper end must be at most +MARGIN. Every pair of cells is checked; a pair where no sample both answered scored
+the metric fails (a model that failed every sample, or whose endpoint was down, cannot be shown no worse), and
+so does a metric no paired sample scored. A
 margin of 0 asks for B at least as good as A within the interval's resolution: identical outputs pass, and a
 small sample whose interval is wide fails (the test cannot show what the data do not).
 """
@@ -24,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bedside.runs.report import MetricComparison, build_report, headline_metric
+from bedside.runs.report import Comparison, MetricComparison, build_report, headline_metric
 from bedside.runs.store import Store
 
 
@@ -114,14 +116,14 @@ def parse_worse_gate(text: str) -> WorseGate:
 
 
 def check_worse(
-    comparisons: Sequence[MetricComparison], gates: Sequence[WorseGate], *, lower_is_better: bool = False
+    comparison: Comparison, gates: Sequence[WorseGate], *, lower_is_better: bool = False
 ) -> list[WorseResult]:
-    """Each gate on every paired cell that scored its metric (see the module docstring)."""
+    """Each gate on every pair of cells compared, in the comparison's order (see the module docstring)."""
     results = []
     for gate in gates:
-        rows = [c for c in comparisons if c.metric == gate.metric]
+        rows = [c for c in comparison.rows if c.metric == gate.metric]
         if not rows:
-            scored = sorted({c.metric for c in comparisons})
+            scored = sorted({c.metric for c in comparison.rows})
             results.append(
                 WorseResult(
                     gate,
@@ -131,21 +133,33 @@ def check_worse(
                 )
             )
             continue
-        for row in rows:
-            bound, limit = (row.high, gate.margin) if lower_is_better else (row.low, -gate.margin)
-            passed = bound <= limit if lower_is_better else bound >= limit
-            side = "upper" if lower_is_better else "lower"
-            verdict = "within" if passed else "beyond"
-            results.append(
-                WorseResult(
-                    gate,
-                    passed,
-                    f"{row.cell_b} vs {row.cell_a}: {row.metric} B − A {row.difference:+.4f}, 95% CI "
-                    f"[{row.low:+.4f}, {row.high:+.4f}], n = {row.n}: the {side} end is {verdict} the margin "
-                    f"{limit:+g} ({'lower' if lower_is_better else 'higher'} is better)",
+        for pair in comparison.pairs:
+            found = [r for r in rows if (r.cell_a, r.cell_b) == (pair.cell_a, pair.cell_b)]
+            if not found:
+                results.append(
+                    WorseResult(
+                        gate,
+                        False,
+                        f"{pair.cell_b} vs {pair.cell_a}: no sample both answered scored {gate.metric} "
+                        f"({pair.paired} answered by both), so B cannot be shown no worse",
+                    )
                 )
-            )
+            results.extend(_within_margin(gate, row, lower_is_better) for row in found)
     return results
+
+
+def _within_margin(gate: WorseGate, row: MetricComparison, lower_is_better: bool) -> WorseResult:
+    bound, limit = (row.high, gate.margin) if lower_is_better else (row.low, -gate.margin)
+    passed = bound <= limit if lower_is_better else bound >= limit
+    side = "upper" if lower_is_better else "lower"
+    verdict = "within" if passed else "beyond"
+    return WorseResult(
+        gate,
+        passed,
+        f"{row.cell_b} vs {row.cell_a}: {row.metric} B − A {row.difference:+.4f}, 95% CI "
+        f"[{row.low:+.4f}, {row.high:+.4f}], n = {row.n}: the {side} end is {verdict} the margin "
+        f"{limit:+g} ({'lower' if lower_is_better else 'higher'} is better)",
+    )
 
 
 def unscored(store: Store, run_id: str) -> list[str]:

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bedside.runs.report import _summaries, declared_scorers, headline_metric, metric_order
+from bedside.runs.report import _summaries, cell_parts, declared_scorers, headline_metric, metric_order
 from bedside.runs.store import ResultRow, Store, run_recency
 
 MIN_COMPLETE = 0.9
@@ -137,7 +137,7 @@ def leaderboard(
                 else (0, math.nan, math.nan, math.nan)
             )
             dataset, system, model = (
-                (cell_rows[0].dataset, cell_rows[0].system, cell_rows[0].model) if cell_rows else _cell_parts(cell)
+                (cell_rows[0].dataset, cell_rows[0].system, cell_rows[0].model) if cell_rows else cell_parts(cell)
             )
             errors = sum(r.status == "error" for r in cell_rows)
             entry = Entry(
@@ -155,13 +155,6 @@ def leaderboard(
         )
         for (task_name, dataset, chosen), entries in sorted(groups.items())
     ]
-
-
-def _cell_parts(cell: str) -> tuple[str, str, str]:
-    """dataset, system and model of a cell id (``dataset/system/model``; the model may hold a ``/`` itself)."""
-    dataset, _, rest = cell.partition("/")
-    system, _, model = rest.partition("/")
-    return dataset, system, model
 
 
 def _ascending(task: str, metric: str, asked: bool | None) -> bool:

@@ -21,7 +21,7 @@ import io
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean, stdev
@@ -622,6 +622,29 @@ class MetricComparison:
     """Fewer than :data:`SMALL_N` paired samples: the bootstrap interval and p are unreliable."""
 
 
+@dataclass(frozen=True)
+class CellPair:
+    """Two cells :func:`compare` paired, and how many samples both answered (0: nothing to compare, which a gate
+    must not read as "no worse")."""
+
+    cell_a: str
+    cell_b: str
+    paired: int
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What :func:`compare` found: a row per paired cells and metric, and every pair of cells it was asked about
+    (those with no sample both answered have no rows)."""
+
+    rows: list[MetricComparison]
+    pairs: list[CellPair]
+
+    @property
+    def unpaired(self) -> list[CellPair]:
+        return [p for p in self.pairs if p.paired == 0]
+
+
 def compare(
     store: Store,
     run_a: str,
@@ -631,26 +654,30 @@ def compare(
     b: Selection | None = None,
     baseline: str | None = None,
     seed: int = 0,
-) -> list[MetricComparison]:
+) -> Comparison:
     """Per paired cells (:mod:`bedside.runs.pairing`: two runs, or cells of one run selected by ``a``/``b``, or
     every model against ``baseline``) and metric, B − A over the samples both scored, with a paired bootstrap
-    CI; p-values Holm-adjusted over every row returned."""
-    id_a = store.run(run_a)["id"]
-    id_b = store.run(run_b)["id"] if run_b is not None else id_a
+    CI; p-values Holm-adjusted over every row returned. The cells are those the runs planned as well as those
+    they stored: a model whose endpoint was down is a pair with nothing to compare, never one left out."""
+    run_a_row = store.run(run_a)
+    run_b_row = store.run(run_b) if run_b is not None else run_a_row
+    id_a, id_b = run_a_row["id"], run_b_row["id"]
     rows_a = store.results(id_a)
     rows_b = rows_a if id_b == id_a else store.results(id_b)
+    cells_a, cells_b = _cell_keys(rows_a, run_a_row), _cell_keys(rows_b, run_b_row)
     if baseline is not None:
         if id_b != id_a or a or b:
             raise PairingError("--baseline compares the models of one run: give one run and no --a/--b")
-        pairs = baseline_pairs(_cell_keys(rows_a), baseline)
+        pairs = baseline_pairs(cells_a, baseline)
     else:
         if id_b == id_a and not a and not b:
             raise PairingError(
                 "one run against itself: select its cells with --a/--b (e.g. --a model=X --b model=Y) or "
                 "compare every model with --baseline MODEL"
             )
-        pairs = pair_cells(_cell_keys(rows_a), _cell_keys(rows_b), a, b, same_run=id_a == id_b)
+        pairs = pair_cells(cells_a, cells_b, a, b, same_run=id_a == id_b)
     out = []
+    compared = []
     for cell_a, cell_b in pairs:
         index_b = {(r.sample_id, r.epoch): r for r in rows_b if r.cell == cell_b and r.status == "ok"}
         paired = [
@@ -658,6 +685,7 @@ def compare(
             for r in rows_a
             if r.cell == cell_a and r.status == "ok" and (r.sample_id, r.epoch) in index_b
         ]
+        compared.append(CellPair(cell_a, cell_b, len(paired)))
         metrics = sorted({m for ra, rb in paired for m in ra.scores if m in rb.scores})
         for metric in metrics:
             values = [
@@ -688,11 +716,25 @@ def compare(
             )
     for row, adjusted in zip(out, holm([r.p_value for r in out]), strict=True):
         row.p_holm = adjusted
-    return out
+    return Comparison(out, compared)
 
 
-def _cell_keys(rows: Sequence[ResultRow]) -> list[CellKey]:
-    return [CellKey(r.cell, r.dataset, r.system, r.model) for r in rows]
+def _cell_keys(rows: Sequence[ResultRow], run: Mapping[str, Any]) -> list[CellKey]:
+    """The cells ``rows`` hold, and those the run planned but stored nothing for (``dataset/system/model``)."""
+    keys = [CellKey(r.cell, r.dataset, r.system, r.model) for r in rows]
+    stored = {k.cell for k in keys}
+    for cell in run.get("planned") or {}:
+        if cell not in stored:
+            keys.append(CellKey(cell, *cell_parts(cell)))
+    return keys
+
+
+def cell_parts(cell: str) -> tuple[str, str, str]:
+    """dataset, system and model of a cell id (``dataset/system/model``; the model may hold a ``/`` itself), for a
+    cell a run planned but stored no row of."""
+    dataset, _, rest = cell.partition("/")
+    system, _, model = rest.partition("/")
+    return dataset, system, model
 
 
 def export_jsonl(rows: Sequence[ResultRow], path: Path, *, follow_symlinks: bool = False) -> int:
