@@ -135,6 +135,7 @@ def test_commands_that_print_results_print_json_on_request(tmp_path: Path) -> No
     assert summary["usage"]["system"]["calls"] == 2
     listed = json.loads(runner.invoke(app, ["ls", "--store", run["store"], "--json"]).stdout)
     assert [r["id"] for r in listed] == [summary["run"]]
+    assert (listed[0]["planned"], listed[0]["samples"]) == (2, 2)  # a failed run's stored samples read against it
     exported = runner.invoke(app, ["export", summary["run"], "--store", run["store"]]).stdout
     sample_id = json.loads(exported.splitlines()[0])["sample_id"]
     shown = json.loads(

@@ -150,3 +150,14 @@ def test_a_model_that_answered_nothing_and_a_cut_short_run_are_listed_never_rank
     down = next(e for e in board["entries"] if e["model"] == "openai-compatible/down")
     assert (down["system"], down["n"], down["errors"]) == ("zero_shot", 0, 0)
     assert down["note"] == "answered none of its 14 samples: not ranked; run interrupted"
+    opened = Store(str(store_path))
+    try:
+        report = build_report(opened, run["id"])
+    finally:
+        opened.close()
+    assert "demo/zero_shot/openai-compatible/down" in [c.cell for c in report.cells]  # a row, with nothing in it
+    text = markdown(report)
+    assert (
+        "Note: demo/zero_shot/openai-compatible/down: 0 of its 14 planned samples stored (the run interrupted)" in text
+    )
+    assert "Note: demo/zero_shot/openai-compatible/good-1: 4 of its 14 planned samples stored" in text

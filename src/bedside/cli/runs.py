@@ -565,14 +565,15 @@ def ls_command(store: StoreOption = DEFAULT_STORE, as_json: JsonOption = False) 
     opened.close()
     if as_json:
         fields = ("id", "name", "task", "status", "samples", "errors", "created_at", "updated_at", "git_commit")
-        typer.echo(json.dumps([{k: run[k] for k in fields} for run in runs], indent=2, default=str))
+        listed = [{**{k: run[k] for k in fields}, "planned": _planned(run)} for run in runs]
+        typer.echo(json.dumps(listed, indent=2, default=str))
         return
     by_name: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
         by_name.setdefault(run["name"], []).append(run)
     latest = {name: max(named, key=run_recency)["id"] for name, named in by_name.items()}
     table = Table(box=None, padding=(0, 2))
-    for column in ("run", "config", "task", "started", "updated", "status", "samples", "ok", "errors"):
+    for column in ("run", "config", "task", "started", "updated", "status", "planned", "samples", "ok", "errors"):
         table.add_column(column, no_wrap=True)
     for run in runs:
         named = by_name[run["name"]]
@@ -587,11 +588,19 @@ def ls_command(store: StoreOption = DEFAULT_STORE, as_json: JsonOption = False) 
             _when(run["created_at"]),
             _when(run["updated_at"]),
             run["status"],
+            "-" if (planned := _planned(run)) is None else str(planned),
             str(run["samples"]),
             str(run["samples"] - run["errors"]),
             str(run["errors"]),
         )
     show_table(table)
+
+
+def _planned(run: dict[str, Any]) -> int | None:
+    """Samples (× epochs) the run planned over all its cells; None where the store has no plan (an older bedside):
+    a failed or interrupted run's stored samples are read against it."""
+    planned = run.get("planned")
+    return sum(int(n) for n in planned.values()) if planned else None
 
 
 @app.command("show")

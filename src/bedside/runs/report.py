@@ -142,12 +142,21 @@ def build_report(store: Store, run_id: str) -> RunReport:
                 groups[r.strata.get(key, "(none)")].append(r)
             report.strata[key] = {value: _summaries(g, metrics, seed) for value, g in sorted(groups.items())}
         cells.append(report)
+    notes = []
+    planned: dict[str, int] = run.get("planned") or {}
+    for cell, total in planned.items():  # a cell the run never reached is a row that says so, never a gap
+        if cell not in by_cell:
+            dataset, system, model = cell_parts(cell)
+            cells.append(CellReport(cell, 0, 0, 0, dataset=dataset, system=system, model=model))
+        stored = len({(r.sample_id, r.epoch) for r in by_cell.get(cell, [])})
+        if stored < total:
+            notes.append(f"{cell}: {stored} of its {total} planned samples stored (the run {run.get('status')})")
     usage: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for row in rows:
         for role, counts in row.usage.items():
             for name, value in counts.items():
                 usage[role][name] += float(value)
-    run_report = RunReport(run, cells, {role: dict(c) for role, c in usage.items()}, metrics)
+    run_report = RunReport(run, cells, {role: dict(c) for role, c in usage.items()}, metrics, notes=notes)
     run_report.percent_scale = {m for m in metrics if on_percent_scale(m)}
     run_report.sent = sent_lines([call for row in rows for call in row.calls or []])
     _add_task_tables(run_report, rows)
