@@ -57,6 +57,9 @@ def test_pairs_file_prints_one_result_per_pair_with_its_id(tmp_path: Path) -> No
 
 
 def test_errors_are_clear(tmp_path: Path) -> None:
+    typo = runner.invoke(app, ["drafting", "editjudge", "--reference", "rpely.txt", "--draft", "A reply."])
+    assert typo.exit_code == 1  # a mistyped file name was judged as the reply's text (Edit-F1 0, exit 0)
+    assert "rpely.txt: no such file (give an existing file, or the text itself)" in typo.output
     missing = runner.invoke(app, ["drafting", "editjudge", "--reference", "x"])
     assert missing.exit_code == 1
     assert "--pairs" in missing.output

@@ -263,6 +263,15 @@ def test_guard_eval_with_verify_scope_all_asks_about_every_pair_the_rules_pass(t
     matched = json.loads(every.stdout)["sets"][0]["matcher"]
     assert (matched["reversed_matched"], matched["paraphrases_matched"]) == (0, 1)
     assert (asked_uncertain, asked_all) == (1, 2)  # the negation is the rules' conflict: never sent
+    said = json.loads(every.stdout)["verifier"]
+    assert (said["scope"], said["asked"], said["undecided"]) == ("all", 2, 0)
+    with ScriptedServer([(r".", "I cannot say.")]) as mute:
+        shown = runner.invoke(
+            app, [*base[:-2], "--no-cache", "--verifier", mute.model_name("v"), "--verify-scope", "all"]
+        )
+    assert shown.exit_code == 0, shown.output
+    assert "asked about 2 pair(s), 2 answered neither SAME nor DIFFERENT (left uncertain)" in shown.output
+    assert "default matcher behind the guard and the verifier: reversed pairs matched" in shown.output
     alone = runner.invoke(app, [*base, "--verify-scope", "all"])
     assert alone.exit_code == 1
     assert "--verify-scope all says which pairs a verifier decides: name one (--verifier)" in alone.output

@@ -63,10 +63,17 @@ class MeaningVerifier:
         self._generate = generate
         self.template = template
         self.scope = scope
+        self.asked = 0
+        """Pairs asked so far (a report says how much the verifier decided)."""
+        self.undecided = 0
+        """Of them, answered with neither word (left uncertain)."""
 
     async def verify(self, reference: str, candidate: str) -> Verdict:
         completion = await self._generate(render_chat(self.template, reference=reference, candidate=candidate))
-        return read_verdict(completion.text)
+        verdict = read_verdict(completion.text)
+        self.asked += 1
+        self.undecided += verdict.same is None
+        return verdict
 
 
 __all__ = ["VERIFIER_TEMPLATE", "VERIFY_SCOPES", "MeaningVerifier", "Verdict", "VerifyScope", "read_verdict"]

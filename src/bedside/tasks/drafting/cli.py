@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -29,7 +30,9 @@ drafting_app = typer.Typer(
     no_args_is_help=True,
 )
 
-MatcherOption = Annotated[str, typer.Option("--matcher", help="embedding (offline), lexical, or llm (needs -m).")]
+MatcherOption = Annotated[
+    str, typer.Option("--matcher", help="embedding (offline), lexical, trained (offline), or llm (needs -m).")
+]
 ModelOption = Annotated[
     str | None, typer.Option("--model", "-m", help="PROVIDER/MODEL[@BASE_URL] for the llm matcher.")
 ]
@@ -54,14 +57,21 @@ GuardOption = Annotated[
 ]
 
 
+_FILE_NAME = re.compile(r"^\S+\.(?:txt|md|text|json|jsonl|csv|tsv|html?)$", re.IGNORECASE)
+"""A value with no space that ends like a file name ("reply.txt"): meant as a file, never as the text to judge."""
+
+
 def _text(value: str) -> str:
-    """A file's contents when ``value`` names an existing file, else ``value`` itself."""
+    """A file's contents when ``value`` names an existing file, else ``value`` itself; a value that reads as a
+    file name but names no file is an error (a mistyped "rpely.txt" was judged as the reply's text, Edit-F1 0)."""
     path = Path(value)
     try:
         if len(value) < 4096 and path.is_file():
             return read_text(path)
     except OSError:
         pass
+    if _FILE_NAME.match(value.strip()):
+        raise ValueError(f"{value}: no such file (give an existing file, or the text itself)")
     return value
 
 
@@ -390,8 +400,8 @@ def guard_eval_command(
         typer.Option(
             "--verifier",
             "-m",
-            help="A model that decides the pairs the guard calls uncertain (same meaning or not), e.g. an alias "
-            "from your config or openai-compatible/NAME.",
+            help="A model that decides the pairs the guard calls uncertain (same meaning or not): PROVIDER/MODEL"
+            "[@BASE_URL], e.g. openai-compatible/NAME@http://127.0.0.1:8000/v1.",
         ),
     ] = None,
     verify_scope: Annotated[
@@ -445,7 +455,7 @@ def guard_eval_command(
     except ValueError as exc:
         raise fail(exc) from None
     try:
-        measured = asyncio.run(
+        measured, asked = asyncio.run(
             _guard_measures(sets, matcher, uncertain, verifier, no_cache, api_key_env, scope=verify_scope)
         )
     except ModelError as exc:
@@ -468,10 +478,18 @@ def guard_eval_command(
                     {**dataclasses.asdict(k), "silent": k.silent} for k in left_out[labelled.name]
                 ]
             data.append(entry)
-        typer.echo(json.dumps({"sets": data}, indent=2))
+        verified = (
+            None
+            if asked is None
+            else {"model": verifier, "scope": verify_scope, "asked": asked[0], "undecided": asked[1]}
+        )
+        typer.echo(json.dumps({"sets": data, "verifier": verified}, indent=2))
         return
+    matcher_name = "default matcher behind the guard" + (" and the verifier" if verifier else "")
     for labelled, result, rates in measured:
-        _print_guard_set(labelled, result, rates, totals_only=labelled.held_out and not show_held_out_errors)
+        _print_guard_set(
+            labelled, result, rates, totals_only=labelled.held_out and not show_held_out_errors, matcher=matcher_name
+        )
         if left_out.get(labelled.name):
             table = Table(title=f"{labelled.name}: each kind's rules left out, on that kind's hard negatives")
             for column in ("kind left out", "hard negatives", "rejected by other rules", "uncertain", "silent"):
@@ -479,6 +497,14 @@ def guard_eval_command(
             for k in left_out[labelled.name]:
                 table.add_row(k.kind, str(k.negatives), str(k.rejected), str(k.uncertain), str(k.silent))
             show_table(table)
+    if asked is not None:
+        err.print(
+            f"verifier {verifier} (scope {verify_scope}): asked about {asked[0]} pair(s), {asked[1]} answered neither "
+            "SAME nor DIFFERENT (left uncertain). Its decisions are in the matcher lines; the guard lines are the "
+            "rules' alone.",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 async def _guard_measures(
@@ -490,9 +516,9 @@ async def _guard_measures(
     api_key_env: str | None,
     *,
     scope: VerifyScope = "uncertain",
-) -> list[tuple[GuardSet, GuardEvaluation, MatchRates | None]]:
+) -> tuple[list[tuple[GuardSet, GuardEvaluation, MatchRates | None]], tuple[int, int] | None]:
     """Each set's guard evaluation, and what the default matcher (behind the guard, with the verifier if one is
-    named) matches in it."""
+    named) matches in it; and, with a verifier, how many pairs it was asked about and left undecided."""
     from bedside.tasks.drafting.guard import evaluate_guard, match_rates
     from bedside.tasks.drafting.matchers import EmbeddingMatcher, GuardedMatcher
 
@@ -504,7 +530,7 @@ async def _guard_measures(
         ]
 
     if verifier is None:
-        return await measure(None)
+        return await measure(None), None
     from bedside.judges.verifier import MeaningVerifier
     from bedside.llm import GenerationSettings, default_cache_path, get_model
 
@@ -515,7 +541,8 @@ async def _guard_measures(
         async def generate(chat: Any) -> Any:
             return await llm.generate(chat, settings)
 
-        return await measure(MeaningVerifier(generate, scope=scope))
+        check = MeaningVerifier(generate, scope=scope)
+        return await measure(check), (check.asked, check.undecided)
 
 
 def _guard_json(
@@ -564,7 +591,12 @@ def _guard_json(
 
 
 def _print_guard_set(
-    labelled: GuardSet, result: GuardEvaluation, rates: MatchRates | None, *, totals_only: bool = False
+    labelled: GuardSet,
+    result: GuardEvaluation,
+    rates: MatchRates | None,
+    *,
+    totals_only: bool = False,
+    matcher: str = "default matcher behind the guard",
 ) -> None:
     from bedside.stats.proportions import share_with_interval
 
@@ -594,7 +626,7 @@ def _print_guard_set(
     )
     if rates is not None:
         out.print(
-            f"{labelled.name}, default matcher behind the guard: reversed pairs matched "
+            f"{labelled.name}, {matcher}: reversed pairs matched "
             f"{share_with_interval(rates.reversed_matched, rates.reversed)} "
             f"({rates.reversed_uncertain} decisions uncertain); paraphrases matched "
             f"{share_with_interval(rates.paraphrases_matched, rates.paraphrases)} "
