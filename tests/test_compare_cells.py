@@ -165,6 +165,10 @@ def test_compare_cells_of_one_run_a_baseline_and_a_ci_gate(tmp_path: Path) -> No
     ]
     assert all(r["n"] == 6 and r["difference"] > 0 for r in words)
 
+    shown = runner.invoke(
+        app, ["compare", run, "--a", "system=short", "--b", "system=long", *store], env={"COLUMNS": "250"}
+    )
+    assert "<0.0002" in shown.stdout  # a bootstrap p of 0 is below what 10,000 resamples resolve, never zero
     worse = compare("--a", "system=long", "--b", "system=short", "--fail-if-worse", "words")
     assert worse.exit_code == 1
     failed = [line for line in worse.output.splitlines() if line.startswith("FAIL: ")]

@@ -40,6 +40,15 @@ def test_a_cell_that_answered_too_few_samples_is_flagged_not_ranked() -> None:
     assert ranked([_entry("flaky", 0.99, 0.98, 1.0, errors=15)], min_complete=0.2)[0].rank == "1"
 
 
+def test_one_scored_sample_is_not_ranked_and_a_few_are_said_to_be_few() -> None:
+    """One value's bootstrap interval is that value ([0.6, 0.6]): ranked, it would be "surely" above every cell
+    whose interval lies below 0.6."""
+    board = ranked([_entry("one", 0.6, 0.6, 0.6, samples=1), _entry("few", 0.5, 0.4, 0.55, samples=8)])
+    assert [(e.model, e.rank) for e in board] == [("few", "1"), ("one", "-")]
+    assert board[1].note == "one sample scored: no interval, not ranked"
+    assert board[0].note == "n < 20: a rough interval"
+
+
 def test_each_task_declares_its_headline_metric() -> None:
     assert headline_metric("drafting") == "content_f1"
     assert headline_metric("citeqa") == "strict_f1"

@@ -883,6 +883,13 @@ def compare_command(
         raise typer.Exit(code=1)
 
 
+def _p(p: float) -> str:
+    """A bootstrap p-value: 0 means smaller than the resamples can resolve, never zero."""
+    from bedside.stats.bootstrap import DEFAULT_RESAMPLES
+
+    return f"<{2 / DEFAULT_RESAMPLES:.1g}" if p == 0 else f"{p:.3g}"
+
+
 def _print_comparisons(rows: list[Any], title: str) -> None:
     from bedside.stats.rounding import rounded, signed
 
@@ -899,8 +906,8 @@ def _print_comparisons(rows: list[Any], title: str) -> None:
             rounded(r.mean_b),
             signed(r.difference),
             f"[{signed(r.low)}, {signed(r.high)}]",
-            f"{r.p_value:.3g}",
-            f"{r.p_holm:.3g}",
+            _p(r.p_value),
+            _p(r.p_holm),
             "-" if r.effect_size is None else f"{r.effect_size:+.2f}",
         )
     show_table(table)

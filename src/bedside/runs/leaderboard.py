@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bedside.runs.report import _summaries, cell_parts, declared_scorers, headline_metric, metric_order
+from bedside.runs.report import SMALL_N, _summaries, cell_parts, declared_scorers, headline_metric, metric_order
 from bedside.runs.store import ResultRow, Store, run_recency
 
 MIN_COMPLETE = 0.9
@@ -75,9 +75,10 @@ class Entry:
 
     @property
     def note(self) -> str:
-        """The flag, and the run's status when it did not finish."""
+        """The flag, a ranked cell's few samples, and the run's status when it did not finish."""
+        few = f"n < {SMALL_N}: a rough interval" if self.rank_low is not None and self.n < SMALL_N else ""
         unfinished = f"run {self.status}" if self.status != "finished" else ""
-        return "; ".join(part for part in (self.flag, unfinished) if part)
+        return "; ".join(part for part in (self.flag, few, unfinished) if part)
 
     @property
     def rank(self) -> str:
@@ -174,7 +175,7 @@ def ranked(entries: Sequence[Entry], *, ascending: bool = False, min_complete: f
     def order(e: Entry) -> tuple[bool, float, int, str, str, str]:
         return (e.n == 0, 0.0 if e.n == 0 else sign * e.mean, -e.n, e.system, e.model, e.run)
 
-    complete = [e for e in entries if e.answered >= min_complete and e.n > 0]
+    complete = [e for e in entries if e.answered >= min_complete and e.n > 1]  # one value has no interval
     out = []
     for entry in complete:
         if ascending:
@@ -195,4 +196,6 @@ def _why_unranked(entry: Entry, min_complete: float) -> str:
         return f"answered none of its {entry.samples} samples: not ranked"
     if entry.answered < min_complete:
         return f"answered {entry.answered:.0%} of its samples (< {min_complete:.0%}): not ranked"
+    if entry.n == 1:
+        return "one sample scored: no interval, not ranked"
     return f"no answered sample scored {entry.metric}: not ranked"
