@@ -177,6 +177,8 @@ def test_editjudge_shows_what_the_guard_rejected_or_flagged() -> None:
     assert "(flagged:" in flagged.output
     assert "action:" in flagged.output
     assert "EM 1" in flagged.output
+    assert "guard conflicts kept: 1 of the 1 matches conflict with their reference sentence" in flagged.output
+    assert "guard conflicts kept" not in rejected.output
     bad = runner.invoke(app, [*args, "--guard", "maybe"])
     assert bad.exit_code == 1
     assert "guard 'maybe'" in bad.output

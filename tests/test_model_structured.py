@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 from pydantic import BaseModel, Field
@@ -91,6 +92,27 @@ def test_repair_is_bounded_and_fails_as_a_typed_error() -> None:
         assert server.stats()["requests"] == 3
     assert info.value.attempts == 3
     assert "not valid JSON" in info.value.last_error
+
+
+def test_a_failure_replayed_from_the_cache_says_so(tmp_path: Path) -> None:
+    """After a failure, the same call answers from the response cache (an endpoint fixed since asks nothing): the
+    error says the answers were replayed and how to ask again, where it used to look like a fresh failure."""
+    with ScriptedServer(faults="invalid-json=1.0") as server:
+
+        async def run() -> None:
+            async with get_model(server.model_name(), cache=tmp_path / "cache.sqlite") as model:
+                await model.generate_structured("triage", Triage, max_repairs=1)
+
+        with pytest.raises(StructuredOutputError) as first:
+            asyncio.run(run())
+        with pytest.raises(StructuredOutputError) as again:
+            asyncio.run(run())
+        assert server.stats()["requests"] == 2  # the second failure asked nothing
+    assert "replayed" not in str(first.value)
+    assert str(again.value).endswith(
+        "(2 of the answers replayed from the response cache: --no-cache, or a run's --retry-errors, asks the model "
+        "again)"
+    )
 
 
 def test_instructions_mode_sends_no_response_format() -> None:

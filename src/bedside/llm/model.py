@@ -480,6 +480,7 @@ class Model:
         error = ""
         completion: Completion | None = None
         rejected: list[str] = []
+        replayed = 0
         scope = current_scope()
         for attempt in range(1, max_repairs + 2):
             completion = await self.generate(
@@ -491,6 +492,7 @@ class Model:
             if value is not None:
                 return Structured(value=value, completion=completion, attempts=attempt)
             rejected.append(completion.cache_key)
+            replayed += completion.cached
             if scope is not None:
                 scope.rejected.append(completion.cache_key)
             error = problem or "unknown problem"
@@ -504,10 +506,17 @@ class Model:
                 ChatMessage(role="user", content=render(repair_template, error=error)),
             ]
         assert completion is not None
+        # A fixed endpoint's first run after a failure replays the failed answers from the cache: say so.
+        cached = (
+            f" ({replayed} of the answers replayed from the response cache: --no-cache, or a run's --retry-errors, "
+            "asks the model again)"
+            if replayed
+            else ""
+        )
         raise StructuredOutputError(
             f"{self.name} ({self.role}): no valid {output_type.__name__} after {max_repairs + 1} "
             f"attempt{'s' if max_repairs else ''}; "
-            f"last problem: {error}",
+            f"last problem: {error}{cached}",
             attempts=max_repairs + 1,
             last_text=completion.text,
             last_error=error,

@@ -142,6 +142,13 @@ def print_judgement(judgement: EditJudgement, console: Console = out) -> None:
             f"matcher failures: {judgement.failures} (answers that could not be used, counted as NO MATCH)",
             highlight=False,
         )
+    kept = sum(1 for d in judgement.decisions if d.matched and d.conflicts)
+    if kept:
+        console.print(
+            f"guard conflicts kept: {kept} of the {c.em} matches conflict with their reference sentence (--guard "
+            "flag counts them as matches; --guard reject, the default, would not)",
+            highlight=False,
+        )
 
 
 @drafting_app.command("editjudge")
