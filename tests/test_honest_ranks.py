@@ -170,3 +170,17 @@ def test_a_model_that_answered_nothing_and_a_cut_short_run_are_listed_never_rank
         "Note: demo/zero_shot/openai-compatible/down: 0 of its 14 planned samples stored (the run interrupted)" in text
     )
     assert "Note: demo/zero_shot/openai-compatible/good-1: 4 of its 14 planned samples stored" in text
+
+
+def test_over_models_says_how_many_of_the_grids_models_it_averages() -> None:
+    from bedside.runs.report import CellReport, MetricSummary, RunReport, over_models
+
+    def cell(model: str, mean: float | None) -> CellReport:
+        metrics = [] if mean is None else [MetricSummary("words", 4, mean, mean - 1, mean + 1)]
+        return CellReport(f"d/s/{model}", 4, 4, 0, dataset="d", system="s", model=model, metrics=metrics)
+
+    report = RunReport(
+        {"id": "r", "task": "drafting"}, [cell("a", 10.0), cell("b", 20.0), cell("down", None)], {}, ["words"]
+    )
+    (spread,) = over_models(report)
+    assert (spread.models, spread.of, spread.mean) == (2, 3, 15.0)

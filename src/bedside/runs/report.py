@@ -184,6 +184,9 @@ class OverModels:
     models: int
     mean: float
     std: float
+    of: int = 0
+    """Models the system ran on in the grid: a model that scored nothing on the metric is left out of the mean,
+    and the table says "2 of 3"."""
 
 
 def over_models(report: RunReport) -> list[OverModels]:
@@ -198,7 +201,7 @@ def over_models(report: RunReport) -> list[OverModels]:
         for metric in report.metrics:
             means = [m.mean for c in cells for m in c.metrics if m.metric == metric]
             if len(means) >= 2:
-                out.append(OverModels(dataset, system, metric, len(means), fmean(means), stdev(means)))
+                out.append(OverModels(dataset, system, metric, len(means), fmean(means), stdev(means), len(cells)))
     return out
 
 
@@ -374,7 +377,8 @@ def markdown(report: RunReport) -> str:
             "|---|---|---|---|---|",
         ]
         lines += [
-            f"| {o.dataset} | {o.system} | {_column(o.metric, percent)} | {o.models} | "
+            f"| {o.dataset} | {o.system} | {_column(o.metric, percent)} | "
+            f"{o.models if o.models == o.of else f'{o.models} of {o.of}'} | "
             f"{rounded(o.mean / (d := 100.0 if o.metric in percent else 1.0))} ± {rounded(o.std / d)} |"
             for o in spread
         ]
