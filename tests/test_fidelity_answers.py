@@ -57,3 +57,19 @@ def test_a_schedule_said_just_the_once_is_read_as_once_a_day() -> None:
     asked = "How do you take the apixaban?"
     assert label("Five milligrams, just the once, at breakfast.", facts, asked) == "contradicted"
     assert label("Every morning, without fail.", ["I check my sugar every morning."], "How often?") != "contradicted"
+
+
+def test_living_alone_against_living_with_someone_is_contradicted() -> None:
+    facts = ["I am 79 and had a fall last month.", "I live with my son and his wife.", "I take amlodipine 5 mg."]
+    assert label("I'm on my own, I live alone these days.", facts, "Who do you live with?") == "contradicted"
+    assert label("I live with my son, yeah.", facts, "Who do you live with?") == "entailed"
+    alone = ["I am 79 and had a fall last month.", "I live alone in a bungalow.", "I take amlodipine 5 mg."]
+    assert label("My daughter and I live together in her house.", alone, "Who is at home?") != "entailed"
+    assert label("I live with my daughter.", alone, "Who is at home?") == "contradicted"
+
+
+def test_another_persons_no_is_not_said_against_the_patients_own_facts() -> None:
+    """ConText's experiencer: "my brother had a stroke" says nothing against "I have never had a stroke"."""
+    facts = ["I have high blood pressure.", "I have never had a stroke.", "I take ramipril 5 mg once a day."]
+    assert label("My older brother had a stroke at sixty.", facts, "Any family history?") == "unsupported"
+    assert label("I had a small stroke two years ago.", facts, "Any strokes?") == "contradicted"

@@ -83,6 +83,12 @@ _PERSON = re.compile(
     re.I,
 )
 _EXTRA = re.compile(r"\b(?:also|too|as well|another|other|extra|plus|besides|in addition)\b", re.I)
+_ABOUT_SOMEONE_ELSE = re.compile(
+    r"^\W*(?:(?:um|uh|er|erm|well|yeah|yes|so|oh|and|but|no),?\s+)*(?:my|our)\s+(?:\w+\s+)?" + _PERSON.pattern,
+    re.I,
+)
+"""A sentence whose subject is another person ("my mum had a clot on her lung"): its "no" or "yes" is theirs, not
+said against the patient's own facts (ConText's experiencer, read from the sentence's first words)."""
 
 
 @dataclass(frozen=True)
@@ -235,6 +241,7 @@ class ContradictionRules:
                 extra=extra,
                 unheard=unheard if _measure_conflict(unheard, _measures(known[i])) else frozenset(),
                 negated=(self.negated(sentence), self.negated(known[i])),
+                someone_else=bool(_ABOUT_SOMEONE_ELSE.search(sentence)) and not _PERSON.search(known[i]),
                 cosine=similarity[i],
                 shared=bool(_content(sentence) & _content(known[i])),
                 calendars=(calendar_terms(sentence), calendar_terms(known[i])),
@@ -277,6 +284,7 @@ class ContradictionRules:
         extra: bool,
         unheard: frozenset[tuple[str, str]],
         negated: tuple[bool, bool],
+        someone_else: bool = False,
         cosine: float,
         shared: bool,
         calendars: tuple[frozenset[str], frozenset[str]],
@@ -287,7 +295,7 @@ class ContradictionRules:
         # A polarity flip needs a shared subject: "no dry cough" says nothing against "short of breath".
         limits = self.thresholds
         near_enough = cosine >= (limits.negation_align if shared else limits.negation_unshared)
-        if first and near_enough and negated[0] != negated[1]:
+        if first and near_enough and negated[0] != negated[1] and not someone_else:
             yield "negation", f"{_polarity(negated[1])} vs {_polarity(negated[0])}"
         if extra:
             return  # "I also take ...": an addition, whose numbers and times describe something else
