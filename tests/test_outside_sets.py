@@ -87,6 +87,11 @@ FROZEN = {
         "guard_heldout_14.jsonl",
     ): "bf8c6f3db7f927b58ec4988ea2b4fc0918a05f13cc9130dc9f108c68ed652db9",
     ("bedside.sim", "fidelity_heldout_13.jsonl"): "f265b4be51ecb32f3378d88a2da67cca74774c73f80dad633d2d29184acd4b7c",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_15.jsonl",
+    ): "0fe3c8bf296578054d273562fc06aa8681d9e3c25b243cb464c6b936ce951561",
+    ("bedside.sim", "fidelity_heldout_14.jsonl"): "121660b6205ca40f86d962962c25c3cf5243ad2bd5440f6599636fc71fb5aa60",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -113,6 +118,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         held_out_7,
         held_out_8,
         held_out_9,
+        held_out_10,
     ) = builtin_guard_sets()
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     for labelled, (rejected, kept, reversed_matched, matched) in (
@@ -132,6 +138,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         (held_out_7, (51, 27, 9, 27)),  # first 47, 27, 12, 27
         (held_out_8, (45, 27, 15, 27)),  # first 43, 26, 16, 26; one more kept with WordNet's double flips
         (held_out_9, (45, 32, 15, 32)),  # first 43, 32, 17, 32 (the rules of cfcf7cd)
+        (held_out_10, (45, 28, 15, 27)),  # measured once with the rules of 4193931, unread
     ):
         assert (len(labelled.pairs), sum(not p.match for p in labelled.pairs)) == (100, 60)
         guard = evaluate_guard(labelled.pairs).total
@@ -160,6 +167,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         held_out_7,
         held_out_8,
         held_out_9,
+        held_out_10,
     ) = builtin_guard_sets()
     # (reversed pairs passed silently of 60, reversed matched / paraphrases matched of 60 / 40 with
     # uncertain=reject)
@@ -177,6 +185,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         (held_out_7, (2, 2, 26)),  # unread; first 4, 3, 27: one paraphrase uncertain with Snowball's stems
         (held_out_8, (10, 10, 23)),  # unread; first 12, 11, 23
         (held_out_9, (8, 8, 31)),  # unread; first 9, 9, 31
+        (held_out_10, (7, 7, 26)),  # measured once, unread
     ):
         assert evaluate_guard(labelled.pairs).total.passed_silently <= silent, labelled.name
         rates = matcher_rates(labelled.pairs, REFUSING)
@@ -203,6 +212,7 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # 2026-11-29 (living alone, someone else's "no"), its errors unread
         "outside-written 2026-11-29i": ((32, 9), (37, 18)),
         "outside-written 2026-11-29j": ((40, 15), (33, 15)),  # measured once with the rules of cfcf7cd, unread
+        "outside-written 2026-11-29k": ((44, 15), (31, 14)),  # measured once with the rules of 4193931, unread
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -373,6 +373,12 @@ BUILTIN_SENTENCE_SETS = (
         "cfcf7cd, before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_13.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-29k",
+        "written by a fourteenth writer who never read the rules nor any other set; measured once with the rules "
+        "of 4193931, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_14.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

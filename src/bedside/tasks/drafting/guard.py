@@ -161,6 +161,13 @@ BUILTIN_SETS = (
         "the rules after WordNet's double flips (cfcf7cd), before any later change, totals only (its errors "
         "unread), frozen",
     ),
+    (
+        "outside-written, held out 10",
+        "guard_heldout_15.jsonl",
+        "written 2026-11-29 by a fourteenth writer who never read the rules nor any other set; measured once with "
+        "the rules after urgency, routes, certainty and the order of steps (4193931), before any later change, "
+        "totals only (its errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
