@@ -17,7 +17,7 @@ import hashlib
 from importlib import resources
 
 from bedside.sim.validation import BUILTIN_SENTENCE_SETS, evaluate_checkers, read_fidelity_items
-from bedside.tasks.drafting.guard import builtin_guard_sets, evaluate_guard, matcher_rates
+from bedside.tasks.drafting.guard import GuardSet, builtin_guard_sets, evaluate_guard, matcher_rates
 from bedside.tasks.drafting.matchers import EmbeddingMatcher, GuardedMatcher
 
 DEFAULT = GuardedMatcher(EmbeddingMatcher())
@@ -96,6 +96,11 @@ FROZEN = {
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
 
+def _by_name() -> dict[str, GuardSet]:
+    """The built-in guard sets by their short name ("dev 2", "held out 9"), as the floors below are keyed."""
+    return {labelled.name.removeprefix("outside-written, "): labelled for labelled in builtin_guard_sets()}
+
+
 def test_the_outside_sets_are_frozen_as_written() -> None:
     for (package, name), digest in FROZEN.items():
         data = (resources.files(package) / "data" / name).read_bytes()
@@ -103,43 +108,30 @@ def test_the_outside_sets_are_frozen_as_written() -> None:
 
 
 def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
-    (
-        own,
-        dev,
-        dev_2,
-        dev_3,
-        dev_4,
-        dev_5,
-        dev_6,
-        dev_7,
-        held_out_4,
-        held_out_5,
-        held_out_6,
-        held_out_7,
-        held_out_8,
-        held_out_9,
-        held_out_10,
-    ) = builtin_guard_sets()
+    sets = _by_name()
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
-    for labelled, (rejected, kept, reversed_matched, matched) in (
-        (dev, (55, 37, 5, 34)),  # raised as the rules improved (first 50, 34, 10, 31)
-        (dev_2, (48, 30, 12, 24)),  # first 34, 28, 26, 22
-        (dev_3, (49, 38, 11, 38)),  # first 42, 35, 18, 35
-        (dev_4, (51, 31, 9, 27)),  # first 40, 26, 20, 22
-        (dev_5, (51, 31, 9, 31)),  # first 47, 25, 13, 25 (unread then); its errors read in the fourth round
+    floors = (
+        ("dev", (55, 37, 5, 34)),  # raised as the rules improved (first 50, 34, 10, 31)
+        ("dev 2", (48, 30, 12, 24)),  # first 34, 28, 26, 22
+        ("dev 3", (49, 38, 11, 38)),  # first 42, 35, 18, 35
+        ("dev 4", (51, 31, 9, 27)),  # first 40, 26, 20, 22
+        ("dev 5", (51, 31, 9, 31)),  # first 47, 25, 13, 25 (unread then); its errors read in the fourth round
         # first 35, 22, 25, 22 (unread then); its errors read in the fifth round; one paraphrase lost to Snowball's
         # stems ("driving" now meets "drive", and "driving has to wait" is a no no rule reads)
-        (dev_6, (40, 27, 20, 27)),
-        (dev_7, (44, 36, 16, 36)),  # first 36, 32, 23, 32 (unread then); read in the fifth round
+        ("dev 6", (40, 27, 20, 27)),
+        ("dev 7", (44, 36, 16, 36)),  # first 36, 32, 23, 32 (unread then); read in the fifth round
         # unread; each measured once more with urgency, routes, certainty and step order (the round of 2026-11-29)
-        (held_out_4, (42, 35, 18, 34)),  # first 37, 35, 23, 34; the fifth round; WordNet's antonyms
-        (held_out_5, (46, 32, 14, 30)),  # first 42, 32, 18, 30; +1 with double flips; -1 paraphrase with steps
-        (held_out_6, (44, 32, 16, 32)),  # first 43, 31, 17, 31; one more kept with the refusing actions
-        (held_out_7, (51, 27, 9, 27)),  # first 47, 27, 12, 27
-        (held_out_8, (45, 27, 15, 27)),  # first 43, 26, 16, 26; one more kept with WordNet's double flips
-        (held_out_9, (45, 32, 15, 32)),  # first 43, 32, 17, 32 (the rules of cfcf7cd)
-        (held_out_10, (45, 28, 15, 27)),  # measured once with the rules of 4193931, unread
-    ):
+        ("held out 4", (42, 35, 18, 34)),  # first 37, 35, 23, 34; the fifth round; WordNet's antonyms
+        ("held out 5", (46, 32, 14, 30)),  # first 42, 32, 18, 30; +1 with double flips; -1 paraphrase with steps
+        ("held out 6", (44, 32, 16, 32)),  # first 43, 31, 17, 31; one more kept with the refusing actions
+        ("held out 7", (51, 27, 9, 27)),  # first 47, 27, 12, 27
+        ("held out 8", (45, 27, 15, 27)),  # first 43, 26, 16, 26; one more kept with WordNet's double flips
+        ("held out 9", (45, 32, 15, 32)),  # first 43, 32, 17, 32 (the rules of cfcf7cd)
+        ("held out 10", (45, 28, 15, 27)),  # measured once with the rules of 4193931, unread
+    )
+    assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
+    for name, (rejected, kept, reversed_matched, matched) in floors:
+        labelled = sets[name]
         assert (len(labelled.pairs), sum(not p.match for p in labelled.pairs)) == (100, 60)
         guard = evaluate_guard(labelled.pairs).total
         assert guard.rejected >= rejected, labelled.name
@@ -147,46 +139,34 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         rates = matcher_rates(labelled.pairs, DEFAULT)
         assert rates.reversed_matched <= reversed_matched, labelled.name  # each a reversal counted as kept content
         assert rates.paraphrases_matched >= matched, labelled.name
+    own = sets["bedside's own"]
     assert matcher_rates(own.pairs, DEFAULT).reversed_matched == 0  # the earlier reversed pairs stay unmatched
 
 
 def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurements() -> None:
     """Measured once when the guard learned to say uncertain: set 3 and 4 with their errors unread."""
-    (
-        _,
-        dev,
-        dev_2,
-        dev_3,
-        dev_4,
-        dev_5,
-        dev_6,
-        dev_7,
-        held_out_4,
-        held_out_5,
-        held_out_6,
-        held_out_7,
-        held_out_8,
-        held_out_9,
-        held_out_10,
-    ) = builtin_guard_sets()
+    sets = _by_name()
     # (reversed pairs passed silently of 60, reversed matched / paraphrases matched of 60 / 40 with
     # uncertain=reject)
-    for labelled, (silent, reversed_matched, matched) in (
-        (dev, (1, 1, 31)),  # raised as the rules improved (first 2, 2, 28)
-        (dev_2, (3, 3, 23)),  # first 12, 12, 21
-        (dev_3, (2, 2, 17)),  # first 4, 4, 16
-        (dev_4, (1, 1, 25)),  # first 4, 4, 20
-        (dev_5, (4, 4, 28)),  # first 8, 8, 23
-        (dev_6, (6, 6, 26)),  # first 10, 10, 21 (unread then); one paraphrase lost to Snowball's stems
-        (dev_7, (4, 4, 29)),  # first 9, 8, 27 (unread then)
-        (held_out_4, (5, 5, 29)),  # unread; first 8, 8, 29
-        (held_out_5, (7, 7, 22)),  # unread; first 9, 9, 21
-        (held_out_6, (7, 7, 31)),  # unread; first 7, 7, 30
-        (held_out_7, (2, 2, 26)),  # unread; first 4, 3, 27: one paraphrase uncertain with Snowball's stems
-        (held_out_8, (10, 10, 23)),  # unread; first 12, 11, 23
-        (held_out_9, (8, 8, 31)),  # unread; first 9, 9, 31
-        (held_out_10, (7, 7, 26)),  # measured once, unread
-    ):
+    floors = (
+        ("dev", (1, 1, 31)),  # raised as the rules improved (first 2, 2, 28)
+        ("dev 2", (3, 3, 23)),  # first 12, 12, 21
+        ("dev 3", (2, 2, 17)),  # first 4, 4, 16
+        ("dev 4", (1, 1, 25)),  # first 4, 4, 20
+        ("dev 5", (4, 4, 28)),  # first 8, 8, 23
+        ("dev 6", (6, 6, 26)),  # first 10, 10, 21 (unread then); one paraphrase lost to Snowball's stems
+        ("dev 7", (4, 4, 29)),  # first 9, 8, 27 (unread then)
+        ("held out 4", (5, 5, 29)),  # unread; first 8, 8, 29
+        ("held out 5", (7, 7, 22)),  # unread; first 9, 9, 21
+        ("held out 6", (7, 7, 31)),  # unread; first 7, 7, 30
+        ("held out 7", (2, 2, 26)),  # unread; first 4, 3, 27: one paraphrase uncertain with Snowball's stems
+        ("held out 8", (10, 10, 23)),  # unread; first 12, 11, 23
+        ("held out 9", (8, 8, 31)),  # unread; first 9, 9, 31
+        ("held out 10", (7, 7, 26)),  # measured once, unread
+    )
+    assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
+    for name, (silent, reversed_matched, matched) in floors:
+        labelled = sets[name]
         assert evaluate_guard(labelled.pairs).total.passed_silently <= silent, labelled.name
         rates = matcher_rates(labelled.pairs, REFUSING)
         assert rates.reversed_matched <= reversed_matched, labelled.name
