@@ -167,7 +167,8 @@ def test_a_model_that_answered_nothing_and_a_cut_short_run_are_listed_never_rank
     assert "demo/zero_shot/openai-compatible/down" in [c.cell for c in report.cells]  # a row, with nothing in it
     text = markdown(report)
     assert (
-        "Note: demo/zero_shot/openai-compatible/down: 0 of its 14 planned samples stored (the run interrupted)" in text
+        "Note: demo/zero_shot/openai-compatible/down: 0 of its 14 planned samples stored (run status: interrupted)"
+        in text
     )
     assert "Note: demo/zero_shot/openai-compatible/good-1: 4 of its 14 planned samples stored" in text
 

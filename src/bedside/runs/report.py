@@ -150,7 +150,7 @@ def build_report(store: Store, run_id: str) -> RunReport:
             cells.append(CellReport(cell, 0, 0, 0, dataset=dataset, system=system, model=model))
         stored = len({(r.sample_id, r.epoch) for r in by_cell.get(cell, [])})
         if stored < total:
-            notes.append(f"{cell}: {stored} of its {total} planned samples stored (the run {run.get('status')})")
+            notes.append(f"{cell}: {stored} of its {total} planned samples stored (run status: {run.get('status')})")
     usage: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for row in rows:
         for role, counts in row.usage.items():
