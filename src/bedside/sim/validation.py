@@ -65,14 +65,14 @@ def read_fidelity_items(path: Path | None = None) -> list[FidelityItem]:
     for number, data in json_objects(path):
         where = f"{path}:{number}"
         try:
-            sentences = tuple(str(s) for s in data["sentences"])
+            sentences = _texts(data["sentences"], where, "sentences")
             labels = tuple(data["labels"])
             item = FidelityItem(
                 id=str(data["id"]),
                 phase=str(data.get("phase") or "unspecified"),
                 stage=str(data.get("stage") or ""),
-                facts=tuple(str(f) for f in data["facts"]),
-                clinician_said=tuple(str(c) for c in data.get("clinician_said") or ()),
+                facts=_texts(data["facts"], where, "facts"),
+                clinician_said=_texts(data.get("clinician_said") or [], where, "clinician_said", blank=True),
                 sentences=sentences,
                 labels=labels,
                 split=str(data.get("split") or ""),
@@ -96,6 +96,16 @@ def read_fidelity_items(path: Path | None = None) -> list[FidelityItem]:
     if not items:
         raise InputError(f"{path}: no labelled turns")
     return items
+
+
+def _texts(value: Any, where: str, name: str, *, blank: bool = False) -> tuple[str, ...]:
+    """A field that must be a list of texts: a bare string would be read a character at a time (a "facts" of
+    "Pneumonia." made nine facts, each one letter)."""
+    if not isinstance(value, list) or not all(isinstance(text, str) for text in value):
+        raise InputError(f"{where}: {name}: a list of strings, got {type(value).__name__} {str(value)[:60]!r}")
+    if not blank and any(not text.strip() for text in value):
+        raise InputError(f"{where}: {name}: an empty text in the list")
+    return tuple(value)
 
 
 @dataclass
