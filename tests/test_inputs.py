@@ -118,6 +118,18 @@ def test_read_json_lines_skips_blank_lines_and_numbers_the_rest(tmp_path: Path) 
     assert read_json_lines(path) == [(1, {"a": 1}), (3, {"b": 2})]
 
 
+def test_a_json_lines_record_cut_short_is_named_by_its_own_line(tmp_path: Path) -> None:
+    """The parser fails past the line's end ("{..." with no "}", the newline still on it): the records reader
+    named the next line."""
+    from bedside.records import read_records_jsonl
+
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"patient": {"id": "p1"}}\n{"patient": {"id": "p2"}\n{"patient": {"id": "p3"}}\n')
+    with pytest.raises(RecordError, match=r"line 2: not valid JSON: .*\(at the end of the line: the record is cut"):
+        list(read_records_jsonl(path))
+    assert "(column 9)" in str(pytest.raises(InputError, loads_json, '{"b": 2 x}\n', line=4).value)
+
+
 @pytest.mark.parametrize(
     ("value", "needle"),
     [

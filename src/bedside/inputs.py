@@ -199,8 +199,13 @@ def loads_json(
     except json.JSONDecodeError as exc:
         if line is None:  # a whole document: its line and column
             raise error(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
-        at = line + exc.lineno - 1  # one line of a JSON Lines file
-        raise error(f"not valid JSON: {exc.msg} (column {exc.colno})", path=path, line=at) from None
+        # One line of a JSON Lines file. A record cut short ("{... " with no "}") fails past its line end, on
+        # the line after it by the parser's count: the record's own last line is the one to name.
+        own = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+        lines = len(own.rstrip("\r\n").splitlines()) or 1
+        where = f"column {exc.colno}" if exc.lineno <= lines else "at the end of the line: the record is cut short"
+        at = line + min(exc.lineno, lines) - 1
+        raise error(f"not valid JSON: {exc.msg} ({where})", path=path, line=at) from None
     except RecursionError:
         raise error("not readable JSON: nested too deeply", path=path, line=line) from None
     except UnicodeDecodeError as exc:
