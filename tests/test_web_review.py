@@ -609,3 +609,26 @@ def test_an_item_a_review_would_take_silently_is_refused_naming_its_line(
     with pytest.raises(rv.ReviewError, match="line 1: ") as caught:
         rv.items_from_jsonl(task_type, json.dumps(item) + "\n")
     assert said in str(caught.value)
+
+
+def test_an_agree_review_from_a_run_shows_the_judges_reasoning_and_names_an_unknown_metric(store: Store) -> None:
+    """A rubric judgement keeps its reasoning per criterion under ``justifications``, and a task's metric may
+    read another judgement's criterion (sensemaking's ``diagnosis_hard`` is ``hard``'s ``correct``): the item
+    page said "(no reasoning given)" for both."""
+    judgements = {
+        "hard": {"aggregate": 1.0, "scores": {"correct": 1.0}, "justifications": {"correct": "It names the label."}},
+        "flow": {"scores": {"flow_correctness": 3.0}, "justifications": {"flow_correctness": "Each stage in turn."}},
+        "plain": {"reasoning": "Short and right."},
+    }
+    from bedside.tasks.sensemaking.task import SensemakingTask
+
+    scorers = SensemakingTask.judge_scorers
+    assert rv._reasoning(judgements, "diagnosis_hard", scorers) == "It names the label."
+    assert rv._reasoning(judgements, "flow", scorers) == "Each stage in turn."
+    assert rv._reasoning(judgements, "plain", {}) == "Short and right."
+    assert rv._reasoning(judgements, "nothing", {}) == ""
+    spec = rv.ReviewSpec("a", "agree", ["ann1"], per_annotator=10, judge_metric="nosuch")
+    with pytest.raises(
+        rv.ReviewError, match=r"no answered sample of run alpha-111 has the metric 'nosuch'; its metrics:"
+    ):
+        rv.items_from_run(store, "alpha-111", spec)

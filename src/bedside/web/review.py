@@ -44,7 +44,7 @@ import json
 import random
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -321,17 +321,17 @@ def items_from_run(store: Any, run_id: str, spec: ReviewSpec) -> list[tuple[str,
     if spec.task_type == "agree":
         if not metric:
             raise ReviewError("an agree review from a run needs the judge's metric")
+        scored = sorted({m for r in rows for m in r.scores})
+        if metric not in scored:
+            raise ReviewError(f"no answered sample of run {run['id']} has the metric {metric!r}; its metrics: "
+                              f"{', '.join(scored) or 'none'}")  # fmt: skip
         items = []
         for r in rows:
             score = r.scores.get(metric)
             if score is None:
                 continue
-            judged = ((r.output.get("extra") or {}).get("judgements") or {}).get(metric) or {}
-            reasoning = ""
-            if isinstance(judged, dict):
-                reasoning = str(
-                    judged.get("reasoning") or judged.get("justification") or judged.get("explanation") or ""
-                )
+            judgements = (r.output.get("extra") or {}).get("judgements") or {}
+            reasoning = _reasoning(judgements, metric, getattr(task, "judge_scorers", {}))
             data = {
                 "id": f"{r.cell}/{r.sample_id}/{r.epoch}/{metric}",
                 "context": describe(r.sample),
@@ -356,6 +356,22 @@ def items_from_run(store: Any, run_id: str, spec: ReviewSpec) -> list[tuple[str,
     raise ReviewError(
         f"{spec.task_type} items cannot be built from a {run['task']} run's outputs: upload a JSONL of items"
     )
+
+
+def _reasoning(judgements: Mapping[str, Any], metric: str, judge_scorers: Mapping[str, tuple[str, str]]) -> str:
+    """What the judge said for ``metric``: the task's ``judge_scorers`` name the judgement and criterion a metric
+    reads (sensemaking's ``diagnosis_hard`` is the ``hard`` judgement's ``correct``); a rubric judgement keeps its
+    texts under ``justifications`` (per criterion), a plain one under ``reasoning`` or the like. Annotators who
+    agree or disagree with a score are shown why it was given."""
+    key, criterion = judge_scorers.get(metric, (metric, ""))
+    judged = judgements.get(key)
+    if not isinstance(judged, dict):
+        return ""
+    texts = judged.get("justifications")
+    if isinstance(texts, dict):
+        chosen = [texts.get(criterion)] if criterion else list(texts.values())
+        return " ".join(str(text) for text in chosen if text)
+    return str(judged.get("reasoning") or judged.get("justification") or judged.get("explanation") or "")
 
 
 def _chosen_cells(spec: ReviewSpec, present: set[str]) -> list[str]:

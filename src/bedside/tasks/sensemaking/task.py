@@ -265,6 +265,8 @@ class SensemakingTask:
     """Metrics where lower is better (the report says so beside each)."""
     no_direction = frozenset({"sensemaker_messages"})
     headline_metric = "hbm_mean"  # the Health Belief Model rubrics' mean
+    judge_scorers: Mapping[str, tuple[str, str]] = JUDGE_SCORERS
+    """metric -> (judgement, criterion) it reads: a review of a run shows annotators that criterion's reasoning."""
     default_scorers = SCORERS
     scorers: tuple[str, ...] = SCORERS
     scorer_texts: Mapping[str, str] = SCORER_TEXTS
