@@ -65,7 +65,8 @@ def fidelity_agreement(
             )
 
     if not as_json:
-        err.print(f"labelling {sum(len(i.sentences) for i in items)} sentences in {len(items)} turns with {model} ...")
+        who = model if checker == "llm" or prefilter is not None else f"the {checker} checker (no model call)"
+        err.print(f"labelling {sum(len(i.sentences) for i in items)} sentences in {len(items)} turns with {who} ...")
     try:
         result = asyncio.run(run())
     except (ModelError, ValueError) as exc:

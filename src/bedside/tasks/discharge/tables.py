@@ -378,8 +378,10 @@ def fidelity_table(cells: Mapping[str, list[Any]]) -> ReportTable | None:
         "Simulator fidelity by profile (bedside addition)",
         ["cell", "profile", "sentences", "informative", "unsupported %", "contradicted %"],
         out,
-        "Patient sentences labelled by the judge against the patient's knowledge plus what the doctor said earlier; "
-        "rates are shares of informative sentences. High rates mean the simulated patient, not the doctor, is off.",
+        "Patient sentences labelled by the run's fidelity checker (the judge role for the llm checker; rules and "
+        "MiniLM, no model call, for the combined one) against the patient's knowledge plus what the doctor said "
+        "earlier; rates are shares of informative sentences. High rates mean the simulated patient, not the doctor, "
+        "is off.",
     )
 
 
