@@ -250,7 +250,7 @@ class GuardScore:
 @dataclass(frozen=True)
 class GuardEvaluation:
     total: GuardScore
-    groups: tuple[GuardScore, ...]  # per category (the first set's pairs per conflict kind)
+    groups: tuple[GuardScore, ...]  # per category, else per conflict kind (paraphrases without one together)
     missed: tuple[GuardPair, ...]  # hard negatives that passed with no doubt
     rejected: tuple[tuple[GuardPair, tuple[Conflict, ...]], ...]  # paraphrases the guard rejected, and why
     uncertain: tuple[tuple[GuardPair, str], ...] = ()  # pairs of either label the guard called uncertain, and why
@@ -266,7 +266,7 @@ def evaluate_guard(pairs: Sequence[GuardPair], guard: ClinicalGuard | None = Non
     counts: dict[str, list[int]] = {}
     for pair in pairs:
         reading = chosen.read(pair.reference, pair.candidate)
-        group = pair.category or (pair.kind if not pair.match else "paraphrase (first set)")
+        group = pair.category or (pair.kind if not pair.match else "paraphrases")
         tally = counts.setdefault(group, [0, 0, 0, 0, 0, 0])
         doubt = reading.uncertain is not None
         if doubt:
