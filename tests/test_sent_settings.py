@@ -61,3 +61,17 @@ def test_each_call_records_the_settings_it_sent_and_the_model_that_answered(tmp_
     assert report["sent"] == [
         'system ×2: {"max_tokens": 64, "seed": 11, "temperature": 0.7}, answered by m (fingerprint fp_scripted)'
     ]
+
+
+def test_failed_calls_name_the_model_they_were_sent_to() -> None:
+    """A failed call has no reported model: the line said "system ×14: {...}" naming no model at all."""
+    from bedside.runs.report import sent_lines
+
+    calls = [
+        {"role": "system", "model": "broken", "sent": {"max_tokens": 8}, "error": "ModelRequestError: 500"},
+        {"role": "system", "model": "good", "sent": {"max_tokens": 8}, "reported_model": "good-v2"},
+    ]
+    assert sent_lines([*calls, calls[0]]) == [
+        'system ×2: {"max_tokens": 8}, failed: no answer from broken',
+        'system ×1: {"max_tokens": 8}, answered by good-v2',
+    ]

@@ -253,11 +253,14 @@ def sent_lines(calls: Sequence[dict[str, Any]]) -> list[str]:
             continue  # the "left out" count
         sent = call.get("sent")
         settings = "settings not recorded" if sent is None else json.dumps(sent, sort_keys=True)
-        model, fingerprint = str(call.get("reported_model") or ""), str(call.get("fingerprint") or "")
+        if call.get("error"):  # no answer, so no model reported it: name the model the call was sent to
+            model, fingerprint = f"failed: no answer from {call.get('model') or 'its model'}", ""
+        else:
+            model, fingerprint = str(call.get("reported_model") or ""), str(call.get("fingerprint") or "")
         groups[(str(call["role"]), settings, model, fingerprint)] += 1
     return [
         f"{role} ×{count}: {settings}"
-        + (f", answered by {model}" if model else "")
+        + (f", {model}" if model.startswith("failed:") else f", answered by {model}" if model else "")
         + (f" (fingerprint {fingerprint})" if fingerprint else "")
         for (role, settings, model, fingerprint), count in sorted(groups.items())
     ]
