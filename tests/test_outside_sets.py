@@ -112,20 +112,20 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     floors = (
         ("dev", (55, 37, 5, 34)),  # raised as the rules improved (first 50, 34, 10, 31)
-        ("dev 2", (48, 30, 12, 24)),  # first 34, 28, 26, 22
+        ("dev 2", (50, 30, 10, 24)),  # first 34, 28, 26, 22
         ("dev 3", (49, 38, 11, 38)),  # first 42, 35, 18, 35
         ("dev 4", (51, 31, 9, 27)),  # first 40, 26, 20, 22
-        ("dev 5", (51, 31, 9, 31)),  # first 47, 25, 13, 25 (unread then); its errors read in the fourth round
+        ("dev 5", (52, 31, 8, 31)),  # first 47, 25, 13, 25 (unread then); its errors read in the fourth round
         # first 35, 22, 25, 22 (unread then); its errors read in the fifth round; one paraphrase lost to Snowball's
         # stems ("driving" now meets "drive", and "driving has to wait" is a no no rule reads)
-        ("dev 6", (40, 27, 20, 27)),
-        ("dev 7", (44, 36, 16, 36)),  # first 36, 32, 23, 32 (unread then); read in the fifth round
+        ("dev 6", (41, 28, 19, 28)),
+        ("dev 7", (45, 36, 15, 36)),  # first 36, 32, 23, 32 (unread then); read in the fifth round
         # unread; each measured once more with urgency, routes, certainty and step order (the round of 2026-11-29)
         ("held out 4", (42, 35, 18, 34)),  # first 37, 35, 23, 34; the fifth round; WordNet's antonyms
         ("held out 5", (46, 32, 14, 30)),  # first 42, 32, 18, 30; +1 with double flips; -1 paraphrase with steps
         ("held out 6", (44, 32, 16, 32)),  # first 43, 31, 17, 31; one more kept with the refusing actions
         ("held out 7", (51, 27, 9, 27)),  # first 47, 27, 12, 27
-        ("held out 8", (45, 27, 15, 27)),  # first 43, 26, 16, 26; one more kept with WordNet's double flips
+        ("held out 8", (45, 28, 15, 28)),  # first 43, 26, 16, 26; +1 kept with double flips, +1 with the scope round
         ("held out 9", (45, 32, 15, 32)),  # first 43, 32, 17, 32 (the rules of cfcf7cd)
         ("held out 10", (45, 28, 15, 27)),  # measured once with the rules of 4193931, unread
     )
@@ -150,17 +150,17 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
     # uncertain=reject)
     floors = (
         ("dev", (1, 1, 31)),  # raised as the rules improved (first 2, 2, 28)
-        ("dev 2", (3, 3, 23)),  # first 12, 12, 21
+        ("dev 2", (1, 1, 23)),  # first 12, 12, 21
         ("dev 3", (2, 2, 17)),  # first 4, 4, 16
         ("dev 4", (1, 1, 25)),  # first 4, 4, 20
-        ("dev 5", (4, 4, 28)),  # first 8, 8, 23
-        ("dev 6", (6, 6, 26)),  # first 10, 10, 21 (unread then); one paraphrase lost to Snowball's stems
-        ("dev 7", (4, 4, 29)),  # first 9, 8, 27 (unread then)
+        ("dev 5", (3, 3, 28)),  # first 8, 8, 23
+        ("dev 6", (5, 5, 27)),  # first 10, 10, 21 (unread then); one paraphrase lost to Snowball's stems
+        ("dev 7", (3, 3, 29)),  # first 9, 8, 27 (unread then)
         ("held out 4", (5, 5, 29)),  # unread; first 8, 8, 29
         ("held out 5", (7, 7, 22)),  # unread; first 9, 9, 21
         ("held out 6", (7, 7, 31)),  # unread; first 7, 7, 30
         ("held out 7", (2, 2, 26)),  # unread; first 4, 3, 27: one paraphrase uncertain with Snowball's stems
-        ("held out 8", (10, 10, 23)),  # unread; first 12, 11, 23
+        ("held out 8", (10, 10, 24)),  # unread; first 12, 11, 23
         ("held out 9", (8, 8, 31)),  # unread; first 9, 9, 31
         ("held out 10", (7, 7, 26)),  # measured once, unread
     )

@@ -62,6 +62,20 @@ def kinds(reference: str, candidate: str) -> set[str]:
             "order",
         ),
         ("Eat something before you inject the insulin.", "Inject the insulin before you eat anything.", "order"),
+        # a scope said without "per", food timing with a meal, a reference range, a response to treatment
+        ("Take no more than 4 g in a 24-hour period.", "Take no more than 4 g at any one time.", "scope"),
+        (
+            "Take the enzyme with the first bite of each meal.",
+            "Take the enzyme half an hour before each meal.",
+            "sequence",
+        ),
+        ("Your potassium is within the normal range.", "Your potassium is below the normal range.", "opposite"),
+        ("The scan shows the cyst has shrunk.", "The scan shows the cyst has stayed the same.", "opposite"),
+        (
+            "Drink plenty of fluids while the stone passes.",
+            "Cut right back on fluids while the stone passes.",
+            "opposite",
+        ),
     ],
 )
 def test_a_reversal_conflicts_in_its_slot(reference: str, candidate: str, kind: str) -> None:
@@ -98,6 +112,7 @@ def test_a_reversal_conflicts_in_its_slot(reference: str, candidate: str, kind: 
             "Call us if you have a rash before you take the next dose.",
         ),
         ("Leave the drain in until then.", "Keep the drain in place until then."),
+        ("Take it with breakfast.", "Take it with your breakfast."),
     ],
 )
 def test_a_paraphrase_does_not(reference: str, candidate: str) -> None:

@@ -84,10 +84,12 @@ _DOWN = re.compile(
 )
 _PLAIN_NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)(?![\d.]*\d)")
 _SCOPE = re.compile(
-    r"\b(?:per|each|every|in a|for the whole|total for the|for each) "
-    r"(?P<v>day|24-hour period|24 hour period|dose|meal|week)\b"
+    r"\b(?:(?:per|each|every|in a|for the whole|total for the|for each) "
+    r"(?P<v>day|24-hour period|24 hour period|1 day period|dose|meal|week)|(?P<once>at any one time|at one time|in "
+    r"one go))\b"
 )
-_SCOPE_VALUE = {"24-hour period": "day", "24 hour period": "day"}
+_SCOPE_VALUE = {"24-hour period": "day", "24 hour period": "day", "1 day period": "day"}
+"""A scope said without "per": "at any one time" is a dose."""
 _NEGATIVE_WORD = re.compile(r"\b(?:no|not|non|never)\b")
 _FILLER = frozenset(
     [
@@ -124,10 +126,15 @@ _FILLER = frozenset(
         "feeling",
     ]
 )
-_SEQUENCE = re.compile(r"\b(?P<v>before|after|prior to|following|within)\s+(?P<rest>[a-z0-9' -]{0,60})")
+_SEQUENCE = re.compile(
+    r"\b(?:(?P<v>before|after|prior to|following|within|during)|(?P<w>with)(?: the first (?:bite|mouthful) of)?"
+    r"(?= (?:each |every |your |a )?(?:meals?|snacks?|food|breakfast|lunch|dinner|supper)\b))\s+"
+    r"(?P<rest>[a-z0-9' -]{0,60})"
+)
+"""Before, after or within something; and with (or during) a meal, which is neither before nor after it."""
 _WITH = re.compile(r"\b(?P<v>with|without)\s+(?P<rest>[a-z0-9' -]{0,60})")
 _CONDITION = re.compile(r"\b(?P<v>only if|unless|except (?:if|when)|if|when)\s+(?P<rest>[a-z0-9' -]{0,60})")
-_SEQUENCE_VALUE = {"prior to": "before", "following": "after"}
+_SEQUENCE_VALUE = {"prior to": "before", "following": "after", "during": "with"}
 _CONDITION_CLAUSE = re.compile(r"\b(?:if|when|whenever|unless)\b(?P<clause>[^,;:.]*)")
 _JOIN = re.compile(r"\b(or|and)\b")
 """Two signs joined in a condition: "call 911 if you notice a droopy face or slurred speech" asks for either,
@@ -268,7 +275,9 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
     # A number said plainly is "=": against the same number as a cap or a floor ("8 a day" and "no more than 8
     # a day") the two differ in what they allow.
     slots.update(("comparison", n, "=") for n in set(_PLAIN_NUMBER.findall(lowered)) - compared)
-    scopes = {_SCOPE_VALUE.get(m.group("v"), m.group("v")) for m in _SCOPE.finditer(lowered)}
+    scopes = {
+        "dose" if m.group("once") else _SCOPE_VALUE.get(m.group("v"), m.group("v")) for m in _SCOPE.finditer(lowered)
+    }
     if len(scopes) == 1:
         slots.add(("scope", "", scopes.pop()))
     for pattern, value in ((_UP, "up"), (_DOWN, "down")):
@@ -280,7 +289,7 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
             slots.add(("joined", "condition", "either" if join.group(1) == "or" else "both"))
     for pattern, kind in ((_SEQUENCE, "sequence"), (_WITH, "with"), (_CONDITION, "condition")):
         for match in pattern.finditer(lowered):
-            value = match.group("v")
+            value = match.group("v") or match.groupdict().get("w") or ""
             if kind == "sequence":
                 value = _SEQUENCE_VALUE.get(value, value)
             elif kind == "condition":
