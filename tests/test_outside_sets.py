@@ -92,6 +92,11 @@ FROZEN = {
         "guard_heldout_15.jsonl",
     ): "0fe3c8bf296578054d273562fc06aa8681d9e3c25b243cb464c6b936ce951561",
     ("bedside.sim", "fidelity_heldout_14.jsonl"): "121660b6205ca40f86d962962c25c3cf5243ad2bd5440f6599636fc71fb5aa60",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_16.jsonl",
+    ): "fe083a1e9928a3356ab8d6e1ca7ce3cfe694b7626d1a97f4219cf7f0357ae642",
+    ("bedside.sim", "fidelity_heldout_15.jsonl"): "f16e36e07e6beae753241e00fc7588c2e55e8000e03cef52f1e41140a8c6ad73",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -128,6 +133,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 8", (45, 28, 15, 28)),  # first 43, 26, 16, 26; +1 kept with double flips, +1 with the scope round
         ("held out 9", (45, 32, 15, 32)),  # first 43, 32, 17, 32 (the rules of cfcf7cd)
         ("held out 10", (45, 28, 15, 27)),  # measured once with the rules of 4193931, unread
+        ("held out 11", (43, 26, 17, 26)),  # measured once with the rules of 6ea5ee4, unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -163,6 +169,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 8", (10, 10, 24)),  # unread; first 12, 11, 23
         ("held out 9", (8, 8, 31)),  # unread; first 9, 9, 31
         ("held out 10", (7, 7, 26)),  # measured once, unread
+        ("held out 11", (9, 9, 26)),  # measured once, unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -193,6 +200,7 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-29i": ((32, 9), (37, 18)),
         "outside-written 2026-11-29j": ((40, 15), (33, 15)),  # measured once with the rules of cfcf7cd, unread
         "outside-written 2026-11-29k": ((44, 15), (31, 14)),  # measured once with the rules of 4193931, unread
+        "outside-written 2026-11-29l": ((37, 19), (34, 16)),  # measured once with the rules of 6ea5ee4, unread
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

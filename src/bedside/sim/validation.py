@@ -389,6 +389,12 @@ BUILTIN_SENTENCE_SETS = (
         "of 4193931, before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_14.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-29l",
+        "written by a fifteenth writer who never read the rules nor any other set; measured once with the rules "
+        "of 6ea5ee4, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_15.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

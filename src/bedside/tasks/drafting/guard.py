@@ -168,6 +168,13 @@ BUILTIN_SETS = (
         "the rules after urgency, routes, certainty and the order of steps (4193931), before any later change, "
         "totals only (its errors unread), frozen",
     ),
+    (
+        "outside-written, held out 11",
+        "guard_heldout_16.jsonl",
+        "written 2026-11-29 by a fifteenth writer who never read the rules nor any other set; measured once with "
+        "the rules after the scope round (6ea5ee4), before any later change, totals only (its errors unread), "
+        "frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
