@@ -12,9 +12,10 @@ slot of a sentence as ``(kind, key, value)``:
 - **direction**: a change or an amount that goes ``up`` or ``down`` ("goes up", "rises", "bump it up", "more";
   "drops", "falls", "cut it back", "fewer").
 - **sequence**: ``before``, ``after`` or ``within`` something, keyed by each content word of it ("before each
-  meal", "after 72 hours", "before you stop").
+  meal", "after 72 hours", "before you stop"); ``with`` a meal ("with the first bite of every meal", "during
+  meals"), which is neither before nor after it.
 - **scope**: what an amount is counted over, when a sentence names one: ``day`` ("per day", "in a 24-hour
-  period", "for the whole day") or ``dose``, ``meal``, ``week``.
+  period", "for the whole day") or ``dose`` ("per dose", "at any one time"), ``meal``, ``week``.
 - **with**: ``with`` or ``without`` something ("without the crutches").
 - **condition**: ``if`` or ``unless`` something ("only if you are dizzy", "unless you are dizzy"), and whether
   a condition's signs are joined by ``or`` (``either``) or ``and`` (``both``).
@@ -89,7 +90,8 @@ _SCOPE = re.compile(
     r"one go))\b"
 )
 _SCOPE_VALUE = {"24-hour period": "day", "24 hour period": "day", "1 day period": "day"}
-"""A scope said without "per": "at any one time" is a dose."""
+"""How a day is said ("1 day period" is "a 24-hour period" once bedside.text.quantities has read it); a scope said
+without "per" (``once``: "at any one time") is a dose."""
 _NEGATIVE_WORD = re.compile(r"\b(?:no|not|non|never)\b")
 _FILLER = frozenset(
     [
