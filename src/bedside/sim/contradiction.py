@@ -224,6 +224,7 @@ class ContradictionRules:
         near = [i for i in order if similarity[i] >= limits.floor]
         if "meaning" not in self.without and (meaning := self._meaning(sentence, known, near)):
             return meaning
+        about_someone_else = bool(_ABOUT_SOMEONE_ELSE.search(sentence))
         for rank, i in enumerate(aligned):
             if _same_state(sentence, known[i]):
                 return None  # "I can't sleep" and "I have insomnia": one state said two ways, not a flip
@@ -241,7 +242,7 @@ class ContradictionRules:
                 extra=extra,
                 unheard=unheard if _measure_conflict(unheard, _measures(known[i])) else frozenset(),
                 negated=(self.negated(sentence), self.negated(known[i])),
-                someone_else=bool(_ABOUT_SOMEONE_ELSE.search(sentence)) and not _PERSON.search(known[i]),
+                someone_else=about_someone_else and not _PERSON.search(known[i]),
                 cosine=similarity[i],
                 shared=bool(_content(sentence) & _content(known[i])),
                 calendars=(calendar_terms(sentence), calendar_terms(known[i])),
