@@ -97,6 +97,11 @@ FROZEN = {
         "guard_heldout_16.jsonl",
     ): "fe083a1e9928a3356ab8d6e1ca7ce3cfe694b7626d1a97f4219cf7f0357ae642",
     ("bedside.sim", "fidelity_heldout_15.jsonl"): "f16e36e07e6beae753241e00fc7588c2e55e8000e03cef52f1e41140a8c6ad73",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_17.jsonl",
+    ): "a20d06bb7a2250b5e84d558fd4ffc6d85758fef7dbd2db940e00f2894b745f67",
+    ("bedside.sim", "fidelity_heldout_16.jsonl"): "57699eec3c0410f3f96a26933731629fb97db804b4b730eccab433c44894283f",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -134,6 +139,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 9", (45, 32, 15, 32)),  # first 43, 32, 17, 32 (the rules of cfcf7cd)
         ("held out 10", (45, 28, 15, 27)),  # measured once with the rules of 4193931, unread
         ("held out 11", (43, 26, 17, 26)),  # measured once with the rules of 6ea5ee4, unread
+        ("held out 12", (38, 32, 22, 31)),  # measured once with the rules of 182aa8e, unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -170,6 +176,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 9", (8, 8, 31)),  # unread; first 9, 9, 31
         ("held out 10", (7, 7, 26)),  # measured once, unread
         ("held out 11", (9, 9, 26)),  # measured once, unread
+        ("held out 12", (5, 5, 29)),  # measured once, unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -201,6 +208,7 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-29j": ((40, 15), (33, 15)),  # measured once with the rules of cfcf7cd, unread
         "outside-written 2026-11-29k": ((44, 15), (31, 14)),  # measured once with the rules of 4193931, unread
         "outside-written 2026-11-29l": ((37, 19), (34, 16)),  # measured once with the rules of 6ea5ee4, unread
+        "outside-written 2026-11-29m": ((30, 10), (41, 18)),  # measured once with the rules of 182aa8e, unread
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

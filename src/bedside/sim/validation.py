@@ -395,6 +395,12 @@ BUILTIN_SENTENCE_SETS = (
         "of 6ea5ee4, before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_15.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-29m",
+        "written by a sixteenth writer who never read the rules nor any other set; measured once with the rules "
+        "of 182aa8e, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_16.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

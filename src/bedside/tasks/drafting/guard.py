@@ -175,6 +175,13 @@ BUILTIN_SETS = (
         "the rules after the scope round (6ea5ee4), before any later change, totals only (its errors unread), "
         "frozen",
     ),
+    (
+        "outside-written, held out 12",
+        "guard_heldout_17.jsonl",
+        "written 2026-11-29 by a sixteenth writer who never read the rules nor any other set; measured once with "
+        "the rules after living alone and someone else's history (182aa8e), before any later change, totals only "
+        "(its errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
