@@ -20,11 +20,12 @@ from bedside.tasks.drafting.matcher_kinds import make_matcher
 from bedside.tasks.drafting.matchers import GuardedMatcher, LexicalMatcher
 from bedside.testing import ScriptedServer
 from bedside.text import quantities
+from bedside.text.alignment import exchanged
 from bedside.text.conflicts import ClinicalGuard
 
 SWAPPED = (
-    "Call the clinic first, and go to the emergency room if nobody answers.",
-    "Go to the emergency room first, and call the clinic if nobody answers.",
+    "Keep the wound dry for two days, and after that let water run over it.",
+    "Let water run over the wound for two days, and after that keep it dry.",
 )
 ONE_WORD = (
     "Go straight to labor and delivery if your water breaks.",
@@ -46,6 +47,70 @@ def test_a_swap_or_a_small_change_the_rules_cannot_read_is_uncertain_not_agreeme
     assert changed.uncertain == (
         'the sentences differ only in "labor and delivery" / "urgent care", which the rules cannot compare'
     )
+
+
+@pytest.mark.parametrize(
+    ("reference", "candidate", "shown"),
+    [
+        (
+            "Call the clinic first, and go to the emergency room if nobody answers.",
+            "Go to the emergency room first, and call the clinic if nobody answers.",
+            ("call the clinic ... go to the emergency room", "go to the emergency room ... call the clinic"),
+        ),
+        (
+            "For chest pain, call 911 rather than messaging us here.",
+            "For chest pain, message us here rather than calling 911.",
+            ("call 911 ... messaging us here", "message us here ... calling 911"),
+        ),
+        (
+            "We will switch you from lisinopril to labetalol.",
+            "We will switch you from labetalol to lisinopril.",
+            ("lisinopril ... labetalol", "labetalol ... lisinopril"),
+        ),
+        (  # a preposition moves with its stretch: "rather than on your side" / "rather than flat"
+            "Sleep on your side rather than flat on your back.",
+            "Sleep flat on your back rather than on your side.",
+            ("side ... flat on your back", "flat on your back ... side"),
+        ),
+        (
+            "A mild cough is normal after pneumonia, but coughing up blood needs urgent attention.",
+            "Coughing up blood is normal after pneumonia, but a mild cough needs urgent attention.",
+            ("mild cough ... coughing up blood", "coughing up blood ... mild cough"),
+        ),
+    ],
+)
+def test_two_stretches_that_trade_places_around_the_same_frame_conflict(
+    guard: ClinicalGuard, reference: str, candidate: str, shown: tuple[str, str]
+) -> None:
+    reading = guard.read(reference, candidate)
+    assert reading.verdict == "conflict"
+    assert [(c.kind, c.reference, c.candidate) for c in reading.conflicts] == [("exchange", *shown)]
+    assert ClinicalGuard(drug_finder=None, without=frozenset({"exchange"})).read(reference, candidate).uncertain
+
+
+@pytest.mark.parametrize(
+    ("reference", "candidate"),
+    [
+        (
+            "Take amlodipine 5 mg and lisinopril 10 mg once a day.",
+            "Take lisinopril 10 mg and amlodipine 5 mg once a day.",
+        ),
+        (
+            "Your cholesterol is fine, but your blood pressure is high.",
+            "Your blood pressure is high, but your cholesterol is fine.",
+        ),
+        ("Take the iron tablet with the antacid.", "Take the antacid with the iron tablet."),
+        ("Call us if the pain gets worse.", "If the pain gets worse, call us."),  # the clause moves with its "if"
+        ("The nurse will change your dressing on Thursday.", "Your dressing will be changed by the nurse on Thursday."),
+        (
+            "We sent the prescription for your inhaler to the pharmacy.",
+            "The inhaler prescription has been sent to the pharmacy.",
+        ),
+    ],
+)
+def test_a_reorder_that_keeps_the_meaning_is_no_exchange(guard: ClinicalGuard, reference: str, candidate: str) -> None:
+    assert exchanged(reference, candidate) is None
+    assert "exchange" not in {c.kind for c in guard.read(reference, candidate).conflicts}
 
 
 def test_rewordings_and_same_quantities_still_agree(guard: ClinicalGuard) -> None:
@@ -214,7 +279,7 @@ def test_guard_eval_asks_a_verifier_on_the_endpoint_for_the_uncertain_pairs(tmp_
         {"id": "p1", "reference": ONE_WORD[0], "candidate": ONE_WORD[1], "match": True, "kind": "synonym"},
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    rules = [(r"Go to the emergency room first", "DIFFERENT"), (r"urgent care", "SAME")]
+    rules = [(r"Let water run over the wound", "DIFFERENT"), (r"urgent care", "SAME")]
     base = ["drafting", "guard-eval", "--pairs", str(path), "--json"]
     runner = CliRunner()
     plain = runner.invoke(app, base)

@@ -76,6 +76,41 @@ def kinds(reference: str, candidate: str) -> set[str]:
             "Cut right back on fluids while the stone passes.",
             "opposite",
         ),
+        # the exchange round (2026-11-29): who does a step, what it leaves out, required or allowed, and slot
+        # words read later in a sentence
+        ("The practice nurse will remove your stitches on Monday.", "You can remove your stitches on Monday.", "actor"),
+        ("Have your wife give the injection.", "Give yourself the injection.", "actor"),
+        ("Your partner needs the tablets too.", "Only you need the tablets.", "actor"),
+        ("Restart all your tablets except the metformin.", "Restart only the metformin.", "exception"),
+        ("You must wear the brace when you walk.", "You can wear the brace when you walk if you like.", "modality"),
+        ("You need to see a doctor today.", "You may want to see a doctor today.", "modality"),
+        (
+            "Keep away from swimming pools until the cast is off.",
+            "Keep away from swimming pools starting when the cast is off.",
+            "sequence",
+        ),
+        (
+            "The morning-after pill works within 3 days of sex.",  # "morning-after" is no "after"
+            "The morning-after pill works after 3 days of sex.",
+            "sequence",
+        ),
+        ("Bathe as long as the wound is dry.", "Bathe unless the wound is dry.", "condition"),
+        ("No more than 4 g in a whole day.", "No more than 4 g in a single dose.", "scope"),
+        ("Stay upright for half an hour after the tablet.", "Lie down for half an hour after the tablet.", "opposite"),
+        ("The biopsy showed a harmless wart.", "The biopsy showed a squamous cell carcinoma.", "opposite"),
+        ("The rash has cleared since Monday.", "The rash has got worse since Monday.", "opposite"),
+        ("Your scan has been postponed by a week.", "Your scan has been brought forward by a week.", "opposite"),
+        ("A sunken soft spot means she needs fluids.", "A bulging soft spot means she needs fluids.", "opposite"),
+        ("You may bear full weight on the left foot.", "You may bear partial weight on the left foot.", "opposite"),
+        ("The echo shows normal pumping of the heart.", "The echo shows weak pumping of the heart.", "opposite"),
+        ("The surface antigen test is positive.", "The surface antibody test is positive.", "opposite"),
+        (
+            "Start the antibiotics if your phlegm turns yellow.",
+            "Start the antibiotics if your phlegm stays clear.",
+            "opposite",
+        ),
+        ("Spray the naloxone into one nostril.", "Spray the naloxone into her mouth.", "opposite"),
+        ("Most children grow out of it.", "Few children grow out of it.", "opposite"),
     ],
 )
 def test_a_reversal_conflicts_in_its_slot(reference: str, candidate: str, kind: str) -> None:
@@ -113,6 +148,16 @@ def test_a_reversal_conflicts_in_its_slot(reference: str, candidate: str, kind: 
         ),
         ("Leave the drain in until then.", "Keep the drain in place until then."),
         ("Take it with breakfast.", "Take it with your breakfast."),
+        # the exchange round (2026-11-29)
+        ("We will book the scan for you.", "We will arrange the scan for you."),
+        ("The nurse will call you on Friday.", "You will get a call from the nurse on Friday."),
+        ("You need to keep the dressing dry.", "You must keep the dressing dry."),
+        ("The dose goes up to 5 ml next week.", "Next week the dose increases to 5 ml."),
+        ("Your A1c is 7.1%, just above your target of 7%.", "At 7.1%, your A1c is a touch over the 7% goal."),
+        ("It came down from eight point one.", "It came down from 8.1."),
+        ("The mole was benign.", "The mole was not cancerous."),
+        ("Take it every morning and evening.", "Take it twice a day."),
+        ("Most people feel better within a few days.", "The majority of people feel better within a few days."),
     ],
 )
 def test_a_paraphrase_does_not(reference: str, candidate: str) -> None:
@@ -132,7 +177,8 @@ def test_a_sentence_naming_both_sides_is_not_aligned() -> None:
 def test_the_opposites_cite_their_source() -> None:
     pairs = opposite_pairs()
     assert len(pairs) >= 8
-    assert all(pair.source and pair.a and pair.b and not set(pair.a) & set(pair.b) for pair in pairs)
+    assert all(pair.source and not set(pair.a) & set(pair.b) for pair in pairs)
+    assert all((pair.a or pair.a_patterns) and (pair.b or pair.b_patterns) for pair in pairs)  # two sides each
 
 
 def test_bad_sentences_give_no_slot_and_no_error() -> None:

@@ -316,10 +316,11 @@ class ContradictionRules:
             yield "time", f"{_show(fact.food)} vs {_show(mine.food)}"
         # The guard's slots (bedside.text.slots) on the nearest fact: before or after, with or without, a
         # threshold's direction, clinical opposites. Not "direction" (more, less): a patient's "more" is often
-        # about another thing than the fact's; nor "order": a patient tells events in the order they come to mind.
+        # about another thing than the fact's; nor "order": a patient tells events in the order they come to mind;
+        # nor "actor": its "I" and "we" are the clinician's, and a patient's "I" is the patient.
         if first:
             for kind, theirs, said in slot_conflicts(fact.slots, mine.slots):
-                if kind not in ("direction", "order"):
+                if kind not in ("direction", "order", "actor"):
                     yield kind, f"{theirs} vs {said}"
         if mine.actions and fact.actions and not actions_agree(mine.actions, fact.actions):
             yield "action", f"{_show(fact.actions)} vs {_show(mine.actions)}"

@@ -14,8 +14,18 @@ guard that finds no conflict is not evidence of a match. Rather than guess, the 
   small, local change in an otherwise identical sentence is the shape of every reversal the rules missed;
   rewordings that differ throughout are left to the similarity model. Where such a change swaps a word for its
   WordNet antonym ("left" / "right", "slowly" / "quickly"), the guard reads a conflict instead;
-- the two sentences hold the same content words in another order ("A, not B" against "B, not A");
+- the two sentences hold the same content words in another order ("A, not B" against "B, not A") that is not
+  an exchange (below);
 - a library the reading relies on raises (:class:`UnreadableText`).
+
+Two stretches of a sentence that trade places around words that stay put are an **exchange**
+(:func:`exchanged`), read as a conflict: "call 911 rather than messaging us" against "message us rather than
+calling 911", "switch from lisinopril to labetalol" against "from labetalol to lisinopril", "a mild cough is
+normal, but coughing up blood needs attention" against the reverse. Only the frame between the two stretches
+decides: the same relation words on both sides ("rather than", "to", "is normal, but") make the roles traded;
+a frame that is only a coordinator ("A and B", "A or B", "A, but B", "A with B") or only punctuation keeps the
+meaning, and a clause moved with its own frame word ("call us if it hurts" / "if it hurts, call us") leaves the
+frames different, so neither is an exchange.
 
 Uncertain is a third answer beside conflict and agreement: EditJudge keeps or rejects such a match by its
 ``uncertain`` option, or asks a configured verifier, and counts it either way
@@ -80,6 +90,117 @@ def _changed_blocks(ours: list[str], theirs: list[str]) -> list[tuple[list[str],
     return blocks
 
 
+_SOFT_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "a an the your you us we our my me i it its his her him their them they he she this that these those here "
+        "there please any some",
+    )
+)
+"""Words a frame may gain or lose without changing the relation it states ("rather than messaging us here")."""
+_RELATION_WORDS = frozenset(
+    re.findall(r"\w+", "rather than instead not no never only over versus vs before after then until unless into onto")
+)
+"""Words that state how two stretches relate: a frame that keeps one of them in place keeps the relation."""
+_EDGE_WORDS = FUNCTION_WORDS | {"during", "throughout", "around"}
+"""Words at a frame's edge that belong to the stretch beside it ("at night" / "during the day")."""
+_SHARED_ENDS = 3
+"""How many words shared at either end a stretch may take in (see :func:`exchanged`)."""
+_SYMMETRIC_FRAMES = frozenset(
+    re.findall(
+        r"\w+",
+        "and or nor plus with alongside along together as well both either neither but yet while whereas although "
+        "though however also then",
+    )
+)
+"""Frames whose two sides may trade places without changing the meaning: coordinators, and "but" between two
+clauses ("the cholesterol is fine, but the pressure is high" and its reverse). "then" is here only with "and"
+(see :func:`_symmetric`)."""
+
+
+def _symmetric(frame: list[str]) -> bool:
+    if "then" in frame:  # "A and then B": the order is the meaning
+        return False
+    return all(w in _SYMMETRIC_FRAMES for w in frame)
+
+
+def exchanged(reference: str, candidate: str) -> tuple[str, str] | None:
+    """Two stretches of ``reference`` that trade places in ``candidate`` around the same frame (see the module
+    docstring), shown as each sentence's ``X ... Y``; None where the two are not such an exchange. Raises
+    :class:`UnreadableText` when a quantity library fails on either sentence."""
+    ours, theirs = _words(reference), _words(candidate)
+    our_content = [(i, word_stem(w)) for i, w in enumerate(ours) if w not in FUNCTION_WORDS]
+    their_content = [(i, word_stem(w)) for i, w in enumerate(theirs) if w not in FUNCTION_WORDS]
+    a, b = [stem for _, stem in our_content], [stem for _, stem in their_content]
+    if a == b or Counter(a) != Counter(b):
+        return None
+    first_change = next(i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y)
+    last_change = len(a) - next(i for i, (x, y) in enumerate(zip(reversed(a), reversed(b), strict=True)) if x != y)
+    # the stretches may take in words the two sentences share at their ends ("amlodipine 5 mg and lisinopril 10
+    # mg": "mg" is common to both ends, yet belongs to the second stretch): of every way to cut the two, the one
+    # with the least between the stretches decides
+    cuts = [
+        (end - start - x - y, start, end, x, y)
+        for start in range(max(0, first_change - _SHARED_ENDS), first_change + 1)
+        for end in range(last_change, min(len(a), last_change + _SHARED_ENDS) + 1)
+        for x in range(1, end - start)
+        for y in range(1, end - start - x + 1)
+        if _trades(a[start:end], b[start:end], x, y)
+    ]
+    if not cuts:
+        return None
+    _, start, end, x, y = min(cuts)
+    # the frame: every word between the first stretch's last content word and the second's first
+    our_frame = ours[our_content[start + x - 1][0] + 1 : our_content[end - y][0]]
+    their_frame = theirs[their_content[start + y - 1][0] + 1 : their_content[end - x][0]]
+    frame = _same_frame(our_frame, their_frame)
+    if not frame or _symmetric(frame):
+        return None
+    return (_stretch(ours, our_content, start, x, end, y), _stretch(theirs, their_content, start, y, end, x))
+
+
+def _same_frame(ours: list[str], theirs: list[str]) -> list[str] | None:
+    """The relation two frames both state, or None where they differ. Equal less soft words; or else equal less
+    the function words at their edges too, where what is left holds a relation word (a preposition belongs to the
+    stretch beside it: "rather than on your side" against "rather than flat"). A verb moved by the passive voice
+    ("the nurse will change your dressing" / "your dressing will be changed by the nurse") leaves only the verb
+    in both frames: no relation word, not an exchange."""
+    kept, other = _without(ours, _SOFT_WORDS), _without(theirs, _SOFT_WORDS)
+    if kept == other:
+        return [word_stem(w) for w in kept]
+    core, other_core = _trimmed(kept), _trimmed(other)
+    if core and core == other_core and any(w in _RELATION_WORDS for w in core):
+        return [word_stem(w) for w in core]
+    return None
+
+
+def _without(words: list[str], dropped: frozenset[str]) -> list[str]:
+    return [w for w in words if w not in dropped]
+
+
+def _trimmed(words: list[str]) -> list[str]:
+    start, end = 0, len(words)
+    while start < end and words[start] in _EDGE_WORDS:
+        start += 1
+    while end > start and words[end - 1] in _EDGE_WORDS:
+        end -= 1
+    return words[start:end]
+
+
+def _trades(a: list[str], b: list[str], x: int, y: int) -> bool:
+    """Whether ``a`` is X + M + Y and ``b`` is Y + M + X, X the first ``x`` words and Y the last ``y``."""
+    n = len(a)
+    first, last = a[:x], a[n - y :]
+    return first != last and b[:y] == last and b[n - x :] == first and a[x : n - y] == b[y : n - x]
+
+
+def _stretch(words: list[str], content: list[tuple[int, str]], start: int, x: int, end: int, y: int) -> str:
+    """``words`` of the first stretch and of the second, the frame between them shortened to "..."."""
+    first = " ".join(words[content[start][0] : content[start + x - 1][0] + 1])
+    second = " ".join(words[content[end - y][0] : content[end - 1][0] + 1])
+    return f"{first} ... {second}"
+
+
 def read_change(reference: str, candidate: str) -> tuple[list[tuple[str, str]], str | None]:
     """For a pair the rules found no conflict in, each sentence read once: the words the small, local change
     swaps for their WordNet antonym (:mod:`bedside.text.wordnet`; "the left knee" / "the right knee"), and why
@@ -119,6 +240,7 @@ __all__ = [
     "MAX_BLOCK_WORDS",
     "MAX_CHARS",
     "UnreadableText",
+    "exchanged",
     "read_change",
     "unreadable",
 ]

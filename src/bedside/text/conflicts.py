@@ -66,7 +66,7 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 from bedside.text import assertion
-from bedside.text.alignment import read_change, unreadable
+from bedside.text.alignment import exchanged, read_change, unreadable
 from bedside.text.assertion import NOT_NEGATIVE, Polarity, polarity_flips
 from bedside.text.quantities import UnreadableText, normalise_quantities
 from bedside.text.slots import Slot, read_slots, slot_conflicts
@@ -115,6 +115,7 @@ _FOOD_FLIP = {"with food": "empty stomach", "empty stomach": "with food"}
 # Time phrases, most specific first; each match is blanked so its words are not read twice.
 _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\b(?:twice (?:a|per|each) day|twice daily|two times (?:a|per) day|bid|b\.i\.d\.?)\b", "2/day"),
+    (r"\b(?:every|each) morning and (?:every |each )?(?:evening|night)\b", "2/day"),
     (r"\b(?:three times (?:a|per) day|three times daily|tid|t\.i\.d\.?)\b", "3/day"),
     (r"\b(?:four times (?:a|per) day|four times daily|qid|q\.i\.d\.?)\b", "4/day"),
     (r"\b(?:once (?:a|per|each) day|once daily|every day|each day|daily|qd)\b", "1/day"),
@@ -822,6 +823,8 @@ class ClinicalGuard:
             swapped, gap = read_change(reference, candidate)
             if swapped and "antonym" not in self.without:
                 return PairReading(tuple(Conflict("antonym", *pair) for pair in swapped), None)
+            if "exchange" not in self.without and (traded := exchanged(reference, candidate)):
+                return PairReading((Conflict("exchange", *traded),), None)
             return PairReading((), gap)
         except UnreadableText as exc:
             return PairReading((), str(exc))

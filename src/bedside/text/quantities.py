@@ -85,9 +85,9 @@ _ONE = re.compile(
     re.IGNORECASE,
 )
 _PRONOUN_ONE = re.compile(
-    r"\bone\b(?!\s+point\s+(?:zero|one|two|three|four|five|six|seven|eight|nine)\b)", re.IGNORECASE
+    r"(?<!\bpoint )\bone\b(?!\s+point\s+(?:zero|one|two|three|four|five|six|seven|eight|nine)\b)", re.IGNORECASE
 )
-"""Every "one" but one with a decimal after it ("one point two" is 1.2, read by text2num)."""
+"""Every "one" but one in a decimal ("one point two" is 1.2, "eight point one" 8.1, read by text2num)."""
 _HIDDEN_ONE = "\ue000"
 _AND_A_HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)
 _HALF_A = re.compile(r"\bhalf (?:a|an) (?=[a-z])", re.IGNORECASE)

@@ -25,6 +25,16 @@ slot of a sentence as ``(kind, key, value)``:
   insulin", "call 911 after using the EpiPen", "wait for the result before starting"), keyed by each content word
   (stemmed) of either step, valued ``first`` or ``second``. A word in both steps says nothing.
 
+- **exception**: what a step leaves out or is kept to, keyed by each content word of it: ``except`` ("all of
+  your vaccines except the MMR", "apart from", "other than") or ``only`` ("only the MMR").
+- **modality**: whether a step is required (``must``: "must", "need to", "have to", "make sure you") or
+  allowed (``may``: "may", "can", "may want to", "are welcome to"), keyed by its verb (stemmed); a negated one
+  ("must not", "can't") is a prohibition, read by the negation rules instead.
+- **actor**: who does a step, keyed by its verb (stemmed): ``care`` (we, I, the nurse, your surgeon, Dr Patel,
+  the pharmacy), ``patient`` (you, "give yourself") or ``other`` (your husband, your son, your partner, someone;
+  "have your husband give it"). Read only where the doer opens a clause ("we will schedule", "you will need to
+  schedule", "your partner also needs"), so "we will call you" says nothing about "you".
+
 Two sentences conflict in a slot when they fill the same kind and key with different values and neither also
 holds the other's: a sentence that names both sides ("ice, not heat") cannot be aligned and does not conflict.
 The phrases read are blanked in the text the rest of the guard reads, so the "no" of "no more than" or "no
@@ -46,7 +56,8 @@ Slot = tuple[str, str, str]
 _NUMBER = r"(?P<n>\d+(?:\.\d+)?)"
 _LESS = (
     r"(?:no|not) (?:more|higher|greater|heavier|longer|older|bigger|larger) than|"
-    r"(?<!no )(?<!not )(?:less|lower|fewer|lighter|shorter|younger|smaller) than|at most|up to|a maximum of|"
+    r"(?<!no )(?<!not )(?:less|lower|fewer|lighter|shorter|younger|smaller) than|at most|"
+    r"(?<!goes )(?<!go )(?<!went )(?<!gone )(?<!going )(?<!moves )(?<!move )up to|a maximum of|"
     r"maximum of|max of"
 )
 _MORE = (
@@ -65,12 +76,18 @@ _NEGATION_BEFORE = re.compile(
 _LESS_BARE = r"below|under|beneath"  # only before a number: "under 100", never "under the tongue"
 _MORE_BARE = r"above|over"  # only before a number: "over 100", never "over the counter"
 _GAP = r"(?:\s+(?!and\b|or\b|but\b)[a-z%°'-]+){0,3}?\s+"
+_BARE_GAP = (
+    r"(?:\s+(?!(?:and|or|but|for|in|on|at|to|from|with|after|before|during|every|each|per|until|since)\b)"
+    r"[a-z%°'-]+){0,3}?\s+"
+)
+"""Up to three words between "above" or "under" and its number ("above your target of 7"), none that starts
+another phrase ("over the wound for 2 days" compares nothing)."""
 
 _COMPARISONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"\b(?P<c>{_LESS})(?:{_GAP}{_NUMBER})?"), "<"),
     (re.compile(rf"\b(?P<c>{_MORE})(?:{_GAP}{_NUMBER})?"), ">"),
-    (re.compile(rf"\b(?P<c>{_LESS_BARE})(?:\s+[a-z%°'-]+){{0,1}}?\s+{_NUMBER}"), "<"),
-    (re.compile(rf"\b(?P<c>{_MORE_BARE})(?:\s+[a-z%°'-]+){{0,1}}?\s+{_NUMBER}"), ">"),
+    (re.compile(rf"\b(?P<c>{_LESS_BARE}){_BARE_GAP}{_NUMBER}"), "<"),
+    (re.compile(rf"\b(?P<c>{_MORE_BARE}){_BARE_GAP}{_NUMBER}"), ">"),
     (re.compile(rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,3}}?\s+(?P<c>or (?:less|lower|fewer|below|under|smaller))\b"), "<"),
     (re.compile(rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,3}}?\s+(?P<c>or (?:more|higher|greater|above|over|bigger))\b"), ">"),
     (re.compile(rf"\b(?P<c>limit)\b(?:\s+[a-z'-]+){{0,4}}?\s+to\s+{_NUMBER}"), "<"),
@@ -85,9 +102,9 @@ _DOWN = re.compile(
 )
 _PLAIN_NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)(?![\d.]*\d)")
 _SCOPE = re.compile(
-    r"\b(?:(?:per|each|every|in a|for the whole|total for the|for each) "
+    r"\b(?:(?:per|each|every|in a|in a whole|for the whole|total for the|for each|in a single|as a single) "
     r"(?P<v>day|24-hour period|24 hour period|1 day period|dose|meal|week)|(?P<once>at any one time|at one time|in "
-    r"one go))\b"
+    r"one go|in one dose|in 1 dose))\b"
 )
 _SCOPE_VALUE = {"24-hour period": "day", "24 hour period": "day", "1 day period": "day"}
 """How a day is said ("1 day period" is "a 24-hour period" once bedside.text.quantities has read it); a scope said
@@ -129,14 +146,31 @@ _FILLER = frozenset(
     ]
 )
 _SEQUENCE = re.compile(
-    r"\b(?:(?P<v>before|after|prior to|following|within|during)|(?P<w>with)(?: the first (?:bite|mouthful) of)?"
+    r"(?<!-)\b(?:(?P<v>before|after|prior to|following|within|during|until|starting|beginning)|"
+    r"(?P<w>with)(?: the first (?:bite|mouthful) of)?"
     r"(?= (?:each |every |your |a )?(?:meals?|snacks?|food|breakfast|lunch|dinner|supper)\b))\s+"
-    r"(?P<rest>[a-z0-9' -]{0,60})"
+    r"(?=(?P<rest>[a-z0-9' -]{0,60}))"
 )
 """Before, after or within something; and with (or during) a meal, which is neither before nor after it."""
-_WITH = re.compile(r"\b(?P<v>with|without)\s+(?P<rest>[a-z0-9' -]{0,60})")
-_CONDITION = re.compile(r"\b(?P<v>only if|unless|except (?:if|when)|if|when)\s+(?P<rest>[a-z0-9' -]{0,60})")
-_SEQUENCE_VALUE = {"prior to": "before", "following": "after", "during": "with"}
+_WITH = re.compile(r"\b(?P<v>with|without)\s+(?=(?P<rest>[a-z0-9' -]{0,60}))")
+_EXCEPTION = re.compile(
+    r"\b(?P<v>except(?: for)?|apart from|other than|but not|excluding|with the exception of|only)\s+"
+    r"(?!if\b|when\b|once\b|after\b|before\b|until\b|during\b|for\b|in\b|on\b|at\b)(?=(?P<rest>[a-z0-9' -]{0,60}))"
+)
+"""Everything but something, or only it: "only if" and "only after" are a condition or a time, read elsewhere."""
+_CONDITION = re.compile(
+    r"\b(?P<v>only if|unless|except (?:if|when)|if|when|as long as|provided|providing)\s+"
+    r"(?=(?P<rest>[a-z0-9' -]{0,60}))"
+)
+_SEQUENCE_VALUE = {
+    "prior to": "before",
+    "following": "after",
+    "during": "with",
+    "until": "before",
+    "starting": "after",
+    "beginning": "after",
+}
+""""Until next week" is the time before it, "starting next week" the time after."""
 _CONDITION_CLAUSE = re.compile(r"\b(?:if|when|whenever|unless)\b(?P<clause>[^,;:.]*)")
 _JOIN = re.compile(r"\b(or|and)\b")
 """Two signs joined in a condition: "call 911 if you notice a droopy face or slurred speech" asks for either,
@@ -161,6 +195,86 @@ _NOT_A_STEP_WORD = frozenset(
 the order keys, which are what each step is about."""
 
 
+_CARE = (
+    r"we|i|our (?:office|team|clinic|nurses?|staff|surgeons?|doctors?|pharmacists?)|"
+    r"(?:the|your) (?:[a-z]+ )?(?:nurse|doctor|surgeon|pharmacist|pharmacy|clinic|office|team|lab|specialist|"
+    r"physiotherapist|physio|therapist|midwife|radiologist|gp|cardiologist|oncologist|dentist|consultant|provider)|"
+    r"dr\.? [a-z]+"
+)
+_OTHER = (
+    r"(?:your|the) (?:husband|wife|partner|son|daughter|mother|father|mum|mom|dad|caregiver|carer|child|kids?|"
+    r"children|family|friend|sister|brother|baby|parents?|spouse)|someone(?: else)?|a family member|he|she|they"
+)
+_DOERS = ((_CARE, "care"), (r"you", "patient"), (_OTHER, "other"))
+_AUX = (
+    r"(?:(?:also|only|then|still|now|just|both|alone|themselves|yourself)\s+)?"
+    r"(?:(?:will|'ll|can|could|should|must|may|might|would|shall|is going to|are going to|am going to|has to|"
+    r"have to|needs? to|will need to|will have to|do not|don't|does not|doesn't|will not|won't|cannot|can't|"
+    r"should not|shouldn't)\s+)?"
+    r"(?:(?:also|then|need to|have to|be able to|not|now|just)\s+)?"
+)
+_CLAUSE_START = r"(?:^|[,;:]\s*|\b(?:and|but|so|then|if|when|that|because|once|until|while|or|please)\s+)"
+_ACTOR = tuple(
+    (re.compile(rf"{_CLAUSE_START}(?:only\s+)?(?:{who})\s+{_AUX}(?P<verb>[a-z]+)\b"), value) for who, value in _DOERS
+)
+_GOT_TO_DO = re.compile(rf"\b(?:have|has|ask|let|get)\s+(?:{_OTHER})\s+(?:to\s+)?(?P<verb>[a-z]+)\b")
+"""Someone else made to do it: "please have your husband give the glucagon"."""
+_SELF = re.compile(r"(?<!your )(?<!the )(?<!a )\b(?P<verb>[a-z]+) yourself\b")
+"""The patient named after the verb: "give yourself the injection"."""
+_NOT_A_VERB = frozenset(
+    re.findall(
+        r"[a-z]+",
+        "be is are was were been am have has had do does did not also only then still now just both the a an your "
+        "it this that to with for of in on at by and or but so if when one them him her me us",
+    )
+)
+
+
+_MODAL_FILLER = r"(?:(?:also|still|always|just|now|then|really|definitely)\s+)?"
+_MODALITY = (
+    (
+        re.compile(
+            r"(?<!\bnot )(?<!\bn't )(?<!\bno )\b(?:must|need to|needs to|have to|has to|are required to|is required to|"
+            rf"be sure to|make sure (?:you|to|that you)|it is essential to|it's essential to)\s+{_MODAL_FILLER}"
+            r"(?!not\b)(?P<verb>[a-z]+)\b"
+        ),
+        "must",
+    ),
+    (
+        re.compile(
+            rf"\b(?:may want to|might want to|can choose to|may|can|could|might|are welcome to|are free to|it is "
+            rf"fine to|it's fine to|it is okay to|it's okay to|it is ok to|it's ok to)\s+{_MODAL_FILLER}"
+            r"(?!not\b)(?P<verb>[a-z]+)\b"
+        ),
+        "may",
+    ),
+)
+"""Required or allowed. "can" is read as allowed: in an instruction it gives leave ("you can shower tomorrow")."""
+
+
+def _modalities(lowered: str) -> set[Slot]:
+    """``("modality", verb stem, "must"|"may")`` for each step said as required or allowed."""
+    found: set[Slot] = set()
+    for pattern, value in _MODALITY:
+        for match in pattern.finditer(lowered):
+            verb = match.group("verb")
+            if verb not in _NOT_A_VERB and verb not in ("want", "need", "have"):
+                found.add(("modality", word_stem(verb), value))
+    return found
+
+
+def _actors(lowered: str) -> set[Slot]:
+    """``("actor", verb stem, "care"|"patient"|"other")`` for each step whose doer the sentence names."""
+    found: set[Slot] = set()
+    readings = [*_ACTOR, (_GOT_TO_DO, "other"), (_SELF, "patient")]
+    for pattern, value in readings:
+        for match in pattern.finditer(lowered):
+            verb = match.group("verb")
+            if verb not in _NOT_A_VERB:
+                found.add(("actor", word_stem(verb), value))
+    return found
+
+
 @dataclass(frozen=True)
 class OppositePair:
     name: str
@@ -180,8 +294,8 @@ def opposite_pairs() -> tuple[OppositePair, ...]:
     return tuple(
         OppositePair(
             entry["name"],
-            tuple(entry["a"]),
-            tuple(entry["b"]),
+            tuple(entry.get("a", ())),
+            tuple(entry.get("b", ())),
             entry["source"],
             tuple(entry.get("a_patterns", ())),
             tuple(entry.get("b_patterns", ())),
@@ -286,16 +400,25 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
         if pattern.search(lowered):
             slots.add(("direction", "", value))
     slots.update(_order(lowered))
+    slots.update(_actors(lowered))
+    slots.update(_modalities(lowered))
     for clause in _CONDITION_CLAUSE.finditer(lowered):
         for join in _JOIN.finditer(clause.group("clause")):
             slots.add(("joined", "condition", "either" if join.group(1) == "or" else "both"))
-    for pattern, kind in ((_SEQUENCE, "sequence"), (_WITH, "with"), (_CONDITION, "condition")):
+    for pattern, kind in (
+        (_SEQUENCE, "sequence"),
+        (_WITH, "with"),
+        (_CONDITION, "condition"),
+        (_EXCEPTION, "exception"),
+    ):
         for match in pattern.finditer(lowered):
             value = match.group("v") or match.groupdict().get("w") or ""
             if kind == "sequence":
                 value = _SEQUENCE_VALUE.get(value, value)
             elif kind == "condition":
                 value = "unless" if value.startswith(("unless", "except")) else "if"
+            elif kind == "exception":
+                value = "only" if value == "only" else "except"
             slots.update((kind, key, value) for key in _keys(match.group("rest")))
     return frozenset(slots), lowered
 
