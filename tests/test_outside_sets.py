@@ -102,6 +102,11 @@ FROZEN = {
         "guard_heldout_17.jsonl",
     ): "a20d06bb7a2250b5e84d558fd4ffc6d85758fef7dbd2db940e00f2894b745f67",
     ("bedside.sim", "fidelity_heldout_16.jsonl"): "57699eec3c0410f3f96a26933731629fb97db804b4b730eccab433c44894283f",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_18.jsonl",
+    ): "13917c197e9ca3e05b83bfc01fec11325f4b0ce39af6c05174c2610d3459f1bb",
+    ("bedside.sim", "fidelity_heldout_17.jsonl"): "98be5aca5143be4c07762fa5289cb71316aa582047bc0f5e0eb7e24d5014d7b5",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -142,6 +147,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 10", (48, 28, 12, 27)),  # first 45, 28, 15, 27 (the rules of 4193931)
         ("held out 11", (44, 26, 16, 26)),  # first 43, 26, 17, 26 (the rules of 6ea5ee4)
         ("held out 12", (45, 32, 15, 31)),  # first 38, 32, 22, 31 (the rules of 182aa8e)
+        ("held out 13", (35, 33, 25, 32)),  # measured once with the rules of e340556, unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -179,6 +185,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 10", (7, 7, 26)),  # unread; first 7, 7, 26
         ("held out 11", (9, 9, 26)),  # unread; first 9, 9, 26
         ("held out 12", (4, 4, 29)),  # unread; first 5, 5, 29
+        ("held out 13", (4, 4, 26)),  # measured once, unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -211,6 +218,7 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-29k": ((44, 15), (31, 14)),  # measured once with the rules of 4193931, unread
         "outside-written 2026-11-29l": ((37, 19), (34, 16)),  # measured once with the rules of 6ea5ee4, unread
         "outside-written 2026-11-29m": ((30, 10), (41, 18)),  # measured once with the rules of 182aa8e, unread
+        "outside-written 2026-11-29n": ((31, 9), (39, 22)),  # measured once with the rules of e340556, unread
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -401,6 +401,12 @@ BUILTIN_SENTENCE_SETS = (
         "of 182aa8e, before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_16.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-29n",
+        "written by a seventeenth writer who never read the rules nor any other set; kept sealed through the "
+        "exchange round and measured once with its rules (e340556), before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_17.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

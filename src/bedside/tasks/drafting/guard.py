@@ -182,6 +182,13 @@ BUILTIN_SETS = (
         "the rules after living alone and someone else's history (182aa8e), before any later change, totals only "
         "(its errors unread), frozen",
     ),
+    (
+        "outside-written, held out 13",
+        "guard_heldout_18.jsonl",
+        "written 2026-11-29 by a seventeenth writer who never read the rules nor any other set; kept sealed through "
+        "the exchange round and measured once with its rules (e340556), before any later change, totals only (its "
+        "errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
