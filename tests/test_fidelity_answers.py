@@ -73,3 +73,35 @@ def test_another_persons_no_is_not_said_against_the_patients_own_facts() -> None
     facts = ["I have high blood pressure.", "I have never had a stroke.", "I take ramipril 5 mg once a day."]
     assert label("My older brother had a stroke at sixty.", facts, "Any family history?") == "unsupported"
     assert label("I had a small stroke two years ago.", facts, "Any strokes?") == "contradicted"
+
+
+def test_a_count_said_between_a_name_and_its_noun_is_compared() -> None:
+    # the fidelity round after the exchange round (2026-11-29): "two Zeposia capsules", "just the one shot"
+    facts = ["I take Zeposia, one capsule once a day.", "I keep two doses of adrenaline at home."]
+    assert label("I take two Zeposia capsules a day.", facts, "How many do you take?") == "contradicted"
+    assert label("I take one Zeposia capsule a day.", facts, "How many do you take?") == "entailed"
+    assert label("I've only got just the one shot at home.", facts, "How many pens do you keep?") == "contradicted"
+    said = "Just the one chest infection this year."
+    assert label(said, ["I had three chest infections this year."], "Any infections?") == "contradicted"
+
+
+def test_a_schedule_said_every_couple_of_weeks_or_in_the_mornings_is_read() -> None:
+    facts = ["I have my blood checked at the clinic every six weeks.", "I inject 20 units of insulin at night."]
+    assert label("Every couple of weeks, at the clinic.", facts, "How often is your blood checked?") == "contradicted"
+    assert label("Twenty units, in the mornings.", facts, "When do you inject it?") == "contradicted"
+    # a range of months is both its numbers
+    periods = ["My periods come roughly every two to four months."]
+    assert label("Every couple of months, sometimes four.", periods, "How often?") != "contradicted"
+
+
+def test_a_part_of_the_day_about_another_thing_is_no_contradiction() -> None:
+    facts = ["I get ankle swelling in the evenings.", "I take hydroxychloroquine 200 mg once a day."]
+    said = "My knuckles have been stiff in the mornings."
+    assert label(said, facts, "Anything else bothering you?") != "contradicted"
+
+
+def test_a_side_or_a_weight_change_against_the_fact_is_contradicted() -> None:
+    assert label("On the right arm.", ["My fistula is in my left forearm."], "Where is your fistula?") == "contradicted"
+    facts = ["I have lost 5 kg since starting the injections.", "I live with my husband."]
+    assert label("I've put on about five kilos since I started.", facts, "Has your weight changed?") == "contradicted"
+    assert label("I've lost about five kilos since I started.", facts, "Has your weight changed?") == "entailed"

@@ -197,28 +197,32 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
 
 
 def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> None:
-    # contradicted (hits, false), unsupported (hits, false): first measured, raised as the reading improved
+    # contradicted (hits, false), unsupported (hits, false): first measured, raised as the reading improved; set
+    # to the figures after the fidelity round that followed the exchange round (2026-11-29: counts between a name
+    # and its noun, "every couple of weeks", "in the mornings" only against a fact the answer shares a subject
+    # with, a weight gained against lost), measured once on the unread sets: contradictions caught +2 (29c),
+    # +1 (29f, 29g), +2 (29n), -1 (29e, 29l, 29m), -3 (29j); false contradictions 4 fewer in all
     floors = {
         "outside-written 2026-11-28": ((43, 10), (31, 12)),  # first (38, 13), (28, 25)
-        "outside-written 2026-11-28b": ((42, 18), (30, 12)),  # first (36, 20), (27, 33)
-        "outside-written 2026-11-29": ((35, 13), (34, 10)),  # first (26, 14), (28, 36)
+        "outside-written 2026-11-28b": ((44, 18), (30, 12)),  # first (36, 20), (27, 33)
+        "outside-written 2026-11-29": ((39, 13), (34, 9)),  # first (26, 14), (28, 36)
         # unread; measured after the second round, then after the third: contradicted hits 37 -> 40 for one more
         # false contradiction (precision 0.712 -> 0.714), so its false floor is 16
-        "outside-written 2026-11-29b": ((45, 14), (28, 8)),  # read in the fifth round (before: (40, 16), (28, 9))
-        "outside-written 2026-11-29c": ((34, 20), (28, 13)),  # unread; first (35, 20): -1 with the exchange round
-        "outside-written 2026-11-29d": ((37, 14), (32, 12)),  # unread; first (35, 15), (32, 12)
-        "outside-written 2026-11-29e": ((31, 12), (33, 12)),  # measured once with the fourth round's rules, unread
-        "outside-written 2026-11-29f": ((28, 11), (33, 15)),  # measured once with the fifth round's rules, unread
-        "outside-written 2026-11-29g": ((31, 8), (31, 22)),  # first (30, 8), (31, 23) (the fifth round's rules)
-        "outside-written 2026-11-29h": ((35, 11), (35, 23)),  # measured once with the rules of 834b7b0, unread
+        "outside-written 2026-11-29b": ((46, 14), (28, 7)),  # read in the fifth round (before: (40, 16), (28, 9))
+        "outside-written 2026-11-29c": ((36, 19), (29, 16)),  # unread; first (35, 20): -1 with the exchange round
+        "outside-written 2026-11-29d": ((37, 14), (33, 12)),  # unread; first (35, 15), (32, 12)
+        "outside-written 2026-11-29e": ((30, 12), (33, 12)),  # measured once with the fourth round's rules, unread
+        "outside-written 2026-11-29f": ((29, 11), (34, 16)),  # measured once with the fifth round's rules, unread
+        "outside-written 2026-11-29g": ((32, 7), (32, 22)),  # first (30, 8), (31, 23) (the fifth round's rules)
+        "outside-written 2026-11-29h": ((35, 12), (35, 23)),  # measured once with the rules of 834b7b0, unread
         # first (33, 9), (37, 17) (the rules of d18a18b); one contradiction fewer with the fidelity round of
         # 2026-11-29 (living alone, someone else's "no"), its errors unread
         "outside-written 2026-11-29i": ((32, 9), (37, 18)),
-        "outside-written 2026-11-29j": ((40, 15), (33, 15)),  # measured once with the rules of cfcf7cd, unread
-        "outside-written 2026-11-29k": ((44, 15), (31, 14)),  # measured once with the rules of 4193931, unread
-        "outside-written 2026-11-29l": ((37, 19), (34, 16)),  # measured once with the rules of 6ea5ee4, unread
-        "outside-written 2026-11-29m": ((30, 10), (41, 18)),  # measured once with the rules of 182aa8e, unread
-        "outside-written 2026-11-29n": ((31, 9), (39, 22)),  # measured once with the rules of e340556, unread
+        "outside-written 2026-11-29j": ((37, 15), (33, 16)),  # measured once with the rules of cfcf7cd, unread
+        "outside-written 2026-11-29k": ((44, 15), (32, 14)),  # measured once with the rules of 4193931, unread
+        "outside-written 2026-11-29l": ((36, 19), (34, 16)),  # measured once with the rules of 6ea5ee4, unread
+        "outside-written 2026-11-29m": ((29, 9), (42, 20)),  # measured once with the rules of 182aa8e, unread
+        "outside-written 2026-11-29n": ((33, 9), (39, 21)),  # measured once with the rules of e340556, unread
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

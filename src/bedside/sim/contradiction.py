@@ -245,6 +245,7 @@ class ContradictionRules:
                 someone_else=about_someone_else and not _PERSON.search(known[i]),
                 cosine=similarity[i],
                 shared=bool(_content(sentence) & _content(known[i])),
+                answered=bool(_content(f"{asked} {sentence}") & _content(known[i])),
                 calendars=(calendar_terms(sentence), calendar_terms(known[i])),
             )
             conflict = next((c for c in found if c[0] not in self.without), None)  # the first of a kind not left out
@@ -288,6 +289,7 @@ class ContradictionRules:
         someone_else: bool = False,
         cosine: float,
         shared: bool,
+        answered: bool = False,
         calendars: tuple[frozenset[str], frozenset[str]],
     ) -> Iterator[tuple[str, str]]:
         """Each conflict the rules see between a sentence and one fact, in the rules' order (kind, detail)."""
@@ -303,6 +305,10 @@ class ContradictionRules:
         if unheard and fact_numbers and not my_numbers <= fact_numbers:
             yield "number", f"{_show(fact_numbers)} vs {_show(my_numbers)}"
         for kind in ("span", "short", "moment"):
+            if kind == "moment" and not answered:
+                # "my knuckles are stiff in the mornings" says nothing against "ankle swelling at night"; an answer
+                # shares its subject through the question ("When do you take it?" "In the evening.")
+                continue
             mine_kind = in_days(frozenset(t for t in mine.times if _time_kind(t) == kind))
             fact_kind = in_days(frozenset(t for t in fact.times if _time_kind(t) == kind))
             if times_conflict(mine_kind, fact_kind):
@@ -363,12 +369,23 @@ def _quantities(text: str) -> frozenset[str]:
     return frozenset(f"{float(n):g}" for n in _NUMBER.findall(normalise_quantities(text)))
 
 
-_MEASURE = re.compile(r"(?<![\w/.])(\d+(?:\.\d+)?)\s*([a-z]+)?", re.I)
+_MEASURE = re.compile(r"(?<![\w/.])(\d+(?:\.\d+)?)\s*([a-z]+)?(?:[ -]([a-z]+))?", re.I)
+_COUNTED_THINGS = frozenset(
+    re.findall(
+        r"\w+",
+        "tablet tablets pill pills capsule capsules puff puffs dose doses unit units drop drops injection injections "
+        "shot shots spray sprays patch patches sachet sachets infection infections attack attacks episode episodes "
+        "seizure seizures stone stones operation operations pregnancy pregnancies miscarriage miscarriages drink "
+        "drinks cigarette cigarettes pen pens inhaler inhalers",
+    )
+)
+"""Things counted whose number a word may stand between ("2 Biktarvy tablets", "1 chest infection")."""
 _UNIT_NAMES = {
     "milligram": "mg", "milligrams": "mg", "mgs": "mg", "gram": "g", "grams": "g", "kilo": "kg", "kilos": "kg",
     "kilogram": "kg", "kilograms": "kg", "millimetre": "mm", "millimeter": "mm", "centimetre": "cm",
     "centimeter": "cm", "degree": "deg", "degrees": "deg", "min": "minute", "mins": "minute", "hr": "hour",
-    "hrs": "hour", "yr": "year", "yrs": "year", "time": "times",
+    "hrs": "hour", "yr": "year", "yrs": "year", "time": "times", "shot": "dose", "shots": "dose",
+    "injection": "dose", "injections": "dose", "jab": "dose", "jabs": "dose",
 }  # fmt: skip
 _NOT_UNITS = frozenset(
     re.findall(
@@ -383,8 +400,10 @@ def _measures(text: str) -> frozenset[tuple[str, str]]:
     """Each number with the word after it as its unit ("10 minutes" is ("10", "minute"), "4 mm" ("4", "mm"));
     "" when the next word is not a unit ("a glass or 2 at the weekend"), which agrees with any unit."""
     found = set()
-    for value, word in _MEASURE.findall(normalise_quantities(text)):
+    for value, word, after in _MEASURE.findall(normalise_quantities(text)):
         unit = (word or "").lower()
+        if unit not in _COUNTED_THINGS and unit not in _NOT_UNITS and after.lower() in _COUNTED_THINGS:
+            unit = after.lower()  # "2 Biktarvy tablets": the tablets are counted
         unit = "" if unit in _NOT_UNITS else _UNIT_NAMES.get(unit, unit)
         if len(unit) > 3 and unit.endswith("s") and unit not in ("times",):
             unit = unit[:-1]

@@ -132,8 +132,8 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\b(?:this week)\b", "this week"),
     (r"\b(?:next week)\b", "next week"),
     (r"\b(?:next month)\b", "next month"),
-    (r"\b(?:at bedtime|before bed|at night|nightly|in the evening|every evening|every night)\b", "evening"),
-    (r"\b(?:in the morning|every morning|each morning)\b", "morning"),
+    (r"\b(?:at bedtime|before bed|at nights?|nightly|in the evenings?|every evening|every night)\b", "evening"),
+    (r"\b(?:in the mornings?|every morning|each morning)\b", "morning"),
 )
 _COMPILED_TIMES = tuple((re.compile(p), label) for p, label in _TIME_PHRASES)
 _CLOCK_TIME = re.compile(r"(?<![\w.:])(1[0-2]|[1-9])(?::[0-5]\d)? ?([ap])\.?m\b\.?")
@@ -406,7 +406,8 @@ _BODY = (
     r"arm|arms|leg|legs|hand|hands|foot|feet|eye|eyes|ear|ears|knee|knees|hip|hips|shoulder|shoulders|breast|"
     r"breasts|side|sides|lung|lungs|kidney|kidneys|ankle|ankles|wrist|wrists|elbow|elbows|chest|flank|groin|neck|"
     r"jaw|thigh|thighs|calf|calves|toe|toes|finger|fingers|heel|heels|ovary|ovaries|testicle|buttock|abdomen|"
-    r"lobe|ventricle|atrium|carotid|temple|cheek|nostril|armpit|axilla|rib|ribs|back|lower|upper|sided"
+    r"lobe|ventricle|atrium|carotid|temple|cheek|nostril|armpit|axilla|rib|ribs|back|lower|upper|sided|forearm|"
+    r"forearms|shin|shins|eyelid|eyelids|buttocks|collarbone|hand's|knee's"
 )
 _SIDE = re.compile(
     rf"\b(?P<side>left|right|bilateral|both)[\s-]+(?:\w+[\s-]+)?(?:{_BODY})\b|\bon the (?P<side2>left|right)\b|"
@@ -708,7 +709,8 @@ class ClinicalGuard:
                 _Mention(f"{len(parts)}/day", m.start, m.end) if m.label == "1/day" else m for m in time_mentions
             ]
         # Durations and intervals: "in 2 weeks", "every 6 hours", "a few days".
-        words = _WORD.findall(lowered)
+        # "every couple of weeks" is every two weeks ("every 4 weeks" is not); "a couple of weeks ago" stays vague
+        words = _WORD.findall(lowered.replace("every couple of ", "every 2 "))
         for index, (amount, unit) in enumerate(itertools.pairwise(words)):
             every = "every " if index > 0 and words[index - 1] == "every" else ""
             if unit in _TIME_UNITS and (value := _number(amount)) is not None:

@@ -84,6 +84,10 @@ _ONE = re.compile(
     r"|\s+(?:to|or)\s+(?:two|three|four|five|six|seven|eight|nine|ten|\d))",
     re.IGNORECASE,
 )
+_JUST_THE_ONE = re.compile(
+    r"\b(?P<lead>(?:just|only) the )one\b(?!\s+(?:of|who|that|which|with|i|you|he|she|they|we)\b)", re.IGNORECASE
+)
+"""A count said as "just the one" ("just the one chest infection last winter" is 1), not a pronoun."""
 _PRONOUN_ONE = re.compile(
     r"(?<!\bpoint )\bone\b(?!\s+point\s+(?:zero|one|two|three|four|five|six|seven|eight|nine)\b)", re.IGNORECASE
 )
@@ -130,6 +134,9 @@ _RANGE = re.compile(
 )
 """A range whose unit is said once, after its second number ("48 to 72 hours", "2-3 days"): the unit belongs to
 both, so each is converted (48 hours is 2 days)."""
+_LONG_RANGE = re.compile(r"(?<![\w./])(\d+(?:\.\d+)?) ?(to|-|–|or) ?(\d+(?:\.\d+)?)[ -]?(months?|years?)\b", re.I)
+"""The same for months and years, which are not converted ("every 2 to 3 months" is "every 2 months to 3
+months")."""
 _CONCENTRATION = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?) ?(mg|g|mcg|µg|micrograms?|milligrams?|grams?) ?/ ?(dl|l|ml)\b", re.I
 )
@@ -185,7 +192,7 @@ def _canonical(value: float, unit: str) -> str:
 def _words_to_digits(text: str) -> str:
     from text_to_num import alpha2digit
 
-    text = _ONE.sub("1", text)
+    text = _ONE.sub("1", _JUST_THE_ONE.sub(lambda m: f"{m.group('lead')}1", text))
     # Any other "one" is a pronoun ("the left one, ten days ago"), which text2num would read as a number
     # when another number follows it: kept out of its sight, and put back as it was written.
     kept = _PRONOUN_ONE.findall(text)
@@ -259,6 +266,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
     text = _PRESSURE.sub(r"\1/\2", text)  # "130 over 80" is the reading 130/80
     text = _CLOCK.sub(_clock, text)
     text = _RANGE.sub(lambda m: f"{m.group(1)} {m.group(4)} to {m.group(3)} {m.group(4)}", text)
+    text = _LONG_RANGE.sub(lambda m: f"{m.group(1)} {m.group(4)} to {m.group(3)} {m.group(4)}", text)
     text = _CONCENTRATION.sub(lambda m: _concentration(m, strict), text)
     text = _APART.sub(r"every \1 \2", text)
     text = _EVERY_HOURS.sub(interval, text)
