@@ -107,6 +107,11 @@ FROZEN = {
         "guard_heldout_18.jsonl",
     ): "13917c197e9ca3e05b83bfc01fec11325f4b0ce39af6c05174c2610d3459f1bb",
     ("bedside.sim", "fidelity_heldout_17.jsonl"): "98be5aca5143be4c07762fa5289cb71316aa582047bc0f5e0eb7e24d5014d7b5",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_19.jsonl",
+    ): "7c19c4890cd238b2b801a359674b827cb387900da554e667ef9ef01457134ad4",
+    ("bedside.sim", "fidelity_heldout_18.jsonl"): "98017a89d40ed6328058c105c18d41f0d951933ae3efb5cac23064921f5b6efe",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -148,6 +153,9 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 11", (44, 26, 16, 26)),  # first 43, 26, 17, 26 (the rules of 6ea5ee4)
         ("held out 12", (45, 32, 15, 31)),  # first 38, 32, 22, 31 (the rules of 182aa8e)
         ("held out 13", (35, 33, 25, 32)),  # measured once with the rules of e340556, unread
+        # measured once with the rules of 0ca9e27, unread; its writer was told the kinds the rules read and asked
+        # for subtler changes: the rules' floor on text written against them
+        ("held out 14", (19, 33, 41, 33)),
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -186,6 +194,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 11", (9, 9, 26)),  # unread; first 9, 9, 26
         ("held out 12", (4, 4, 29)),  # unread; first 5, 5, 29
         ("held out 13", (4, 4, 26)),  # measured once, unread
+        ("held out 14", (27, 27, 22)),  # measured once, unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -223,6 +232,7 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-29l": ((36, 19), (34, 16)),  # measured once with the rules of 6ea5ee4, unread
         "outside-written 2026-11-29m": ((29, 9), (42, 20)),  # measured once with the rules of 182aa8e, unread
         "outside-written 2026-11-29n": ((33, 9), (39, 21)),  # measured once with the rules of e340556, unread
+        "outside-written 2026-11-29o": ((32, 23), (35, 25)),  # measured once with the rules of 0ca9e27, unread
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

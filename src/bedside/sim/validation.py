@@ -407,6 +407,12 @@ BUILTIN_SENTENCE_SETS = (
         "exchange round and measured once with its rules (e340556), before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_17.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-29o",
+        "written by an eighteenth writer who never read the rules nor any other set; measured once with the rules "
+        "of 0ca9e27, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_18.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

@@ -189,6 +189,13 @@ BUILTIN_SETS = (
         "the exchange round and measured once with its rules (e340556), before any later change, totals only (its "
         "errors unread), frozen",
     ),
+    (
+        "outside-written, held out 14",
+        "guard_heldout_19.jsonl",
+        "written 2026-11-29 by an eighteenth writer who never read the rules nor any other set, asked for changes "
+        "subtler than the common tricks; measured once with the rules after the fidelity round (0ca9e27), before "
+        "any later change, totals only (its errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
