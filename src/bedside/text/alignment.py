@@ -110,17 +110,15 @@ _SYMMETRIC_FRAMES = frozenset(
     re.findall(
         r"\w+",
         "and or nor plus with alongside along together as well both either neither but yet while whereas although "
-        "though however also then",
+        "though however also",
     )
 )
 """Frames whose two sides may trade places without changing the meaning: coordinators, and "but" between two
-clauses ("the cholesterol is fine, but the pressure is high" and its reverse). "then" is here only with "and"
-(see :func:`_symmetric`)."""
+clauses ("the cholesterol is fine, but the pressure is high" and its reverse). Not "and then": there the order
+is the meaning."""
 
 
 def _symmetric(frame: list[str]) -> bool:
-    if "then" in frame:  # "A and then B": the order is the meaning
-        return False
     return all(w in _SYMMETRIC_FRAMES for w in frame)
 
 
