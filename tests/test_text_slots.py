@@ -158,6 +158,16 @@ def test_a_reversal_conflicts_in_its_slot(reference: str, candidate: str, kind: 
         ("The mole was benign.", "The mole was not cancerous."),
         ("Take it every morning and evening.", "Take it twice a day."),
         ("Most people feel better within a few days.", "The majority of people feel better within a few days."),
+        # negation stops at "before", "after", "while" and "during"; "with no fever" is without one
+        (
+            "Do not have any food after 10 pm before your scan.",
+            "Fast from 10 pm on the night before your scan, with nothing at all to eat.",
+        ),
+        (
+            "Do not lift anything heavy while your wound heals.",
+            "Avoid heavy lifting until the wound has healed, with no exceptions.",
+        ),
+        ("Go back to school after 24 hours without a fever.", "Go back to school after 24 hours with no fever."),
     ],
 )
 def test_a_paraphrase_does_not(reference: str, candidate: str) -> None:

@@ -34,7 +34,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-_EXTRA_TERMINATION = ("so", "then", "until", "unless", "if", "when", "because", "since", "so that")
+_EXTRA_TERMINATION = (
+    "so", "then", "until", "unless", "if", "when", "because", "since", "so that", "before", "after", "while", "during",
+)  # fmt: skip
+"""Where a negation's reach ends besides NegEx's own: a clause of time or condition says when, and is not
+negated with it ("do not eat after midnight before your operation" negates eating, not the operation)."""
 _EXTRA_PRECEDING = (
     "no longer", "none", "none of", "nothing", "not any more", "not anymore", "nor", "neither",
     "haven't", "hasn't", "hadn't", "won't", "wouldn't", "shouldn't", "mustn't", "needn't",

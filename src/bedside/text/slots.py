@@ -152,7 +152,8 @@ _SEQUENCE = re.compile(
     r"(?=(?P<rest>[a-z0-9' -]{0,60}))"
 )
 """Before, after or within something; and with (or during) a meal, which is neither before nor after it."""
-_WITH = re.compile(r"\b(?P<v>with|without)\s+(?=(?P<rest>[a-z0-9' -]{0,60}))")
+_WITH = re.compile(r"\b(?P<v>with(?: no| none of)?|without)\s+(?=(?P<rest>[a-z0-9' -]{0,60}))")
+"""With or without something; "with no fever" is without one."""
 _EXCEPTION = re.compile(
     r"\b(?P<v>except(?: for)?|apart from|other than|but not|excluding|with the exception of|only)\s+"
     r"(?!if\b|when\b|once\b|after\b|before\b|until\b|during\b|for\b|in\b|on\b|at\b)(?=(?P<rest>[a-z0-9' -]{0,60}))"
@@ -419,6 +420,8 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
                 value = "unless" if value.startswith(("unless", "except")) else "if"
             elif kind == "exception":
                 value = "only" if value == "only" else "except"
+            elif kind == "with" and value != "with":
+                value = "without"
             slots.update((kind, key, value) for key in _keys(match.group("rest")))
     return frozenset(slots), lowered
 
