@@ -117,7 +117,11 @@ def test_the_report_sorts_cells_by_the_headline_metric_and_marks_the_best(tmp_pa
 
     soup = BeautifulSoup(html_page(report), "html.parser")
     sorted_by = next(p for p in soup.find_all("p") if p.get_text().startswith("Cells sorted by"))
-    assert [code.get_text() for code in sorted_by.find_all("code")] == ["content_f1", "bedside compare"]
+    assert [code.get_text() for code in sorted_by.find_all("code")] == [
+        "content_f1",
+        "bedside leaderboard",
+        "bedside compare",
+    ]
     assert not [p.get_text() for p in soup.find_all("p") if "`" in p.get_text()]  # code spans, never backticks
 
 
@@ -185,3 +189,21 @@ def test_over_models_says_how_many_of_the_grids_models_it_averages() -> None:
     )
     (spread,) = over_models(report)
     assert (spread.models, spread.of, spread.mean) == (2, 3, 15.0)
+
+
+def test_the_report_stars_only_a_cell_the_leaderboard_would_rank() -> None:
+    """A model that failed a third of its calls scored 1.0 on the rest and took the report's star, while the
+    leaderboard left it unranked: the two now agree (a newcomer's sweep, 2026-11-29)."""
+    from bedside.runs.report import CellReport, MetricSummary, RunReport, _by_headline
+
+    def cell(name: str, ok: int, errors: int, mean: float) -> CellReport:
+        summary = MetricSummary("content_f1", ok, mean, mean - 0.1, min(1.0, mean + 0.1))
+        return CellReport(name, ok + errors, ok, errors, metrics=[summary])
+
+    run = {"task": "drafting", "planned": {"flaky": 18, "steady": 18, "cut": 18, "late": 18}}
+    cells = [cell("flaky", 12, 6, 1.0), cell("steady", 18, 0, 0.8), cell("cut", 4, 0, 0.9), cell("late", 17, 1, 0.7)]
+    ordered, best = _by_headline(RunReport(run, cells, {}, ["content_f1"]))
+    assert [c.cell for c in ordered] == ["steady", "late", "flaky", "cut"]  # 17 of 18 answered is ranked
+    assert best == ("content_f1", frozenset({"steady"}))
+    _, none = _by_headline(RunReport(run, [cells[0], cells[2]], {}, ["content_f1"]))
+    assert none == ("content_f1", frozenset())  # no cell may be ranked: no star at all

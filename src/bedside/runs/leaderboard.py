@@ -30,11 +30,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bedside.runs.report import SMALL_N, _summaries, cell_parts, declared_scorers, headline_metric, metric_order
+from bedside.runs.report import (
+    MIN_COMPLETE,
+    SMALL_N,
+    _summaries,
+    cell_parts,
+    declared_scorers,
+    headline_metric,
+    metric_order,
+)
 from bedside.runs.store import ResultRow, Store, run_recency
-
-MIN_COMPLETE = 0.9
-"""The share of a cell's samples it must have answered (not stored as errors) to be ranked."""
 
 
 @dataclass(frozen=True)

@@ -346,7 +346,9 @@ def markdown(report: RunReport) -> str:
     if best is not None:
         lines += [
             f"Cells sorted by `{best[0]}`, the task's headline metric (higher is better); ★ marks the best mean "
-            "(each, when tied). A cell whose interval overlaps the best one's is not shown to differ from it: "
+            f"(each, when tied) of the cells that answered at least {MIN_COMPLETE:.0%} of their planned samples, "
+            "with more than one scored, as `bedside leaderboard` ranks them; the cells below that follow, "
+            "unstarred. A cell whose interval overlaps the best one's is not shown to differ from it: "
             "`bedside compare` tests differences on paired samples.",
             "",
         ]
@@ -475,24 +477,40 @@ def png_base64(figure: Any) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+MIN_COMPLETE = 0.9
+"""The share of a cell's planned samples it must have answered (not stored as errors) to be ranked or starred."""
+
+
+def answered_share(cell: CellReport, planned: dict[str, int]) -> float:
+    """The share of the samples ``cell``'s run planned for it that it answered (errors and samples never run count
+    against it)."""
+    total = max(planned.get(cell.cell, 0), cell.ok + cell.errors)
+    return cell.ok / total if total else 0.0
+
+
 def _by_headline(report: RunReport) -> tuple[list[CellReport], tuple[str, frozenset[str]] | None]:
-    """The report's cells sorted by the task's headline metric (best first; cells without it last) and
-    (metric, the cells with the best mean: ties all), or the cells as they are and None when fewer than two
-    cells scored the headline metric."""
+    """The report's cells sorted by the task's headline metric, best first: the cells that may be ranked (as
+    ``bedside leaderboard`` ranks: at least :data:`MIN_COMPLETE` of their planned samples answered, more than one
+    scored), then the others, then cells without it; and (metric, the rankable cells with the best mean: ties
+    all), or the cells as they are and None when fewer than two cells scored the headline metric. A model that
+    failed a third of its calls is never starred for the answers it did give."""
     metric = headline_metric(report.run["task"])
     if metric is None or metric not in report.metrics:
         return list(report.cells), None
 
-    def mean(cell: CellReport) -> float | None:
-        found = next((m for m in cell.metrics if m.metric == metric and m.n), None)
-        return None if found is None else found.mean
-
-    scored = [c for c in report.cells if mean(c) is not None]
-    if len(scored) < 2:
+    headline = {
+        c.cell: found
+        for c in report.cells
+        if (found := next((m for m in c.metrics if m.metric == metric and m.n), None))
+    }
+    if len(headline) < 2:
         return list(report.cells), None  # one cell is no ranking
-    ordered = sorted(scored, key=lambda c: -(mean(c) or 0.0)) + [c for c in report.cells if mean(c) is None]
-    top = mean(ordered[0])
-    return ordered, (metric, frozenset(c.cell for c in scored if mean(c) == top))
+    planned: dict[str, int] = report.run.get("planned") or {}
+    scored = sorted((c for c in report.cells if c.cell in headline), key=lambda c: -headline[c.cell].mean)
+    rankable = [c for c in scored if answered_share(c, planned) >= MIN_COMPLETE and headline[c.cell].n > 1]
+    ordered = rankable + [c for c in scored if c not in rankable] + [c for c in report.cells if c.cell not in headline]
+    top = max((headline[c.cell].mean for c in rankable), default=None)
+    return ordered, (metric, frozenset(c.cell for c in rankable if headline[c.cell].mean == top))
 
 
 _CODE = re.compile(r"`([^`]+)`")
