@@ -207,3 +207,32 @@ def test_the_report_stars_only_a_cell_the_leaderboard_would_rank() -> None:
     assert best == ("content_f1", frozenset({"steady"}))
     _, none = _by_headline(RunReport(run, [cells[0], cells[2]], {}, ["content_f1"]))
     assert none == ("content_f1", frozenset())  # no cell may be ranked: no star at all
+
+
+def test_a_share_gets_a_wilson_interval_so_five_of_five_is_not_surely_best() -> None:
+    """5 correct of 5 bootstrapped is [1, 1], which ranked that model "surely" above one at 0.44 [0.22, 0.67]
+    (a newcomer's sweep, 2026-11-29); a share's interval is Wilson's: [0.57, 1], overlapping, a shared place."""
+    from bedside.runs.report import _summaries
+    from bedside.runs.store import ResultRow
+
+    def rows(values: list[float]) -> list[ResultRow]:
+        return [
+            ResultRow(
+                "r", "c", f"s{i}", 0, "d", "sys", "m", "k", "ok", None, {}, {"accuracy": v, "words": v}, {}, {}, {}
+            )
+            for i, v in enumerate(values)
+        ]
+
+    perfect = {m.metric: m for m in _summaries(rows([1.0] * 5), ["accuracy", "words"], seed=0)}
+    assert perfect["accuracy"].mean == 1.0
+    assert 0.56 < perfect["accuracy"].low < 0.57
+    assert perfect["accuracy"].high == 1.0
+    assert (perfect["words"].low, perfect["words"].high) == (1.0, 1.0)  # a count keeps its bootstrap
+    weak = _summaries(rows([1.0] * 8 + [0.0] * 10), ["accuracy"], seed=0)[0]
+    board = ranked(
+        [
+            _entry("perfect", 1.0, perfect["accuracy"].low, 1.0, samples=5),
+            _entry("weak", weak.mean, weak.low, weak.high),
+        ]
+    )
+    assert {e.rank for e in board} == {"1–2"}

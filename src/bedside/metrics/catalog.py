@@ -24,6 +24,9 @@ class MetricInfo:
     scorer: str | None = None
     """The name a run config's ``scorers:`` gives bedside's generic scorer of this metric (``cosine`` for the
     MiniLM cosine), or None where only a task or an analysis command computes it."""
+    share: bool = False
+    """Each sample scores 0 or 1 and the mean is a share (accuracy, a refusal rate): reports give it a Wilson
+    interval, which a percentile bootstrap of 5 correct of 5 ([1, 1]) is not."""
 
     def availability(self) -> str | None:
         """None when the metric can run offline now, else the reason it cannot."""
@@ -194,6 +197,7 @@ CATALOG: tuple[MetricInfo, ...] = (
         "sample",
         "1 where the output opens by declining (bedside's refusal phrases), else 0; its mean is the refusal rate",
         scorer="refusal",
+        share=True,
     ),
     MetricInfo(
         "exam_accuracy",
@@ -214,12 +218,14 @@ CATALOG: tuple[MetricInfo, ...] = (
         "sentence",
         "1 when the answer equals a reference after normalising case, spaces and edge punctuation (mean: accuracy)",
         scorer="exact_match",
+        share=True,
     ),
     MetricInfo(
         "accuracy",
         "classification",
         "sample",
         "a task file's `classification`: 1 when the label read from the answer equals the reference label",
+        share=True,
     ),
     MetricInfo(
         "label_f1",
@@ -235,6 +241,12 @@ def find_metric(name: str) -> MetricInfo:
         if info.name == name:
             return info
     raise KeyError(f"unknown metric {name!r}; `bedside metrics list` shows them all")
+
+
+def is_share(name: str) -> bool:
+    """Whether metric ``name`` (or its base name, for a variant ``name[...]``) is a per-sample 0/1 share."""
+    base = name.split("[", 1)[0]
+    return any(info.name == base and info.share for info in CATALOG)
 
 
 def on_percent_scale(name: str) -> bool:

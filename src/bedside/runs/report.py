@@ -27,13 +27,14 @@ from pathlib import Path
 from statistics import fmean, stdev
 from typing import Any
 
-from bedside.metrics.catalog import on_percent_scale
+from bedside.metrics.catalog import is_share, on_percent_scale
 from bedside.private_files import private_dir, replace_private, write_private_text
 from bedside.runs.pairing import CellKey, PairingError, Selection, baseline_pairs, pair_cells
 from bedside.runs.registry import resolve_task
 from bedside.runs.store import ResultRow, Store, iter_jsonl
 from bedside.runs.task import AbsentPlot, ReportTable, Task
 from bedside.stats import bootstrap_ci, holm, paired_bootstrap, paired_effect_size
+from bedside.stats.proportions import wilson_interval
 from bedside.stats.rounding import rounded
 
 SMALL_N = 20
@@ -98,10 +99,20 @@ def _per_sample(rows: Sequence[ResultRow], metric: str) -> list[float]:
 
 
 def _summaries(rows: Sequence[ResultRow], metrics: Sequence[str], seed: int) -> list[MetricSummary]:
+    """Each metric's mean over samples with its 95% interval: the seeded percentile bootstrap, or for a share (a
+    metric the catalog marks as scoring each sample 0 or 1: accuracy, exact match, the refusal rate) the Wilson
+    score interval. A bootstrap of 5 correct of 5 is [1, 1], which ranked a model "surely" above one at 0.44
+    [0.22, 0.67]; Wilson's is [0.57, 1]."""
     out = []
     for metric in metrics:
         values = _per_sample(rows, metric)
-        if values:
+        if not values:
+            continue
+        if is_share(metric) and all(v in (0.0, 1.0) for v in values):
+            hits = int(sum(values))
+            low, high = wilson_interval(hits, len(values)) or (0.0, 1.0)
+            out.append(MetricSummary(metric, len(values), hits / len(values), low, high))
+        else:
             interval = bootstrap_ci(values, seed=seed)
             out.append(MetricSummary(metric, len(values), interval.estimate, interval.low, interval.high))
     return out
@@ -321,7 +332,8 @@ def markdown(report: RunReport) -> str:
         f"Task `{run['task']}`; created {run['created_at']:%Y-%m-%d %H:%M} UTC; status {run['status']}; "
         f"bedside {run['bedside_version']} (commit {run['git_commit'] or 'unknown'}), Python {run['python_version']}.",
         "",
-        "Means over samples (each sample's epochs averaged first) with seeded percentile bootstrap 95% intervals. "
+        "Means over samples (each sample's epochs averaged first) with seeded percentile bootstrap 95% intervals "
+        "(Wilson score intervals for a share: accuracy, exact match, the refusal rate). "
         "Errors are never in the means; `hit max_tokens` counts samples kept with an answer cut off at max_tokens.",
         "",
         "## Results by cell",
