@@ -253,3 +253,31 @@ def test_a_baseline_gate_fails_on_a_model_that_answered_nothing(tmp_path: Path) 
     gated = runner.invoke(app, ["compare", run, "--baseline", good, "--fail-if-worse", "words", *store])
     assert "FAIL: demo/short/openai-compatible/down vs demo/short/" in gated.output
     assert "3 of 5 --fail-if-worse check(s) failed" in gated.output
+
+
+def test_a_gate_fails_a_model_that_failed_samples_the_baseline_answered(tmp_path: Path) -> None:
+    """The paired figures leave out the samples one side failed: a model failing 2 of 6 calls and echoing the rest
+    exactly as the baseline read "+0.000, pass" (a newcomer's sweep, 2026-11-29). Now the samples left out are
+    said, and the gate fails on them unless --allow-errors asks to gate on the samples both answered."""
+    with ScriptedServer() as server, ScriptedServer(faults="first=500+500") as flaky:
+        path = _grid(
+            tmp_path,
+            server,
+            systems={"short": {"type": "zero_shot", "options": {"evaluate": False}}},
+            models={"system": [server.model_name("good-1"), flaky.model_name("flaky")]},
+            model_options={"system": {"max_retries": 0}},
+            concurrency=1,
+        )
+        assert runner.invoke(app, ["run", str(path), "--no-cache"]).exit_code != 0  # two samples failed
+        good = server.model_name("good-1").split("@")[0]
+    run, store = load_config(path).run_id, ["--store", str(tmp_path / "store.sqlite")]
+    gated = runner.invoke(app, ["compare", run, "--baseline", good, "--fail-if-worse", "words", *store])
+    assert gated.exit_code == 1, gated.output
+    assert "left out: demo/short/openai-compatible/flaky vs demo/short/" in gated.output
+    assert "B failed 2 of the samples the other answered (compared on the 4 both answered" in gated.output
+    assert "B failed 2 of the samples A answered, which the paired figures leave out" in gated.output
+    allowed = runner.invoke(
+        app, ["compare", run, "--baseline", good, "--fail-if-worse", "words", "--allow-errors", *store]
+    )
+    assert allowed.exit_code == 0, allowed.output  # the four both answered are the same echo
+    assert "left out:" in allowed.output

@@ -829,6 +829,14 @@ def compare_command(
             "matcher_failures, are known without it).",
         ),
     ] = False,
+    allow_errors: Annotated[
+        bool,
+        typer.Option(
+            "--allow-errors",
+            help="For --fail-if-worse: gate on the samples both answered even where B failed samples A answered "
+            "(by default that fails the gate).",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
@@ -858,8 +866,10 @@ def compare_command(
 
     lower = {g.metric for g in gates if lower_is_better or task_says_lower(task_name, g.metric)}
     checked = [
-        *check_worse(comparison, [g for g in gates if g.metric not in lower]),
-        *check_worse(comparison, [g for g in gates if g.metric in lower], lower_is_better=True),
+        *check_worse(comparison, [g for g in gates if g.metric not in lower], allow_errors=allow_errors),
+        *check_worse(
+            comparison, [g for g in gates if g.metric in lower], lower_is_better=True, allow_errors=allow_errors
+        ),
     ]
     if as_json:
         typer.echo(json.dumps([dataclasses.asdict(r) for r in comparison.rows], indent=2))
@@ -870,6 +880,16 @@ def compare_command(
         err.print(
             f"[yellow]not compared:[/] {escape(pair.cell_b)} vs {escape(pair.cell_a)}: no sample answered by both "
             "(one of them failed or never ran every sample: see `bedside report`)",
+            highlight=False,
+            soft_wrap=True,
+        )
+    for pair in comparison.one_sided:
+        failed = [f"B failed {pair.failed_b}"] * bool(pair.failed_b) + [f"A failed {pair.failed_a}"] * bool(
+            pair.failed_a
+        )
+        err.print(
+            f"[yellow]left out:[/] {escape(pair.cell_b)} vs {escape(pair.cell_a)}: {' and '.join(failed)} of the "
+            f"samples the other answered (compared on the {pair.paired} both answered: see `bedside report`)",
             highlight=False,
             soft_wrap=True,
         )

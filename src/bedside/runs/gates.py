@@ -16,7 +16,9 @@ bootstrap 95% interval of B − A. It passes when the interval's lower end is at
 shown to be worse than A by less than MARGIN, if at all. With ``lower_is_better`` (an error rate) the interval's
 upper end must be at most +MARGIN. Every pair of cells is checked; a pair where no sample both answered scored
 the metric fails (a model that failed every sample, or whose endpoint was down, cannot be shown no worse), and
-so does a metric no paired sample scored. A
+so does a metric no paired sample scored. So does a pair where B failed (or never ran) samples A answered: the
+paired figures leave those samples out, and a model that fails a sixth of its calls would pass on the rest
+(``--allow-errors`` gates on the samples both answered only). A
 margin of 0 asks for B at least as good as A within the interval's resolution: identical outputs pass, and a
 small sample whose interval is wide fails (the test cannot show what the data do not).
 """
@@ -116,11 +118,23 @@ def parse_worse_gate(text: str) -> WorseGate:
 
 
 def check_worse(
-    comparison: Comparison, gates: Sequence[WorseGate], *, lower_is_better: bool = False
+    comparison: Comparison, gates: Sequence[WorseGate], *, lower_is_better: bool = False, allow_errors: bool = False
 ) -> list[WorseResult]:
     """Each gate on every pair of cells compared, in the comparison's order (see the module docstring)."""
     results = []
     for gate in gates:
+        if not allow_errors:
+            results.extend(
+                WorseResult(
+                    gate,
+                    False,
+                    f"{pair.cell_b} vs {pair.cell_a}: B failed {pair.failed_b} of the samples A answered, which "
+                    "the paired figures leave out, so B cannot be shown no worse (--allow-errors gates on the "
+                    "samples both answered)",
+                )
+                for pair in comparison.pairs
+                if pair.paired and pair.failed_b
+            )
         rows = [c for c in comparison.rows if c.metric == gate.metric]
         if not rows:
             scored = sorted({c.metric for c in comparison.rows})

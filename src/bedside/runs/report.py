@@ -676,6 +676,11 @@ class CellPair:
     cell_a: str
     cell_b: str
     paired: int
+    failed_b: int = 0
+    """Samples A answered that B stored as errors or never ran: left out of every paired figure, so a model that
+    fails calls would otherwise read as no worse."""
+    failed_a: int = 0
+    """Samples B answered that A stored as errors or never ran."""
 
 
 @dataclass(frozen=True)
@@ -689,6 +694,11 @@ class Comparison:
     @property
     def unpaired(self) -> list[CellPair]:
         return [p for p in self.pairs if p.paired == 0]
+
+    @property
+    def one_sided(self) -> list[CellPair]:
+        """Pairs compared on fewer samples than one side answered: the other side failed (or never ran) some."""
+        return [p for p in self.pairs if p.paired and (p.failed_a or p.failed_b)]
 
 
 def compare(
@@ -731,7 +741,10 @@ def compare(
             for r in rows_a
             if r.cell == cell_a and r.status == "ok" and (r.sample_id, r.epoch) in index_b
         ]
-        compared.append(CellPair(cell_a, cell_b, len(paired)))
+        answered_a = {(r.sample_id, r.epoch) for r in rows_a if r.cell == cell_a and r.status == "ok"}
+        compared.append(
+            CellPair(cell_a, cell_b, len(paired), len(answered_a - index_b.keys()), len(index_b.keys() - answered_a))
+        )
         metrics = sorted({m for ra, rb in paired for m in ra.scores if m in rb.scores})
         for metric in metrics:
             values = [
