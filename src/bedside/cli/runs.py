@@ -884,11 +884,9 @@ def compare_command(
             soft_wrap=True,
         )
     for pair in comparison.one_sided:
-        failed = [f"B failed {pair.failed_b}"] * bool(pair.failed_b) + [f"A failed {pair.failed_a}"] * bool(
-            pair.failed_a
-        )
+        sides = [f"{side} failed {n}" for side, n in (("B", pair.failed_b), ("A", pair.failed_a)) if n]
         err.print(
-            f"[yellow]left out:[/] {escape(pair.cell_b)} vs {escape(pair.cell_a)}: {' and '.join(failed)} of the "
+            f"[yellow]left out:[/] {escape(pair.cell_b)} vs {escape(pair.cell_a)}: {' and '.join(sides)} of the "
             f"samples the other answered (compared on the {pair.paired} both answered: see `bedside report`)",
             highlight=False,
             soft_wrap=True,

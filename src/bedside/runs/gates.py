@@ -121,7 +121,7 @@ def check_worse(
     comparison: Comparison, gates: Sequence[WorseGate], *, lower_is_better: bool = False, allow_errors: bool = False
 ) -> list[WorseResult]:
     """Each gate on every pair of cells compared, in the comparison's order (see the module docstring)."""
-    results = []
+    results: list[WorseResult] = []
     for gate in gates:
         if not allow_errors:
             results.extend(
