@@ -63,6 +63,11 @@ def test_summary_figures_match_their_definitions() -> None:
     assert found.macro_f1 == pytest.approx((2 / 3 + 2 / 3 + 2 / 3) / 3)
     assert found.micro_f1 == pytest.approx(2 * (3 / 4) * (3 / 5) / (3 / 4 + 3 / 5))  # the unreadable: a miss only
     assert found.confusion == ((1, 1, 0, 0), (0, 1, 0, 0), (0, 0, 1, 1))
+    # a subset that holds one of the task's labels: the others are no evidence, not F1 0 (a newcomer's sweep read
+    # 0.333 for a model right on 4 of 4 emergency cases)
+    subset = summarise_labels([("emergency", "emergency")] * 4, LABELS)
+    assert subset.macro_f1 == 1.0
+    assert len(subset.per_label) == 3  # every label of the task still has its row
 
 
 def test_a_yaml_triage_task_reports_accuracy_f1_and_the_confusion_matrix(tmp_path: Path) -> None:
