@@ -11,8 +11,8 @@ Per sample, ``exact_match`` is 1 when the normalised answer equals a normalised 
 when the extracted label equals the reference label. Over a set (:func:`summarise_labels`): accuracy, each
 label's precision, recall, F1 and support, macro F1 (labels weighted equally, over the labels the gold labels or
 the answers hold: one of the task's labels that neither holds is left out, not counted as 0) and micro F1 (counts
-pooled over the labels; equal to accuracy when every answer was read, above it when unreadable answers lower recall but not
-precision), and the confusion matrix with a column for unreadable answers (scikit-learn's definitions,
+pooled over the labels; equal to accuracy when every answer was read, above it when unreadable answers lower
+recall but not precision), and the confusion matrix with a column for unreadable answers (scikit-learn's definitions,
 ``zero_division=0``).
 """
 
