@@ -236,3 +236,30 @@ def test_a_share_gets_a_wilson_interval_so_five_of_five_is_not_surely_best() -> 
         ]
     )
     assert {e.rank for e in board} == {"1–2"}
+
+
+def test_a_retried_error_stays_on_the_record(tmp_path: Path) -> None:
+    """After --retry-errors a model that failed a sixth of its calls read as reliable as any (a newcomer's sweep,
+    2026-11-29): each sample answered on a retry is marked, and the leaderboard and the report say how many."""
+    with ScriptedServer() as server, ScriptedServer(faults="first=500+500") as flaky:
+        path = _run(
+            tmp_path,
+            server,
+            models={"system": [server.model_name("good-1"), flaky.model_name("flaky")]},
+            model_options={"system": {"max_retries": 0}},
+            concurrency=1,
+        )
+        assert runner.invoke(app, ["run", str(path), "--no-cache"]).exit_code != 0  # two samples failed
+        assert runner.invoke(app, ["run", str(path), "--no-cache", "--retry-errors"]).exit_code == 0
+    store = ["--store", str(tmp_path / "store.sqlite")]
+    (board,) = json.loads(runner.invoke(app, ["leaderboard", *store, "--json"]).stdout)
+    notes = {e["model"]: e["note"] for e in board["entries"]}
+    assert notes["openai-compatible/flaky"].endswith("2 answered only on --retry-errors")
+    assert "retry" not in notes["openai-compatible/good-1"]
+    config = load_config(path)
+    opened = Store(config.store)
+    try:
+        text = markdown(build_report(opened, config.run_id))
+    finally:
+        opened.close()
+    assert "zero_shot/openai-compatible/flaky: 2 of its 4 answered samples failed first and were answered on" in text

@@ -38,6 +38,7 @@ from bedside.runs.report import (
     declared_scorers,
     headline_metric,
     metric_order,
+    retried_after_error,
 )
 from bedside.runs.store import ResultRow, Store, run_recency
 
@@ -71,6 +72,8 @@ class Entry:
     stored: int | None = None
     """Rows stored (answered or errors); None: all ``samples`` were (the share answered is then theirs less the
     errors)."""
+    retried: int = 0
+    """Answered samples that were stored as errors first (answered on ``--retry-errors``)."""
 
     @property
     def answered(self) -> float:
@@ -83,7 +86,8 @@ class Entry:
         """The flag, a ranked cell's few samples, and the run's status when it did not finish."""
         few = f"n < {SMALL_N}: a rough interval" if self.rank_low is not None and self.n < SMALL_N else ""
         unfinished = f"run {self.status}" if self.status != "finished" else ""
-        return "; ".join(part for part in (self.flag, few, unfinished) if part)
+        retried = f"{self.retried} answered only on --retry-errors" if self.retried else ""
+        return "; ".join(part for part in (self.flag, few, unfinished, retried) if part)
 
     @property
     def rank(self) -> str:
@@ -149,6 +153,7 @@ def leaderboard(
             entry = Entry(
                 run["task"], dataset, system, model, run["id"], chosen, n, mean, low, high, errors,
                 max(planned.get(cell, 0), len(cell_rows)), status=status, stored=len(cell_rows),
+                retried=retried_after_error(cell_rows),
             )  # fmt: skip
             groups[(run["task"], dataset, chosen)].append(entry)
     return [

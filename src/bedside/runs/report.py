@@ -62,6 +62,8 @@ class CellReport:
     model: str = ""
     truncated: int = 0
     """Samples (ok ones) with at least one answer cut off at the token limit."""
+    retried: int = 0
+    """Samples (ok ones) stored as errors first and answered on ``--retry-errors``."""
     metrics: list[MetricSummary] = field(default_factory=list)
     strata: dict[str, dict[str, list[MetricSummary]]] = field(default_factory=dict)  # key -> value -> metrics
     error_causes: Counter[str] = field(default_factory=Counter)
@@ -118,6 +120,12 @@ def _summaries(rows: Sequence[ResultRow], metrics: Sequence[str], seed: int) -> 
     return out
 
 
+def retried_after_error(rows: Sequence[ResultRow]) -> int:
+    """The answered samples among ``rows`` that were stored as errors first (answered on ``--retry-errors``): a
+    retry mends the mean, not the model's record."""
+    return sum(r.status == "ok" and bool((r.failure or {}).get("retried_after_error")) for r in rows)
+
+
 def error_causes(rows: Sequence[ResultRow]) -> Counter[str]:
     """The error rows among ``rows`` counted by cause: the error's first line, at most 200 characters (a cause
     repeated in every sample is one entry with its count, not a wall of identical lines)."""
@@ -143,6 +151,7 @@ def build_report(store: Store, run_id: str) -> RunReport:
             ok=sum(r.status == "ok" for r in cell_rows),
             errors=sum(r.status == "error" for r in cell_rows),
             truncated=sum(r.status == "ok" and _truncated(r) for r in cell_rows),
+            retried=retried_after_error(cell_rows),
             metrics=_summaries(cell_rows, metrics, seed),
             error_causes=error_causes(cell_rows),
         )
@@ -162,6 +171,11 @@ def build_report(store: Store, run_id: str) -> RunReport:
         stored = len({(r.sample_id, r.epoch) for r in by_cell.get(cell, [])})
         if stored < total:
             notes.append(f"{cell}: {stored} of its {total} planned samples stored (run status: {run.get('status')})")
+    notes += [
+        f"{c.cell}: {c.retried} of its {c.ok} answered samples failed first and were answered on --retry-errors"
+        for c in cells
+        if c.retried
+    ]
     usage: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for row in rows:
         for role, counts in row.usage.items():

@@ -762,8 +762,19 @@ class _Running:
                 calls=done.calls,
             )
         output = done.output.model_dump(mode="json")
+        # a sample stored as an error before and answered now (--retry-errors) says so: the retry keeps the
+        # cell's mean honest, and this keeps its reliability on record (a model failing a sixth of its calls read
+        # as reliable as any once its errors were retried)
+        retried = {"retried_after_error": True} if done.item.key in plan.bypass else None
         return self._row(
-            done.item, status="ok", error=None, output=output, scores=scores, usage=done.usage, calls=done.calls
+            done.item,
+            status="ok",
+            error=None,
+            output=output,
+            scores=scores,
+            usage=done.usage,
+            calls=done.calls,
+            failure=retried,
         )
 
     def _stored(self, entries: list[ResultRow | _Scoring], rows: list[ResultRow]) -> None:

@@ -155,7 +155,8 @@ class ResultRow:
     strata: dict[str, str]
     sample: dict[str, Any]
     failure: dict[str, Any] | None = None
-    """For an error: its type and the cache keys of the answers that caused it (``retry_bypass``)."""
+    """For an error: its type and the cache keys of the answers that caused it (``retry_bypass``); for a sample
+    answered on ``--retry-errors`` after it was stored as an error, ``{"retried_after_error": true}``."""
     calls: list[dict[str, Any]] | None = None
     """The sample's call timeline: one entry per model call (role, model, start_s/end_s since the sample began,
     tokens, cache hit, finish reason, error); None for rows stored before timelines were kept."""
