@@ -231,6 +231,15 @@ def run_command(
         )
         + (f"; {summary.retried} run again after their Ray worker was lost" if summary.retried else "")
     )
+    for cell, (count, where) in summary.reused_from_elsewhere.items():
+        err.print(
+            f"[yellow]warning:[/] {count} samples of {escape(cell)} were reused from another run whose answers came "
+            f"from {escape(where)}, which this config does not name: a model's identity holds no URL, so if that "
+            "server runs another model under the same name, give the models different names "
+            "(docs/models.md), else ignore this",
+            highlight=False,
+            soft_wrap=True,
+        )
     if summary.errors:
         _print_error_causes(causes)
         report_hint = f"bedside report {summary.run_id}" + _store_flag(loaded.store)
@@ -523,6 +532,9 @@ def summary_data(summary: Any, store: str) -> dict[str, Any]:
         "failed": summary.failed,
         "retried_errors": summary.retried_errors,
         "reused": summary.reused,
+        "reused_from_elsewhere": {
+            cell: {"samples": n, "served_at": where} for cell, (n, where) in summary.reused_from_elsewhere.items()
+        },
         "rescored": summary.rescored,
         "errors": summary.errors,
         "truncated": summary.truncated,

@@ -76,6 +76,14 @@ def sent_settings(settings: GenerationSettings) -> dict[str, Any]:
     return dict(settings.request_fields())
 
 
+def served_at(config: ModelConfig) -> str | None:
+    """The endpoint a model's answers come from, as its config names it (its replicas' URLs joined by ","), or
+    None for a model served in this process."""
+    if config.base_urls:
+        return ",".join(config.base_urls)
+    return config.base_url
+
+
 def has_text(text: str) -> bool:
     """Whether ``text`` holds anything a reader could see: whitespace and invisible format characters
     (Unicode category Cf: zero-width space and joiners, word joiner, BOM, direction marks) do not count."""
@@ -434,6 +442,8 @@ class Model:
                 sent=sent_settings(settings) if settings is not None else None,
                 reported_model=response.model,
                 fingerprint=response.system_fingerprint,
+                # where it was served (never part of the identity): a run reusing it elsewhere can say so
+                served_at=None if cached else served_at(self._endpoint.config),
             )
         return Completion(
             texts=response.texts,

@@ -115,6 +115,10 @@ class RunSummary:
     """Samples run now that failed (stored as errors now; ``ran`` counts those that succeeded)."""
     retried_errors: int = 0
     """Samples stored as errors before and run again now (``--retry-errors``)."""
+    reused_from_elsewhere: dict[str, tuple[int, str]] = field(default_factory=dict)
+    """Per cell, samples reused from another run whose answers an endpoint this config does not name served
+    (count, one such endpoint): the same model name on another server, perhaps another model (a model's identity
+    holds no URL)."""
 
     @property
     def errors(self) -> int:
@@ -496,7 +500,27 @@ def plan_run(
             plan.generate.append(item)
         else:
             plan.reuse.append((item, found))
+    _note_foreign_reuse(plan)
     return plan
+
+
+def _note_foreign_reuse(plan: Plan) -> None:
+    """Count the reused samples whose answers were served at an endpoint this config does not name
+    (``summary.reused_from_elsewhere``): a second config naming a different server's model "llm" reused the first
+    server's answers without a word (a newcomer's sweep). Moving a server is the reason URLs are not identity, so
+    this warns rather than refuses."""
+    if not plan.reuse:
+        return
+    from bedside.llm.config import parse_model_spec
+    from bedside.llm.model import served_at
+
+    config = plan.config
+    named = {served_at(parse_model_spec(config.model_spec(spec))) for specs in config.models.values() for spec in specs}
+    for item, row in plan.reuse:
+        elsewhere = sorted({w for c in row.calls or () if (w := c.get("served_at")) and w not in named})
+        if elsewhere:
+            count, _ = plan.summary.reused_from_elsewhere.get(item.cell.id, (0, ""))
+            plan.summary.reused_from_elsewhere[item.cell.id] = (count + 1, elsewhere[0])
 
 
 def cache_location(cache: str | Path | bool | None) -> str | Path | None:
