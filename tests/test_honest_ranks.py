@@ -263,3 +263,22 @@ def test_a_retried_error_stays_on_the_record(tmp_path: Path) -> None:
     finally:
         opened.close()
     assert "zero_shot/openai-compatible/flaky: 2 of its 4 answered samples failed first and were answered on" in text
+
+
+def test_a_smoke_run_after_the_sweep_says_the_fuller_run_is_older(tmp_path: Path) -> None:
+    """`bedside run sweep.yaml --limit 2` after the full sweep became the leaderboard's run for every model, n=2,
+    with nothing said (a newcomer's sweep, 2026-11-29)."""
+    with ScriptedServer() as server:
+        path = _run(tmp_path, server)
+        assert runner.invoke(app, ["run", str(path), "--no-cache"]).exit_code == 0
+        assert runner.invoke(app, ["run", str(path), "--no-cache", "--limit", "2"]).exit_code == 0
+    full = load_config(path).run_id
+    store = ["--store", str(tmp_path / "store.sqlite")]
+    (board,) = json.loads(runner.invoke(app, ["leaderboard", *store, "--json"]).stdout)
+    assert {e["n"] for e in board["entries"]} == {2}
+    for entry in board["entries"]:
+        assert entry["note"].endswith(
+            f"its run planned 4 samples, an older run of its config ({full}) 8: --all-runs shows both"
+        )
+    (both,) = json.loads(runner.invoke(app, ["leaderboard", *store, "--json", "--all-runs"]).stdout)
+    assert not any("older run" in e["note"] for e in both["entries"])

@@ -74,6 +74,9 @@ class Entry:
     errors)."""
     retried: int = 0
     """Answered samples that were stored as errors first (answered on ``--retry-errors``)."""
+    shadows: str = ""
+    """Where the latest run of a config planned fewer samples than an older one (a ``--limit`` smoke run after the
+    full sweep): that older run's id and plan, which the leaderboard does not show unless asked (``all_runs``)."""
 
     @property
     def answered(self) -> float:
@@ -87,7 +90,7 @@ class Entry:
         few = f"n < {SMALL_N}: a rough interval" if self.rank_low is not None and self.n < SMALL_N else ""
         unfinished = f"run {self.status}" if self.status != "finished" else ""
         retried = f"{self.retried} answered only on --retry-errors" if self.retried else ""
-        return "; ".join(part for part in (self.flag, few, unfinished, retried) if part)
+        return "; ".join(part for part in (self.flag, few, unfinished, retried, self.shadows) if part)
 
     @property
     def rank(self) -> str:
@@ -118,11 +121,19 @@ def leaderboard(
     runs = store.runs()
     if task is not None:
         runs = [r for r in runs if r["task"] == task]
+    shadows: dict[str, str] = {}
     if not all_runs:
         latest: dict[str, dict[str, Any]] = {}
         for run in runs:
             if run["name"] not in latest or run_recency(run) > run_recency(latest[run["name"]]):
                 latest[run["name"]] = run
+        for run in runs:  # a smaller latest run (a --limit smoke test) must not pass for the sweep it follows
+            newest = latest[run["name"]]
+            if run is not newest and _planned(run) > _planned(newest):
+                shadows[newest["id"]] = (
+                    f"its run planned {_planned(newest)} samples, an older run of its config ({run['id']}) "
+                    f"{_planned(run)}: --all-runs shows both"
+                )
         runs = [r for r in runs if latest[r["name"]] is r]
     groups: dict[tuple[str, str, str], list[Entry]] = defaultdict(list)
     for run in runs:
@@ -153,7 +164,7 @@ def leaderboard(
             entry = Entry(
                 run["task"], dataset, system, model, run["id"], chosen, n, mean, low, high, errors,
                 max(planned.get(cell, 0), len(cell_rows)), status=status, stored=len(cell_rows),
-                retried=retried_after_error(cell_rows),
+                retried=retried_after_error(cell_rows), shadows=shadows.get(run["id"], ""),
             )  # fmt: skip
             groups[(run["task"], dataset, chosen)].append(entry)
     return [
@@ -166,6 +177,11 @@ def leaderboard(
         )
         for (task_name, dataset, chosen), entries in sorted(groups.items())
     ]
+
+
+def _planned(run: dict[str, Any]) -> int:
+    """The samples a run planned over all its cells (0 where the store kept no plan)."""
+    return sum((run.get("planned") or {}).values())
 
 
 def _ascending(task: str, metric: str, asked: bool | None) -> bool:
