@@ -162,7 +162,7 @@ def test_a_model_that_answered_nothing_and_a_cut_short_run_are_listed_never_rank
     assert cut_short["note"] == "answered 29% of its samples (< 90%): not ranked; run interrupted"
     down = next(e for e in board["entries"] if e["model"] == "openai-compatible/down")
     assert (down["system"], down["n"], down["errors"]) == ("zero_shot", 0, 0)
-    assert down["note"] == "answered none of its 14 samples: not ranked; run interrupted"
+    assert down["note"] == "none of its 14 samples run: not ranked; run interrupted"  # never run, not failed
     opened = Store(str(store_path))
     try:
         report = build_report(opened, run["id"])

@@ -39,6 +39,7 @@ from bedside.runs.report import (
     headline_metric,
     metric_order,
     retried_after_error,
+    truncated,
 )
 from bedside.runs.store import ResultRow, Store, run_recency
 
@@ -74,6 +75,8 @@ class Entry:
     errors)."""
     retried: int = 0
     """Answered samples that were stored as errors first (answered on ``--retry-errors``)."""
+    truncated: int = 0
+    """Answered samples with an answer cut off at ``max_tokens`` (or the repetition guard)."""
     shadows: str = ""
     """Where the latest run of a config planned fewer samples than an older one (a ``--limit`` smoke run after the
     full sweep): that older run's id and plan, which the leaderboard does not show unless asked (``all_runs``)."""
@@ -90,7 +93,8 @@ class Entry:
         few = f"n < {SMALL_N}: a rough interval" if self.rank_low is not None and self.n < SMALL_N else ""
         unfinished = f"run {self.status}" if self.status != "finished" else ""
         retried = f"{self.retried} answered only on --retry-errors" if self.retried else ""
-        return "; ".join(part for part in (self.flag, few, unfinished, retried, self.shadows) if part)
+        cut = f"{self.truncated} of its answers cut off at max_tokens" if self.truncated else ""
+        return "; ".join(part for part in (self.flag, few, unfinished, retried, cut, self.shadows) if part)
 
     @property
     def rank(self) -> str:
@@ -165,6 +169,7 @@ def leaderboard(
                 run["task"], dataset, system, model, run["id"], chosen, n, mean, low, high, errors,
                 max(planned.get(cell, 0), len(cell_rows)), status=status, stored=len(cell_rows),
                 retried=retried_after_error(cell_rows), shadows=shadows.get(run["id"], ""),
+                truncated=sum(r.status == "ok" and truncated(r) for r in cell_rows),
             )  # fmt: skip
             groups[(run["task"], dataset, chosen)].append(entry)
     return [
@@ -218,6 +223,8 @@ def ranked(entries: Sequence[Entry], *, ascending: bool = False, min_complete: f
 
 
 def _why_unranked(entry: Entry, min_complete: float) -> str:
+    if entry.answered == 0 and entry.stored == 0:
+        return f"none of its {entry.samples} samples run: not ranked"  # a run cut short, or an endpoint down
     if entry.answered == 0:
         return f"answered none of its {entry.samples} samples: not ranked"
     if entry.answered < min_complete:

@@ -150,7 +150,7 @@ def build_report(store: Store, run_id: str) -> RunReport:
             samples=len({r.sample_id for r in cell_rows}),
             ok=sum(r.status == "ok" for r in cell_rows),
             errors=sum(r.status == "error" for r in cell_rows),
-            truncated=sum(r.status == "ok" and _truncated(r) for r in cell_rows),
+            truncated=sum(r.status == "ok" and truncated(r) for r in cell_rows),
             retried=retried_after_error(cell_rows),
             metrics=_summaries(cell_rows, metrics, seed),
             error_causes=error_causes(cell_rows),
@@ -230,7 +230,8 @@ def over_models(report: RunReport) -> list[OverModels]:
     return out
 
 
-def _truncated(row: ResultRow) -> bool:
+def truncated(row: ResultRow) -> bool:
+    """Whether an answered sample had an answer cut off at ``max_tokens`` (or by the repetition guard)."""
     return any((counts or {}).get("truncated", 0) for counts in row.usage.values())
 
 
