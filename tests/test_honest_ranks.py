@@ -282,3 +282,15 @@ def test_a_smoke_run_after_the_sweep_says_the_fuller_run_is_older(tmp_path: Path
         )
     (both,) = json.loads(runner.invoke(app, ["leaderboard", *store, "--json", "--all-runs"]).stdout)
     assert not any("older run" in e["note"] for e in both["entries"])
+
+
+def test_a_cell_whose_answers_were_cut_off_says_how_many(tmp_path: Path) -> None:
+    with ScriptedServer() as server, ScriptedServer(faults="length=1.0") as cut:
+        path = _run(tmp_path, server, models={"system": [server.model_name("good-1"), cut.model_name("cut")]})
+        assert runner.invoke(app, ["run", str(path), "--no-cache"]).exit_code == 0
+    (board,) = json.loads(
+        runner.invoke(app, ["leaderboard", "--store", str(tmp_path / "store.sqlite"), "--json"]).stdout
+    )
+    notes = {e["model"]: e["note"] for e in board["entries"]}
+    assert "4 of its answers cut off at max_tokens" in notes["openai-compatible/cut"]
+    assert "cut off" not in notes["openai-compatible/good-1"]
