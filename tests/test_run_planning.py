@@ -107,3 +107,34 @@ def test_config_check_names_the_key_at_fault(tmp_path: Path, monkeypatch: Any) -
             assert str(bad) in message or "run.yaml" in message
             assert "Traceback" not in result.output
     assert server.stats()["requests"] == 0
+
+
+def test_a_dry_run_prices_a_role_from_its_aliases_when_they_agree(tmp_path: Path) -> None:
+    """A sweep priced on its model aliases read "cost unknown (set model_options.ROLE.price)" (a newcomer's sweep,
+    2026-11-29); aliases priced alike now price the role, and aliases priced apart still say unknown."""
+    price = {"input_per_million": 1.0, "output_per_million": 2.0}
+    with ScriptedServer() as server:
+        base = server.model_name("m").split("@")[1]
+
+        def alias(name: str, cost: dict[str, float]) -> dict[str, Any]:
+            return {"provider": "openai-compatible", "model": name, "base_url": base, "price": cost}
+
+        path = write(
+            tmp_path,
+            server,
+            models={"system": ["a", "b"]},
+            aliases={"a": alias("a", price), "b": alias("b", price)},
+            model_options={},
+        )
+        assert runner.invoke(app, ["run", str(path), "--no-cache"]).exit_code == 0
+        wider = ["--dry-run", "--set", "datasets.demo.limit=6", "--no-cache", "--json"]
+        alike = json.loads(runner.invoke(app, ["run", str(path), *wider]).stdout)
+        assert alike["expected"]["cost"] > 0
+        apart = write(
+            tmp_path,
+            server,
+            models={"system": ["a", "b"]},
+            aliases={"a": alias("a", price), "b": alias("b", {**price, "output_per_million": 9.0})},
+            model_options={},
+        )
+        assert json.loads(runner.invoke(app, ["run", str(apart), *wider]).stdout)["expected"]["cost"] is None

@@ -489,7 +489,11 @@ def print_dry_run(config: Any, *, retry_errors: bool, cache: str | Path | bool, 
             highlight=False,
         )
     else:
-        cost = "unknown (set model_options.ROLE.price)" if expected["cost"] is None else f"{expected['cost']:.4f}"
+        cost = (
+            "unknown (set model_options.ROLE.price, or one price on every model alias of the role)"
+            if expected["cost"] is None
+            else f"{expected['cost']:.4f}"
+        )
         out.print(
             f"expected ≈ {expected['calls']} model calls (from the stored samples' mean per system), cost ≈ {cost}",
             highlight=False,

@@ -147,7 +147,7 @@ def _history(store: Store, config: RunConfig) -> dict[str, dict[str, RoleEstimat
     out: dict[str, dict[str, RoleEstimate]] = defaultdict(dict)
     for (system_type, role), values in calls.items():
         paid = tokens.get((system_type, role))
-        price = config.model_options.get(role, {}).get("price")
+        price = _role_price(config, role)
         out[system_type][role] = RoleEstimate(
             calls=fmean(values),
             prompt_tokens=fmean(p for p, _ in paid) if paid else None,
@@ -156,6 +156,22 @@ def _history(store: Store, config: RunConfig) -> dict[str, dict[str, RoleEstimat
             price=dict(price) if price else None,
         )
     return dict(out)
+
+
+def _role_price(config: RunConfig, role: str) -> Any:
+    """The price a role's calls are charged at: its ``model_options.price``, else the one ``price`` every model
+    alias of the role gives (a sweep's aliases priced alike); None where neither says, or the aliases differ (a
+    mean over models priced apart would be no model's cost)."""
+    price = config.model_options.get(role, {}).get("price")
+    if price:
+        return price
+    given = [
+        block.get("price") if isinstance(block := config.model_spec(spec), dict) else None
+        for spec in config.models.get(role, [])
+    ]
+    if given and all(p is not None and p == given[0] for p in given):
+        return given[0]
+    return None
 
 
 def _existing_store(location: str) -> Store:
