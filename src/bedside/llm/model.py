@@ -54,7 +54,7 @@ from bedside.llm.providers import Provider
 from bedside.llm.repetition import CUT_FINISH_REASONS, REPETITION
 from bedside.llm.retry import RetryPolicy
 from bedside.llm.scope import current_scope
-from bedside.llm.secrets import RedactingFilter, known_secret_count, redact
+from bedside.llm.secrets import RedactingFilter, known_secret_count, redact, scrub
 from bedside.llm.structured import parse_structured
 from bedside.llm.types import ChatMessage, Completion, GenerationSettings, ProviderResponse, Role, as_messages
 from bedside.llm.usage import UsageLedger
@@ -77,11 +77,11 @@ def sent_settings(settings: GenerationSettings) -> dict[str, Any]:
 
 
 def served_at(config: ModelConfig) -> str | None:
-    """The endpoint a model's answers come from, as its config names it (its replicas' URLs joined by ","), or
+    """The endpoint a model's answers come from, as its config names it (its replicas' URLs joined by ","),
+    scrubbed of credentials (a URL's ``user:key@``, a known key anywhere in it): it is stored with each answer;
     None for a model served in this process."""
-    if config.base_urls:
-        return ",".join(config.base_urls)
-    return config.base_url
+    where = ",".join(config.base_urls) if config.base_urls else config.base_url
+    return scrub(where) if where else None
 
 
 def has_text(text: str) -> bool:
@@ -156,6 +156,15 @@ class _Endpoint:
     (a restart), never for an endpoint that was not reachable to begin with."""
     warned: set[str] = field(default_factory=set)
     """Kinds of transient failure already reported as a warning (each is warned about once, then logged)."""
+    _served_at: tuple[str | None] | None = None
+
+    def where(self) -> str | None:
+        """:func:`served_at` of the config, worked out at the first answer (once a key in the URL is known to
+        the redactor) and kept: it is stored with every answer."""
+        if self._served_at is None:
+            self._served_at = (served_at(self.config),)
+        return self._served_at[0]
+
     merged: dict[GenerationSettings, GenerationSettings] = field(default_factory=dict)
     """A call's settings with the model's own sampling options over them (``ModelConfig.generation_overrides``)."""
 
@@ -443,7 +452,7 @@ class Model:
                 reported_model=response.model,
                 fingerprint=response.system_fingerprint,
                 # where it was served (never part of the identity): a run reusing it elsewhere can say so
-                served_at=None if cached else served_at(self._endpoint.config),
+                served_at=None if cached else self._endpoint.where(),
             )
         return Completion(
             texts=response.texts,
