@@ -89,7 +89,8 @@ class Entry:
 
     @property
     def note(self) -> str:
-        """The flag, a ranked cell's few samples, and the run's status when it did not finish."""
+        """The flag, a ranked cell's few samples, the run's status when it did not finish, the samples answered
+        only on a retry or cut off at max_tokens, and an older, fuller run of the same config."""
         few = f"n < {SMALL_N}: a rough interval" if self.rank_low is not None and self.n < SMALL_N else ""
         unfinished = f"run {self.status}" if self.status != "finished" else ""
         retried = f"{self.retried} answered only on --retry-errors" if self.retried else ""
