@@ -294,3 +294,24 @@ def test_a_cell_whose_answers_were_cut_off_says_how_many(tmp_path: Path) -> None
     notes = {e["model"]: e["note"] for e in board["entries"]}
     assert "4 of its answers cut off at max_tokens" in notes["openai-compatible/cut"]
     assert "cut off" not in notes["openai-compatible/good-1"]
+
+
+def test_a_report_with_no_error_but_samples_never_run_says_so(tmp_path: Path) -> None:
+    """A cut-short run's report ended "## Errors: None." (a newcomer's sweep, 2026-11-29)."""
+    with ScriptedServer() as server:
+        path = _run(tmp_path, server, models={"system": [server.model_name("good-1")]})
+        assert runner.invoke(app, ["run", str(path), "--no-cache"]).exit_code == 0
+    config = load_config(path)
+    opened = Store(config.store)
+    try:
+        planned = opened.run(config.run_id)["planned"]
+        opened.set_planned(config.run_id, planned | {"demo/zero_shot/openai-compatible/down": 6})
+        text = markdown(build_report(opened, config.run_id))
+    finally:
+        opened.close()
+    errors = text.split("## Errors", 1)[1]
+    assert (
+        errors.split("##", 1)[0].strip()
+        == "None stored, but 6 planned samples were never run (the notes above say where)."
+    )
+    assert "A sample reused from another run carries that run's usage" in text

@@ -120,6 +120,13 @@ def _summaries(rows: Sequence[ResultRow], metrics: Sequence[str], seed: int) -> 
     return out
 
 
+def never_run(report: RunReport) -> int:
+    """Samples the run planned that it stored nothing for (a run cut short, an endpoint down)."""
+    planned: dict[str, int] = report.run.get("planned") or {}
+    stored = {c.cell: c.ok + c.errors for c in report.cells}
+    return sum(max(0, total - stored.get(cell, 0)) for cell, total in planned.items())
+
+
 def retried_after_error(rows: Sequence[ResultRow]) -> int:
     """The answered samples among ``rows`` that were stored as errors first (answered on ``--retry-errors``): a
     retry mends the mean, not the model's record."""
@@ -444,13 +451,17 @@ def markdown(report: RunReport) -> str:
         for cell in report.cells:
             for cause, count in cell.error_causes.most_common():
                 lines.append(f"- {cell.cell}: {count} × {cause}")
+    elif unrun := never_run(report):
+        lines.append(f"None stored, but {unrun} planned samples were never run (the notes above say where).")
     else:
         lines.append("None.")
     lines += [
         "",
         "## Usage by role",
         "",
-        "Summed over stored samples (cache hits cost nothing; cost needs a price in the model's config).",
+        "Summed over the samples this run stored (cache hits cost nothing; cost needs a price in the model's "
+        "config, and a model without one counts 0). A sample reused from another run carries that run's usage: "
+        "`bedside run` prints what it sent itself.",
         "",
         "| role | calls | cache hits | truncated | tokens in | tokens out | cost |",
         "|---|---|---|---|---|---|---|",
