@@ -72,6 +72,9 @@ def test_failed_calls_name_the_model_they_were_sent_to() -> None:
         {"role": "system", "model": "good", "sent": {"max_tokens": 8}, "reported_model": "good-v2"},
     ]
     assert sent_lines([*calls, calls[0]]) == [
-        'system ×2: {"max_tokens": 8}, failed: no answer from broken',
+        'system ×2: {"max_tokens": 8}, failed: ModelRequestError from broken',
         'system ×1: {"max_tokens": 8}, answered by good-v2',
     ]
+    # an endpoint that answered, but with nothing, did answer: the failure says what it was, and how many requests
+    empty = {"role": "system", "model": "empty", "sent": {}, "error": "EmptyAnswerError: no text", "attempts": 2}
+    assert sent_lines([empty]) == ["system ×1: {}, failed: EmptyAnswerError from empty after 2 requests"]

@@ -286,8 +286,11 @@ def sent_lines(calls: Sequence[dict[str, Any]]) -> list[str]:
             continue  # the "left out" count
         sent = call.get("sent")
         settings = "settings not recorded" if sent is None else json.dumps(sent, sort_keys=True)
-        if call.get("error"):  # no answer, so no model reported it: name the model the call was sent to
-            model, fingerprint = f"failed: no answer from {call.get('model') or 'its model'}", ""
+        if error := call.get("error"):  # no answer kept, so no model reported it: name the model it was sent to
+            kind = str(error).split(":", 1)[0]
+            attempts = int(call.get("attempts") or 1)
+            tries = f" after {attempts} requests" if attempts > 1 else ""
+            model, fingerprint = f"failed: {kind} from {call.get('model') or 'its model'}{tries}", ""
         else:
             model, fingerprint = str(call.get("reported_model") or ""), str(call.get("fingerprint") or "")
         groups[(str(call["role"]), settings, model, fingerprint)] += 1
