@@ -315,3 +315,29 @@ def test_a_report_with_no_error_but_samples_never_run_says_so(tmp_path: Path) ->
         == "None stored, but 6 planned samples were never run (the notes above say where)."
     )
     assert "A sample reused from another run carries that run's usage" in text
+
+
+def test_ls_shows_when_a_killed_run_last_stored_a_sample(tmp_path: Path) -> None:
+    """A SIGKILLed run never writes its own updated_at again: `ls` showed its start as its last update while 38
+    samples had been stored since (a newcomer's sweep, 2026-11-29)."""
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from bedside.runs.store import runs_table
+
+    with ScriptedServer() as server:
+        path = _run(tmp_path, server, models={"system": [server.model_name("good-1")]})
+        assert runner.invoke(app, ["run", str(path), "--no-cache"]).exit_code == 0
+    config = load_config(path)
+    opened = Store(config.store)
+    try:
+        created = opened.run(config.run_id)["created_at"]
+        with opened.engine.begin() as db:  # as a run killed right after it began leaves it
+            db.execute(update(runs_table).values(updated_at=created - timedelta(hours=1)))
+        (listed,) = opened.runs()
+    finally:
+        opened.close()
+    shown = runner.invoke(app, ["ls", "--store", config.store], env={"COLUMNS": "250"}).stdout
+    row = [c.strip() for c in line_with(shown, config.run_id).strip("|").split("|")]
+    assert row[4] == f"{listed['last_stored']:%Y-%m-%d %H:%M:%S}"  # the last sample stored, not the stale stamp

@@ -602,7 +602,7 @@ def ls_command(store: StoreOption = DEFAULT_STORE, as_json: JsonOption = False) 
             escape(config),
             run["task"],
             _when(run["created_at"]),
-            _when(run["updated_at"]),
+            _when(max(filter(None, (run["updated_at"], run.get("last_stored"))), default=None)),
             run["status"],
             "-" if (planned := _planned(run)) is None else str(planned),
             str(run["samples"]),

@@ -434,18 +434,20 @@ class Store:
         return found
 
     def runs(self) -> list[dict[str, Any]]:
-        """Every run with its number of stored samples and of errors."""
+        """Every run with its number of stored samples and of errors, and when it last stored one
+        (``last_stored``: a run killed mid-way never wrote its own ``updated_at`` again)."""
         counts = (
             select(
                 results_table.c.run_id,
                 func.count().label("samples"),
                 func.sum(case((results_table.c.status == "error", 1), else_=0)).label("errors"),
+                func.max(results_table.c.finished_at).label("last_stored"),
             )
             .group_by(results_table.c.run_id)
             .subquery()
         )
         query = (
-            select(runs_table, counts.c.samples, counts.c.errors)
+            select(runs_table, counts.c.samples, counts.c.errors, counts.c.last_stored)
             .outerjoin(counts, counts.c.run_id == runs_table.c.id)
             .order_by(runs_table.c.created_at)
         )
