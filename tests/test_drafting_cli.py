@@ -71,6 +71,32 @@ def test_errors_are_clear(tmp_path: Path) -> None:
     broken = runner.invoke(app, ["drafting", "editjudge", "--pairs", str(bad)])
     assert broken.exit_code == 1
     assert "bad.jsonl:1" in broken.output
+    # a folder or an empty file was judged as the reply (Edit-F1 0.000, recall 0/0 as 0, exit 0: a newcomer's trial)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("", encoding="utf-8")
+    for given, said in ((tmp_path, "a folder, not a file"), (empty, "the file is empty")):
+        judged = runner.invoke(app, ["drafting", "editjudge", "--reference", str(given), "--draft", "A reply."])
+        assert judged.exit_code == 1
+        assert said in judged.output
+
+
+def test_guard_pairs_are_refused_where_a_figure_would_mislead(tmp_path: Path) -> None:
+    """Duplicate ids counted a pair twice (its interval too narrow), an empty file read as a clean result, a blank
+    side was a paraphrase kept, and a missing field showed Python's own message (a newcomer's trial)."""
+    pair = '{"id": "a", "reference": "Take one tablet.", "candidate": "Take 1 tablet.", "match": true, "kind": "p"}'
+    cases = {
+        "dup": ([pair, pair], "line 2: id 'a' is also on line 1"),
+        "empty": ([], "no guard pairs (the file is empty)"),
+        "blank": ([pair.replace("Take 1 tablet.", "  ")], "line 1: candidate is blank"),
+        "missing": ([pair.replace(', "kind": "p"', "")], "line 1: missing kind"),
+        "extra": ([pair.replace("}", ', "colour": 1}')], "line 1: unknown field(s) colour"),
+    }
+    for name, (lines, said) in cases.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("\n".join(lines), encoding="utf-8")
+        found = runner.invoke(app, ["drafting", "guard-eval", "--pairs", str(path), "--no-matcher"])
+        assert found.exit_code == 1, (name, found.output)
+        assert said in found.output, (name, found.output)
 
 
 def test_calibrate_and_themes() -> None:

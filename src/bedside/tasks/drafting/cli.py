@@ -67,7 +67,12 @@ def _text(value: str) -> str:
     path = Path(value)
     try:
         if len(value) < 4096 and path.is_file():
-            return read_text(path)
+            text = read_text(path)
+            if not text.strip():
+                raise ValueError(f"{value}: the file is empty (nothing to judge: precision or recall would be 0/0)")
+            return text
+        if len(value) < 4096 and path.is_dir():
+            raise ValueError(f"{value}: a folder, not a file (give a file, or the text itself)")
     except OSError:
         pass
     if _FILE_NAME.match(value.strip()):
@@ -635,7 +640,7 @@ def _print_guard_set(
         out.print(
             f"{labelled.name}, {matcher}: reversed pairs matched "
             f"{share_with_interval(rates.reversed_matched, rates.reversed)} "
-            f"({rates.reversed_uncertain} decisions uncertain); paraphrases matched "
+            f"({rates.reversed_uncertain} uncertain); paraphrases matched "
             f"{share_with_interval(rates.paraphrases_matched, rates.paraphrases)} "
             f"({rates.paraphrases_uncertain} uncertain)",
             highlight=False,

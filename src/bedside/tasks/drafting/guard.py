@@ -19,6 +19,7 @@ never saw):
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -230,17 +231,36 @@ def read_guard_pairs(path: str | Path | None = None, *, builtin: str = "guard_pa
         except (OSError, UnicodeDecodeError) as exc:
             raise ValueError(f"{source}: cannot read guard pairs: {exc}") from None
     pairs = []
+    seen: dict[str, int] = {}
+    fields = {f.name for f in dataclasses.fields(GuardPair)}
+    required = {f.name for f in dataclasses.fields(GuardPair) if f.default is dataclasses.MISSING}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        where = f"{source}, line {number}"
         try:
             item = json.loads(line)
-            pair = GuardPair(**item)
-        except (json.JSONDecodeError, TypeError) as exc:
-            raise ValueError(f"{source}, line {number}: not a guard pair ({exc})") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}: not valid JSON ({exc})") from None
+        if not isinstance(item, dict):
+            raise ValueError(f"{where}: expected an object with {', '.join(sorted(required))}")
+        if missing := sorted(required - item.keys()):
+            raise ValueError(f"{where}: missing {', '.join(missing)}")
+        if unknown := sorted(item.keys() - fields):
+            raise ValueError(
+                f"{where}: unknown field(s) {', '.join(unknown)}; the fields are {', '.join(sorted(fields))}"
+            )
+        pair = GuardPair(**item)
         if not isinstance(pair.match, bool) or not all(isinstance(v, str) for v in (pair.reference, pair.candidate)):
-            raise ValueError(f"{source}, line {number}: reference and candidate must be text, match true or false")
+            raise ValueError(f"{where}: reference and candidate must be text, match true or false")
+        if not pair.reference.strip() or not pair.candidate.strip():
+            raise ValueError(f"{where}: {'reference' if not pair.reference.strip() else 'candidate'} is blank")
+        if pair.id in seen:
+            raise ValueError(f"{where}: id {pair.id!r} is also on line {seen[pair.id]}")
+        seen[pair.id] = number
         pairs.append(pair)
+    if not pairs:
+        raise ValueError(f"{source}: no guard pairs (the file is empty)")
     return pairs
 
 
