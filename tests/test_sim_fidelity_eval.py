@@ -168,6 +168,11 @@ def test_by_default_each_set_is_measured_and_reported_apart() -> None:
         # a bare string was read a character at a time: nine one-letter facts, and a run that exited 0
         (lambda row: row.update(facts="Pneumonia."), r"bad\.jsonl:2: facts: a list of strings, got str"),
         (lambda row: row.update(facts=["I have asthma.", " "]), r"bad\.jsonl:2: facts: an empty text in the list"),
+        # a long turn given as one entry: the error counts and shows three, not a 31 KB list of every sentence
+        (
+            lambda row: row.update(sentences=["My knee hurts. " * 200], labels=["entailed"]),
+            r"bad\.jsonl:2: sentences: the file gives 1, bedside's splitter reads the turn as 200: .* and 197 more",
+        ),
     ],
 )
 def test_a_bad_row_is_named_by_file_and_line(tmp_path: Path, change: object, message: str) -> None:

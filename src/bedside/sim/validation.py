@@ -91,7 +91,12 @@ def read_fidelity_items(path: Path | None = None) -> list[FidelityItem]:
             raise InputError(f"{where}: {len(sentences)} sentences but {len(labels)} labels")
         split = tuple(s.text for s in split_sentences(" ".join(sentences)))
         if split != sentences:
-            raise InputError(f"{where}: sentences: bedside's splitter reads this turn as {list(split)}")
+            shown = [s if len(s) <= 80 else s[:77] + "..." for s in split[:3]]
+            more = f" and {len(split) - 3} more" if len(split) > 3 else ""
+            raise InputError(
+                f"{where}: sentences: the file gives {len(sentences)}, bedside's splitter reads the turn as "
+                f"{len(split)}: {shown}{more}; give one sentence per entry, as the splitter reads them"
+            )
         items.append(item)
     if not items:
         raise InputError(f"{path}: no labelled turns")
