@@ -296,12 +296,17 @@ def test_a_cell_whose_answers_were_cut_off_says_how_many(tmp_path: Path) -> None
     assert "cut off" not in notes["openai-compatible/good-1"]
 
 
-def test_a_report_with_no_error_but_samples_never_run_says_so(tmp_path: Path) -> None:
-    """A cut-short run's report ended "## Errors: None." (a newcomer's sweep, 2026-11-29)."""
+def _one_model_run(tmp_path: Path) -> Any:
+    """A finished run of one answering model: its config."""
     with ScriptedServer() as server:
         path = _run(tmp_path, server, models={"system": [server.model_name("good-1")]})
         assert runner.invoke(app, ["run", str(path), "--no-cache"]).exit_code == 0
-    config = load_config(path)
+    return load_config(path)
+
+
+def test_a_report_with_no_error_but_samples_never_run_says_so(tmp_path: Path) -> None:
+    """A cut-short run's report ended "## Errors: None." (a newcomer's sweep, 2026-11-29)."""
+    config = _one_model_run(tmp_path)
     opened = Store(config.store)
     try:
         planned = opened.run(config.run_id)["planned"]
@@ -326,10 +331,7 @@ def test_ls_shows_when_a_killed_run_last_stored_a_sample(tmp_path: Path) -> None
 
     from bedside.runs.store import runs_table
 
-    with ScriptedServer() as server:
-        path = _run(tmp_path, server, models={"system": [server.model_name("good-1")]})
-        assert runner.invoke(app, ["run", str(path), "--no-cache"]).exit_code == 0
-    config = load_config(path)
+    config = _one_model_run(tmp_path)
     opened = Store(config.store)
     try:
         created = opened.run(config.run_id)["created_at"]
