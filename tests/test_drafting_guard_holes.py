@@ -183,6 +183,27 @@ def test_guard_pairs_from_a_file_name_the_bad_line(tmp_path: Path) -> None:
     assert evaluate_guard(read_guard_pairs(path)).total.rejected == 1
 
 
+def test_guard_eval_on_a_copy_of_a_held_out_file_keeps_its_errors_unread(tmp_path: Path) -> None:
+    """Naming a shipped held-out file with --pairs once printed its errors, which made it a development set."""
+    from importlib import resources
+
+    from bedside.cli import app
+
+    copy = tmp_path / "pairs.jsonl"
+    copy.write_bytes((resources.files("bedside.tasks.drafting") / "data" / "guard_heldout_9.jsonl").read_bytes())
+    result = CliRunner().invoke(app, ["drafting", "guard-eval", "--no-matcher", "--pairs", str(copy)])
+    assert result.exit_code == 0, result.output
+    assert "outside-written, held out 4: a held-out set, totals only" in result.output
+    assert not re.search(r"\bg9-\d{3}\b", result.output)
+    shown = CliRunner().invoke(
+        app, ["drafting", "guard-eval", "--no-matcher", "--pairs", str(copy), "--show-held-out-errors"]
+    )
+    assert re.search(r"\bg9-\d{3}\b", shown.output)  # asked for: a development set from then on
+    copy.write_bytes(copy.read_bytes() + b"\n")  # not the same bytes: the user's own pairs, errors shown
+    own = CliRunner().invoke(app, ["drafting", "guard-eval", "--no-matcher", "--pairs", str(copy)])
+    assert re.search(r"\bg9-\d{3}\b", own.output)
+
+
 def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
     from bedside.cli import app
 

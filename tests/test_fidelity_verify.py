@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from bedside.cli import app
@@ -99,6 +100,10 @@ def test_fidelity_eval_verify_counts_uncertain_apart_and_asks_the_judge(tmp_path
     assert figures["uncertain"]["predicted"] == 0
     assert figures["entailed"]["hits"] == 2
     assert figures["contradicted"]["hits"] == 1
+    # the Wilson 95% interval the text prints, in the JSON too: 1 of 1 is [0.207, 1.0], not a certain 1.0
+    assert figures["contradicted"]["precision_ci_low"] == pytest.approx(0.2065, abs=1e-3)
+    assert figures["contradicted"]["precision_ci_high"] == pytest.approx(1.0)
+    assert figures["uncertain"]["recall_ci_low"] is None  # no gold uncertain: no interval
 
 
 def test_verify_without_a_judge_is_refused_with_what_to_give(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ from bedside.sim.contradiction import JUDGED_LABELS, LABELS, ContradictionRules,
 from bedside.sim.fidelity import EMBEDDING_THRESHOLD, FIDELITY_TEMPLATE, Checker, check_fidelity
 from bedside.sim.knowledge import Knowledge
 from bedside.stats.agreement import cohen_kappa
+from bedside.stats.proportions import wilson_interval
 from bedside.text.sentences import split_sentences
 
 LABELLED_SET = Path(__file__).parent / "data" / "fidelity_labelled.jsonl"
@@ -277,6 +278,10 @@ def compare(
             "precision": hits / counts_guess[label] if counts_guess[label] else None,
             "recall": hits / counts_gold[label] if counts_gold[label] else None,
         }
+        for measure, n in (("precision", counts_guess[label]), ("recall", counts_gold[label])):
+            interval = wilson_interval(hits, n)  # the Wilson 95% interval the text output prints
+            per_label[label][f"{measure}_ci_low"] = None if interval is None else interval[0]
+            per_label[label][f"{measure}_ci_high"] = None if interval is None else interval[1]
     return FidelityValidation(
         model=model,
         overall=Agreement.of(gold, guess),

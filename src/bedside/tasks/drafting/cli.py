@@ -448,7 +448,7 @@ def guard_eval_command(
     guard matches. Each set on its own lines."""
     from bedside.judges.verifier import VERIFY_SCOPES
     from bedside.llm.errors import ModelError
-    from bedside.tasks.drafting.guard import UNCERTAIN_POLICIES, GuardSet, builtin_guard_sets, read_guard_pairs
+    from bedside.tasks.drafting.guard import UNCERTAIN_POLICIES, builtin_guard_sets, guard_set_from
 
     if uncertain not in UNCERTAIN_POLICIES:
         raise fail(ValueError(f"--uncertain {uncertain!r}: choose one of {', '.join(UNCERTAIN_POLICIES)}"))
@@ -459,11 +459,7 @@ def guard_eval_command(
             ValueError(f"--verify-scope {verify_scope} says which pairs a verifier decides: name one (--verifier)")
         )
     try:
-        sets = (
-            builtin_guard_sets()
-            if pairs is None
-            else [GuardSet(str(pairs), "your labelled pairs", tuple(read_guard_pairs(pairs)))]
-        )
+        sets = builtin_guard_sets() if pairs is None else [guard_set_from(pairs)]
     except ValueError as exc:
         raise fail(exc) from None
     try:
