@@ -125,6 +125,82 @@ def test_rewordings_and_same_quantities_still_agree(guard: ClinicalGuard) -> Non
 
 
 @pytest.mark.parametrize(
+    ("reference", "candidate"),
+    [
+        ("A skin doctor will look at the rash on your arm.", "A dermatologist will look at the rash on your arm."),
+        ("Call us right away if the wound opens.", "Call us immediately if the wound opens."),
+        ("Your readings show high blood pressure again.", "Your readings show hypertension again."),
+    ],
+)
+def test_a_synonym_is_no_gap(guard: ClinicalGuard, reference: str, candidate: str) -> None:
+    """WordNet's synsets: the same thing named otherwise (issue 45)."""
+    assert guard.read(reference, candidate).verdict == "agree"
+
+
+@pytest.mark.parametrize(
+    ("reference", "candidate"),
+    [
+        ("Give him the syrup once a day after school.", "Give him the syrup once daily after school."),
+        ("Soak the foot every other day until it heals.", "Soak the foot every 48 hours until it heals."),
+        ("You can drive again in about six weeks.", "You can drive again in about a month and a half."),
+        ("Use the cream BID on the patches.", "Use the cream twice a day on the patches."),
+    ],
+)
+def test_one_time_said_two_ways_is_no_gap(guard: ClinicalGuard, reference: str, candidate: str) -> None:
+    """The changed words are all words the time reading read, and both sides read as the same times."""
+    assert guard.read(reference, candidate).verdict == "agree"
+
+
+@pytest.mark.parametrize(
+    ("reference", "candidate", "kind"),
+    [
+        ("Soak the foot every other day until it heals.", "Soak the foot every day until it heals.", "time"),
+        ("Rest when your counts are lowest, a week after each dose.", "Rest when your counts are highest, a week "
+         "after each dose.", "antonym"),
+        ("Use two forms of contraception on this drug.", "Use one form of contraception on this drug.", "number"),
+        ("Bring 3 of the forms to the visit.", "Bring one of the forms to the visit.", "number"),
+    ],
+)  # fmt: skip
+def test_a_changed_time_a_superlative_opposite_or_a_count_as_one_is_a_conflict(
+    guard: ClinicalGuard, reference: str, candidate: str, kind: str
+) -> None:
+    reading = guard.read(reference, candidate)
+    assert reading.verdict == "conflict"
+    assert kind in {c.kind for c in reading.conflicts}
+
+
+def test_a_brand_and_its_generic_are_no_gap() -> None:
+    """The MeSH drug recogniser reads a brand as its generic; "Xarelto" is not a WordNet word."""
+    brand = "Keep taking the Xarelto every evening with food."
+    generic = "Keep taking the rivaroxaban every evening with food."
+    assert ClinicalGuard().read(brand, generic).verdict == "agree"
+    assert ClinicalGuard(drug_finder=None).read(brand, generic).verdict == "uncertain"  # without the recogniser
+
+
+@pytest.mark.parametrize(
+    ("reference", "candidate"),
+    [
+        ("Check with your cardiologist before the procedure.", "Check with your dentist before the procedure."),
+        ("Keep taking your statin every evening.", "Keep taking your atorvastatin every evening."),  # class, member
+        ("Rest your knee for the first two days.", "Ice your knee for the first two days."),
+    ],
+)
+def test_other_words_stay_uncertain(guard: ClinicalGuard, reference: str, candidate: str) -> None:
+    assert guard.read(reference, candidate).verdict == "uncertain"
+
+
+def test_wordnet_synonyms_are_read_through_inflections() -> None:
+    from bedside.text.wordnet import lemmas_of, synonymous
+
+    assert ("v", "shrink") in lemmas_of("shrunk")  # an irregular form WordNet lists
+    assert ("n", "bone") in lemmas_of("bones")  # a regular one, by morphy's rules
+    assert synonymous(["medicines"], ["medications"])
+    assert not synonymous(["remove"], ["take"])  # take's seventeenth sense: too far down to vouch for a match
+    assert not synonymous(["resting"], ["exercising"])
+    assert not synonymous([], ["break"])
+
+
+@pytest.mark.parametrize(
     ("text", "why"),
     [
         ("Take one tablet daily. " * 1400, "longer than 2000 characters (32200)"),

@@ -33,6 +33,14 @@ def _fake_wordnet(folder: Path) -> Path:
     (folder / "data.noun").write_bytes((HEADER + "00000400 03 n 01 thing 0 000 | an entity\r\n").encode())
     for name in ("verb", "adv"):
         (folder / f"data.{name}").write_bytes(HEADER.encode())
+    # the index: each lemma's part of speech, counts, pointer kinds and synset offsets; irregular forms: none
+    adj_index = "dry a 1 1 ! 1 0 00000200\nsoggy a 1 1 & 1 0 00000300\nwet a 1 2 ! & 1 0 00000100\n"
+    (folder / "index.adj").write_text(HEADER.replace("\r\n", "\n") + adj_index)
+    (folder / "index.noun").write_text("thing n 1 0 1 0 00000400\n")
+    for name in ("verb", "adv"):
+        (folder / f"index.{name}").write_text("")
+    for name in ("noun", "verb", "adj", "adv"):
+        (folder / f"{name}.exc").write_text("")
     return folder
 
 
@@ -47,7 +55,9 @@ def test_antonyms_are_read_from_wordnets_own_files(tmp_path: Path, monkeypatch: 
 
 def test_a_missing_wordnet_is_one_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(wordnet.WORDNET_ENV, str(tmp_path))
-    with pytest.raises(wordnet.WordNetMissing, match=r"data\.noun, data\.verb, data\.adj, data\.adv not found in"):
+    with pytest.raises(
+        wordnet.WordNetMissing, match=r"data\.noun, data\.verb, data\.adj, data\.adv, index\.noun, .* not found in"
+    ):
         wordnet.antonym_table()
 
 

