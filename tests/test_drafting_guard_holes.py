@@ -216,7 +216,7 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
     assert re.search(r"rejection \d\.\d{3} \(\d+/60\) \[95% CI", outside), outside
     # a held-out set's errors stay unread unless asked for: no pair of it is printed
     assert "missed (" in result.output  # the dev set's misses are shown
-    assert not re.search(r"\bg(?:9|1[0-9])-\d{3}\b", result.output)  # the held-out sets' pairs stay unread
+    assert not re.search(r"\bg(?:9|1[0-9]|2[12])-\d{3}\b", result.output)  # the held-out sets' pairs stay unread
     assert "outside-written, held out 4: a held-out set, totals only" in result.output
     shown = CliRunner().invoke(
         app, ["drafting", "guard-eval", "--no-matcher", "--show-held-out-errors"], env={"COLUMNS": "300"}
@@ -233,6 +233,7 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
         "outside-written, dev 5",
         "outside-written, dev 6",
         "outside-written, dev 7",
+        "outside-written, dev 8",
         "outside-written, held out 4",
         "outside-written, held out 5",
         "outside-written, held out 6",
@@ -244,6 +245,8 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
         "outside-written, held out 12",
         "outside-written, held out 13",
         "outside-written, held out 14",
+        "outside-written, held out 15",
+        "outside-written, held out 16",
     ]
     # named by the order they became dev or held-out sets; their files and pair ids by writer, said first
     assert data["sets"][7]["provenance"].startswith("data/guard_heldout_8.jsonl: ")

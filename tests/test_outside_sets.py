@@ -112,6 +112,21 @@ FROZEN = {
         "guard_heldout_19.jsonl",
     ): "7c19c4890cd238b2b801a359674b827cb387900da554e667ef9ef01457134ad4",
     ("bedside.sim", "fidelity_heldout_18.jsonl"): "98017a89d40ed6328058c105c18d41f0d951933ae3efb5cac23064921f5b6efe",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_20.jsonl",
+    ): "a570a8fd5ccfa42004596e6f59df873c08e6c245b2481bcb81aaf2745c45a246",
+    ("bedside.sim", "fidelity_heldout_19.jsonl"): "427a94f4b83c154eb6c92211d27f1e1dd086cf31b9bee520e89d449c59dedce7",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_21.jsonl",
+    ): "1f94642f2534566127ddfcdb2c6d829afacc41c296fa768f0b6e5905563cbe30",
+    ("bedside.sim", "fidelity_heldout_20.jsonl"): "e37be8a6e3b09ec0bf330016143a2ef689fc3c1d4f63aaf3d38bac4e05b1db88",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_22.jsonl",
+    ): "6a6b63c7f9c6bda9fe74cfd7fd39ffa0f412377819d6752e1b5584ffc44bbdf8",
+    ("bedside.sim", "fidelity_heldout_21.jsonl"): "6cc2e13feeed78d3cd2c79b05a94524954cc7324010e5fb7c5c653865eacf8c6",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -140,6 +155,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # stems ("driving" now meets "drive", and "driving has to wait" is a no no rule reads)
         ("dev 6", (51, 28, 9, 28)),
         ("dev 7", (55, 36, 5, 36)),  # first 36, 32, 23, 32 (unread then); read in the fifth round
+        ("dev 8", (51, 37, 9, 37)),  # first 49, 37, 11, 37 (fa1419f; its four errors printed then); synonym round
         # unread; each measured once more after the round of urgency, routes, certainty and step order, and once
         # after the exchange round (exchanges, who does a step, required or allowed; both 2026-11-29)
         ("held out 4", (44, 35, 16, 34)),  # first 37, 35, 23, 34; the fifth round; WordNet's antonyms
@@ -157,17 +173,24 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # measured once with the rules of 0ca9e27, unread; its writer was told the kinds the rules read and asked
         # for subtler changes: the rules' floor on text written against them
         ("held out 14", (19, 33, 41, 33)),
+        ("held out 15", (46, 34, 14, 34)),  # sealed through the synonym round, measured before and after it, unread
+        ("held out 16", (46, 32, 14, 32)),  # measured once with the synonym round's rules, unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
         labelled = sets[name]
-        assert (len(labelled.pairs), sum(not p.match for p in labelled.pairs)) == (100, 60)
+        # counts only, never the pairs: a failing assertion prints what it compares, and a held-out set's pairs
+        # must not reach a log (once they did, through the GuardEvaluation's repr)
+        size = (len(labelled.pairs), sum(not p.match for p in labelled.pairs))
+        assert size == (100, 60), labelled.name
         guard = evaluate_guard(labelled.pairs).total
-        assert guard.rejected >= rejected, labelled.name
-        assert guard.kept >= kept, labelled.name
+        found_rejected, found_kept = int(guard.rejected), int(guard.kept)
+        assert found_rejected >= rejected, labelled.name
+        assert found_kept >= kept, labelled.name
         rates = matcher_rates(labelled.pairs, DEFAULT)
-        assert rates.reversed_matched <= reversed_matched, labelled.name  # each a reversal counted as kept content
-        assert rates.paraphrases_matched >= matched, labelled.name
+        found_reversed, found_matched = int(rates.reversed_matched), int(rates.paraphrases_matched)
+        assert found_reversed <= reversed_matched, labelled.name  # each a reversal counted as kept content
+        assert found_matched >= matched, labelled.name
     own = sets["bedside's own"]
     assert matcher_rates(own.pairs, DEFAULT).reversed_matched == 0  # the earlier reversed pairs stay unmatched
 
@@ -185,6 +208,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 5", (2, 2, 28)),  # first 8, 8, 23
         ("dev 6", (5, 5, 27)),  # first 10, 10, 21 (unread then); one paraphrase lost to Snowball's stems
         ("dev 7", (1, 1, 29)),  # first 9, 8, 27 (unread then)
+        ("dev 8", (1, 1, 23)),  # first 1, 1, 17 (the rules of fa1419f); 23 after the synonym round
         ("held out 4", (5, 5, 29)),  # unread; first 8, 8, 29
         ("held out 5", (7, 7, 23)),  # unread; first 9, 9, 21
         ("held out 6", (6, 6, 31)),  # unread; first 7, 7, 30
@@ -196,14 +220,18 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 12", (5, 5, 29)),  # unread; first 5, 5, 29
         ("held out 13", (4, 4, 26)),  # measured once, unread
         ("held out 14", (27, 27, 22)),  # measured once, unread
+        ("held out 15", (4, 4, 22)),  # 18 paraphrases before the synonym round, 22 after; unread
+        ("held out 16", (5, 5, 25)),  # measured once, unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
         labelled = sets[name]
-        assert evaluate_guard(labelled.pairs).total.passed_silently <= silent, labelled.name
+        found_silent = int(evaluate_guard(labelled.pairs).total.passed_silently)  # counts only (see above)
+        assert found_silent <= silent, labelled.name
         rates = matcher_rates(labelled.pairs, REFUSING)
-        assert rates.reversed_matched <= reversed_matched, labelled.name
-        assert rates.paraphrases_matched >= matched, labelled.name
+        found_reversed, found_matched = int(rates.reversed_matched), int(rates.paraphrases_matched)
+        assert found_reversed <= reversed_matched, labelled.name
+        assert found_matched >= matched, labelled.name
 
 
 def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> None:
@@ -234,6 +262,9 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-29m": ((29, 9), (42, 20)),  # measured once with the rules of 182aa8e, unread
         "outside-written 2026-11-29n": ((33, 9), (39, 21)),  # measured once with the rules of e340556, unread
         "outside-written 2026-11-29o": ((32, 23), (35, 25)),  # measured once with the rules of 0ca9e27, unread
+        "outside-written 2026-11-30": ((33, 18), (32, 15)),  # measured once with the rules of fa1419f, unread
+        "outside-written 2026-11-30b": ((34, 13), (34, 19)),  # measured once with the synonym round's rules, unread
+        "outside-written 2026-11-30c": ((24, 15), (33, 19)),  # measured once with the synonym round's rules, unread
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

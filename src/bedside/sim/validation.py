@@ -423,6 +423,24 @@ BUILTIN_SENTENCE_SETS = (
         "of 0ca9e27, before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_18.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-30",
+        "written by a nineteenth writer who never read the rules nor any other set; measured once with the rules "
+        "of fa1419f, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_19.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30b",
+        "written by a twentieth writer who never read the rules nor any other set; measured once with the rules "
+        "of the synonym round (which leaves the fidelity checker as it was), totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_20.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30c",
+        "written by a twenty-first writer who never read the rules nor any other set; measured once with the "
+        "rules of the synonym round, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_21.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

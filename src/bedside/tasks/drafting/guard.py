@@ -124,6 +124,15 @@ BUILTIN_SETS = (
         "development set now",
     ),
     (
+        "outside-written, dev 8",
+        "guard_heldout_20.jsonl",
+        "written 2026-11-30 by a nineteenth writer who never read the rules nor any other set; measured once with "
+        "the rules of fa1419f, before any change (rejection 49/60 with 10 uncertain and 1 passed silently, "
+        "paraphrases kept 37/40 with 20 uncertain; 11 of 60 reversed pairs matched, 1 with --uncertain reject, "
+        "which kept 17 of 40 paraphrases), then frozen; that measurement ran on the file, which printed its four "
+        "errors: a development set from the start",
+    ),
+    (
         "outside-written, held out 4",
         "guard_heldout_9.jsonl",
         "written 2026-11-29 by an eighth writer who never read the rules nor any other set; measured once with the "
@@ -174,7 +183,8 @@ BUILTIN_SETS = (
         "guard_heldout_16.jsonl",
         "written 2026-11-29 by a fifteenth writer who never read the rules nor any other set; measured once with "
         "the rules after the scope round (6ea5ee4), before any later change, totals only (its errors unread), "
-        "frozen",
+        "frozen; on 2026-11-30 a failing floor test printed three of its pairs in its assertion message (since "
+        "fixed), which no rule has drawn on",
     ),
     (
         "outside-written, held out 12",
@@ -196,6 +206,21 @@ BUILTIN_SETS = (
         "written 2026-11-29 by an eighteenth writer who never read the rules nor any other set, asked for changes "
         "subtler than the common tricks; measured once with the rules after the fidelity round (0ca9e27), before "
         "any later change, totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 15",
+        "guard_heldout_21.jsonl",
+        "written 2026-11-30 by a twentieth writer who never read the rules nor any other set; kept sealed through "
+        "the synonym round and measured with the rules before it (rejection 46/60, 4 passed silently; paraphrases "
+        "kept 34/40; 14 of 60 reversed pairs matched, 4 with --uncertain reject, which kept 18 of 40 paraphrases), "
+        "part-way through and after it (the same but 22 of 40 paraphrases kept by --uncertain reject), totals only "
+        "(its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 16",
+        "guard_heldout_22.jsonl",
+        "written 2026-11-30 by a twenty-first writer who never read the rules nor any other set; measured once with "
+        "the synonym round's rules, totals only (its errors unread), frozen",
     ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
