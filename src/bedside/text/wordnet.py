@@ -159,7 +159,8 @@ _MORPHY = {
 @dataclass(frozen=True)
 class _Index:
     senses: Mapping[str, Mapping[str, str]]
-    """Per part of speech, each lemma (lower case, spaces for underscores) and its synsets' offsets as written."""
+    """Per part of speech, each lemma (lower case, underscores as in the files) and the rest of its index line,
+    parsed only when asked (:func:`_offsets`): most lemmas are only ever looked up."""
     irregular: Mapping[str, Mapping[str, tuple[str, ...]]]
     """Per part of speech, the irregular forms WordNet lists (``*.exc``) and their base forms."""
 
@@ -171,20 +172,23 @@ def _read_index(folder: Path) -> _Index:
     try:
         for pos, name in _FILES:
             table = senses[pos] = {}
-            with (folder / f"index.{name}").open(encoding="latin-1") as lines:
-                for line in lines:
-                    if line.startswith(" "):
-                        continue  # the licence
-                    fields = line.split()
-                    table[fields[0].replace("_", " ")] = " ".join(fields[-int(fields[2]) :])
+            text = (folder / f"index.{name}").read_text(encoding="latin-1")
+            table.update(line.split(" ", 1) for line in text.splitlines() if line and not line.startswith(" "))
             forms = irregular[pos] = {}
             with (folder / f"{name}.exc").open(encoding="latin-1") as lines:
                 for line in lines:
                     if fields := line.split():
-                        forms[fields[0].replace("_", " ")] = tuple(f.replace("_", " ") for f in fields[1:])
+                        forms[fields[0]] = tuple(fields[1:])
     except (OSError, IndexError, ValueError) as exc:
         raise WordNetMissing(f"WordNet's index files cannot be read from {folder}: {exc}") from None
     return _Index(senses, irregular)
+
+
+def _offsets(rest: str) -> list[str]:
+    """A lemma's synset offsets, most frequent sense first, from the rest of its index line (``pos synset_cnt
+    p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...``)."""
+    fields = rest.split()
+    return fields[-int(fields[1]) :]
 
 
 def lemmas_of(word: str) -> list[tuple[str, str]]:
@@ -192,7 +196,7 @@ def lemmas_of(word: str) -> list[tuple[str, str]]:
     itself, an irregular form's base ("shrunk" is "shrink"), or a regular inflection's ("bones" is "bone").
     Empty for a word WordNet does not know."""
     index = _read_index(wordnet_folder())
-    word = word.lower()
+    word = word.lower().replace(" ", "_")
     found = []
     for pos, rules in _MORPHY.items():
         table = index.senses[pos]
@@ -202,7 +206,7 @@ def lemmas_of(word: str) -> list[tuple[str, str]]:
             for end, base in rules
             if word.endswith(end) and len(word) > len(end) + 1
         ]
-        found += [(pos, base) for base in dict.fromkeys(bases) if base in table]
+        found += [(pos, base.replace("_", " ")) for base in dict.fromkeys(bases) if base in table]
     return found
 
 
@@ -225,7 +229,7 @@ def synonymous(ours: list[str], theirs: list[str]) -> bool:
         return {
             (pos, offset)
             for pos, lemma in lemmas_of(phrase)
-            for offset in index.senses[pos][lemma].split()[:SYNONYM_SENSES]
+            for offset in _offsets(index.senses[pos][lemma.replace(" ", "_")])[:SYNONYM_SENSES]
         }
 
     return bool(synsets(one) & synsets(other))
