@@ -173,7 +173,10 @@ def _read_index(folder: Path) -> _Index:
         for pos, name in _FILES:
             table = senses[pos] = {}
             text = (folder / f"index.{name}").read_text(encoding="latin-1")
-            table.update(line.split(" ", 1) for line in text.splitlines() if line and not line.startswith(" "))
+            for line in text.splitlines():
+                if line and not line.startswith(" "):  # two spaces: the licence
+                    lemma, _, rest = line.partition(" ")
+                    table[lemma] = rest
             forms = irregular[pos] = {}
             with (folder / f"{name}.exc").open(encoding="latin-1") as lines:
                 for line in lines:
