@@ -204,6 +204,31 @@ def test_guard_eval_on_a_copy_of_a_held_out_file_keeps_its_errors_unread(tmp_pat
     assert re.search(r"\bg9-\d{3}\b", own.output)
 
 
+def test_guard_eval_lists_the_uncertain_pairs_when_asked(tmp_path: Path) -> None:
+    from bedside.cli import app
+
+    pairs = tmp_path / "pairs.jsonl"
+    rows = [
+        {"id": "u1", "reference": "Go to urgent care tonight.", "candidate": "Go to the pharmacy tonight.",
+         "match": False, "kind": "place"},
+        {"id": "k1", "reference": "Take it every morning.", "candidate": "Take it every morning.", "match": True,
+         "kind": "same"},
+    ]  # fmt: skip
+    pairs.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    quiet = CliRunner().invoke(app, ["drafting", "guard-eval", "--no-matcher", "--pairs", str(pairs)])
+    assert quiet.exit_code == 0, quiet.output
+    assert "uncertain (" not in quiet.output
+    shown = CliRunner().invoke(
+        app,
+        ["drafting", "guard-eval", "--no-matcher", "--pairs", str(pairs), "--show-uncertain"],
+        env={"COLUMNS": "300"},
+    )
+    assert "uncertain (reversed, place) u1: 'Go to urgent care tonight.' / 'Go to the pharmacy tonight.' (the " in (
+        shown.output
+    )
+    assert "k1" not in shown.output.split("uncertain (")[-1]  # the kept pair agrees: not listed
+
+
 def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
     from bedside.cli import app
 

@@ -441,6 +441,14 @@ def guard_eval_command(
             "their totals only: a set whose errors are read becomes a development set).",
         ),
     ] = False,
+    show_uncertain: Annotated[
+        bool,
+        typer.Option(
+            "--show-uncertain",
+            help="Also print the pairs the guard called uncertain and why (those a verifier would be asked), for "
+            "every set whose errors are shown.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The clinical-safety guard on labelled pairs: hard negatives rejected, paraphrases kept and pairs it could
@@ -496,7 +504,12 @@ def guard_eval_command(
     matcher_name = "default matcher behind the guard" + (" and the verifier" if verifier else "")
     for labelled, result, rates in measured:
         _print_guard_set(
-            labelled, result, rates, totals_only=labelled.held_out and not show_held_out_errors, matcher=matcher_name
+            labelled,
+            result,
+            rates,
+            totals_only=labelled.held_out and not show_held_out_errors,
+            matcher=matcher_name,
+            show_uncertain=show_uncertain,
         )
         if left_out.get(labelled.name):
             table = Table(title=f"{labelled.name}: each kind's rules left out, on that kind's hard negatives")
@@ -605,6 +618,7 @@ def _print_guard_set(
     *,
     totals_only: bool = False,
     matcher: str = "default matcher behind the guard",
+    show_uncertain: bool = False,
 ) -> None:
     from bedside.stats.proportions import share_with_interval
 
@@ -649,6 +663,12 @@ def _print_guard_set(
     for pair, conflicts in result.rejected:
         why = "; ".join(map(str, conflicts))
         out.print(f"rejected paraphrase {pair.id}: {pair.reference!r} / {pair.candidate!r} ({why})", highlight=False)
+    if show_uncertain:
+        for pair, why in result.uncertain:
+            label = "paraphrase" if pair.match else f"reversed, {pair.kind}"
+            out.print(
+                f"uncertain ({label}) {pair.id}: {pair.reference!r} / {pair.candidate!r} ({why})", highlight=False
+            )
 
 
 @drafting_app.command("themes")
