@@ -229,6 +229,39 @@ def test_guard_eval_lists_the_uncertain_pairs_when_asked(tmp_path: Path) -> None
     assert "k1" not in shown.output.split("uncertain (")[-1]  # the kept pair agrees: not listed
 
 
+def test_guard_eval_names_a_bad_match_and_says_when_no_kind_can_be_left_out(tmp_path: Path) -> None:
+    from bedside.cli import app
+
+    row = {"id": "p1", "reference": "Take it at night.", "candidate": "Take it in the morning.", "kind": "plan"}
+    text_match, pairs = tmp_path / "text.jsonl", tmp_path / "pairs.jsonl"
+    text_match.write_text(json.dumps({**row, "match": "false"}) + "\n", encoding="utf-8")
+    pairs.write_text(json.dumps({**row, "match": False}) + "\n", encoding="utf-8")
+    bad = CliRunner().invoke(app, ["drafting", "guard-eval", "--no-matcher", "--pairs", str(text_match)])
+    assert bad.exit_code == 1
+    assert "line 1: match: 'false'; give true or false (JSON booleans, not text)" in " ".join(bad.output.split())
+    result = CliRunner().invoke(
+        app, ["drafting", "guard-eval", "--no-matcher", "--pairs", str(pairs), "--leave-one-kind-out"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "no hard negative's kind is one of the rules' kinds (action, drug" in " ".join(result.output.split())
+
+
+def test_a_long_pair_is_clipped_in_the_listing(tmp_path: Path) -> None:
+    from bedside.cli import app
+
+    long = "Take one tablet daily. " * 200
+    pairs = tmp_path / "pairs.jsonl"
+    row = {"id": "L", "reference": "Take one tablet daily.", "candidate": long, "match": False, "kind": "paste"}
+    pairs.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["drafting", "guard-eval", "--no-matcher", "--pairs", str(pairs), "--show-uncertain"]
+    )
+    assert result.exit_code == 0, result.output
+    listed = next(line for line in result.output.splitlines() if line.startswith("uncertain (reversed"))
+    assert "(4,600 characters)" in listed
+    assert len(listed) < 700
+
+
 def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
     from bedside.cli import app
 

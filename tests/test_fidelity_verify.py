@@ -140,3 +140,53 @@ def test_leaving_a_kind_out_shows_what_the_other_rules_catch_of_it(tmp_path: Pat
     )
     assert "one conflict kind left out" in shown.output
     assert re.search(r"number\s*│\s*1\s*│\s*0\s*│\s*0\s*│\s*1", shown.output), shown.output
+
+
+def test_show_errors_lists_the_sentences_labelled_otherwise(tmp_path: Path) -> None:
+    """A newcomer checking their own transcripts could see per-label counts but not which sentence was wrong."""
+    labelled = _set(tmp_path)
+    result = CliRunner().invoke(
+        app, ["sim", "fidelity-eval", "--set", str(labelled), "--checkers", "combined", "--show-errors"]
+    )
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert f"combined labelled v-0 #1 uncertain (yours: entailed): {NOT_ENGLISH!r}" in text
+    assert "v-1 #1" not in text  # labelled as its writer did: not listed
+    data = CliRunner().invoke(
+        app, ["sim", "fidelity-eval", "--set", str(labelled), "--checkers", "combined", "--show-errors", "--json"]
+    )
+    (combined,) = json.loads(data.stdout)["sets"][0]["checkers"]
+    assert combined["errors"] == [
+        {"id": "v-0", "index": 1, "sentence": NOT_ENGLISH, "gold": "entailed", "predicted": "uncertain"}
+    ]
+    # "uncertain" is an abstention, never a hand label: no precision for it (it read 0.000, like an error rate)
+    assert combined["splits"]["all"]["per_label"]["uncertain"]["precision"] is None
+
+
+def test_show_errors_keeps_the_shipped_outside_sets_unread(tmp_path: Path) -> None:
+    from importlib import resources
+
+    everything = CliRunner().invoke(app, ["sim", "fidelity-eval", "--checkers", "combined", "--show-errors"])
+    assert everything.exit_code == 1
+    assert "give --set" in everything.output
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes((resources.files("bedside.sim") / "data" / "fidelity_heldout_6.jsonl").read_bytes())
+    sealed = CliRunner().invoke(
+        app, ["sim", "fidelity-eval", "--set", str(copy), "--checkers", "combined", "--show-errors", "--json"]
+    )
+    assert sealed.exit_code == 0, sealed.output
+    assert "outside-written 2026-11-29c" in sealed.stderr
+    assert "errors" not in json.loads(sealed.stdout)["sets"][0]["checkers"][0]
+
+
+def test_a_set_line_missing_a_field_or_with_no_facts_is_refused_by_name(tmp_path: Path) -> None:
+    row = {"id": "a", "facts": ["I take metformin."], "sentences": ["I take metformin."], "labels": ["entailed"]}
+    missing, empty = tmp_path / "missing.jsonl", tmp_path / "empty.jsonl"
+    missing.write_text(json.dumps({k: v for k, v in row.items() if k != "labels"}) + "\n", encoding="utf-8")
+    empty.write_text(json.dumps({**row, "facts": []}) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["sim", "fidelity-eval", "--set", str(missing), "--checkers", "combined"])
+    assert result.exit_code == 1
+    assert f"{missing}:1: missing field 'labels'" in " ".join(result.output.split())
+    result = CliRunner().invoke(app, ["sim", "fidelity-eval", "--set", str(empty), "--checkers", "combined"])
+    assert result.exit_code == 1
+    assert f"{empty}:1: facts: empty" in " ".join(result.output.split())

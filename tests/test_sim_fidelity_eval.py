@@ -164,7 +164,10 @@ def test_by_default_each_set_is_measured_and_reported_apart() -> None:
     ("change", "message"),
     [
         (lambda row: row.update(labels=["maybe"]), r"bad\.jsonl:2: labels: unknown \['maybe'\]"),
-        (lambda row: row.pop("facts"), r"bad\.jsonl:2: needs id, facts, sentences and labels"),
+        (
+            lambda row: row.pop("facts"),
+            r"bad\.jsonl:2: missing field 'facts'; each line needs id, facts, sentences and labels",
+        ),
         # a bare string was read a character at a time: nine one-letter facts, and a run that exited 0
         (lambda row: row.update(facts="Pneumonia."), r"bad\.jsonl:2: facts: a list of strings, got str"),
         (lambda row: row.update(facts=["I have asthma.", " "]), r"bad\.jsonl:2: facts: an empty text in the list"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -139,6 +140,14 @@ def fidelity_eval(
             "that kind catches (caught by the other rules, uncertain, missed).",
         ),
     ] = False,
+    show_errors: Annotated[
+        bool,
+        typer.Option(
+            "--show-errors",
+            help="Also list each sentence of your --set a checker labelled otherwise than you did (id, your label, "
+            "the checker's, the sentence).",
+        ),
+    ] = False,
     api_key_env: ApiKeyEnvOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
@@ -149,7 +158,13 @@ def fidelity_eval(
     bedside's own set and on each outside-written set apart, with Wilson 95% intervals for the figures that count."""
     from bedside.llm import ModelError, get_model
     from bedside.sim.fidelity import CHECKERS
-    from bedside.sim.validation import BUILTIN_SENTENCE_SETS, SentenceSet, evaluate_checkers, read_fidelity_items
+    from bedside.sim.validation import (
+        BUILTIN_SENTENCE_SETS,
+        SentenceSet,
+        evaluate_checkers,
+        read_fidelity_items,
+        shipped_outside_set,
+    )
     from bedside.stats.proportions import share_with_interval
 
     chosen = [c.strip() for c in checkers.split(",") if c.strip()]
@@ -168,11 +183,22 @@ def fidelity_eval(
             raise fail(ValueError("--checkers llm needs a judge: give --model PROVIDER/MODEL"))
         err.print("no --model: the llm checker is left out")
         chosen.remove("llm")
+    if show_errors and labels is None:
+        raise fail(
+            ValueError(
+                "--show-errors lists your own set's mislabelled sentences: give --set (bedside's outside-written "
+                "sets stay unread)"
+            )
+        )
     sets = BUILTIN_SENTENCE_SETS if labels is None else (SentenceSet(str(labels), "your labelled sentences", labels),)
     try:
         loaded = [(labelled, read_fidelity_items(labelled.path)) for labelled in sets]
     except ValueError as exc:
         raise fail(exc) from None
+    sealed = shipped_outside_set(labels) if show_errors and labels is not None else None
+    if sealed is not None:
+        err.print(f"{labels} is a copy of bedside's {sealed.name!r}, whose sentences stay unread: no errors listed")
+        show_errors = False
 
     async def run() -> list[list[Any]]:
         if "llm" not in chosen and not verify:
@@ -188,14 +214,17 @@ def fidelity_eval(
         results = asyncio.run(run())
     except (ModelError, ValueError) as exc:
         raise fail(exc) from None
-    measured = [
+    measured: list[dict[str, Any]] = [
         {
             "name": labelled.name,
             "provenance": labelled.provenance,
             "set": str(labelled.path),
-            "checkers": [result.as_dict() for result in found],
+            "checkers": [
+                {**result.as_dict(), **({"errors": _mislabelled(items, result.labels)} if show_errors else {})}
+                for result in found
+            ],
         }
-        for (labelled, _), found in zip(loaded, results, strict=True)
+        for (labelled, items), found in zip(loaded, results, strict=True)
     ]
     if kinds_left_out:
         from bedside.sim.validation import leave_one_kind_out
@@ -212,6 +241,13 @@ def fidelity_eval(
             _fidelity_table(entry, result)
             figures = result["splits"]["all"]["per_label"]
             contradicted, unsupported = figures["contradicted"], figures["unsupported"]
+            for wrong in result.get("errors", []):
+                sentence = wrong["sentence"] if len(wrong["sentence"]) <= 200 else wrong["sentence"][:197] + "..."
+                out.print(
+                    f"{result['checker']} labelled {wrong['id']} #{wrong['index']} {wrong['predicted']} (yours: "
+                    f"{wrong['gold']}): {sentence!r}",
+                    highlight=False,
+                )
             out.print(
                 f"{entry['name']}, {result['checker']}: contradicted precision "
                 f"{share_with_interval(contradicted['hits'], contradicted['predicted'])}, recall "
@@ -220,6 +256,18 @@ def fidelity_eval(
                 f"{figures['uncertain']['predicted']} of {sum(row['support'] for row in figures.values())}",
                 highlight=False,
             )
+
+
+def _mislabelled(items: Sequence[Any], labels: dict[str, tuple[str, ...]]) -> list[dict[str, Any]]:
+    """Each sentence the checker labelled otherwise than its hand label (items it gave no answer for are left out:
+    fidelity-eval reports them apart)."""
+    return [
+        {"id": item.id, "index": k + 1, "sentence": sentence, "gold": gold, "predicted": guess}
+        for item in items
+        if item.id in labels
+        for k, (sentence, gold, guess) in enumerate(zip(item.sentences, item.labels, labels[item.id], strict=True))
+        if gold != guess
+    ]
 
 
 def _kinds_left_out_table(entry: dict[str, Any]) -> None:
@@ -232,7 +280,7 @@ def _kinds_left_out_table(entry: dict[str, Any]) -> None:
 
 
 def _fidelity_table(entry: dict[str, Any], result: dict[str, Any]) -> None:
-    table = Table(title=f"Fidelity checker {result['checker']} ({result['name']}) on {entry['name']}")
+    table = Table(title=f"Fidelity checker {result['name']} on {entry['name']}")
     for column in ("split", "label", "support", "predicted", "precision", "recall"):
         table.add_column(column, justify="left" if column in ("split", "label") else "right")
     for split, figures in result["splits"].items():

@@ -80,8 +80,12 @@ def read_fidelity_items(path: Path | None = None) -> list[FidelityItem]:
                 kind=str(data.get("kind") or ""),
                 style=str(data.get("style") or ""),
             )
-        except (KeyError, TypeError) as exc:
+        except KeyError as exc:
+            raise InputError(f"{where}: missing field {exc}; each line needs id, facts, sentences and labels") from None
+        except TypeError as exc:
             raise InputError(f"{where}: needs id, facts, sentences and labels ({exc})") from None
+        if not item.facts:
+            raise InputError(f"{where}: facts: empty; a patient's profile needs at least one fact to check against")
         if item.id in lines:
             raise InputError(f"{where}: id {item.id!r} is also on line {lines[item.id]}")
         lines[item.id] = number
@@ -271,11 +275,12 @@ def compare(
     per_label: dict[str, dict[str, float | int | None]] = {}
     for label in LABELS:
         hits = confusion[label][label]
+        abstention = label not in JUDGED_LABELS  # "uncertain" is never a hand label: no precision to have
         per_label[label] = {
             "support": counts_gold[label],
             "predicted": counts_guess[label],
             "hits": hits,
-            "precision": hits / counts_guess[label] if counts_guess[label] else None,
+            "precision": hits / counts_guess[label] if counts_guess[label] and not abstention else None,
             "recall": hits / counts_gold[label] if counts_gold[label] else None,
         }
         for measure, n in (("precision", counts_guess[label]), ("recall", counts_gold[label])):
@@ -445,6 +450,15 @@ BUILTIN_SENTENCE_SETS = (
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 
 
+def shipped_outside_set(path: Path) -> SentenceSet | None:
+    """The shipped outside-written set whose file ``path`` is a copy of (the same bytes, wherever it lies), or
+    None: its sentences stay unread, so ``fidelity-eval --show-errors`` lists none of them."""
+    data = Path(path).read_bytes()
+    return next(
+        (s for s in BUILTIN_SENTENCE_SETS if s.name != "bedside's own" and Path(s.path).read_bytes() == data), None
+    )
+
+
 @dataclass(frozen=True)
 class KindLeftOut:
     """The combined checker without one kind of conflict rule, on the contradictions that kind's rules catch
@@ -491,6 +505,8 @@ class CheckerEvaluation:
     checker: Checker
     name: str
     by_split: dict[str, FidelityValidation]
+    labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The checker's label for each sentence, by item id (items it gave no valid answer for are absent)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -536,5 +552,5 @@ async def evaluate_checkers(
                 model=name,
                 failed={k: v for k, v in failed.items() if k in ids},
             )
-        results.append(CheckerEvaluation(checker, name, by_split))
+        results.append(CheckerEvaluation(checker, name, by_split, {k: tuple(v) for k, v in predicted.items()}))
     return results

@@ -237,6 +237,11 @@ def _antonyms(blocks: list[tuple[list[str], list[str]]]) -> list[tuple[str, str]
     return [pair for a, b in blocks if (pair := opposed(a, b))]
 
 
+def _shown(words: list[str]) -> str:
+    """A changed stretch as a reason shows it: quoted, or "nothing" where that side has no words there."""
+    return f'"{" ".join(words)}"' if words else "nothing"
+
+
 def _same_sense(ours: list[str], theirs: list[str]) -> bool:
     """Whether two changed stretches name one WordNet synset, their function words aside ("a fracture of" / "a
     break in"); never where either holds a word that turns a sentence round ("not", "only", "before"...)."""
@@ -259,7 +264,7 @@ def _gap(
             continue  # "the" for "your"
         if _same_sense(a, b) or (same_drug is not None and a and b and same_drug(a, b)):
             continue  # "skin doctor" for "dermatologist", "Lasix" for "furosemide"
-        shown.append(f'"{" ".join(a) or "-"}" / "{" ".join(b) or "-"}"')
+        shown.append(f"{_shown(a)} / {_shown(b)}")
     if shown:
         return f"the sentences differ only in {', '.join(shown)}, which the rules cannot compare"
     content = [word_stem(w) for w in ours if w not in FUNCTION_WORDS]

@@ -23,7 +23,7 @@ from bedside.tasks.drafting.editjudge import EditJudgement, Matcher, edit_judge,
 
 if TYPE_CHECKING:
     from bedside.judges.verifier import MeaningVerifier, VerifyScope
-    from bedside.tasks.drafting.guard import GuardEvaluation, GuardSet, MatchRates
+    from bedside.tasks.drafting.guard import GuardEvaluation, GuardPair, GuardSet, MatchRates
 
 drafting_app = typer.Typer(
     help="Portal reply drafting: EditJudge (content-level Edit-F1), matcher validation, theme classifier.",
@@ -511,6 +511,14 @@ def guard_eval_command(
             matcher=matcher_name,
             show_uncertain=show_uncertain,
         )
+        if leave_one_kind_out and not left_out.get(labelled.name):
+            from bedside.text.conflicts import CONFLICT_KINDS
+
+            out.print(
+                f"{labelled.name}: no hard negative's kind is one of the rules' kinds ({', '.join(CONFLICT_KINDS)}): "
+                "nothing to leave out",
+                highlight=False,
+            )
         if left_out.get(labelled.name):
             table = Table(title=f"{labelled.name}: each kind's rules left out, on that kind's hard negatives")
             for column in ("kind left out", "hard negatives", "rejected by other rules", "uncertain", "silent"):
@@ -659,16 +667,23 @@ def _print_guard_set(
         out.print(f"{labelled.name}: a held-out set, totals only (--show-held-out-errors prints its pairs)")
         return
     for pair in result.missed:
-        out.print(f"missed ({pair.kind}) {pair.id}: {pair.reference!r} / {pair.candidate!r}", highlight=False)
+        out.print(f"missed ({pair.kind}) {pair.id}: {_pair_text(pair)}", highlight=False)
     for pair, conflicts in result.rejected:
         why = "; ".join(map(str, conflicts))
-        out.print(f"rejected paraphrase {pair.id}: {pair.reference!r} / {pair.candidate!r} ({why})", highlight=False)
+        out.print(f"rejected paraphrase {pair.id}: {_pair_text(pair)} ({_clipped(why)})", highlight=False)
     if show_uncertain:
         for pair, why in result.uncertain:
             label = "paraphrase" if pair.match else f"reversed, {pair.kind}"
-            out.print(
-                f"uncertain ({label}) {pair.id}: {pair.reference!r} / {pair.candidate!r} ({why})", highlight=False
-            )
+            out.print(f"uncertain ({label}) {pair.id}: {_pair_text(pair)} ({_clipped(why)})", highlight=False)
+
+
+def _clipped(text: str, limit: int = 200) -> str:
+    """A long sentence or reason cut for a listing line (a pair of 5,000 characters printed one line that long)."""
+    return text if len(text) <= limit else f"{text[: limit - 3]}... ({len(text):,} characters)"
+
+
+def _pair_text(pair: GuardPair) -> str:
+    return f"{_clipped(pair.reference)!r} / {_clipped(pair.candidate)!r}"
 
 
 @drafting_app.command("themes")

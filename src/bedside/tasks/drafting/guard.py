@@ -292,8 +292,11 @@ def read_guard_pairs(path: str | Path | None = None, *, builtin: str = "guard_pa
                 f"{where}: unknown field(s) {', '.join(unknown)}; the fields are {', '.join(sorted(fields))}"
             )
         pair = GuardPair(**item)
-        if not isinstance(pair.match, bool) or not all(isinstance(v, str) for v in (pair.reference, pair.candidate)):
-            raise ValueError(f"{where}: reference and candidate must be text, match true or false")
+        if not isinstance(pair.match, bool):
+            raise ValueError(f"{where}: match: {pair.match!r}; give true or false (JSON booleans, not text)")
+        if not isinstance(pair.reference, str) or not isinstance(pair.candidate, str):
+            side = "reference" if not isinstance(pair.reference, str) else "candidate"
+            raise ValueError(f"{where}: {side}: must be text")
         if not pair.reference.strip() or not pair.candidate.strip():
             raise ValueError(f"{where}: {'reference' if not pair.reference.strip() else 'candidate'} is blank")
         if pair.id in seen:
