@@ -132,7 +132,10 @@ def test_a_wordnet_setting_that_names_no_wordnet_fails_the_run_before_it_starts(
     monkeypatch.setenv("BEDSIDE_WORDNET", str(tmp_path / "nowhere"))
     checked = CliRunner().invoke(app, ["config", "check", str(config)])
     assert checked.exit_code == 1
-    assert "data.noun, data.verb, data.adj, data.adv not found in" in checked.output
+    assert "data.noun, data.verb, data.adj, data.adv, index.noun, index.verb, index.adj, index.adv, noun.exc" in (
+        checked.output
+    )
+    assert "adv.exc not found in" in checked.output
     assert str(tmp_path / "nowhere") in checked.output
 
 
