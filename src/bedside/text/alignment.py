@@ -205,18 +205,19 @@ def _stretch(words: list[str], content: list[tuple[int, str]], start: int, x: in
 
 
 def read_change(
-    reference: str, candidate: str, same_drug: Callable[[list[str], list[str]], bool] | None = None
+    reference: str, candidate: str, said_otherwise: Callable[[list[str], list[str]], bool] | None = None
 ) -> tuple[list[tuple[str, str]], str | None]:
     """For a pair the rules found no conflict in, each sentence read once: the words the small, local change
     swaps for their WordNet antonym (:mod:`bedside.text.wordnet`; "the left knee" / "the right knee"), and why
     the pair cannot be vouched for (see the module docstring), or None. A change that also adds or drops a
     negation anywhere ("do not get up quickly" for "get up slowly") may reverse the sentence twice: no antonym is
-    read in it. A changed stretch that swaps a word for a WordNet synonym ("fracture" / "break") or, by
-    ``same_drug``, a drug's name for another name of it ("Lasix" / "furosemide") is no gap. Raises
-    :class:`UnreadableText` when a quantity library fails on either sentence."""
+    read in it. A changed stretch that swaps words for their WordNet synonyms ("dermatologist" / "skin doctor"),
+    or that ``said_otherwise`` (the caller's readers) finds to say the same thing otherwise (another name of the
+    same drug, one time said two ways), is no gap. Raises :class:`UnreadableText` when a quantity library fails
+    on either sentence."""
     ours, theirs = _words(reference), _words(candidate)
     blocks = _changed_blocks(ours, theirs) or []
-    return _antonyms(blocks), _gap(ours, theirs, blocks, same_drug)
+    return _antonyms(blocks), _gap(ours, theirs, blocks, said_otherwise)
 
 
 def recounted(reference: str, candidate: str) -> tuple[str, str] | None:
@@ -254,7 +255,7 @@ def _gap(
     ours: list[str],
     theirs: list[str],
     blocks: list[tuple[list[str], list[str]]],
-    same_drug: Callable[[list[str], list[str]], bool] | None = None,
+    said_otherwise: Callable[[list[str], list[str]], bool] | None = None,
 ) -> str | None:
     shown: list[str] = []
     for a, b in blocks:
@@ -262,7 +263,7 @@ def _gap(
             continue  # "takes" for "take"
         if all(w in FUNCTION_WORDS and w not in _MEANING_WORDS for w in a + b):
             continue  # "the" for "your"
-        if _same_sense(a, b) or (same_drug is not None and a and b and same_drug(a, b)):
+        if _same_sense(a, b) or (said_otherwise is not None and a and b and said_otherwise(a, b)):
             continue  # "skin doctor" for "dermatologist", "Lasix" for "furosemide"
         shown.append(f"{_shown(a)} / {_shown(b)}")
     if shown:
