@@ -14,13 +14,13 @@ reference had nothing to object to. Two readings decide, because each alone is w
 
 A sentence is not English when py3langid names another language with probability at least
 :data:`LANGUAGE_PROBABILITY` **and** fewer than :data:`ENGLISH_SHARE` of its words are English words. Measured
-when chosen (2026-11-30): none of the 4,693 distinct English sentences and facts of bedside's own and the
-development sets is called foreign, and 59 of 70 short sentences in fourteen other languages are (the rest are
+when chosen (``bench/language_check.py``): none of the 4,662 distinct English sentences and facts of bedside's
+own and the development sets is called foreign, and 59 of 70 short sentences in other languages are (the rest are
 two- or three-word phrases made of words English shares, "Muy bien.", "No, nunca.", which the rules' other checks
 leave to similarity).
 
 The lexicon is read first and py3langid only asked about a sentence with many words the lexicon does not know
-(1 of those 4,693), so a run of plain English seldom loads its model (about a second).
+(1 of those 4,662), so a run of plain English seldom loads its model (about a second).
 """
 
 from __future__ import annotations
