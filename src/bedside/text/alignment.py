@@ -43,6 +43,7 @@ import difflib
 import re
 from collections import Counter
 from collections.abc import Callable
+from functools import lru_cache
 
 from bedside.text.assertion import FUNCTION_WORDS, word_stem
 from bedside.text.language import LanguageReaderFailed, foreign_language
@@ -80,7 +81,14 @@ def unreadable(text: str) -> str | None:
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(normalise_quantities(text, strict=True).lower().replace("’", "'"))
+    """``text``'s words as the alignment compares them; read once per text (read_change, exchanged and recounted
+    each ask for both sentences of an uncaught pair, and the quantity reading is the costly part)."""
+    return list(_read_words(text))
+
+
+@lru_cache(maxsize=4096)
+def _read_words(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(normalise_quantities(text, strict=True).lower().replace("’", "'")))
 
 
 def _changed_blocks(ours: list[str], theirs: list[str]) -> list[tuple[list[str], list[str]]] | None:
