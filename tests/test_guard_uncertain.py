@@ -180,7 +180,6 @@ def test_a_brand_and_its_generic_are_no_gap() -> None:
 @pytest.mark.parametrize(
     ("reference", "candidate"),
     [
-        ("Check with your cardiologist before the procedure.", "Check with your dentist before the procedure."),
         ("Keep taking your statin every evening.", "Keep taking your atorvastatin every evening."),  # class, member
         ("Rest your knee for the first two days.", "Ice your knee for the first two days."),
     ],

@@ -127,6 +127,11 @@ FROZEN = {
         "guard_heldout_22.jsonl",
     ): "6a6b63c7f9c6bda9fe74cfd7fd39ffa0f412377819d6752e1b5584ffc44bbdf8",
     ("bedside.sim", "fidelity_heldout_21.jsonl"): "6cc2e13feeed78d3cd2c79b05a94524954cc7324010e5fb7c5c653865eacf8c6",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_23.jsonl",
+    ): "aea65f910af154af8f09838e7a570c952a4d266ef8cc710c1587b729561e1e89",
+    ("bedside.sim", "fidelity_heldout_22.jsonl"): "b3c03f34d0995421c6e57548d6f764b29c58436c7db026c0770a9482b577a57d",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -146,35 +151,34 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
     sets = _by_name()
     # (rejected of 60, kept of 40, reversed matched of 60, paraphrases matched of 40): first measured, then floors
     floors = (
-        ("dev", (60, 37, 0, 34)),  # raised as the rules improved (first 50, 34, 10, 31)
-        ("dev 2", (58, 32, 2, 25)),  # first 34, 28, 26, 22
-        ("dev 3", (60, 39, 0, 39)),  # first 42, 35, 18, 35
-        ("dev 4", (57, 32, 3, 27)),  # first 40, 26, 20, 22
-        ("dev 5", (57, 32, 3, 32)),  # first 47, 25, 13, 25 (unread then); its errors read in the fourth round
-        # first 35, 22, 25, 22 (unread then); its errors read in the fifth round; one paraphrase lost to Snowball's
-        # stems ("driving" now meets "drive", and "driving has to wait" is a no no rule reads)
-        ("dev 6", (51, 28, 9, 28)),
-        ("dev 7", (55, 36, 5, 36)),  # first 36, 32, 23, 32 (unread then); read in the fifth round
-        ("dev 8", (51, 37, 9, 37)),  # first 49, 37, 11, 37 (fa1419f; its four errors printed then); synonym round
-        # unread; each measured once more after the round of urgency, routes, certainty and step order, and once
-        # after the exchange round (exchanges, who does a step, required or allowed; both 2026-11-29)
-        ("held out 4", (44, 35, 16, 34)),  # first 37, 35, 23, 34; the fifth round; WordNet's antonyms
-        ("held out 5", (49, 33, 11, 31)),  # first 42, 32, 18, 30; +1 with double flips; -1 paraphrase with steps
-        ("held out 6", (47, 32, 13, 32)),  # first 43, 31, 17, 31; one more kept with the refusing actions
-        ("held out 7", (52, 27, 8, 27)),  # first 47, 27, 12, 27
-        # first 43, 26, 16, 26; +1 kept with double flips, +1 with the scope round, -1 with the exchange round, +2
-        # with the negation's reach ending at "before"/"after" and "with no" read as without (2026-11-29)
-        ("held out 8", (48, 29, 12, 29)),
-        ("held out 9", (48, 33, 12, 33)),  # first 43, 32, 17, 32 (the rules of cfcf7cd)
-        ("held out 10", (47, 28, 13, 27)),  # first 45, 28, 15, 27 (the rules of 4193931)
-        ("held out 11", (44, 27, 16, 27)),  # first 43, 26, 17, 26 (the rules of 6ea5ee4)
-        ("held out 12", (44, 32, 16, 31)),  # first 38, 32, 22, 31 (the rules of 182aa8e)
-        ("held out 13", (35, 33, 25, 32)),  # measured once with the rules of e340556, unread
-        # measured once with the rules of 0ca9e27, unread; its writer was told the kinds the rules read and asked
-        # for subtler changes: the rules' floor on text written against them
-        ("held out 14", (19, 33, 41, 33)),
-        ("held out 15", (46, 34, 14, 34)),  # sealed through the synonym round, measured before and after it, unread
-        ("held out 16", (46, 32, 14, 32)),  # measured once with the synonym round's rules, unread
+        # raised as the rules improved; first measurements in brackets. The round of kin, prefixes and the
+        # negation's alignment (2026-11-30) read dev 9 and dev 10's errors and raised most floors: measured then
+        # on the unread sets, reversed pairs matched fell by 12 and paraphrases kept rose by 21 over held out 6-16
+        ("dev", (60, 38, 0, 35)),  # first 50, 34, 10, 31
+        ("dev 2", (58, 38, 2, 31)),  # first 34, 28, 26, 22
+        ("dev 3", (60, 40, 0, 40)),  # first 42, 35, 18, 35
+        ("dev 4", (58, 36, 2, 30)),  # first 40, 26, 20, 22
+        ("dev 5", (58, 34, 2, 34)),  # first 47, 25, 13, 25 (unread then); its errors read in the fourth round
+        ("dev 6", (51, 34, 9, 34)),  # first 35, 22, 25, 22 (unread then); its errors read in the fifth round
+        ("dev 7", (56, 38, 4, 38)),  # first 36, 32, 23, 32 (unread then); read in the fifth round
+        ("dev 8", (54, 37, 6, 37)),  # first 49, 37, 11, 37 (fa1419f; its four errors printed then); synonym round
+        ("dev 9", (49, 36, 11, 35)),  # first 37, 35, 23, 34; 44, 35, 16, 34 at ee73d86, unread until then
+        ("dev 10", (49, 36, 11, 34)),  # first 42, 32, 18, 30; 49, 33, 11, 31 at ee73d86, unread until then
+        # unread: first measurement, then the floor after the round of 2026-11-30 (at ee73d86 in brackets)
+        ("held out 6", (49, 35, 11, 35)),  # first 43, 31, 17, 31 (47, 32, 13, 32)
+        ("held out 7", (54, 29, 6, 29)),  # first 47, 27, 12, 27 (52, 27, 8, 27)
+        ("held out 8", (48, 30, 12, 30)),  # first 43, 26, 16, 26 (48, 29, 12, 29)
+        ("held out 9", (48, 34, 12, 34)),  # first 43, 32, 17, 32 (48, 33, 12, 33)
+        ("held out 10", (48, 32, 12, 31)),  # first 45, 28, 15, 27 (47, 28, 13, 27)
+        ("held out 11", (44, 33, 16, 33)),  # first 43, 26, 17, 26 (44, 27, 16, 27)
+        ("held out 12", (44, 33, 16, 32)),  # first 38, 32, 22, 31 (44, 32, 16, 31)
+        ("held out 13", (38, 34, 22, 33)),  # first 35, 33, 25, 32 (e340556)
+        # its writer was told the kinds the rules read and asked for subtler changes: the rules' floor on text
+        # written against them; first 19, 33, 41, 33 (0ca9e27)
+        ("held out 14", (21, 33, 39, 33)),
+        ("held out 15", (46, 35, 14, 35)),  # sealed through the synonym round; 46, 34, 14, 34 before this one
+        ("held out 16", (48, 33, 12, 33)),  # first 46, 32, 14, 32 (the synonym round's rules)
+        ("held out 17", (49, 35, 11, 34)),  # first 49, 31, 11, 30 (ee73d86), measured again after the round
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -201,27 +205,28 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
     # (reversed pairs passed silently of 60, reversed matched / paraphrases matched of 60 / 40 with
     # uncertain=reject)
     floors = (
-        ("dev", (0, 0, 31)),  # raised as the rules improved (first 2, 2, 28)
-        ("dev 2", (1, 1, 23)),  # first 12, 12, 21
-        ("dev 3", (0, 0, 17)),  # first 4, 4, 16
-        ("dev 4", (1, 1, 25)),  # first 4, 4, 20
+        ("dev", (0, 0, 32)),  # first 2, 2, 28
+        ("dev 2", (1, 1, 24)),  # first 12, 12, 21
+        ("dev 3", (0, 0, 24)),  # first 4, 4, 16
+        ("dev 4", (1, 1, 26)),  # first 4, 4, 20
         ("dev 5", (2, 2, 28)),  # first 8, 8, 23
         ("dev 6", (5, 5, 27)),  # first 10, 10, 21 (unread then); one paraphrase lost to Snowball's stems
-        ("dev 7", (1, 1, 29)),  # first 9, 8, 27 (unread then)
+        ("dev 7", (1, 1, 30)),  # first 9, 8, 27 (unread then)
         ("dev 8", (1, 1, 23)),  # first 1, 1, 17 (the rules of fa1419f); 23 after the synonym round
-        ("held out 4", (5, 5, 29)),  # unread; first 8, 8, 29
-        ("held out 5", (7, 7, 23)),  # unread; first 9, 9, 21
+        ("dev 9", (5, 5, 30)),  # first 8, 8, 29
+        ("dev 10", (7, 7, 24)),  # first 9, 9, 21
         ("held out 6", (6, 6, 31)),  # unread; first 7, 7, 30
         ("held out 7", (2, 2, 26)),  # unread; first 4, 3, 27: one paraphrase uncertain with Snowball's stems
-        ("held out 8", (9, 9, 25)),  # unread; first 12, 11, 23; -1 paraphrase with the exchange round
+        ("held out 8", (9, 9, 26)),  # unread; first 12, 11, 23; -1 paraphrase with the exchange round
         ("held out 9", (8, 8, 32)),  # unread; first 9, 9, 31
         ("held out 10", (8, 8, 26)),  # unread; first 7, 7, 26
-        ("held out 11", (9, 9, 27)),  # unread; first 9, 9, 26
-        ("held out 12", (5, 5, 29)),  # unread; first 5, 5, 29
-        ("held out 13", (4, 4, 26)),  # measured once, unread
-        ("held out 14", (27, 27, 22)),  # measured once, unread
+        ("held out 11", (9, 9, 28)),  # unread; first 9, 9, 26
+        ("held out 12", (5, 5, 30)),  # unread; first 5, 5, 29
+        ("held out 13", (4, 4, 27)),  # unread; first 4, 4, 26
+        ("held out 14", (27, 27, 24)),  # unread; first 27, 27, 22
         ("held out 15", (4, 4, 22)),  # 18 paraphrases before the synonym round, 22 after; unread
         ("held out 16", (5, 5, 25)),  # measured once, unread
+        ("held out 17", (6, 6, 30)),  # unread; 6, 6, 30 at ee73d86 and after the round of 2026-11-30
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -265,6 +270,7 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-30": ((33, 18), (32, 15)),  # measured once with the rules of fa1419f, unread
         "outside-written 2026-11-30b": ((34, 13), (34, 19)),  # measured once with the synonym round's rules, unread
         "outside-written 2026-11-30c": ((24, 15), (33, 19)),  # measured once with the synonym round's rules, unread
+        "outside-written 2026-11-30d": ((35, 11), (35, 22)),  # measured once with the rules of ee73d86, unread
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

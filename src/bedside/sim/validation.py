@@ -446,6 +446,12 @@ BUILTIN_SENTENCE_SETS = (
         "rules of the synonym round, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_21.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-30d",
+        "written by a twenty-second writer who never read the rules nor any other set; measured once with the "
+        "rules of ee73d86, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_22.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

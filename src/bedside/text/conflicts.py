@@ -66,7 +66,7 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 from bedside.text import assertion
-from bedside.text.alignment import exchanged, read_change, recounted, unreadable
+from bedside.text.alignment import NEGATION_ALIGN, exchanged, read_change, recounted, shared_content, unreadable
 from bedside.text.assertion import FUNCTION_WORDS, NOT_NEGATIVE, Polarity, polarity_flips
 from bedside.text.quantities import UnreadableText, normalise_quantities
 from bedside.text.slots import Slot, read_slots, slot_conflicts
@@ -853,6 +853,15 @@ class ClinicalGuard:
                 return PairReading((), f"{side} cannot be read: {why}")
         try:
             found = [c for c in self._conflicts(reference, candidate) if c.kind not in self.without]
+            if found and {c.kind for c in found} == {"negation"}:
+                shared = shared_content(reference, candidate)
+                if shared < NEGATION_ALIGN:
+                    return PairReading(
+                        (),
+                        f"one sentence says no where the other does not ({found[0].reference} / "
+                        f"{found[0].candidate}), but they share only {shared:.0%} of their content words: too "
+                        "few to tell a reversal from the same no said otherwise",
+                    )
             if found:
                 return PairReading(tuple(found), None)
             ref, cand = self._read(reference, True), self._read(candidate, True)
@@ -860,14 +869,19 @@ class ClinicalGuard:
             def said_otherwise(ours: list[str], theirs: list[str]) -> bool:
                 return _one_time_two_ways(ref, cand, ours + theirs) or self._names_one_drug(ours, theirs)
 
-            swapped, gap = read_change(reference, candidate, said_otherwise)
-            if swapped and "antonym" not in self.without:
-                return PairReading(tuple(Conflict("antonym", *pair) for pair in swapped), None)
+            change = read_change(reference, candidate, said_otherwise)
+            if change.opposites and "antonym" not in self.without:
+                return PairReading(tuple(Conflict("antonym", *pair) for pair in change.opposites), None)
+            if change.kin and "kin" not in self.without:
+                return PairReading(
+                    tuple(Conflict("kin", f"{a} ({kind})", f"{b} (another {kind})") for a, b, kind in change.kin),
+                    None,
+                )
             if "number" not in self.without and (counts := recounted(reference, candidate)):
                 return PairReading((Conflict("number", *counts),), None)
             if "exchange" not in self.without and (traded := exchanged(reference, candidate)):
                 return PairReading((Conflict("exchange", *traded),), None)
-            return PairReading((), gap)
+            return PairReading((), change.gap)
         except UnreadableText as exc:
             return PairReading((), str(exc))
 

@@ -189,11 +189,11 @@ _NOT_A_STEP_WORD = frozenset(
         "first", "then", "only", "and", "or", "but", "so", "please", "also", "will", "can", "could", "should",
         "must", "need", "we", "us", "i", "me", "do", "don't", "not", "if", "how", "much", "many", "what", "right",
         "away", "now", "today", "usual", "wait", "for", "of", "on", "in", "at", "by", "with", "up", "let", "go",
-        "come", "make", "sure", "start", "give", "take", "use", "until",
+        "come", "make", "sure", "start", "give", "take", "use", "until", "one", "ones",
     ]
 )  # fmt: skip
 """Words that name no step of their own (and the commonest verbs of any step: "take", "give", "use"): kept out of
-the order keys, which are what each step is about."""
+the order keys, which are what each step is about; "one" stands for a noun of the other step ("the new one")."""
 
 
 _CARE = (
@@ -466,7 +466,7 @@ def slot_conflicts(reference: frozenset[Slot], candidate: frozenset[Slot]) -> li
                 continue
             shown = f"{key} " if key else ""
             found.append((kind, f"{value} {shown}".strip(), f"{'/'.join(sorted(theirs))} {shown}".strip()))
-    if reordered["first"] or reordered["second"]:
+    if reordered["first"] and reordered["second"]:  # steps swapped move both ways; one noun moved is wording
         steps = " / ".join(" ".join(words) for words in reordered.values() if words)
         found.append(("order", f"{steps} in this order", "the other way round"))
     return found

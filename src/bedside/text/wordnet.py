@@ -1,4 +1,5 @@
-"""WordNet's antonyms: a cited, general source of opposite words for the checkers' reading (issue 45).
+"""WordNet's antonyms, synonyms and noun taxonomy: a cited, general source of word relations for the checkers'
+reading (issue 45).
 
 Outside writers keep reversing an instruction by one word ("the left knee" / "the right knee", "drink it
 slowly" / "quickly", "it gets better" / "worse"), and each round of hand-written rules caught only the words it
@@ -14,6 +15,9 @@ and hundreds of MB a process), and nltk's reader seeks by byte offsets that the 
 line ends, no longer match.
 ``BEDSIDE_WORDNET`` may name another folder holding WordNet 3.0's ``data.*`` files (e.g. Debian's
 ``/usr/share/wordnet``); the same pairs are read from it.
+
+The noun hypernyms (``@``, ``@i`` pointers of ``data.noun``, read on first use) give :func:`siblings`: two nouns
+that are different kinds of one thing ("feet" / "hands"), which the guard reads as a conflict in a small change.
 
 Words are compared by :func:`bedside.text.assertion.word_stem`, so "increases" meets "decrease". Only direct
 antonyms are used (not the "similar to" satellites of an adjective, which make "hot" the opposite of "legal").
@@ -238,6 +242,106 @@ def synonymous(ours: list[str], theirs: list[str]) -> bool:
     return bool(synsets(one) & synsets(other))
 
 
+SIBLING_SENSES = 3
+"""How far down each noun's senses two nouns are looked for as kinds of one thing (:func:`siblings`)."""
+SIBLING_STEPS = 3
+"""How many hypernym steps up from each noun their shared kind may be: "thyroid" is a gland, a gland an organ,
+and "kidney" an excretory organ, an organ."""
+SIBLING_MIN_DEPTH = 4
+"""The least depth below WordNet's root (``entity``) of a shared kind: "organ", "extremity", "time period" and
+"medical practitioner" are deeper; "physical entity", "matter" and "abstraction", which make any two nouns
+kin, are not."""
+
+
+@dataclass(frozen=True)
+class _Nouns:
+    kinds: Mapping[int, tuple[int, ...]]
+    """Each noun synset's direct hypernyms (``@`` and ``@i`` pointers), by offset."""
+    names: Mapping[int, str]
+    """Each noun synset's first word, to name a shared kind."""
+
+
+@lru_cache(maxsize=4)
+def _read_nouns(folder: Path) -> _Nouns:
+    kinds: dict[int, tuple[int, ...]] = {}
+    names: dict[int, str] = {}
+    try:
+        with (folder / "data.noun").open(encoding="latin-1") as lines:
+            for line in lines:
+                if line.startswith(" "):
+                    continue
+                fields = line.split(" | ", 1)[0].split()
+                offset, count = int(fields[0]), int(fields[3], 16)
+                names[offset] = fields[4].replace("_", " ")
+                at = 4 + 2 * count
+                kinds[offset] = tuple(
+                    int(fields[at + 2 + 4 * k]) for k in range(int(fields[at])) if fields[at + 1 + 4 * k] in ("@", "@i")
+                )
+    except (OSError, IndexError, ValueError) as exc:
+        raise WordNetMissing(f"WordNet's data.noun cannot be read from {folder}: {exc}") from None
+    return _Nouns(kinds, names)
+
+
+def _ancestors(nouns: _Nouns, offset: int, steps: int) -> dict[int, int]:
+    """The synsets up to ``steps`` hypernym steps above ``offset`` (itself at 0), each at its fewest steps."""
+    found = {offset: 0}
+    frontier = [offset]
+    for step in range(1, steps + 1):
+        frontier = [kind for synset in frontier for kind in nouns.kinds.get(synset, ()) if kind not in found]
+        found.update((kind, step) for kind in frontier)
+    return found
+
+
+def _depth(nouns: _Nouns, offset: int) -> int:
+    """A synset's fewest hypernym steps to a root."""
+    seen, frontier, depth = {offset}, [offset], 0
+    while frontier and all(nouns.kinds.get(synset) for synset in frontier):
+        frontier = [kind for synset in frontier for kind in nouns.kinds[synset] if kind not in seen]
+        seen.update(frontier)
+        depth += 1
+    return depth
+
+
+def siblings(ours: str, theirs: str) -> str | None:
+    """The kind of thing two nouns name different members of ("feet" / "hands": extremity; "thyroid" /
+    "kidney": organ; "cardiologist" / "dentist": medical practitioner), or None: when either is not a noun
+    WordNet knows, when they share a synset (synonyms), when one is a kind of the other ("statin" /
+    "atorvastatin", "swelling" / "edema": the general word for the particular), or when their nearest shared
+    kind is too general (:data:`SIBLING_MIN_DEPTH`).
+
+    Co-hyponyms, two kinds of one thing that neither includes the other, are incompatible: a wound on the
+    foot is not on the hand (Cruse, *Lexical Semantics*, 1986, on incompatibility among a superordinate's
+    hyponyms). WordNet's noun hypernyms (``@``, ``@i``) give the taxonomy, within :data:`SIBLING_SENSES` senses
+    of each noun and :data:`SIBLING_STEPS` steps up."""
+    folder = wordnet_folder()
+    index, nouns = _read_index(folder), _read_nouns(folder)
+
+    def senses(word: str) -> list[int]:
+        lemmas = [lemma for pos, lemma in lemmas_of(word) if pos == "n"]
+        offsets = [int(o) for lemma in lemmas for o in _offsets(index.senses["n"][lemma.replace(" ", "_")])]
+        return list(dict.fromkeys(offsets))
+
+    one, other = senses(ours), senses(theirs)
+    if not one or not other or set(one) & set(other):
+        return None  # a shared synset in any sense: "pills" / "tablets" meet in tablet's fourth
+    one, other = one[:SIBLING_SENSES], other[:SIBLING_SENSES]
+    above_one = {synset: _ancestors(nouns, synset, SIBLING_STEPS + 1) for synset in one}
+    above_other = {synset: _ancestors(nouns, synset, SIBLING_STEPS + 1) for synset in other}
+    if any(b in above_one[a] or a in above_other[b] for a in one for b in other):
+        return None  # one is a kind of the other
+    for a in one:
+        for b in other:
+            shared = [
+                kind
+                for kind, steps in above_one[a].items()
+                if 0 < steps <= SIBLING_STEPS and 0 < above_other[b].get(kind, 0) <= SIBLING_STEPS
+            ]
+            deep = [kind for kind in shared if _depth(nouns, kind) >= SIBLING_MIN_DEPTH]
+            if deep:
+                return nouns.names[min(deep, key=lambda kind: above_one[a][kind] + above_other[b][kind])]
+    return None
+
+
 _NLTK_FILES = (
     "lexnames",
     *(f"{kind}.{name}" for _, name in _FILES for kind in ("data", "index")),
@@ -293,6 +397,9 @@ def _nltk_reader(folder: Path) -> Any:
 
 
 __all__ = [
+    "SIBLING_MIN_DEPTH",
+    "SIBLING_SENSES",
+    "SIBLING_STEPS",
     "SYNONYM_SENSES",
     "WORDNET_ENV",
     "WordNetMissing",
@@ -302,6 +409,7 @@ __all__ = [
     "nltk_wordnet",
     "nltk_wordnet_folder",
     "opposed",
+    "siblings",
     "synonymous",
     "wordnet_folder",
 ]

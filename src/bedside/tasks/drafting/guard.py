@@ -133,16 +133,21 @@ BUILTIN_SETS = (
         "errors: a development set from the start",
     ),
     (
-        "outside-written, held out 4",
+        "outside-written, dev 9",
         "guard_heldout_9.jsonl",
-        "written 2026-11-29 by an eighth writer who never read the rules nor any other set; measured once with the "
-        "rules of the fourth round (0bc086a), before any later change, totals only (its errors unread), frozen",
+        "written 2026-11-29 by an eighth writer who never read the rules nor any other set; measured with the rules "
+        "of the fourth round (0bc086a), before any later change (rejection 37/60, paraphrases kept 35/40, 23 of 60 "
+        "reversed pairs matched), and after later rounds with its errors unread, totals only (44/60, 35/40, 16/60 "
+        "at ee73d86); its errors were read on 2026-11-30 for the round of kin, prefixes and the negation's "
+        "alignment: a development set now",
     ),
     (
-        "outside-written, held out 5",
+        "outside-written, dev 10",
         "guard_heldout_10.jsonl",
-        "written 2026-11-29 by a ninth writer who never read the rules nor any other set; measured once with the "
-        "fifth round's rules beside the fourth round's (the same figures), totals only (its errors unread), frozen",
+        "written 2026-11-29 by a ninth writer who never read the rules nor any other set; measured with the fourth "
+        "round's rules (rejection 42/60, paraphrases kept 32/40, 18 of 60 reversed pairs matched), and after later "
+        "rounds with its errors unread, totals only (49/60, 33/40, 11/60 at ee73d86); its errors were read on "
+        "2026-11-30 for the same round: a development set now",
     ),
     (
         "outside-written, held out 6",
@@ -221,6 +226,15 @@ BUILTIN_SETS = (
         "guard_heldout_22.jsonl",
         "written 2026-11-30 by a twenty-first writer who never read the rules nor any other set; measured once with "
         "the synonym round's rules, totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 17",
+        "guard_heldout_23.jsonl",
+        "written 2026-11-30 by a twenty-second writer who never read the rules nor any other set; measured with "
+        "the rules of ee73d86 (rejection 49/60, 6 passed silently; paraphrases kept 31/40; 11 of 60 reversed pairs "
+        "matched, 6 with --uncertain reject, which kept 30 of 40 paraphrases) and once after the round of kin, "
+        "prefixes and the negation's alignment, drawn from two earlier sets' errors, totals only (its errors "
+        "unread), frozen",
     ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
