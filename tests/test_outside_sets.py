@@ -166,7 +166,9 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("dev 10", (49, 36, 11, 34)),  # first 42, 32, 18, 30; 49, 33, 11, 31 at ee73d86, unread until then
         # unread: first measurement, then the floor after the round of 2026-11-30 (at ee73d86 in brackets)
         ("held out 6", (49, 35, 11, 35)),  # first 43, 31, 17, 31 (47, 32, 13, 32)
-        ("held out 7", (54, 29, 6, 29)),  # first 47, 27, 12, 27 (52, 27, 8, 27)
+        # first 47, 27, 12, 27 (52, 27, 8, 27); one paraphrase lost to the fidelity round's rates (2026-11-30:
+        # "five times a day" no longer reads as once a day), measured by totals with each change taken back
+        ("held out 7", (54, 28, 6, 28)),
         ("held out 8", (48, 30, 12, 30)),  # first 43, 26, 16, 26 (48, 29, 12, 29)
         ("held out 9", (48, 34, 12, 34)),  # first 43, 32, 17, 32 (48, 33, 12, 33)
         ("held out 10", (48, 32, 12, 31)),  # first 45, 28, 15, 27 (47, 28, 13, 27)
@@ -216,7 +218,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 9", (5, 5, 30)),  # first 8, 8, 29
         ("dev 10", (7, 7, 24)),  # first 9, 9, 21
         ("held out 6", (6, 6, 31)),  # unread; first 7, 7, 30
-        ("held out 7", (2, 2, 26)),  # unread; first 4, 3, 27: one paraphrase uncertain with Snowball's stems
+        ("held out 7", (2, 2, 25)),  # unread; first 4, 3, 27; -1 with Snowball's stems, -1 with the rates round
         ("held out 8", (9, 9, 26)),  # unread; first 12, 11, 23; -1 paraphrase with the exchange round
         ("held out 9", (8, 8, 32)),  # unread; first 9, 9, 31
         ("held out 10", (8, 8, 26)),  # unread; first 7, 7, 26
@@ -240,37 +242,34 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
 
 
 def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> None:
-    # contradicted (hits, false), unsupported (hits, false): first measured, raised as the reading improved; set
-    # to the figures after the fidelity round that followed the exchange round (2026-11-29: counts between a name
-    # and its noun, "every couple of weeks", "in the mornings" only against a fact the answer shares a subject
-    # with, a weight gained against lost), measured once on the unread sets: contradictions caught +2 (29c),
-    # +1 (29f, 29g), +2 (29n), -1 (29e, 29l, 29m), -3 (29j); false contradictions 4 fewer in all
+    # contradicted (hits, false), unsupported (hits, false), each set's first measurement in its comment. Set to
+    # the figures after the fidelity round of 2026-11-30 (another relative with the same history, a dose not heard
+    # in a count of something else, a "no" an action took in, "nobody", rates as patients say them), which read
+    # 29c's and 29d's errors; measured then on the fifteen unread sets: contradictions caught 495 -> 532 of 825,
+    # false ones 198 -> 195, unsupported right 520 -> 518 (29f and 29n lost one each; 28, 29f, 29m and 29n gained
+    # a false contradiction or two while catching more elsewhere): floors may fall only with such a measured trade
     floors = {
-        "outside-written 2026-11-28": ((43, 10), (31, 12)),  # first (38, 13), (28, 25)
-        "outside-written 2026-11-28b": ((44, 18), (30, 12)),  # first (36, 20), (27, 33)
-        "outside-written 2026-11-29": ((39, 13), (34, 9)),  # first (26, 14), (28, 36)
-        # unread; measured after the second round, then after the third: contradicted hits 37 -> 40 for one more
-        # false contradiction (precision 0.712 -> 0.714), so its false floor is 16
-        "outside-written 2026-11-29b": ((46, 14), (28, 7)),  # read in the fifth round (before: (40, 16), (28, 9))
-        "outside-written 2026-11-29c": ((36, 19), (29, 16)),  # unread; first (35, 20): -1 with the exchange round
-        "outside-written 2026-11-29d": ((37, 14), (33, 12)),  # unread; first (35, 15), (32, 12)
-        "outside-written 2026-11-29e": ((30, 12), (33, 12)),  # measured once with the fourth round's rules, unread
-        "outside-written 2026-11-29f": ((29, 11), (34, 16)),  # measured once with the fifth round's rules, unread
-        "outside-written 2026-11-29g": ((32, 7), (32, 22)),  # first (30, 8), (31, 23) (the fifth round's rules)
-        "outside-written 2026-11-29h": ((35, 12), (35, 23)),  # measured once with the rules of 834b7b0, unread
-        # first (33, 9), (37, 17) (the rules of d18a18b); one contradiction fewer with the fidelity round of
-        # 2026-11-29 (living alone, someone else's "no"), its errors unread
-        "outside-written 2026-11-29i": ((32, 9), (37, 18)),
-        "outside-written 2026-11-29j": ((37, 15), (33, 16)),  # measured once with the rules of cfcf7cd, unread
-        "outside-written 2026-11-29k": ((44, 15), (32, 14)),  # measured once with the rules of 4193931, unread
-        "outside-written 2026-11-29l": ((36, 19), (34, 16)),  # measured once with the rules of 6ea5ee4, unread
-        "outside-written 2026-11-29m": ((29, 9), (42, 20)),  # measured once with the rules of 182aa8e, unread
-        "outside-written 2026-11-29n": ((33, 9), (39, 21)),  # measured once with the rules of e340556, unread
-        "outside-written 2026-11-29o": ((32, 23), (35, 25)),  # measured once with the rules of 0ca9e27, unread
-        "outside-written 2026-11-30": ((33, 18), (32, 15)),  # measured once with the rules of fa1419f, unread
-        "outside-written 2026-11-30b": ((34, 13), (34, 19)),  # measured once with the synonym round's rules, unread
-        "outside-written 2026-11-30c": ((24, 15), (33, 19)),  # measured once with the synonym round's rules, unread
-        "outside-written 2026-11-30d": ((35, 11), (35, 22)),  # measured once with the rules of ee73d86, unread
+        "outside-written 2026-11-28": ((43, 11), (31, 12)),  # first (38, 13), (28, 25)
+        "outside-written 2026-11-28b": ((45, 17), (30, 11)),  # first (36, 20), (27, 33)
+        "outside-written 2026-11-29": ((43, 13), (34, 9)),  # first (26, 14), (28, 36)
+        "outside-written 2026-11-29b": ((45, 13), (28, 7)),  # first (40, 16), (28, 9); read in the fifth round
+        "outside-written 2026-11-29c": ((40, 13), (29, 13)),  # first (35, 20); read 2026-11-30
+        "outside-written 2026-11-29d": ((38, 12), (33, 13)),  # first (35, 15), (32, 12); read 2026-11-30
+        "outside-written 2026-11-29e": ((31, 12), (33, 12)),  # first (30, 12), (33, 12) (fourth round)
+        "outside-written 2026-11-29f": ((32, 13), (33, 15)),  # first (29, 11), (34, 16) (fifth round)
+        "outside-written 2026-11-29g": ((34, 7), (32, 20)),  # first (30, 8), (31, 23) (fifth round)
+        "outside-written 2026-11-29h": ((40, 12), (35, 18)),  # first (35, 12), (35, 23) (834b7b0)
+        "outside-written 2026-11-29i": ((37, 8), (37, 14)),  # first (33, 9), (37, 17) (d18a18b)
+        "outside-written 2026-11-29j": ((41, 15), (33, 15)),  # first (37, 15), (33, 16) (cfcf7cd)
+        "outside-written 2026-11-29k": ((44, 13), (32, 14)),  # first (44, 15), (32, 14) (4193931)
+        "outside-written 2026-11-29l": ((38, 18), (34, 16)),  # first (36, 19), (34, 16) (6ea5ee4)
+        "outside-written 2026-11-29m": ((32, 10), (42, 17)),  # first (29, 9), (42, 20) (182aa8e)
+        "outside-written 2026-11-29n": ((33, 11), (38, 21)),  # first (33, 9), (39, 21) (e340556)
+        "outside-written 2026-11-29o": ((35, 23), (35, 24)),  # first (32, 23), (35, 25) (0ca9e27)
+        "outside-written 2026-11-30": ((34, 18), (32, 13)),  # first (33, 18), (32, 15) (fa1419f)
+        "outside-written 2026-11-30b": ((38, 12), (34, 17)),  # first (34, 13), (34, 19) (synonym round)
+        "outside-written 2026-11-30c": ((27, 13), (33, 18)),  # first (24, 15), (33, 19) (synonym round)
+        "outside-written 2026-11-30d": ((36, 10), (35, 22)),  # first (35, 11), (35, 22) (ee73d86)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -14,9 +14,10 @@ order:
    time of day or food timing; an incompatible medication action; the opposite polarity (negated against
    affirmed; "normal", "fine", "without" count as negated) against the nearest fact when it is at least
    ``negation_align`` near; another drug in place of the nearest fact's (at least ``swap`` near), or a drug of
-   the same class as a listed one ("warfarin" against "apixaban", both anticoagulants). A sentence that says
-   it is extra ("also", "too") is checked for side and polarity only. A fact that agrees on a number, drug or
-   side ends the search;
+   the same class as a listed one ("warfarin" against "apixaban", both anticoagulants); another relative with
+   the same history ("my sister has bipolar disorder" against "my brother has"). A sentence that says it is
+   extra ("also", "too") is checked for side and polarity only. A fact that agrees on a number, drug or side
+   ends the search; a dose is heard only where a known text gives it in the same unit;
 3. **unsupported**: a drug, number or person (mother, neighbour...) no fact or clinician sentence names, or a
    sentence below ``entail`` cosine to every fact and clinician sentence;
 4. **entailed**: the rest;
@@ -186,8 +187,10 @@ class ContradictionRules:
         return self.guard.signals(text)
 
     def negated(self, text: str) -> bool:
-        """The guard's negation, or an absence said another way: "without", "short of", "normal", "fine"."""
-        return self.signals(text).negated or bool(_PRIVATIVE.search(text))
+        """The guard's negation, a "no" an action took in ("I have never tried to hurt myself": never try), or an
+        absence said another way: "without", "short of", "normal", "fine"."""
+        signals = self.signals(text)
+        return signals.negated or bool(signals.refused) or bool(_PRIVATIVE.search(text))
 
     def named_drugs(self, texts: Sequence[str]) -> frozenset[str]:
         """Every drug and drug class the texts name (classes as ``class:key``)."""
@@ -224,6 +227,8 @@ class ContradictionRules:
         near = [i for i in order if similarity[i] >= limits.floor]
         if "meaning" not in self.without and (meaning := self._meaning(sentence, known, near)):
             return meaning
+        if "person" not in self.without and (person := _other_person(sentence, known)):
+            return person
         about_someone_else = bool(_ABOUT_SOMEONE_ELSE.search(sentence))
         for rank, i in enumerate(aligned):
             if _same_state(sentence, known[i]):
@@ -411,6 +416,11 @@ def _measures(text: str) -> frozenset[tuple[str, str]]:
     return frozenset(found)
 
 
+_DOSE_UNITS = frozenset(["mg", "mcg", "g", "ml", "unit", "iu"])
+"""Units a dose is given in: a dose is heard only where a known text gives the same number in the same unit ("5
+mg" of amlodipine is not heard in "five times a day", whose number has no unit)."""
+
+
 def _units_meet(a: str, b: str) -> bool:
     return not a or not b or a == b
 
@@ -424,7 +434,7 @@ def _unheard(mine: frozenset[tuple[str, str]], known: Sequence[str]) -> frozense
     return frozenset(
         (value, unit)
         for value, unit in mine
-        if not any(v == value and _units_meet(unit, u) for v, u in theirs)
+        if not any(v == value and (u == unit if unit in _DOSE_UNITS else _units_meet(unit, u)) for v, u in theirs)
         and not any(low <= float(value) <= high for low, high in ranges)
         and not any(_same_span((value, unit), (v, u)) for v, u in theirs)
     )
@@ -557,6 +567,28 @@ def _time_kind(label: str) -> str:
         if parts[1] in ("hour", "minute", "second"):
             return "short"
     return "moment"
+
+
+_SAME_PERSON = {"mom": "mother", "mum": "mother", "dad": "father", "neighbor": "neighbour"}
+
+
+def _people(text: str) -> frozenset[str]:
+    return frozenset(_SAME_PERSON.get(p.lower(), p.lower()) for p in _PERSON.findall(text))
+
+
+def _other_person(sentence: str, known: Sequence[str]) -> FactConflict | None:
+    """Another person than a known text names, with the same thing said of them ("my sister has bipolar
+    disorder" against "my brother has bipolar disorder", "my mum was on dialysis" against "my father was"): the
+    history is someone else's. Not where the sentence also names a person the facts know, nor where it says the
+    person is one more ("my father gets them too")."""
+    mine = _people(sentence)
+    if not mine or _EXTRA.search(sentence) or mine & frozenset().union(*(_people(k) for k in known)):
+        return None
+    said = _content(_PERSON.sub(" ", sentence))
+    for text in known:
+        if (theirs := _people(text)) and said & _content(_PERSON.sub(" ", text)):
+            return FactConflict("person", text, f"{_show(theirs)} vs {_show(mine)}")
+    return None
 
 
 def new_details(sentence: str, known: Sequence[str], rules: ContradictionRules) -> str | None:

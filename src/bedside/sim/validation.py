@@ -352,13 +352,15 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-29c",
         "written by a sixth writer who never read the rules nor any other set; measured once after the third "
-        "round (answers read after their question, times in days), beside the code before it, totals only, frozen",
+        "round (answers read after their question, times in days), beside the code before it, totals only, frozen; "
+        "its errors were read on 2026-11-30 for the fidelity round of relatives, doses and rates: a development set",
         SENTENCE_SET.with_name("fidelity_heldout_6.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-29d",
         "written by a seventh writer who never read the rules nor any other set; measured once with the third "
-        "round's rules (f23034f), before any later change, totals only, frozen",
+        "round's rules (f23034f), before any later change, totals only, frozen; its errors were read on 2026-11-30 "
+        "for the fidelity round of relatives, doses and rates: a development set",
         SENTENCE_SET.with_name("fidelity_heldout_7.jsonl"),
     ),
     SentenceSet(

@@ -40,7 +40,7 @@ _EXTRA_TERMINATION = (
 """Where a negation's reach ends besides NegEx's own: a clause of time or condition says when, and is not
 negated with it ("do not eat after midnight before your operation" negates eating, not the operation)."""
 _EXTRA_PRECEDING = (
-    "no longer", "none", "none of", "nothing", "not any more", "not anymore", "nor", "neither",
+    "no longer", "none", "none of", "nothing", "nobody", "not any more", "not anymore", "nor", "neither",
     "haven't", "hasn't", "hadn't", "won't", "wouldn't", "shouldn't", "mustn't", "needn't",
 )  # fmt: skip
 FUNCTION_WORDS = frozenset(
