@@ -233,6 +233,55 @@ def test_guard_eval_lists_the_uncertain_pairs_when_asked(tmp_path: Path) -> None
     assert "k1" not in shown.output.split("uncertain (")[-1]  # the kept pair agrees: not listed
 
 
+def test_guard_eval_counts_the_pairs_that_pass_silently_per_kind(tmp_path: Path) -> None:
+    """A newcomer's trial: the per-kind table showed rejected and uncertain, and left the silent passes (the
+    errors nobody is told about) to subtraction."""
+    from bedside.cli import app
+
+    pairs = tmp_path / "pairs.jsonl"
+    rows = [
+        {"id": "s1", "reference": "Leave the dressing on and keep it dry for two days.",
+         "candidate": "Take the dressing off and soak the wound for two days in warm salty water.", "match": False,
+         "kind": "wound care"},
+        {"id": "r1", "reference": "Take 10 mg every morning.", "candidate": "Take 20 mg every morning.",
+         "match": False, "kind": "dose"},
+    ]  # fmt: skip
+    pairs.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["drafting", "guard-eval", "--no-matcher", "--pairs", str(pairs)], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "| group | hard negatives rejected | uncertain | passed silently | paraphrases kept |" in result.output
+    assert "| wound care | 0/1 (0.00) | 0/1 (0.00) | 1/1 (1.00) | - |" in result.output
+    assert "| dose | 1/1 (1.00) | 0/1 (0.00) | 0/1 (0.00) | - |" in result.output
+
+
+def test_guard_eval_lists_the_matchers_own_errors_on_your_pairs(tmp_path: Path) -> None:
+    """A newcomer's trial: the matcher line's wrong pairs were named only in --json."""
+    from bedside.cli import app
+
+    pairs = tmp_path / "pairs.jsonl"
+    rows = [
+        {"id": "u1", "reference": "Walk slowly for ten minutes after each meal.",
+         "candidate": "Walk briskly for ten minutes after each meal.", "match": False, "kind": "pace"},
+        {"id": "k1", "reference": "Take it every morning.", "candidate": "Take it every morning.", "match": True,
+         "kind": "same"},
+    ]  # fmt: skip
+    pairs.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    result = CliRunner().invoke(app, ["drafting", "guard-eval", "--pairs", str(pairs)], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert "reversed pairs matched 1.000 (1/1)" in result.output
+    assert (
+        "reversed pair matched (pace) by the default matcher u1: 'Walk slowly for ten minutes after each meal.' / "
+        "'Walk briskly for ten minutes after each meal.'" in result.output
+    )
+    assert "k1" not in result.output  # matched, as it should be: not listed
+    refused = CliRunner().invoke(
+        app, ["drafting", "guard-eval", "--pairs", str(pairs), "--uncertain", "reject"], env={"COLUMNS": "300"}
+    )
+    assert "reversed pair matched" not in refused.output
+
+
 def test_guard_eval_names_a_bad_match_and_says_when_no_kind_can_be_left_out(tmp_path: Path) -> None:
     from bedside.cli import app
 

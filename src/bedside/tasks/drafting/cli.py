@@ -634,7 +634,14 @@ def _print_guard_set(
         return f"{part}/{whole} ({part / whole:.2f})" if whole else "-"
 
     table = Table(title=f"clinical-safety guard, {labelled.name}: {len(labelled.pairs)} pairs ({labelled.provenance})")
-    columns = ("group", "hard negatives rejected", "uncertain", "paraphrases kept", "of them uncertain")
+    columns = (
+        "group",
+        "hard negatives rejected",
+        "uncertain",
+        "passed silently",
+        "paraphrases kept",
+        "of them uncertain",
+    )
     for column in columns:
         table.add_column(column, justify="left" if column == "group" else "right")
     for g in [result.total, *([] if totals_only else result.groups)]:
@@ -642,6 +649,7 @@ def _print_guard_set(
             g.group,
             share(g.rejected, g.negatives),
             share(g.negatives_uncertain, g.negatives),
+            share(g.passed_silently, g.negatives),  # the errors nobody is told about, per kind
             share(g.kept, g.paraphrases),
             share(g.paraphrases_uncertain, g.paraphrases),
         )
@@ -675,6 +683,15 @@ def _print_guard_set(
         for pair, why in result.uncertain:
             label = "paraphrase" if pair.match else f"reversed, {pair.kind}"
             out.print(f"uncertain ({label}) {pair.id}: {_pair_text(pair)} ({_clipped(why)})", highlight=False)
+    if rates is not None:  # the matcher's own errors, beyond the guard's listed above
+        by_id = {pair.id: pair for pair in labelled.pairs}
+        listed = {pair.id for pair in result.missed} | {pair.id for pair, _ in result.rejected}
+        for pair in (by_id[i] for i in rates.matched_ids if i not in listed):
+            what = "paraphrase not matched" if pair.match else f"reversed pair matched ({pair.kind})"
+            out.print(
+                f"{what} by the {matcher.removesuffix(' behind the guard')} {pair.id}: {_pair_text(pair)}",
+                highlight=False,
+            )
 
 
 def _clipped(text: str, limit: int = 200) -> str:
