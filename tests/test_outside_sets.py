@@ -132,6 +132,11 @@ FROZEN = {
         "guard_heldout_23.jsonl",
     ): "aea65f910af154af8f09838e7a570c952a4d266ef8cc710c1587b729561e1e89",
     ("bedside.sim", "fidelity_heldout_22.jsonl"): "b3c03f34d0995421c6e57548d6f764b29c58436c7db026c0770a9482b577a57d",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_24.jsonl",
+    ): "b930400493e26a41629bbe7fd730d1690ccfa61e5371187dad9211dcfb6bb849",
+    ("bedside.sim", "fidelity_heldout_23.jsonl"): "737557fda1da077325a91f41efddbf667b3865f8a1e71a1d809ddd6d98f96dd7",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -181,6 +186,7 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 15", (46, 35, 14, 35)),  # sealed through the synonym round; 46, 34, 14, 34 before this one
         ("held out 16", (48, 33, 12, 33)),  # first 46, 32, 14, 32 (the synonym round's rules)
         ("held out 17", (49, 35, 11, 34)),  # first 49, 31, 11, 30 (ee73d86), measured again after the round
+        ("held out 18", (47, 27, 13, 25)),  # measured once with the rules of 889e3b8, unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -229,6 +235,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 15", (4, 4, 22)),  # 18 paraphrases before the synonym round, 22 after; unread
         ("held out 16", (5, 5, 25)),  # measured once, unread
         ("held out 17", (6, 6, 30)),  # unread; 6, 6, 30 at ee73d86 and after the round of 2026-11-30
+        ("held out 18", (8, 8, 22)),  # measured once with the rules of 889e3b8, unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -270,6 +277,7 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-30b": ((38, 12), (34, 17)),  # first (34, 13), (34, 19) (synonym round)
         "outside-written 2026-11-30c": ((27, 13), (33, 18)),  # first (24, 15), (33, 19) (synonym round)
         "outside-written 2026-11-30d": ((36, 10), (35, 22)),  # first (35, 11), (35, 22) (ee73d86)
+        "outside-written 2026-11-30e": ((36, 10), (38, 18)),  # measured once with the rules of 889e3b8
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -454,6 +454,12 @@ BUILTIN_SENTENCE_SETS = (
         "rules of ee73d86, before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_22.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-30e",
+        "written by a twenty-third writer who never read the rules nor any other set; measured once with the "
+        "rules of 889e3b8, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_23.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

@@ -236,6 +236,13 @@ BUILTIN_SETS = (
         "prefixes and the negation's alignment, drawn from two earlier sets' errors, totals only (its errors "
         "unread), frozen",
     ),
+    (
+        "outside-written, held out 18",
+        "guard_heldout_24.jsonl",
+        "written 2026-11-30 by a twenty-third writer who never read the rules nor any other set, asked for the "
+        "slips a language model makes when it paraphrases; measured once with the rules of 889e3b8, before any "
+        "later change, totals only (its errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
