@@ -193,8 +193,12 @@ def fake_ray(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[_FakeRay], 
     return install
 
 
-def _dispatcher(items: list[Any], workers: int) -> tuple[_Dispatcher, RunSummary]:
-    config = SimpleNamespace(run_id="run-1", concurrency=2 * workers)
+def _dispatcher(
+    items: list[Any], workers: int, *, concurrency: int | None = None, batch_size: int | None = 1
+) -> tuple[_Dispatcher, RunSummary]:
+    """A dispatcher over ``items``: one item a batch unless asked otherwise (``batch_size=None``: sized from the
+    run, as a real run's)."""
+    config = SimpleNamespace(run_id="run-1", concurrency=concurrency or 2 * workers)
     plan = SimpleNamespace(generate=items, bypass={}, scorers=[], cells=[])
     dispatcher = _Dispatcher(
         config=cast(Any, config),
@@ -208,7 +212,7 @@ def _dispatcher(items: list[Any], workers: int) -> tuple[_Dispatcher, RunSummary
         worker_cpus=1.0,
         token="t",
         progress=None,
-        batch_size=1,
+        batch_size=batch_size,
     )
     return dispatcher, RunSummary("run-1", {CELL: CellProgress(len(items))})
 
@@ -349,21 +353,7 @@ def test_batches_are_sized_from_the_run(samples: int, concurrency: int, workers:
     """Each batch costs a fixed round trip, so a large run takes larger batches (issue 47: Ray's CPU per sample
     1.65x the local executor's at 25 a batch, about 1.42x at 400); a worker's window shrinks in batches so it
     never holds more samples than before."""
-    config = SimpleNamespace(run_id="run-1", concurrency=concurrency)
-    plan = SimpleNamespace(generate=_items(samples), bypass={}, scorers=[], cells=[])
-    dispatcher = _Dispatcher(
-        config=cast(Any, config),
-        task=None,
-        plan=cast(Any, plan),
-        lock=cast(Any, None),
-        store=cast(Any, None),
-        cache=None,
-        retry_errors=False,
-        workers=workers,
-        worker_cpus=1.0,
-        token="t",
-        progress=None,
-    )
+    dispatcher, _ = _dispatcher(_items(samples), workers, concurrency=concurrency, batch_size=None)
     assert dispatcher.batch_size == size
     assert dispatcher.most_batches == most
     assert sum(len(batch) for batch, _ in dispatcher.queue) == samples

@@ -114,10 +114,10 @@ _FOOD_FLIP = {"with food": "empty stomach", "empty stomach": "with food"}
 
 # Time phrases, most specific first; each match is blanked so its words are not read twice.
 _TIME_PHRASES: tuple[tuple[str, str], ...] = (
-    (r"\b(?:twice (?:a|per|each) day|twice daily|two times (?:a|per|every|each) day|bid|b\.i\.d\.?)\b", "2/day"),
+    (r"\b(?:twice (?:a|per|each) day|twice daily|two times (?:a|per) day|bid|b\.i\.d\.?)\b", "2/day"),
     (r"\b(?:every|each) morning and (?:every |each )?(?:evening|night)\b", "2/day"),
-    (r"\b(?:three times (?:a|per|every|each) day|three times daily|tid|t\.i\.d\.?)\b", "3/day"),
-    (r"\b(?:four times (?:a|per|every|each) day|four times daily|qid|q\.i\.d\.?)\b", "4/day"),
+    (r"\b(?:three times (?:a|per) day|three times daily|tid|t\.i\.d\.?)\b", "3/day"),
+    (r"\b(?:four times (?:a|per) day|four times daily|qid|q\.i\.d\.?)\b", "4/day"),
     (r"\b(?:once (?:a|per|each) day|once daily|every day|each day|daily|qd)\b", "1/day"),
     (r"(?<!for )(?<!in )\b(?:a|per) day\b", "1/day"),
     (r"\b(?:just|only) (?:the )?once\b(?! (?:a|an|per|every|each|in|or)\b)", "1/day"),  # "just the once, at night"
@@ -154,7 +154,8 @@ _RATE = re.compile(
     r"(day|week|month|year)\b"
 )
 """A rate ("twice a week", "3 times a month", "a couple times a week", "5 times a day", "4 times every day"): read
-as ``N/week``, never as the duration "1 week" its article would otherwise make, nor "every day" as once a day."""
+as ``N/day``, ``N/week``..., never as the duration "1 week" its article would otherwise make, nor "every day" as
+once a day. Number words are digits by then ("four times a day" is "4 times a day")."""
 _COUNT_RATE = re.compile(r"\b(\d+(?:\.\d+)?|(?<!no )one|a single) (?:[a-z]+ ){0,3}?(?:a|per|each) (week|month|year)\b")
 """A count over a week or longer ("4 migraines a month", "one attack a week", "14 units of alcohol a week", "3 a
 month"): the rate ``N/month`` ("one" is left a word by the number reader, which keeps it for pronouns)."""
