@@ -271,15 +271,20 @@ def test_guard_eval_lists_the_matchers_own_errors_on_your_pairs(tmp_path: Path) 
     result = CliRunner().invoke(app, ["drafting", "guard-eval", "--pairs", str(pairs)], env={"COLUMNS": "300"})
     assert result.exit_code == 0, result.output
     assert "reversed pairs matched 1.000 (1/1)" in result.output
-    assert (
+    # one line a matcher error; the paraphrase k1 is matched, as it should be, so it is not listed
+    assert _matcher_errors(result.output) == [
         "reversed pair matched (pace) by the default matcher u1: 'Walk slowly for ten minutes after each meal.' / "
-        "'Walk briskly for ten minutes after each meal.'" in result.output
-    )
-    assert "k1" not in result.output  # matched, as it should be: not listed
+        "'Walk briskly for ten minutes after each meal.'"
+    ]
     refused = CliRunner().invoke(
         app, ["drafting", "guard-eval", "--pairs", str(pairs), "--uncertain", "reject"], env={"COLUMNS": "300"}
     )
-    assert "reversed pair matched" not in refused.output
+    assert refused.exit_code == 0, refused.output
+    assert _matcher_errors(refused.output) == []
+
+
+def _matcher_errors(output: str) -> list[str]:
+    return [line for line in output.splitlines() if line.startswith(("reversed pair matched", "paraphrase not"))]
 
 
 def test_guard_eval_names_a_bad_match_and_says_when_no_kind_can_be_left_out(tmp_path: Path) -> None:
