@@ -24,6 +24,7 @@ from bedside.runs.processes import (
     smallest_cap,
     work_batches,
 )
+from bedside.runs.shards import ShardResult, reported_outcomes
 from bedside.runs.store import Store
 from bedside.testing import ScriptedServer
 from runs_ray_task import TIMED_OUT
@@ -41,6 +42,16 @@ def test_each_cap_is_split_exactly_between_the_workers() -> None:
             assert max(shares) - min(shares) <= 1
     config = shard_config(Path("/tmp"), "x", "scripted/echo", samples=1, options={"max_concurrency": 3}, concurrency=8)
     assert smallest_cap(config) == 3
+
+
+def test_the_run_counts_come_from_the_shards_unless_they_account_for_fewer_items() -> None:
+    def shard(index: int, **cells: tuple[int, int]) -> ShardResult:
+        return ShardResult(index=index, ran=0, truncated=0, skipped=0, cells=dict(cells), usage={}, pid=0)
+
+    both = [shard(0, a=(6, 1), b=(4, 0)), shard(1, a=(5, 2), b=(5, 0))]
+    assert reported_outcomes(both, 20) == (17, 3)  # every generated item counted once: ran 17, failed 3
+    assert reported_outcomes(both[1:], 20) is None  # a worker lost with its counts: the store is asked
+    assert reported_outcomes([], 0) == (0, 0)
 
 
 def test_the_work_queue_holds_whole_samples_in_batches() -> None:

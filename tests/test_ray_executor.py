@@ -157,6 +157,7 @@ def test_a_worker_killed_mid_run_still_finishes_exactly(local_ray: None, tmp_pat
         rows = store.results(config.run_id)
         assert len(rows) == 2 * samples
         assert summary.errors == 0
+        assert (summary.ran, summary.failed) == (2 * samples, 0)  # the lost worker's counts from the store
         assert all(c.done == samples for c in summary.cells.values())
         for row in rows:  # exact: each sample's own answer
             prefix = "> " if row.system == "prefixed" else ""
