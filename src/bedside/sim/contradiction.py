@@ -73,10 +73,12 @@ JUDGED_LABELS: tuple[JudgedLabel, ...] = get_args(JudgedLabel)
 
 _TAG_QUESTION = re.compile(r",\s*(?:right|correct|yeah|yes|no|isn't it|is that right|ok(?:ay)?)\s*\?\s*$", re.I)
 _PRIVATIVE = re.compile(
-    r"\b(?:without(?! fail\b)|short(?:ness)? of|lack of|unable|normal|fine|okay|ok|clear|negative|unremarkable)\b",
+    r"\b(?:without(?! fail\b)|short(?:ness)? of(?! breath\b)|lack of|unable|normal|fine|okay|ok|clear|negative|"
+    r"unremarkable)\b",
     re.I,
 )
-"""An absence said without "no" ("without", "short of", "normal"); "without fail" is a "yes", said firmly."""
+"""An absence said without "no" ("without", "short of", "normal"); "without fail" is a "yes", said firmly, and
+"short of breath" a symptom, said plainly."""
 _NUMBER = re.compile(r"(?<![\w/.])\d+(?:\.\d+)?")
 _PERSON = re.compile(
     r"\b(?:mother|mom|mum|father|dad|sister|brother|wife|husband|partner|son|daughter|friend|neighbou?r|boss"

@@ -366,13 +366,15 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-29e",
         "written by an eighth writer who never read the rules nor any other set; measured once with the fourth "
-        "round's rules (0bc086a), before any later change, totals only, frozen",
+        "round's rules (0bc086a), before any later change, totals only, frozen; its errors were read on 2026-11-30 "
+        "for the round of sides, weight, worse and better and spoken numbers: a development set",
         SENTENCE_SET.with_name("fidelity_heldout_8.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-29f",
         "written by a ninth writer who never read the rules nor any other set; measured once with the fifth "
-        "round's rules beside the fourth round's, totals only, frozen",
+        "round's rules beside the fourth round's, totals only, frozen; its errors were read on 2026-11-30 for the "
+        "same round: a development set",
         SENTENCE_SET.with_name("fidelity_heldout_9.jsonl"),
     ),
     SentenceSet(
@@ -459,6 +461,19 @@ BUILTIN_SENTENCE_SETS = (
         "written by a twenty-third writer who never read the rules nor any other set; measured once with the "
         "rules of 889e3b8, before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_23.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30f",
+        "written by a twenty-fourth writer who never read the rules nor any other set (primary care, children, "
+        "pregnancy and older adults); measured with the rules of 1e34877 and after the round of sides, weight and "
+        "spoken numbers, which did not read it, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_24.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30g",
+        "written by a twenty-fifth writer who never read the rules nor any other set (specialist follow-up); "
+        "measured with the rules of 1e34877 and after the same round, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_25.jsonl"),
     ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""

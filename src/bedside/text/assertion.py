@@ -19,7 +19,9 @@ from the library: a negation also ends at "so", "then", "until", "unless", "if",
 "since" ("it is not contagious, so he can go back to school": school is not negated), and "no longer",
 "none", "nothing", "neither", "nor", "not any more" and the contractions the term set lacks ("haven't", "won't",
 "shouldn't"...) are preceding cues, and "without" negates what follows but does not alone make a sentence
-negative (the with/without slot reads it).
+negative (the with/without slot reads it). "not yet" is a preceding cue ("not yet osteoporosis"), so "yet" ends a
+negation only as ", yet" (the term set's bare "yet" cut "not yet" short); "doing nothing" is a pseudo-negation
+("sitting there doing nothing" is at rest). A cue inside a longer one ("not" in "not yet") counts once.
 
 spaCy is imported on first use (about 2 s), so commands that never compare sentences do not pay for it.
 
@@ -36,13 +38,19 @@ from typing import Any
 
 _EXTRA_TERMINATION = (
     "so", "then", "until", "unless", "if", "when", "because", "since", "so that", "before", "after", "while", "during",
+    ", yet",
 )  # fmt: skip
 """Where a negation's reach ends besides NegEx's own: a clause of time or condition says when, and is not
 negated with it ("do not eat after midnight before your operation" negates eating, not the operation)."""
 _EXTRA_PRECEDING = (
-    "no longer", "none", "none of", "nothing", "nobody", "not any more", "not anymore", "nor", "neither",
+    "no longer", "none", "none of", "nothing", "nobody", "not any more", "not anymore", "not yet", "nor", "neither",
     "haven't", "hasn't", "hadn't", "won't", "wouldn't", "shouldn't", "mustn't", "needn't",
 )  # fmt: skip
+_PSEUDO = ("doing nothing",)
+_PLACE_WORDS = frozenset(re.findall(r"\w+", "on in inside into at from within under over near around of"))
+"""Prepositions that hang a place or a source on a negated word ("no cancer in the biopsy")."""
+_RUN_BREAKS = frozenset({"and", "or", "nor", "but", "then", ",", ";"})
+"""Phrases with a cue that negate nothing: "sitting there doing nothing" is at rest."""
 FUNCTION_WORDS = frozenset(
     re.findall(
         r"\w+",
@@ -112,6 +120,11 @@ class Polarity:
     cues: int = 0
     """How many negation cues the sentence holds ("without" not counted): "don't let it get wet and don't remove it"
     has two."""
+    attached: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Negated stems a cue reaches only through a place or source attached to an earlier negated word, each with
+    the negated words before it: "no pneumonia on the chest x-ray" gives (chest, (pneumonia,)), (x, (pneumonia,
+    chest)), (ray, ...); not across "and", "or" or a comma ("don't drive or drink": drink is negated in its own
+    right)."""
 
     def word(self, stem: str) -> str:
         return next((word for s, word in self.spelled if s == stem), stem)
@@ -130,6 +143,8 @@ class _Reader:
         from negspacy.termsets import termset
 
         terms = termset("en_clinical")
+        terms.remove_patterns({"termination": ["yet"]})
+        terms.add_patterns({"pseudo_negations": list(_PSEUDO)})
         terms.add_patterns({"termination": list(_EXTRA_TERMINATION), "preceding_negations": list(_EXTRA_PRECEDING)})
         self.nlp: Any = spacy.blank("en")
         self.sentencizer: Any = self.nlp.add_pipe("sentencizer")
@@ -153,9 +168,40 @@ class _Reader:
         negated = {word_stem(e.text) for e in doc.ents if e._.bedside_negated}
         affirmed = {word_stem(e.text) for e in doc.ents if not e._.bedside_negated}
         spelled = tuple(dict((word_stem(e.text), e.text) for e in doc.ents).items())
-        cues = [doc[start:end].text for _, start, end in (*preceding, *following)]
-        counted = [cue for cue in cues if cue not in _WITHOUT]
-        return Polarity(frozenset(negated), frozenset(affirmed), spelled, bool(counted), len(counted))
+        spans = {(start, end) for _, start, end in (*preceding, *following)}
+        # "not yet" also holds the cue "not": one "no", counted once
+        outer = [(a, b) for a, b in spans if not any(o <= a and b <= f and (o, f) != (a, b) for o, f in spans)]
+        counted = [cue for cue in (doc[a:b].text for a, b in sorted(outer)) if cue not in _WITHOUT]
+        starts = sorted(a for a, _ in outer)
+        attached: list[tuple[str, tuple[str, ...]]] = []
+        run: list[str] = []  # the negated words of the current cue's stretch
+        through = False  # whether the current word hangs off an earlier one by a preposition
+        last: Any = None
+        for ent in doc.ents:
+            cue = max((start for start in starts if start < ent.start), default=-1)
+            if not ent._.bedside_negated or last is None or cue > last.start:
+                run, through = [], False
+            if not ent._.bedside_negated:
+                last = None
+                continue
+            if run:
+                between = [t.text for t in doc[last.start : ent.start]]
+                if any(word in _RUN_BREAKS for word in between):
+                    through = False
+                elif any(word in _PLACE_WORDS for word in between):
+                    through = True
+                if through:
+                    attached.append((word_stem(ent.text), tuple(run)))
+            run.append(word_stem(ent.text))
+            last = ent
+        return Polarity(
+            frozenset(negated),
+            frozenset(affirmed),
+            spelled,
+            bool(counted),
+            len(counted),
+            tuple(attached),
+        )
 
 
 @lru_cache(maxsize=1)
@@ -172,10 +218,17 @@ def read_polarity(text: str) -> Polarity:
 
 
 def polarity_flips(reference: Polarity, candidate: Polarity) -> frozenset[str]:
-    """The word stems one sentence negates and the other affirms (and does not also negate)."""
-    return (reference.negated & (candidate.affirmed - candidate.negated)) | (
-        candidate.negated & (reference.affirmed - reference.negated)
-    )
+    """The word stems one sentence negates and the other affirms (and does not also negate), save those a "no"
+    reaches only as the place or source of a word both sentences negate (:attr:`Polarity.attached`): "no
+    pneumonia on your chest x-ray" against "the x-ray showed no sign of pneumonia" negates the x-ray only because
+    NegEx's reach runs on to the end of the clause; both say no to pneumonia."""
+    return _flips(reference, candidate) | _flips(candidate, reference)
+
+
+def _flips(negating: Polarity, affirming: Polarity) -> frozenset[str]:
+    flips = negating.negated & (affirming.affirmed - affirming.negated)
+    trailing = {stem for stem, earlier in negating.attached if any(word in affirming.negated for word in earlier)}
+    return frozenset(flips - trailing)
 
 
 __all__ = ["FUNCTION_WORDS", "NOT_NEGATIVE", "Polarity", "polarity_flips", "read_polarity", "word_stem"]

@@ -150,16 +150,21 @@ def _day_part(hour: int, half: str) -> str | None:
 
 
 _RATE = re.compile(
-    r"\b(?:(\d+(?:\.\d+)?) times|(once|twice)|(?:a )?couple(?: of)? times) (?:a|an|per|each|every) "
-    r"(day|week|month|year)\b"
+    r"\b(?:(\d+(?:\.\d+)?) times|(once|twice)|(?:a )?couple(?: of)? times) (?:(?:a|an|per|each|every) "
+    r"(day|week|month|year)|(dai|week|month|year)ly)\b"
 )
-"""A rate ("twice a week", "3 times a month", "a couple times a week", "5 times a day", "4 times every day"): read
-as ``N/day``, ``N/week``..., never as the duration "1 week" its article would otherwise make, nor "every day" as
-once a day. Number words are digits by then ("four times a day" is "4 times a day")."""
+"""A rate ("twice a week", "3 times a month", "a couple times a week", "5 times a day", "4 times every day",
+"twice weekly"): read as ``N/day``, ``N/week``..., never as the duration "1 week" its article would otherwise
+make, nor "every day" or "weekly" as once. Number words are digits by then ("four times a day" is "4 times a
+day"), and hyphens are spaces ("once-a-week")."""
+_HYPHENED_RATE = re.compile(r"\b(?:once|twice|times)-(?:a|an|per)-(?:day|week|month|year)\b")
+_ONE_UNIT = re.compile(r"\b(?:a single|one single|a) (?=(?:tablet|pill|capsule|puff|patch)\b)")
+""""a tablet" and "a single pill" are one of it, as "one tablet" is (blanked to "1", offsets kept); not "a drop" or
+"a dose", which say other things ("a drop in your blood pressure")."""
 _COUNT_RATE = re.compile(r"\b(\d+(?:\.\d+)?|(?<!no )one|a single) (?:[a-z]+ ){0,3}?(?:a|per|each) (week|month|year)\b")
 """A count over a week or longer ("4 migraines a month", "one attack a week", "14 units of alcohol a week", "3 a
 month"): the rate ``N/month`` ("one" is left a word by the number reader, which keeps it for pronouns)."""
-_EVERY_OTHER = re.compile(r"\bevery other (day|week|month|year)\b")
+_EVERY_OTHER = re.compile(r"\bevery (?:other|second|2nd) (day|week|month|year)\b")
 _SPOKEN_COUNT = {"once": 1.0, "twice": 2.0}
 
 _IRREGULAR = {
@@ -351,10 +356,19 @@ _ACTION = re.compile(
     r"(?P<verb>" + "|".join(f"(?:{p})" for p, _ in _ACTION_PATTERNS) + r")\b"
     r"(?:\s+(?:taking|using|to take|to use)\b)?"  # "stop taking": the gerund belongs to the action
 )
-# Words after a verb that make it something other than a medication action: "increase the risk", "lower back".
+_PERMISSION = re.compile(
+    r"\b(?:(?:it is|it's|it is perfectly|it's perfectly) (?:fine|ok|okay|alright|all right|safe) (?:for you )?to|"
+    r"you (?:are|'re) (?:free|allowed|welcome) to|you may|you can)\s+(?P<rest>[^,;:.]*)"
+)
+"""A permission and what it reaches, to the end of its clause."""
+_BACKGROUND_BEFORE = re.compile(r"\b(?:while|whilst|when|as long as)(?: you(?:'re| are))?\s+$")
+"""A verb in a clause of time says when, not what to do: "no alcohol while taking metronidazole" tells the patient
+to take nothing new (its "taking" is no instruction to set against "alcohol must be avoided")."""
+# Words after a verb that make it something other than a medication action: "increase the risk", "lower back",
+# "the pain stops around the knee".
 _NOT_AN_ACTION_AFTER = re.compile(
     r"\s+(?:the |your |a |an |his |her |their |this )?(?:risk|risks|chance|chances|likelihood|odds|back|legs?|"
-    r"abdomen|belly|body|part|lip|jaw|extremit\w+|lobe|left|right)\b"
+    r"abdomen|belly|body|part|lip|jaw|extremit\w+|lobe|left|right)\b|\s+(?:around|near|just (?:above|below|short))\b"
 )
 # Bind stop to the drug right after them only: "take acetaminophen instead of ibuprofen".
 _TEMPORARY = re.compile(
@@ -413,13 +427,19 @@ _BODY = (
 )
 _SIDE = re.compile(
     rf"\b(?P<side>left|right|bilateral|both)[\s-]+(?:\w+[\s-]+)?(?:{_BODY})\b|\bon the (?P<side2>left|right)\b|"
-    r"\b(?P<side3>bilaterally)\b"
+    r"\b(?P<side3>bilaterally)\b|\b(?:lower|upper|bottom|top)[\s-](?P<side4>left|right)\b|"
+    r"\b(?:my|his|her|your) (?P<side5>left|right) (?:one|side)\b"
 )
+"""A side of the body: "left knee", "on the right", "lower right" (a quadrant), "my left one" (an answer to "which
+wrist?"; "the right one" may only mean the correct one)."""
 _NUMBER = re.compile(r"(?<![\w/])(\d+(?:\.\d+)?(?:/\d+)?)(?:\s*(%|[a-z]+))?")
 _PHONE = re.compile(r"\b\d{3}[-.\s]\d{3,4}(?:[-.\s]\d{4})?\b|\b911\b")
 # A list marker opening the text or a line: "3. In the meantime", "(2) Call us", "Step 4: ...".
 _LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:\(?\d{1,2}[.)]|step \d{1,2}:?|#\d{1,2})[ \t]+(?=\S)")
 _TRANSITION = re.compile(r"\bfrom (\d+(?:\.\d+)?)(?:\s*[a-z]+)? (?:up |down )?to (\d+(?:\.\d+)?)\b")
+_TRANSITION_BACKWARDS = re.compile(r"\bto (\d+(?:\.\d+)?)(?:\s*[a-z]+)?(?:\s+[a-z]+){0,4}?\s+from (\d+(?:\.\d+)?)\b")
+"""A change said new value first ("lowered to 25 mg twice a day from 50 mg"): the same change as "from 50 mg to
+25 mg", so its doses in the other order are no swapped schedule."""
 # Clauses bound an action's reach; segments (inside clauses) bound a dose's drug and time.
 _CLAUSE_BREAK = re.compile(
     r"[;:!?]|\.(?=\s|$)|\b(?:but|however|although|though|whereas|while|unless|otherwise|because|since)\b"
@@ -478,6 +498,9 @@ class ClinicalSignals:
     refused: frozenset[str] = frozenset()
     """Content words an action that says "do not" reaches ("avoid heavy lifting": heavy, lift), as a negation
     cue in its place would: the polarity reading leaves them affirmed, since the action slot reads the "no"."""
+    permitted: frozenset[str] = frozenset()
+    """Content words (stems) a permission reaches ("it is fine to have grapefruit juice": grapefruit, juice), to
+    set against a "no" or a "do not" on the same words."""
     time_words: frozenset[str] = frozenset()
     """The words the time reading read ``times`` from ("every", "other", "day" in "every other day"): where two
     sentences differ only in such words and read as the same times, they say one time two ways."""
@@ -710,9 +733,11 @@ class ClinicalGuard:
                 if time:
                     time_mentions.append(_Mention(time, match.start(), match.end()))
             lowered = blank(pattern, lowered)
+        lowered = _HYPHENED_RATE.sub(lambda m: m.group().replace("-", " "), lowered)
         for match in _RATE.finditer(lowered):
             count = float(match.group(1)) if match.group(1) else _SPOKEN_COUNT.get(match.group(2) or "", 2.0)
-            time_mentions.append(_Mention(f"{_fmt(count)}/{match.group(3)}", match.start(), match.end()))
+            per = match.group(3) or ("day" if match.group(4) == "dai" else match.group(4))
+            time_mentions.append(_Mention(f"{_fmt(count)}/{per}", match.start(), match.end()))
         lowered = blank(_RATE, lowered)
         for match in _COUNT_RATE.finditer(lowered):
             counted = "1" if match.group(1) in ("one", "a single") else match.group(1)
@@ -754,6 +779,7 @@ class ClinicalGuard:
         numbers: set[str] = set()
         doses: set[str] = set()
         dose_mentions: list[_Mention] = []
+        lowered = _ONE_UNIT.sub(lambda m: "1".ljust(len(m.group())), lowered)
         for match in _NUMBER.finditer(lowered):
             digits, unit = match.group(1), match.group(2) or ""
             if unit in _TIME_UNITS:
@@ -765,12 +791,15 @@ class ClinicalGuard:
             numbers.add(digits)  # compared by value: "20 to 24 units" and "20 units to 24 units" agree
         dose_mentions.sort(key=lambda m: m.start)
         transitions = {(_fmt(float(a)), _fmt(float(b))) for a, b in _TRANSITION.findall(lowered)}
+        transitions |= {(_fmt(float(a)), _fmt(float(b))) for b, a in _TRANSITION_BACKWARDS.findall(lowered)}
         actions: set[str] = set()
         action_mentions: list[_Mention] = []
         consumed: list[tuple[int, int, bool]] = []  # (start, end, whether the action says "do not")
         for match in _ACTION.finditer(lowered):
             verb = match.group("verb")
-            if _NOT_AN_ACTION_AFTER.match(lowered, match.end("verb")):
+            if _NOT_AN_ACTION_AFTER.match(lowered, match.end("verb")) or (
+                not match.group("neg") and _BACKGROUND_BEFORE.search(lowered, max(0, match.start() - 24), match.start())
+            ):
                 continue
             action = next(label for pattern, label in _COMPILED_ACTIONS if pattern.fullmatch(verb))
             from_take = False
@@ -820,7 +849,7 @@ class ClinicalGuard:
                 actions = {m.label for m in action_mentions if not m.forward_only}
         sides = set()
         for match in _SIDE.finditer(lowered):
-            side = match.group("side") or match.group("side2") or match.group("side3")
+            side = next(side for side in match.groups() if side)
             sides.add("both" if side in ("both", "bilateral", "bilaterally") else side)
         drugs = frozenset(m.label for m in drug_mentions if not m.label.startswith("class:"))
         classes = frozenset(m.label for m in drug_mentions if m.label.startswith("class:"))
@@ -844,6 +873,12 @@ class ClinicalGuard:
             slots=slots,
             polarity=polarity,
             refused=refused,
+            permitted=frozenset(
+                assertion.word_stem(word)
+                for match in _PERMISSION.finditer(residual)
+                for word in _WORD.findall(match.group("rest"))
+            )
+            & (polarity.affirmed - polarity.negated),
             time_words=frozenset(time_words),
         )
 
@@ -907,7 +942,9 @@ class ClinicalGuard:
             found.append(Conflict("laterality", _show(ref.sides), _show(cand.sides)))
         if _sets_conflict(ref.numbers, cand.numbers) or (ref.doses and not cand.numbers):
             found.append(Conflict("number", _show(ref.numbers), _show(cand.numbers)))
-        elif aligned := _dose_conflict(ref.instructions, cand.instructions):
+        elif aligned := _dose_conflict(
+            ref.instructions, cand.instructions, ordered=not ref.transitions or ref.transitions != cand.transitions
+        ):
             found.append(Conflict("number", *aligned))
         elif any((b, a) in cand.transitions and (a, b) not in cand.transitions for a, b in ref.transitions):
             found.append(Conflict("number", _show_pairs(ref.transitions), _show_pairs(cand.transitions)))
@@ -955,6 +992,19 @@ def _negation_conflict(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict 
         and not ref.polarity.negated & cand.polarity.negated
     ):
         return Conflict("negation", _polarity(ref.negated), _polarity(cand.negated))
+    return _refused_and_allowed(ref, cand)
+
+
+def _refused_and_allowed(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict | None:
+    """A word one sentence says no to ("avoid grapefruit juice") and the other allows ("it is fine to have
+    grapefruit juice"), the second with no "no" of its own: the polarity reading sees two affirmed words."""
+    for one, other, flipped in ((ref, cand, False), (cand, ref, True)):
+        if other.polarity.negated or other.refused:
+            continue
+        if shared := (one.polarity.negated | one.refused) & other.permitted:
+            shown = ", ".join(sorted(one.polarity.word(stem) for stem in shared))
+            sides = (f"refused ({shown})", f"allowed ({shown})")
+            return Conflict("negation", *(sides[::-1] if flipped else sides))
     return None
 
 
@@ -1143,8 +1193,11 @@ def _times_disagree(mine: set[str], theirs: set[str]) -> bool:
     return True
 
 
-def _dose_conflict(ref: tuple[Instruction, ...], cand: tuple[Instruction, ...]) -> tuple[str, str] | None:
-    """Doses aligned by drug and time that differ, or the same doses in another order (a swapped schedule).
+def _dose_conflict(
+    ref: tuple[Instruction, ...], cand: tuple[Instruction, ...], *, ordered: bool = True
+) -> tuple[str, str] | None:
+    """Doses aligned by drug and time that differ, or (``ordered``) the same doses in another order (a swapped
+    schedule); not ordered where both sentences say the same change from one dose to another, each its own way.
 
     A reference dose is compared with the candidate's doses that have the same time (and the same drug when
     both name one); a dose with no time, with the candidate's untimed doses of the same drug; doses with neither
@@ -1166,7 +1219,7 @@ def _dose_conflict(ref: tuple[Instruction, ...], cand: tuple[Instruction, ...]) 
             continue
         mine = [(x.dose, x.unit) for x in group_ref]
         theirs = [(c.dose, c.unit) for c in group_cand]
-        swapped = len(mine) > 1 and sorted(mine) == sorted(theirs) and mine != theirs
+        swapped = ordered and len(mine) > 1 and sorted(mine) == sorted(theirs) and mine != theirs
         if swapped or not (set(mine) <= set(theirs) or set(theirs) <= set(mine)):
             return ", ".join(map(str, group_ref)), ", ".join(map(str, group_cand))
     return None

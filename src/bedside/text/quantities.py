@@ -9,7 +9,8 @@ a tablespoon. :func:`normalise_quantities` rewrites a sentence so that the rules
 sees that:
 
 - number words become digits with text2num (``alpha2digit``); "one" only before a unit or a count ("one
-  tablet"), never as a pronoun ("the blue one", "no one"); "and a half" and "half a" add 0.5;
+  tablet"), never as a pronoun ("the blue one", "no one"); "and a half" and "half a" add 0.5; "point four" is
+  0.4, "one-fifty" 150;
 - a thousands separator is not two numbers ("4,000 mg" is 4000 mg, never 0 mg);
 - spoken spans of time ("a quarter of an hour", "a fortnight", "a year and a half", "a week or two") become
   amounts;
@@ -57,8 +58,11 @@ _SPANS: tuple[tuple[str, str], ...] = (
 )
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _DIGIT = "one|two|three|four|five|six|seven|eight|nine"
-_HUNDREDS_SPOKEN = re.compile(rf"\b(one|two) ({_TENS})(?:[- ]({_DIGIT}))?\b", re.IGNORECASE)
-"""Hundreds said as two numbers, as patients read doses and readings: "one twenty-five" is 125, "one fifty" 150."""
+_HUNDREDS_SPOKEN = re.compile(rf"\b(one|two)[- ]({_TENS})(?:[- ]({_DIGIT}))?\b", re.IGNORECASE)
+"""Hundreds said as two numbers, as patients read doses and readings: "one twenty-five" is 125, "one fifty" and
+"one-fifty" 150."""
+_BARE_POINT = re.compile(rf"(?<![\w.,] )(?<![\w.,])\b(point)(?= (?:{_DIGIT}|zero|oh)\b)", re.IGNORECASE)
+"""A decimal said without its leading zero ("point four milligrams"): read as "zero point four", 0.4."""
 _WORD_VALUE = {w: i for i, w in enumerate(_DIGIT.split("|"), start=1)} | {
     w: 10 * i for i, w in enumerate(_TENS.split("|"), start=2)
 }
@@ -72,7 +76,7 @@ _PER_DAY_WORDS = {1: "once a day", 2: "twice a day", 3: "three times a day", 4: 
 _EVERY_HOURS = re.compile(r"\b(?:every|each) (\d+(?:\.\d+)?) ?(?:hours?|hrs?|h)\b|\bq ?(\d+) ?h\b", re.IGNORECASE)
 _APART = re.compile(r"\b(\d+(?:\.\d+)?) ?(minutes?|mins?|hours?|hrs?|days?|weeks?) apart\b(?! from)", re.IGNORECASE)
 """Doses or contractions "8 hours apart" come "every 8 hours" ("2 hours apart from milk" is a food rule)."""
-_TIMES_A_DAY = re.compile(r"\b([1-4]) times? (?:a|per|each) day\b|\b([1-4]) times daily\b", re.IGNORECASE)
+_TIMES_A_DAY = re.compile(r"\b([1-4]) times? (?:a|per|each|every) day\b|\b([1-4]) times daily\b", re.IGNORECASE)
 
 _PRESSURE = re.compile(r"\b(\d{2,3}) over (\d{2,3})\b", re.IGNORECASE)
 _THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?!\d|,\d|\.\d)")
@@ -248,6 +252,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
         ),
         text,
     )
+    text = _BARE_POINT.sub(lambda m: f"zero {m.group(1)}", text)
     try:
         text = _words_to_digits(text)
     except Exception as exc:  # text2num on text it cannot parse: the words stay words

@@ -6,9 +6,9 @@ outside writers found these reversals passing EditJudge's guard by the dozen (is
 slot of a sentence as ``(kind, key, value)``:
 
 - **comparison**: a threshold's direction, ``("comparison", "70", "<")`` for "below 70", "under 70", "less
-  than 70", "no more than 70", "at most 70", "70 or less", "limit it to 70"; ``">"`` for the reverse. The key
-  is the number compared with (or ``""`` for a comparison with none: "higher than we would like"). A negation
-  earlier in the clause turns "more than" round ("don't take more than 3 g" is "at most 3 g").
+  than 70", "no more than 70", "at most 70", "70 or less", "limit it to 70", "within 15 minutes"; ``">"`` for the
+  reverse. The key is the number compared with (or ``""`` for a comparison with none: "higher than we would
+  like"). A negation earlier in the clause turns "more than" round ("don't take more than 3 g" is "at most 3 g").
 - **direction**: a change or an amount that goes ``up`` or ``down`` ("goes up", "rises", "bump it up", "more";
   "drops", "falls", "cut it back", "fewer").
 - **sequence**: ``before``, ``after`` or ``within`` something, keyed by each content word of it ("before each
@@ -57,7 +57,8 @@ _NUMBER = r"(?P<n>\d+(?:\.\d+)?)"
 _LESS = (
     r"(?:no|not) (?:more|higher|greater|heavier|longer|older|bigger|larger) than|"
     r"(?<!no )(?<!not )(?:less|lower|fewer|lighter|shorter|younger|smaller) than|at most|"
-    r"(?<!goes )(?<!go )(?<!went )(?<!gone )(?<!going )(?<!moves )(?<!move )up to|a maximum of|"
+    r"(?<!goes )(?<!go )(?<!went )(?<!gone )(?<!going )(?<!moves )(?<!move )(?<!got )(?<!get )(?<!gets )"
+    r"(?<!getting )(?<!came )(?<!shot )(?<!spiked )up to|a maximum of|"
     r"maximum of|max of"
 )
 _MORE = (
@@ -92,6 +93,9 @@ _COMPARISONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,3}}?\s+(?P<c>or (?:more|higher|greater|above|over|bigger))\b"), ">"),
     (re.compile(rf"\b(?P<c>limit)\b(?:\s+[a-z'-]+){{0,4}}?\s+to\s+{_NUMBER}"), "<"),
 )
+_WITHIN = re.compile(rf"\bwithin (?:the (?:first |next )?)?{_NUMBER}\b")
+"""A span of time counted from now or from an event ("within 15 minutes of the dose") is at most that long: a
+cap, as "less than 15 minutes after it" says; its words stay for the sequence rule ("within" against "after")."""
 _UP = re.compile(
     r"\b(?:goes up|go up|going up|went up|gone up|rises?|rising|rose|climbs?|climbing|creeps? up|bump(?:ed|ing)?"
     r"(?: \w+)? up|gains?|gained|gaining|more|extra)\b"
@@ -389,6 +393,9 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
                 lowered = _blank(lowered, *negation.span())
             slots.add(("comparison", match.group("n") or "", said))
             lowered = _blank(lowered, *match.span("c"))
+    for match in _WITHIN.finditer(lowered):
+        compared.add(match.group("n"))
+        slots.add(("comparison", match.group("n"), "<"))
     # A number said plainly is "=": against the same number as a cap or a floor ("8 a day" and "no more than 8
     # a day") the two differ in what they allow.
     slots.update(("comparison", n, "=") for n in set(_PLAIN_NUMBER.findall(lowered)) - compared)

@@ -150,17 +150,22 @@ BUILTIN_SETS = (
         "2026-11-30 for the same round: a development set now",
     ),
     (
-        "outside-written, held out 6",
+        "outside-written, dev 11",
         "guard_heldout_11.jsonl",
         "written 2026-11-29 by a tenth writer who never read the rules nor any other set; measured once with the "
-        "fifth round's rules (12172f4), before any later change, totals only (its errors unread), frozen",
+        "fifth round's rules (12172f4), before any later change (rejection 43/60, paraphrases kept 31/40, 17 of 60 "
+        "reversed pairs matched), and after later rounds with its errors unread, totals only (49/60, 35/40, 11/60 "
+        "at 1e34877); its errors were read on 2026-11-30 for the round of a no's reach, rates and permissions: a "
+        "development set now",
     ),
     (
-        "outside-written, held out 7",
+        "outside-written, dev 12",
         "guard_heldout_12.jsonl",
         "written 2026-11-29 by an eleventh writer who never read the rules nor any other set; measured once with "
-        "the rules after WordNet's antonyms (834b7b0), before any later change, totals only (its errors unread), "
-        "frozen",
+        "the rules after WordNet's antonyms (834b7b0), before any later change (rejection 47/60, paraphrases kept "
+        "27/40, 12 of 60 reversed pairs matched), and after later rounds with its errors unread, totals only "
+        "(54/60, 28/40, 6/60 at 1e34877); its errors were read on 2026-11-30 for the same round: a development set "
+        "now",
     ),
     (
         "outside-written, held out 8",
@@ -242,6 +247,23 @@ BUILTIN_SETS = (
         "written 2026-11-30 by a twenty-third writer who never read the rules nor any other set, asked for the "
         "slips a language model makes when it paraphrases; measured once with the rules of 889e3b8, before any "
         "later change, totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 19",
+        "guard_heldout_25.jsonl",
+        "written 2026-11-30 by a twenty-fourth writer who never read the rules nor any other set (primary care, "
+        "children, pregnancy and older adults); measured with the rules of 1e34877 (rejection 50/60, 7 passed "
+        "silently; paraphrases kept 29/40; 10 of 60 reversed pairs matched, 7 with --uncertain reject, which kept "
+        "27 of 40 paraphrases) and after the round of a no's reach, rates and permissions, which did not read it, "
+        "totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 20",
+        "guard_heldout_26.jsonl",
+        "written 2026-11-30 by a twenty-fifth writer who never read the rules nor any other set (specialist "
+        "follow-up); measured with the rules of 1e34877 (rejection 46/60, 10 passed silently; paraphrases kept "
+        "29/40; 14 of 60 reversed pairs matched, 10 with --uncertain reject, which kept 26 of 40 paraphrases) and "
+        "after the same round, totals only (its errors unread), frozen",
     ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
