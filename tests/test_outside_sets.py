@@ -147,6 +147,16 @@ FROZEN = {
         "guard_heldout_26.jsonl",
     ): "1977c3ac5c28735c22d89101d567159146eb5135a84761b2b6350783ac2ba14d",
     ("bedside.sim", "fidelity_heldout_25.jsonl"): "bfc3f1cee86200ff5df7aa85c903e3267f9b7798a33f558bc256286dfeedb846",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_27.jsonl",
+    ): "bbae1937ffc1f0ae4980398b7af6a83cfe9ae9bb8cacde6ea52af4b6351c7b57",
+    ("bedside.sim", "fidelity_heldout_26.jsonl"): "3a9ef1c21fce157bcd0bf8e8b8eed3412e15f235904473dcc8a733b81de108f2",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_28.jsonl",
+    ): "3d1ea65c5ef2dbbdaacbb3475117988fa2ec7e278f8575d9d9e9c8218f3ab7c1",
+    ("bedside.sim", "fidelity_heldout_27.jsonl"): "958053c0f283bc49bac6893f4797a356acb4c30e5aca360b7936774e6c029b35",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -170,37 +180,44 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # negation's alignment (2026-11-30) read dev 9 and dev 10's errors and raised most floors: measured then
         # on the unread sets, reversed pairs matched fell by 12 and paraphrases kept rose by 21 over held out 6-16.
         # The round of a no's reach, rates and permissions (2026-11-30) read dev 11 and dev 12's: over held out
-        # 8-20, rejections 577 -> 578 of 780, paraphrases kept 417 -> 435 of 520, reversed pairs matched 203 -> 202
+        # 8-20, rejections 577 -> 578 of 780, paraphrases kept 417 -> 435 of 520, reversed pairs matched 203 -> 202.
+        # Its second round (choices, passives, findings) read dev 13 and dev 14's: over held out 10-20, rejections
+        # 483 -> 491 of 660, paraphrases kept 368 -> 370 of 440, reversed pairs matched 177 -> 169
         ("dev", (60, 38, 0, 35)),  # first 50, 34, 10, 31
         ("dev 2", (58, 38, 2, 31)),  # first 34, 28, 26, 22
         ("dev 3", (60, 40, 0, 40)),  # first 42, 35, 18, 35
         ("dev 4", (58, 36, 2, 30)),  # first 40, 26, 20, 22
-        ("dev 5", (58, 34, 2, 34)),  # first 47, 25, 13, 25 (unread then); its errors read in the fourth round
+        ("dev 5", (59, 34, 1, 34)),  # first 47, 25, 13, 25 (unread then); its errors read in the fourth round
         ("dev 6", (52, 34, 8, 34)),  # first 35, 22, 25, 22 (unread then); its errors read in the fifth round
         ("dev 7", (56, 38, 4, 38)),  # first 36, 32, 23, 32 (unread then); read in the fifth round
-        ("dev 8", (54, 37, 6, 37)),  # first 49, 37, 11, 37 (fa1419f; its four errors printed then); synonym round
-        ("dev 9", (49, 36, 11, 35)),  # first 37, 35, 23, 34; 44, 35, 16, 34 at ee73d86, unread until then
+        ("dev 8", (55, 37, 5, 37)),  # first 49, 37, 11, 37 (fa1419f; its four errors printed then); synonym round
+        ("dev 9", (50, 36, 10, 35)),  # first 37, 35, 23, 34; 44, 35, 16, 34 at ee73d86, unread until then
         ("dev 10", (49, 36, 11, 34)),  # first 42, 32, 18, 30; 49, 33, 11, 31 at ee73d86, unread until then
-        ("dev 11", (50, 39, 10, 39)),  # first 43, 31, 17, 31; 49, 35, 11, 35 at 1e34877, unread until then
-        ("dev 12", (56, 33, 4, 33)),  # first 47, 27, 12, 27; 54, 28, 6, 28 at 1e34877, unread until then
+        ("dev 11", (51, 39, 9, 39)),  # first 43, 31, 17, 31; 49, 35, 11, 35 at 1e34877, unread until then
+        ("dev 12", (57, 33, 3, 33)),  # first 47, 27, 12, 27; 54, 28, 6, 28 at 1e34877, unread until then
+        # first 43, 26, 16, 26; 48, 30, 12, 30 at 1e34877 and 47, 32, 13, 32 at df9335e (the round of a no's reach
+        # traded a rejection for two paraphrases), unread until then
+        ("dev 13", (51, 35, 9, 35)),
+        ("dev 14", (50, 36, 10, 36)),  # first 43, 32, 17, 32; 48, 35, 12, 35 at df9335e, unread until then
         # unread: first measurement, then the floor after the round of 2026-11-30 (at ee73d86 in brackets)
-        # first 43, 26, 16, 26 (48, 29, 12, 29); the round of a no's reach (2026-11-30) traded a rejection for two
-        # paraphrases (a "no" that trails into a place is no flip of it), found by totals with each change taken back
-        ("held out 8", (47, 32, 13, 32)),
-        ("held out 9", (48, 35, 12, 35)),  # first 43, 32, 17, 32 (48, 33, 12, 33)
-        ("held out 10", (49, 34, 11, 33)),  # first 45, 28, 15, 27 (47, 28, 13, 27)
-        ("held out 11", (44, 35, 16, 35)),  # first 43, 26, 17, 26 (44, 27, 16, 27)
+        ("held out 10", (50, 34, 10, 33)),  # first 45, 28, 15, 27 (47, 28, 13, 27)
+        ("held out 11", (46, 35, 14, 35)),  # first 43, 26, 17, 26 (44, 27, 16, 27)
         ("held out 12", (44, 35, 16, 34)),  # first 38, 32, 22, 31 (44, 32, 16, 31)
-        ("held out 13", (38, 36, 22, 35)),  # first 35, 33, 25, 32 (e340556)
+        ("held out 13", (39, 36, 21, 35)),  # first 35, 33, 25, 32 (e340556)
         # its writer was told the kinds the rules read and asked for subtler changes: the rules' floor on text
         # written against them; first 19, 33, 41, 33 (0ca9e27)
         ("held out 14", (21, 33, 39, 33)),
-        ("held out 15", (46, 36, 14, 36)),  # sealed through the synonym round; 46, 34, 14, 34 before this one
+        ("held out 15", (46, 37, 14, 37)),  # sealed through the synonym round; 46, 34, 14, 34 before this one
         ("held out 16", (48, 33, 12, 33)),  # first 46, 32, 14, 32 (the synonym round's rules)
-        ("held out 17", (49, 35, 11, 34)),  # first 49, 31, 11, 30 (ee73d86), measured again after the round
-        ("held out 18", (47, 29, 13, 27)),  # first 47, 27, 13, 25 (889e3b8), unread
-        ("held out 19", (51, 32, 9, 32)),  # first 50, 29, 10, 29 (1e34877), unread
-        ("held out 20", (46, 30, 14, 30)),  # first 46, 29, 14, 29 (1e34877), unread
+        ("held out 17", (50, 35, 10, 34)),  # first 49, 31, 11, 30 (ee73d86), measured again after the round
+        ("held out 18", (48, 29, 12, 27)),  # first 47, 27, 13, 25 (889e3b8), unread
+        ("held out 19", (51, 33, 9, 33)),  # first 50, 29, 10, 29 (1e34877), unread
+        ("held out 20", (48, 30, 12, 30)),  # first 46, 29, 14, 29 (1e34877), unread
+        # first 39, 32, 21, 32 (df9335e), unread; what a sentence chooses over another (the second round of
+        # 2026-11-30) cost it a paraphrase for a rejection, found by totals with each change taken back (over the
+        # thirteen unread sets that reading gained 5 rejections for the one paraphrase)
+        ("held out 21", (40, 31, 20, 31)),
+        ("held out 22", (39, 24, 21, 24)),  # first 39, 24, 21, 24 (df9335e), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -231,28 +248,30 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 2", (1, 1, 24)),  # first 12, 12, 21
         ("dev 3", (0, 0, 24)),  # first 4, 4, 16
         ("dev 4", (1, 1, 26)),  # first 4, 4, 20
-        ("dev 5", (2, 2, 28)),  # first 8, 8, 23
+        ("dev 5", (1, 1, 28)),  # first 8, 8, 23
         ("dev 6", (4, 4, 28)),  # first 10, 10, 21 (unread then); one paraphrase lost to Snowball's stems
         ("dev 7", (1, 1, 30)),  # first 9, 8, 27 (unread then)
-        ("dev 8", (1, 1, 23)),  # first 1, 1, 17 (the rules of fa1419f); 23 after the synonym round
+        # one paraphrase fewer kept by --uncertain reject since the second round of 2026-11-30 (a preference read)
+        ("dev 8", (1, 1, 22)),  # first 1, 1, 17 (the rules of fa1419f); 23 after the synonym round
         ("dev 9", (5, 5, 30)),  # first 8, 8, 29
         ("dev 10", (7, 7, 24)),  # first 9, 9, 21
-        ("dev 11", (5, 5, 35)),  # first 7, 7, 30 (unread then)
-        ("dev 12", (2, 2, 29)),  # first 4, 3, 27 (unread then)
-        # unread; first 12, 11, 23; -1 paraphrase with the exchange round; +1 silent with a no's reach (see above)
-        ("held out 8", (10, 10, 28)),
-        ("held out 9", (8, 8, 33)),  # unread; first 9, 9, 31
+        ("dev 11", (4, 4, 35)),  # first 7, 7, 30 (unread then)
+        ("dev 12", (1, 1, 29)),  # first 4, 3, 27 (unread then)
+        ("dev 13", (6, 6, 30)),  # first 12, 11, 23 (unread then)
+        ("dev 14", (7, 7, 34)),  # first 9, 9, 31 (unread then)
         ("held out 10", (7, 7, 28)),  # unread; first 7, 7, 26
-        ("held out 11", (9, 9, 30)),  # unread; first 9, 9, 26
+        ("held out 11", (8, 8, 30)),  # unread; first 9, 9, 26
         ("held out 12", (5, 5, 31)),  # unread; first 5, 5, 29
-        ("held out 13", (4, 4, 29)),  # unread; first 4, 4, 26
+        ("held out 13", (3, 3, 30)),  # unread; first 4, 4, 26
         ("held out 14", (27, 27, 24)),  # unread; first 27, 27, 22
         ("held out 15", (4, 4, 23)),  # 18 paraphrases before the synonym round, 22 after; unread
         ("held out 16", (5, 5, 25)),  # measured once, unread
-        ("held out 17", (6, 6, 30)),  # unread; 6, 6, 30 at ee73d86 and after the round of 2026-11-30
+        ("held out 17", (5, 5, 30)),  # unread; 6, 6, 30 at ee73d86 and after the round of 2026-11-30
         ("held out 18", (8, 8, 23)),  # first 8, 8, 22 (889e3b8), unread
-        ("held out 19", (7, 7, 30)),  # first 7, 7, 27 (1e34877), unread
-        ("held out 20", (10, 10, 27)),  # first 10, 10, 27 (1e34877), unread
+        ("held out 19", (7, 7, 31)),  # first 7, 7, 27 (1e34877), unread
+        ("held out 20", (9, 9, 27)),  # first 10, 10, 27 (1e34877), unread
+        ("held out 21", (14, 14, 28)),  # first 15, 15, 29 (df9335e), unread; -1 paraphrase (see above)
+        ("held out 22", (19, 19, 24)),  # first 19, 19, 24 (df9335e), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -278,18 +297,22 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # first (26, 14), (28, 36); the round of 2026-11-30 (sides, weight, spoken numbers) traded an unsupported
         # sentence for two false contradictions fewer
         "outside-written 2026-11-29": ((43, 11), (34, 10)),
-        "outside-written 2026-11-29b": ((45, 12), (28, 7)),  # first (40, 16), (28, 9); read in the fifth round
+        "outside-written 2026-11-29b": ((46, 12), (28, 7)),  # first (40, 16), (28, 9); read in the fifth round
         "outside-written 2026-11-29c": ((41, 13), (29, 13)),  # first (35, 20); read 2026-11-30
         "outside-written 2026-11-29d": ((38, 10), (33, 13)),  # first (35, 15), (32, 12); read 2026-11-30
         "outside-written 2026-11-29e": ((35, 9), (33, 12)),  # first (30, 12), (33, 12) (fourth round)
         "outside-written 2026-11-29f": ((32, 8), (33, 13)),  # first (29, 11), (34, 16) (fifth round)
-        "outside-written 2026-11-29g": ((36, 7), (32, 20)),  # first (30, 8), (31, 23) (fifth round)
+        # a development set since the second round of 2026-11-30, which traded a false unsupported for two false
+        # contradictions fewer
+        "outside-written 2026-11-29g": ((36, 5), (32, 21)),  # first (30, 8), (31, 23) (fifth round)
         "outside-written 2026-11-29h": ((40, 12), (35, 18)),  # first (35, 12), (35, 23) (834b7b0)
         "outside-written 2026-11-29i": ((37, 8), (37, 14)),  # first (33, 9), (37, 17) (d18a18b)
         "outside-written 2026-11-29j": ((41, 15), (33, 15)),  # first (37, 15), (33, 16) (cfcf7cd)
         "outside-written 2026-11-29k": ((44, 13), (32, 14)),  # first (44, 15), (32, 14) (4193931)
         "outside-written 2026-11-29l": ((38, 17), (34, 16)),  # first (36, 19), (34, 16) (6ea5ee4)
-        "outside-written 2026-11-29m": ((32, 10), (42, 17)),  # first (29, 9), (42, 20) (182aa8e)
+        # "a couple of pills a week" read as a count (2026-11-30) turned a false contradiction into a false
+        # unsupported, found by totals with each change taken back
+        "outside-written 2026-11-29m": ((32, 9), (42, 18)),  # first (29, 9), (42, 20) (182aa8e)
         "outside-written 2026-11-29n": ((33, 10), (38, 21)),  # first (33, 9), (39, 21) (e340556)
         # first (32, 23), (35, 25) (0ca9e27); "twice weekly" read as a rate (2026-11-30) turned a false contradiction
         # into a false unsupported, found by totals with each change taken back
@@ -301,6 +324,8 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-30e": ((36, 9), (38, 18)),  # first (36, 10), (38, 18) (889e3b8)
         "outside-written 2026-11-30f": ((38, 24), (27, 14)),  # first (38, 24), (27, 14) (1e34877)
         "outside-written 2026-11-30g": ((29, 16), (36, 27)),  # first (28, 16), (36, 28) (1e34877)
+        "outside-written 2026-11-30h": ((35, 15), (31, 12)),  # first (35, 15), (31, 12) (df9335e)
+        "outside-written 2026-11-30i": ((32, 15), (25, 13)),  # first (32, 15), (25, 13) (df9335e)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -163,3 +163,53 @@ def test_what_a_patient_says_against_the_facts_is_contradicted(sentence: str, as
 )
 def test_what_a_patient_says_as_the_facts_do_is_not_contradicted(sentence: str, asked: str) -> None:
     assert label(sentence, KNEE, asked) != "contradicted"
+
+
+# The second round of the same day: what a sentence chooses over another, the subject of a negated passive, and
+# findings, sizes and counts as patients and clinicians say them.
+
+
+def test_what_one_sentence_chooses_the_other_passes_over(guard: ClinicalGuard) -> None:
+    chosen = "If the wound bleeds through, press on it with a towel instead of taking the dressing off."
+    swapped = "If the wound bleeds through, take the dressing off instead of pressing on it with a towel."
+    assert "preference" in kinds(guard, chosen, swapped)
+    fronted = "Rather than taking the dressing off, press on it with a towel if the wound bleeds through."
+    assert verdict(guard, chosen, fronted) != "conflict"
+    assert verdict(guard, "Give her the liquid instead of the tablets.", "Give her the liquid, not the tablets.") != (
+        "conflict"
+    )
+
+
+def test_the_subject_of_a_negated_passive_is_negated() -> None:
+    polarity = read_polarity("Ibuprofen should not be taken with this blood thinner.")
+    assert {"ibuprofen", "taken"} <= polarity.negated
+    assert "long" not in read_polarity("As long as the cut stays closed, you may shower.").affirmed
+
+
+@pytest.mark.parametrize(
+    ("reference", "candidate"),
+    [
+        ("Do not give ibuprofen to your baby.", "Ibuprofen should never be given to your baby."),
+        ("Crush half a tablet into some applesauce.", "Crush one half of a tablet into some applesauce."),
+        ("Your thyroid test is not normal.", "Your thyroid test is abnormal."),
+    ],
+)
+def test_more_of_the_same_said_two_ways(guard: ClinicalGuard, reference: str, candidate: str) -> None:
+    assert verdict(guard, reference, candidate) != "conflict"
+
+
+@pytest.mark.parametrize(
+    ("reference", "candidate"),
+    [
+        ("The scan shows the lymph node has shrunk.", "The scan shows the lymph node has grown."),
+        ("Your digoxin level is in the therapeutic range.", "Your digoxin level is too high."),
+    ],
+)
+def test_a_finding_turned_round_is_an_opposite(guard: ClinicalGuard, reference: str, candidate: str) -> None:
+    assert "opposite" in kinds(guard, reference, candidate)
+
+
+def test_counts_and_days_as_patients_say_them(guard: ClinicalGuard) -> None:
+    assert "2/week" in guard.signals("I forget a couple of tablets a week.").times
+    assert normalise_quantities("I take one five milligram pill.") == "I take a 5 mg pill."
+    assert normalise_quantities("It started the day before yesterday.") == "It started 2 days ago."

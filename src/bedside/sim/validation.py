@@ -380,7 +380,8 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-29g",
         "written by a tenth writer who never read the rules nor any other set; measured once with the fifth "
-        "round's rules (12172f4), before any later change, totals only, frozen",
+        "round's rules (12172f4), before any later change, totals only, frozen; its errors were read on 2026-11-30 "
+        "for the round of choices, passives and findings: a development set",
         SENTENCE_SET.with_name("fidelity_heldout_10.jsonl"),
     ),
     SentenceSet(
@@ -474,6 +475,19 @@ BUILTIN_SENTENCE_SETS = (
         "written by a twenty-fifth writer who never read the rules nor any other set (specialist follow-up); "
         "measured with the rules of 1e34877 and after the same round, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_25.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30h",
+        "written by a twenty-sixth writer who never read the rules nor any other set (emergency and urgent care, "
+        "patients on a follow-up call); measured with the rules of df9335e and after the round of choices, passives "
+        "and findings, which did not read it, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_26.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30i",
+        "written by a twenty-seventh writer who never read the rules nor any other set (mental health, pain, skin, "
+        "after surgery); measured with the rules of df9335e and after the same round, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_27.jsonl"),
     ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""

@@ -21,7 +21,9 @@ from the library: a negation also ends at "so", "then", "until", "unless", "if",
 "shouldn't"...) are preceding cues, and "without" negates what follows but does not alone make a sentence
 negative (the with/without slot reads it). "not yet" is a preceding cue ("not yet osteoporosis"), so "yet" ends a
 negation only as ", yet" (the term set's bare "yet" cut "not yet" short); "doing nothing" is a pseudo-negation
-("sitting there doing nothing" is at rest). A cue inside a longer one ("not" in "not yet") counts once.
+("sitting there doing nothing" is at rest). A cue inside a longer one ("not" in "not yet") counts once. The
+subject of a negated passive is negated too ("aspirin should never be given": NegEx reaches forward only), and the
+"long" of "as long as" is no content word.
 
 spaCy is imported on first use (about 2 s), so commands that never compare sentences do not pay for it.
 
@@ -156,6 +158,8 @@ class _Reader:
         doc = self.sentencizer(self.nlp.make_doc(text.lower().replace("’", "'")))
         preceding, following, _ = self.negex.process_negations(doc)
         cue_tokens = {i for _, start, end in (*preceding, *following) for i in range(start, end)}
+        # "as long as" is a condition, not a length: its "long" is no content word
+        cue_tokens |= {t.i for t in doc[1:-1] if t.text == "long" and doc[t.i - 1].text == doc[t.i + 1].text == "as"}
         doc.ents = [
             Span(doc, token.i, token.i + 1, label="WORD")
             for token in doc
@@ -165,6 +169,10 @@ class _Reader:
             and _LETTERS.match(token.text)
         ]
         self.negex.negex(doc)
+        for subject_start, subject_end in _passive_subjects(doc, preceding):
+            for ent in doc.ents:
+                if subject_start <= ent.start < subject_end:
+                    ent._.bedside_negated = True
         negated = {word_stem(e.text) for e in doc.ents if e._.bedside_negated}
         affirmed = {word_stem(e.text) for e in doc.ents if not e._.bedside_negated}
         spelled = tuple(dict((word_stem(e.text), e.text) for e in doc.ents).items())
@@ -202,6 +210,24 @@ class _Reader:
             len(counted),
             tuple(attached),
         )
+
+
+_MODALS = frozenset({"should", "must", "can", "will", "may", "could", "would", "might", "shall"})
+_CLAUSE_OPENERS = frozenset({",", ";", ":", "since", "because", "so", "but", "and", "if", "when", "while", "as"})
+
+
+def _passive_subjects(doc: Any, preceding: list[tuple[Any, int, int]]) -> list[tuple[int, int]]:
+    """(start, end) token spans of the subjects of a negated passive ("aspirin should never be given", "antibiotics
+    will not be needed"): NegEx negates what follows its cue, and here the thing refused comes before it."""
+    spans = []
+    for _, start, end in preceding:
+        if start < 1 or doc[start - 1].text not in _MODALS or end + 1 >= len(doc) or doc[end].text != "be":
+            continue
+        if not doc[end + 1].text.isalpha():
+            continue
+        opener = max((t.i for t in doc[: start - 1] if t.text in _CLAUSE_OPENERS), default=-1)
+        spans.append((opener + 1, start - 1))
+    return spans
 
 
 @lru_cache(maxsize=1)

@@ -161,9 +161,12 @@ _HYPHENED_RATE = re.compile(r"\b(?:once|twice|times)-(?:a|an|per)-(?:day|week|mo
 _ONE_UNIT = re.compile(r"\b(?:a single|one single|a) (?=(?:tablet|pill|capsule|puff|patch)\b)")
 """"a tablet" and "a single pill" are one of it, as "one tablet" is (blanked to "1", offsets kept); not "a drop" or
 "a dose", which say other things ("a drop in your blood pressure")."""
-_COUNT_RATE = re.compile(r"\b(\d+(?:\.\d+)?|(?<!no )one|a single) (?:[a-z]+ ){0,3}?(?:a|per|each) (week|month|year)\b")
+_COUNT_RATE = re.compile(
+    r"\b(\d+(?:\.\d+)?|(?<!no )one|a single|(?:a )?couple(?: of)?) (?:[a-z]+ ){0,3}?(?:a|per|each) (week|month|year)\b"
+)
 """A count over a week or longer ("4 migraines a month", "one attack a week", "14 units of alcohol a week", "3 a
-month"): the rate ``N/month`` ("one" is left a word by the number reader, which keeps it for pronouns)."""
+month", "a couple of pills a week"): the rate ``N/month`` ("one" is left a word by the number reader, which
+keeps it for pronouns)."""
 _EVERY_OTHER = re.compile(r"\bevery (?:other|second|2nd) (day|week|month|year)\b")
 _SPOKEN_COUNT = {"once": 1.0, "twice": 2.0}
 
@@ -740,7 +743,8 @@ class ClinicalGuard:
             time_mentions.append(_Mention(f"{_fmt(count)}/{per}", match.start(), match.end()))
         lowered = blank(_RATE, lowered)
         for match in _COUNT_RATE.finditer(lowered):
-            counted = "1" if match.group(1) in ("one", "a single") else match.group(1)
+            word = match.group(1)
+            counted = "1" if word in ("one", "a single") else "2" if word.endswith(("couple", "couple of")) else word
             time_mentions.append(_Mention(f"{counted}/{match.group(2)}", match.start(), match.end()))
         lowered = blank(_COUNT_RATE, lowered)
         for match in _EVERY_OTHER.finditer(lowered):
@@ -977,13 +981,16 @@ def _negation_conflict(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict 
     ways, not a conflict."""
     if _opposite_negated(ref, cand) or _opposite_negated(cand, ref):
         return None
-    same_no = (ref.polarity.negated & cand.refused) | (cand.polarity.negated & ref.refused)
+    same_no = (ref.polarity.negated & (cand.refused | _passed_over(cand))) | (
+        cand.polarity.negated & (ref.refused | _passed_over(ref))
+    )
     if flips := polarity_flips(ref.polarity, cand.polarity) - same_no:
         shown = ", ".join(sorted(ref.polarity.word(stem) for stem in flips))
         return Conflict("negation", f"{_polarity(ref.negated)} ({shown})", f"{_polarity(cand.negated)} ({shown})")
     one_sided = (ref.negated and not cand.polarity.negated) or (cand.negated and not ref.polarity.negated)
     refused_alike = any(
-        side.polarity.negated and side.polarity.negated <= other.refused for side, other in ((ref, cand), (cand, ref))
+        side.polarity.negated and side.polarity.negated <= other.refused | _passed_over(other)
+        for side, other in ((ref, cand), (cand, ref))
     )
     if (
         ref.negated != cand.negated
@@ -1006,6 +1013,11 @@ def _refused_and_allowed(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflic
             sides = (f"refused ({shown})", f"allowed ({shown})")
             return Conflict("negation", *(sides[::-1] if flipped else sides))
     return None
+
+
+def _passed_over(signals: ClinicalSignals) -> frozenset[str]:
+    """What a sentence chooses something over ("instead of the tablets"): the same "no" as ", not the tablets"."""
+    return frozenset(key for kind, key, value in signals.slots if kind == "preference" and value == "passed over")
 
 
 def _opposite_negated(negating: ClinicalSignals, affirming: ClinicalSignals) -> bool:

@@ -50,11 +50,13 @@ _SPANS: tuple[tuple[str, str], ...] = (
     (r"\ba year and a half\b", "18 months"),
     (r"\ba month and a half\b", "1.5 months"),
     (r"\bhalf a year\b", "6 months"),
+    (r"\b(?:the )?day before yesterday\b", "2 days ago"),
     (r"\bhalf a day\b", "12 hours"),
     (r"\b(?:a|one) dozen\b", "12"),
     (r"\ban hour or two\b", "1 to 2 hours"),
     (r"\ba (day|week|month|year) or two\b", r"1 to 2 \1s"),
     (r"\bone and a half\b", "1.5"),
+    (r"\b(?:one|a) half of (a|an)\b", r"half \1"),
 )
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _DIGIT = "one|two|three|four|five|six|seven|eight|nine"
@@ -99,6 +101,9 @@ _PRONOUN_ONE = re.compile(
 _HIDDEN_ONE = "\ue000"
 _AND_A_HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)
 _HALF_A = re.compile(r"\bhalf (?:a|an) (?=[a-z])", re.IGNORECASE)
+_ONE_OF_STRENGTH = re.compile(r"\b1 (?=\d+(?:\.\d+)? ?(?:mg|mcg|g|ml|milligrams?|micrograms?|grams?)\b)", re.IGNORECASE)
+"""One pill of a strength ("one five milligram pill", read "1 5 mg pill"): the count is an article, not a number
+beside the dose."""
 
 # The unit words converted, by what they measure; pint reads each and does the arithmetic.
 _UNITS: dict[str, tuple[str, ...]] = {
@@ -258,6 +263,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
     except Exception as exc:  # text2num on text it cannot parse: the words stay words
         if strict:
             raise UnreadableText(f"the number-word reader (text2num) failed: {type(exc).__name__}: {exc}") from exc
+    text = _ONE_OF_STRENGTH.sub("a ", text)
     text = _AND_A_HALF.sub(lambda m: _fmt(int(m.group(1)) + 0.5), text)
     text = _HALF_A.sub("0.5 ", text)
 

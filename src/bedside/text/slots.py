@@ -188,6 +188,13 @@ _CLAUSE_END = re.compile(r"[,;:]|\b(?:because|since|so|but|while|unless|if|when|
 """Where a "before"/"after" clause ends: its comma, or the next clause's conjunction ("before you are seen since it
 can mask a fever")."""
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_PREFERENCE = re.compile(r"\b(?:rather than|instead of)\b|,\s+not\b(?! (?:to|if|when|until|because|only)\b)")
+"""One thing chosen over another: "call an ambulance instead of driving to the clinic", "rather than swallowing
+it", "a pressure of 10, not 15"."""
+_PREFERENCE_END = re.compile(r"[,;:]|\b(?:because|since|so|but|while|unless|if|when|and)\b")
+_CHOSEN_START = re.compile(r"[,;:]|\b(?:because|since|so|but|while|unless|if|when)\b")
+"""Where the chosen side begins, looking back from the marker: its clause's start ("place it under your tongue and
+let it dissolve, rather than swallowing it" chooses both steps)."""
 _NOT_A_STEP_WORD = frozenset(
     [
         "first", "then", "only", "and", "or", "but", "so", "please", "also", "will", "can", "could", "should",
@@ -408,6 +415,7 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
         if pattern.search(lowered):
             slots.add(("direction", "", value))
     slots.update(_order(lowered))
+    slots.update(_preference(lowered))
     slots.update(_actors(lowered))
     slots.update(_modalities(lowered))
     for clause in _CONDITION_CLAUSE.finditer(lowered):
@@ -459,11 +467,44 @@ def _order(lowered: str) -> set[Slot]:
     }
 
 
+def _preference(lowered: str) -> set[Slot]:
+    """``("preference", stem, "chosen"|"passed over")`` for each content word of what a sentence chooses and of
+    what it chooses it over, around one "rather than", "instead of" or ", not": the chosen side runs back to its
+    clause's start, the other forward to its clause's end; fronted ("Rather than driving, call an ambulance"),
+    the other way round. A sentence with more than one marker is not read, and a word on both sides says
+    nothing."""
+    markers = list(_PREFERENCE.finditer(lowered))
+    if len(markers) != 1:
+        return set()
+    marker = markers[0]
+    starts = [
+        m.end()
+        for m in _CHOSEN_START.finditer(lowered, 0, marker.start())
+        if lowered[m.end() : marker.start()].strip()  # "X, rather than Y": the comma before the marker is no start
+    ]
+    before = lowered[(starts[-1] if starts else 0) : marker.start()]
+    end = _PREFERENCE_END.search(lowered, marker.end())
+    after = lowered[marker.end() : end.start() if end else len(lowered)]
+    if not _WORD.search(before) and end and end.group() == ",":  # fronted: "Rather than X, do Y"
+        rest = _PREFERENCE_END.search(lowered, end.end())
+        before, after = lowered[end.end() : rest.start() if rest else len(lowered)], after
+    sides = []
+    for part in (before, after):
+        sides.append({word_stem(w) for w in _WORD.findall(part) if w not in _NOT_A_STEP_WORD and w not in _FILLER})
+    shared = sides[0] & sides[1]
+    return {
+        ("preference", w, value)
+        for words, value in zip(sides, ("chosen", "passed over"), strict=True)
+        for w in words - shared
+    }
+
+
 def slot_conflicts(reference: frozenset[Slot], candidate: frozenset[Slot]) -> list[tuple[str, str, str]]:
     """``(kind, reference's value, candidate's value)`` for each slot the two sentences fill differently, where
     neither sentence also fills it the other's way."""
     found = []
     reordered: dict[str, list[str]] = {"first": [], "second": []}
+    preferred: dict[str, list[str]] = {"chosen": [], "passed over": []}
     for kind, key, value in sorted(reference):
         theirs = {v for k, s, v in candidate if (k, s) == (kind, key)}
         mine = {v for k, s, v in reference if (k, s) == (kind, key)}
@@ -471,11 +512,17 @@ def slot_conflicts(reference: frozenset[Slot], candidate: frozenset[Slot]) -> li
             if kind == "order":  # one conflict for the steps swapped, not one per word of them
                 reordered[value].append(key)
                 continue
+            if kind == "preference":
+                preferred[value].append(key)
+                continue
             shown = f"{key} " if key else ""
             found.append((kind, f"{value} {shown}".strip(), f"{'/'.join(sorted(theirs))} {shown}".strip()))
     if reordered["first"] and reordered["second"]:  # steps swapped move both ways; one noun moved is wording
         steps = " / ".join(" ".join(words) for words in reordered.values() if words)
         found.append(("order", f"{steps} in this order", "the other way round"))
+    if preferred["chosen"] or preferred["passed over"]:  # what one sentence chooses, the other passes over
+        choice = " over ".join(" ".join(words) or "-" for words in preferred.values())
+        found.append(("preference", choice, "the other way round"))
     return found
 
 

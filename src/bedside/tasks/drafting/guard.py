@@ -168,18 +168,22 @@ BUILTIN_SETS = (
         "now",
     ),
     (
-        "outside-written, held out 8",
+        "outside-written, dev 13",
         "guard_heldout_13.jsonl",
         "written 2026-11-29 by a twelfth writer who never read the rules nor any other set; measured once with the "
-        "rules after refusing actions and Snowball's stems (d18a18b), before any later change, totals only (its "
-        "errors unread), frozen",
+        "rules after refusing actions and Snowball's stems (d18a18b), before any later change (rejection 43/60, "
+        "paraphrases kept 26/40, 16 of 60 reversed pairs matched), and after later rounds with its errors unread, "
+        "totals only (47/60, 32/40, 13/60 at df9335e); its errors were read on 2026-11-30 for the round of choices, "
+        "passives and findings: a development set now",
     ),
     (
-        "outside-written, held out 9",
+        "outside-written, dev 14",
         "guard_heldout_14.jsonl",
         "written 2026-11-29 by a thirteenth writer who never read the rules nor any other set; measured once with "
-        "the rules after WordNet's double flips (cfcf7cd), before any later change, totals only (its errors "
-        "unread), frozen",
+        "the rules after WordNet's double flips (cfcf7cd), before any later change (rejection 43/60, paraphrases "
+        "kept 32/40, 17 of 60 reversed pairs matched), and after later rounds with its errors unread, totals only "
+        "(48/60, 35/40, 12/60 at df9335e); its errors were read on 2026-11-30 for the same round: a development set "
+        "now",
     ),
     (
         "outside-written, held out 10",
@@ -264,6 +268,24 @@ BUILTIN_SETS = (
         "follow-up); measured with the rules of 1e34877 (rejection 46/60, 10 passed silently; paraphrases kept "
         "29/40; 14 of 60 reversed pairs matched, 10 with --uncertain reject, which kept 26 of 40 paraphrases) and "
         "after the same round, totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 21",
+        "guard_heldout_27.jsonl",
+        "written 2026-11-30 by a twenty-sixth writer who never read the rules nor any other set (emergency and "
+        "urgent care discharge); measured with the rules of df9335e (rejection 39/60, 15 passed silently; "
+        "paraphrases kept 32/40; 21 of 60 reversed pairs matched, 15 with --uncertain reject, which kept 29 of 40 "
+        "paraphrases) and after the round of choices, passives and findings, which did not read it, totals only "
+        "(its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 22",
+        "guard_heldout_28.jsonl",
+        "written 2026-11-30 by a twenty-seventh writer who never read the rules nor any other set, asked for the "
+        "slips a hurried scribe or a summarising model makes (mental health, pain, skin, after surgery); measured "
+        "with the rules of df9335e (rejection 39/60, 19 passed silently; paraphrases kept 24/40; 21 of 60 reversed "
+        "pairs matched, 19 with --uncertain reject, which kept 24 of 40 paraphrases) and after the same round, "
+        "totals only (its errors unread), frozen",
     ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
