@@ -49,10 +49,11 @@ _EXTRA_PRECEDING = (
     "haven't", "hasn't", "hadn't", "won't", "wouldn't", "shouldn't", "mustn't", "needn't",
 )  # fmt: skip
 _PSEUDO = ("doing nothing",)
+"""Phrases with a cue that negate nothing: "sitting there doing nothing" is at rest."""
 _PLACE_WORDS = frozenset(re.findall(r"\w+", "on in inside into at from within under over near around of"))
 """Prepositions that hang a place or a source on a negated word ("no cancer in the biopsy")."""
 _RUN_BREAKS = frozenset({"and", "or", "nor", "but", "then", ",", ";"})
-"""Phrases with a cue that negate nothing: "sitting there doing nothing" is at rest."""
+"""Words that end a negated stretch's hold on what follows: "don't drive or drink" negates drink in its own right."""
 FUNCTION_WORDS = frozenset(
     re.findall(
         r"\w+",

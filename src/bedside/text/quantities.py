@@ -64,7 +64,8 @@ _HUNDREDS_SPOKEN = re.compile(rf"\b(one|two)[- ]({_TENS})(?:[- ]({_DIGIT}))?\b",
 """Hundreds said as two numbers, as patients read doses and readings: "one twenty-five" is 125, "one fifty" and
 "one-fifty" 150."""
 _BARE_POINT = re.compile(rf"(?<![\w.,] )(?<![\w.,])\b(point)(?= (?:{_DIGIT}|zero|oh)\b)", re.IGNORECASE)
-"""A decimal said without its leading zero ("point four milligrams"): read as "zero point four", 0.4."""
+"""A decimal said without its leading zero ("point four milligrams"): read as "zero point four", 0.4; only where no
+word comes right before it ("at this point four of us" keeps its four)."""
 _WORD_VALUE = {w: i for i, w in enumerate(_DIGIT.split("|"), start=1)} | {
     w: 10 * i for i, w in enumerate(_TENS.split("|"), start=2)
 }
