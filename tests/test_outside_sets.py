@@ -157,6 +157,16 @@ FROZEN = {
         "guard_heldout_28.jsonl",
     ): "3d1ea65c5ef2dbbdaacbb3475117988fa2ec7e278f8575d9d9e9c8218f3ab7c1",
     ("bedside.sim", "fidelity_heldout_27.jsonl"): "958053c0f283bc49bac6893f4797a356acb4c30e5aca360b7936774e6c029b35",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_29.jsonl",
+    ): "556731088beb8e444158c22ebc5eeebca7fe69dce957c2726b84ae00e2abcd00",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_30.jsonl",
+    ): "da2d109a50b9a439167973a31513e4ecdc150563e2018e066dc80c8d9eac3e1a",
+    ("bedside.sim", "fidelity_heldout_28.jsonl"): "df920bc2e0a13b1592c7804a1a57c0e56de2514c44008de9360826a948a9ee2c",
+    ("bedside.sim", "fidelity_heldout_29.jsonl"): "626b3065c7d1551893190e6f0e1c81f190f5ff31976273282a2ab38e319fcb19",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -200,8 +210,10 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("dev 13", (51, 35, 9, 35)),
         ("dev 14", (50, 36, 10, 36)),  # first 43, 32, 17, 32; 48, 35, 12, 35 at df9335e, unread until then
         # unread: first measurement, then the floor after the round of 2026-11-30 (at ee73d86 in brackets)
-        ("held out 10", (50, 34, 10, 33)),  # first 45, 28, 15, 27 (47, 28, 13, 27)
-        ("held out 11", (46, 35, 14, 35)),  # first 43, 26, 17, 26 (44, 27, 16, 27)
+        # first 45, 28, 15, 27 (47, 28, 13, 27 at ee73d86); 50, 34, 10, 33 at 561eb61, unread until then
+        ("dev 15", (50, 34, 10, 33)),
+        # first 43, 26, 17, 26 (44, 27, 16, 27 at ee73d86); 46, 35, 14, 35 at 561eb61, unread until then
+        ("dev 16", (46, 35, 14, 35)),
         ("held out 12", (44, 35, 16, 34)),  # first 38, 32, 22, 31 (44, 32, 16, 31)
         ("held out 13", (39, 36, 21, 35)),  # first 35, 33, 25, 32 (e340556)
         # its writer was told the kinds the rules read and asked for subtler changes: the rules' floor on text
@@ -218,6 +230,8 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # thirteen unread sets that reading gained 5 rejections for the one paraphrase)
         ("held out 21", (40, 31, 20, 31)),
         ("held out 22", (39, 24, 21, 24)),  # first 39, 24, 21, 24 (df9335e), unread
+        ("held out 23", (45, 28, 15, 28)),  # first 45, 28, 15, 28 (561eb61), unread
+        ("held out 24", (52, 32, 8, 32)),  # first 52, 32, 8, 32 (561eb61), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -259,8 +273,8 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 12", (1, 1, 29)),  # first 4, 3, 27 (unread then)
         ("dev 13", (6, 6, 30)),  # first 12, 11, 23 (unread then)
         ("dev 14", (7, 7, 34)),  # first 9, 9, 31 (unread then)
-        ("held out 10", (7, 7, 28)),  # unread; first 7, 7, 26
-        ("held out 11", (8, 8, 30)),  # unread; first 9, 9, 26
+        ("dev 15", (7, 7, 28)),  # first 7, 7, 26 (unread then)
+        ("dev 16", (8, 8, 30)),  # first 9, 9, 26 (unread then)
         ("held out 12", (5, 5, 31)),  # unread; first 5, 5, 29
         ("held out 13", (3, 3, 30)),  # unread; first 4, 4, 26
         ("held out 14", (27, 27, 24)),  # unread; first 27, 27, 22
@@ -272,6 +286,8 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 20", (9, 9, 27)),  # first 10, 10, 27 (1e34877), unread
         ("held out 21", (14, 14, 28)),  # first 15, 15, 29 (df9335e), unread; -1 paraphrase (see above)
         ("held out 22", (19, 19, 24)),  # first 19, 19, 24 (df9335e), unread
+        ("held out 23", (10, 10, 28)),  # first 10, 10, 28 (561eb61), unread
+        ("held out 24", (5, 5, 30)),  # first 5, 5, 30 (561eb61), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -326,6 +342,8 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-30g": ((29, 16), (36, 27)),  # first (28, 16), (36, 28) (1e34877)
         "outside-written 2026-11-30h": ((35, 15), (31, 12)),  # first (35, 15), (31, 12) (df9335e)
         "outside-written 2026-11-30i": ((32, 15), (25, 13)),  # first (32, 15), (25, 13) (df9335e)
+        "outside-written 2026-11-30j": ((36, 15), (31, 14)),  # first (36, 15), (31, 14) (561eb61)
+        "outside-written 2026-11-30k": ((34, 9), (38, 18)),  # first (34, 9), (38, 18) (561eb61)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

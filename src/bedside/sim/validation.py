@@ -388,13 +388,15 @@ BUILTIN_SENTENCE_SETS = (
         "outside-written 2026-11-29h",
         "written by an eleventh writer who never read the rules nor any other set; measured once with the rules "
         "after WordNet's antonyms (834b7b0; the fidelity checker's reading unchanged since the fifth round), before "
-        "any later change, totals only, frozen",
+        "any later change, totals only, frozen; its errors were read on 2026-11-30 for the round of who acts, what "
+        "is kept and what is avoided: a development set",
         SENTENCE_SET.with_name("fidelity_heldout_11.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-29i",
         "written by a twelfth writer who never read the rules nor any other set; measured once with the rules of "
-        "d18a18b, before any later change, totals only, frozen",
+        "d18a18b, before any later change, totals only, frozen; its errors were read on 2026-11-30 for the same "
+        "round: a development set",
         SENTENCE_SET.with_name("fidelity_heldout_12.jsonl"),
     ),
     SentenceSet(
@@ -488,6 +490,20 @@ BUILTIN_SENTENCE_SETS = (
         "written by a twenty-seventh writer who never read the rules nor any other set (mental health, pain, skin, "
         "after surgery); measured with the rules of df9335e and after the same round, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_27.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30j",
+        "written by a twenty-eighth writer who never read the rules nor any other set (kidney disease, dialysis, "
+        "transplant and urinary problems); measured with the rules of 561eb61 and after the round of who acts, "
+        "what is kept and what is avoided, which did not read it, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_28.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30k",
+        "written by a twenty-ninth writer who never read the rules nor any other set (sports and work injuries, "
+        "back and joint pain, physiotherapy); measured with the rules of 561eb61 and after the same round, totals "
+        "only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_29.jsonl"),
     ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""

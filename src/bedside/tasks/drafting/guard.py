@@ -186,19 +186,22 @@ BUILTIN_SETS = (
         "now",
     ),
     (
-        "outside-written, held out 10",
+        "outside-written, dev 15",
         "guard_heldout_15.jsonl",
         "written 2026-11-29 by a fourteenth writer who never read the rules nor any other set; measured once with "
-        "the rules after urgency, routes, certainty and the order of steps (4193931), before any later change, "
-        "totals only (its errors unread), frozen",
+        "the rules after urgency, routes, certainty and the order of steps (4193931), before any later change "
+        "(rejection 45/60, paraphrases kept 28/40, 15 of 60 reversed pairs matched), and after later rounds with "
+        "its errors unread, totals only (50/60, 34/40, 10/60 at 561eb61); its errors were read on 2026-11-30 for "
+        "the round of who acts, what is kept and what is avoided: a development set now",
     ),
     (
-        "outside-written, held out 11",
+        "outside-written, dev 16",
         "guard_heldout_16.jsonl",
         "written 2026-11-29 by a fifteenth writer who never read the rules nor any other set; measured once with "
-        "the rules after the scope round (6ea5ee4), before any later change, totals only (its errors unread), "
-        "frozen; on 2026-11-30 a failing floor test printed three of its pairs in its assertion message (since "
-        "fixed), which no rule has drawn on",
+        "the rules after the scope round (6ea5ee4), before any later change (rejection 43/60, paraphrases kept "
+        "26/40, 17 of 60 reversed pairs matched), and after later rounds with its errors unread, totals only "
+        "(46/60, 35/40, 14/60 at 561eb61); its errors were read on 2026-11-30 for the same round: a development "
+        "set now",
     ),
     (
         "outside-written, held out 12",
@@ -286,6 +289,23 @@ BUILTIN_SETS = (
         "with the rules of df9335e (rejection 39/60, 19 passed silently; paraphrases kept 24/40; 21 of 60 reversed "
         "pairs matched, 19 with --uncertain reject, which kept 24 of 40 paraphrases) and after the same round, "
         "totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 23",
+        "guard_heldout_29.jsonl",
+        "written 2026-11-30 by a twenty-eighth writer who never read the rules nor any other set (eye, ear, nose, "
+        "throat and dental care); measured with the rules of 561eb61 (rejection 45/60, 10 passed silently; "
+        "paraphrases kept 28/40; 15 of 60 reversed pairs matched, 10 with --uncertain reject, which kept 28 of 40 "
+        "paraphrases) and after the round of who acts, what is kept and what is avoided, which did not read it, "
+        "totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 24",
+        "guard_heldout_30.jsonl",
+        "written 2026-11-30 by a twenty-ninth writer who never read the rules nor any other set (endocrine, "
+        "transplant and immune care); measured with the rules of 561eb61 (rejection 52/60, 5 passed silently; "
+        "paraphrases kept 32/40; 8 of 60 reversed pairs matched, 5 with --uncertain reject, which kept 30 of 40 "
+        "paraphrases) and after the same round, totals only (its errors unread), frozen",
     ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
