@@ -192,7 +192,9 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # The round of a no's reach, rates and permissions (2026-11-30) read dev 11 and dev 12's: over held out
         # 8-20, rejections 577 -> 578 of 780, paraphrases kept 417 -> 435 of 520, reversed pairs matched 203 -> 202.
         # Its second round (choices, passives, findings) read dev 13 and dev 14's: over held out 10-20, rejections
-        # 483 -> 491 of 660, paraphrases kept 368 -> 370 of 440, reversed pairs matched 177 -> 169
+        # 483 -> 491 of 660, paraphrases kept 368 -> 370 of 440, reversed pairs matched 177 -> 169. The round of
+        # who acts, what is kept and what is avoided read dev 15 and dev 16's: over held out 12-24, rejections
+        # 571 -> 581 of 780, paraphrases kept 416 -> 419 of 520, reversed pairs matched 209 -> 199
         ("dev", (60, 38, 0, 35)),  # first 50, 34, 10, 31
         ("dev 2", (58, 38, 2, 31)),  # first 34, 28, 26, 22
         ("dev 3", (60, 40, 0, 40)),  # first 42, 35, 18, 35
@@ -211,26 +213,29 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("dev 14", (50, 36, 10, 36)),  # first 43, 32, 17, 32; 48, 35, 12, 35 at df9335e, unread until then
         # unread: first measurement, then the floor after the round of 2026-11-30 (at ee73d86 in brackets)
         # first 45, 28, 15, 27 (47, 28, 13, 27 at ee73d86); 50, 34, 10, 33 at 561eb61, unread until then
-        ("dev 15", (50, 34, 10, 33)),
+        ("dev 15", (54, 38, 6, 37)),
         # first 43, 26, 17, 26 (44, 27, 16, 27 at ee73d86); 46, 35, 14, 35 at 561eb61, unread until then
-        ("dev 16", (46, 35, 14, 35)),
+        ("dev 16", (54, 37, 6, 37)),
         ("held out 12", (44, 35, 16, 34)),  # first 38, 32, 22, 31 (44, 32, 16, 31)
-        ("held out 13", (39, 36, 21, 35)),  # first 35, 33, 25, 32 (e340556)
+        ("held out 13", (40, 36, 20, 35)),  # first 35, 33, 25, 32 (e340556)
         # its writer was told the kinds the rules read and asked for subtler changes: the rules' floor on text
         # written against them; first 19, 33, 41, 33 (0ca9e27)
-        ("held out 14", (21, 33, 39, 33)),
+        ("held out 14", (21, 34, 39, 34)),
         ("held out 15", (46, 37, 14, 37)),  # sealed through the synonym round; 46, 34, 14, 34 before this one
-        ("held out 16", (48, 33, 12, 33)),  # first 46, 32, 14, 32 (the synonym round's rules)
-        ("held out 17", (50, 35, 10, 34)),  # first 49, 31, 11, 30 (ee73d86), measured again after the round
-        ("held out 18", (48, 29, 12, 27)),  # first 47, 27, 13, 25 (889e3b8), unread
-        ("held out 19", (51, 33, 9, 33)),  # first 50, 29, 10, 29 (1e34877), unread
-        ("held out 20", (48, 30, 12, 30)),  # first 46, 29, 14, 29 (1e34877), unread
+        ("held out 16", (49, 33, 11, 33)),  # first 46, 32, 14, 32 (the synonym round's rules)
+        ("held out 17", (51, 35, 9, 34)),  # first 49, 31, 11, 30 (ee73d86), measured again after the round
+        ("held out 18", (51, 30, 9, 28)),  # first 47, 27, 13, 25 (889e3b8), unread
+        ("held out 19", (51, 34, 9, 34)),  # first 50, 29, 10, 29 (1e34877), unread
+        ("held out 20", (49, 30, 11, 30)),  # first 46, 29, 14, 29 (1e34877), unread
         # first 39, 32, 21, 32 (df9335e), unread; what a sentence chooses over another (the second round of
         # 2026-11-30) cost it a paraphrase for a rejection, found by totals with each change taken back (over the
         # thirteen unread sets that reading gained 5 rejections for the one paraphrase)
         ("held out 21", (40, 31, 20, 31)),
-        ("held out 22", (39, 24, 21, 24)),  # first 39, 24, 21, 24 (df9335e), unread
-        ("held out 23", (45, 28, 15, 28)),  # first 45, 28, 15, 28 (561eb61), unread
+        ("held out 22", (41, 25, 19, 25)),  # first 39, 24, 21, 24 (df9335e), unread
+        # first 45, 28, 15, 28 (561eb61), unread; a verb in a "when I ..." clause read as background (the round of
+        # who acts, what is kept and what is avoided) cost it a paraphrase, and gained held out 22 a rejection and
+        # a paraphrase, found by totals with each change taken back
+        ("held out 23", (46, 27, 14, 27)),
         ("held out 24", (52, 32, 8, 32)),  # first 52, 32, 8, 32 (561eb61), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
@@ -273,20 +278,20 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 12", (1, 1, 29)),  # first 4, 3, 27 (unread then)
         ("dev 13", (6, 6, 30)),  # first 12, 11, 23 (unread then)
         ("dev 14", (7, 7, 34)),  # first 9, 9, 31 (unread then)
-        ("dev 15", (7, 7, 28)),  # first 7, 7, 26 (unread then)
-        ("dev 16", (8, 8, 30)),  # first 9, 9, 26 (unread then)
+        ("dev 15", (3, 3, 30)),  # first 7, 7, 26 (unread then)
+        ("dev 16", (4, 4, 32)),  # first 9, 9, 26 (unread then)
         ("held out 12", (5, 5, 31)),  # unread; first 5, 5, 29
         ("held out 13", (3, 3, 30)),  # unread; first 4, 4, 26
-        ("held out 14", (27, 27, 24)),  # unread; first 27, 27, 22
+        ("held out 14", (27, 27, 25)),  # unread; first 27, 27, 22
         ("held out 15", (4, 4, 23)),  # 18 paraphrases before the synonym round, 22 after; unread
         ("held out 16", (5, 5, 25)),  # measured once, unread
         ("held out 17", (5, 5, 30)),  # unread; 6, 6, 30 at ee73d86 and after the round of 2026-11-30
-        ("held out 18", (8, 8, 23)),  # first 8, 8, 22 (889e3b8), unread
-        ("held out 19", (7, 7, 31)),  # first 7, 7, 27 (1e34877), unread
+        ("held out 18", (7, 7, 24)),  # first 8, 8, 22 (889e3b8), unread
+        ("held out 19", (7, 7, 32)),  # first 7, 7, 27 (1e34877), unread
         ("held out 20", (9, 9, 27)),  # first 10, 10, 27 (1e34877), unread
         ("held out 21", (14, 14, 28)),  # first 15, 15, 29 (df9335e), unread; -1 paraphrase (see above)
-        ("held out 22", (19, 19, 24)),  # first 19, 19, 24 (df9335e), unread
-        ("held out 23", (10, 10, 28)),  # first 10, 10, 28 (561eb61), unread
+        ("held out 22", (17, 17, 25)),  # first 19, 19, 24 (df9335e), unread
+        ("held out 23", (9, 9, 27)),  # first 10, 10, 28 (561eb61), unread; -1 paraphrase (see above)
         ("held out 24", (5, 5, 30)),  # first 5, 5, 30 (561eb61), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
@@ -306,7 +311,10 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
     # in a count of something else, a "no" an action took in, "nobody", rates as patients say them), which read
     # 29c's and 29d's errors; measured then on the fifteen unread sets: contradictions caught 495 -> 532 of 825,
     # false ones 198 -> 195, unsupported right 520 -> 518 (29f and 29n lost one each; 28, 29f, 29m and 29n gained
-    # a false contradiction or two while catching more elsewhere): floors may fall only with such a measured trade
+    # a false contradiction or two while catching more elsewhere): floors may fall only with such a measured trade.
+    # The round of who acts, what is kept and what is avoided (2026-11-30) read 29h's and 29i's; over the
+    # seventeen unread sets (29j to 30k): contradictions caught 599 -> 629 of 935, false ones 241 -> 207,
+    # unsupported right 574 -> 598, false 295 -> 271
     floors = {
         "outside-written 2026-11-28": ((43, 11), (31, 12)),  # first (38, 13), (28, 25)
         "outside-written 2026-11-28b": ((45, 16), (30, 11)),  # first (36, 20), (27, 33)
@@ -314,36 +322,47 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # sentence for two false contradictions fewer
         "outside-written 2026-11-29": ((43, 11), (34, 10)),
         "outside-written 2026-11-29b": ((46, 12), (28, 7)),  # first (40, 16), (28, 9); read in the fifth round
-        "outside-written 2026-11-29c": ((41, 13), (29, 13)),  # first (35, 20); read 2026-11-30
+        # first (35, 20); read 2026-11-30. A duration said of no subject the fact shares, asked for a near fact
+        # (the round of who acts, what is kept and what is avoided), lost it a contradiction (now a false
+        # unsupported) and turned four false contradictions into unsupported ones
+        "outside-written 2026-11-29c": ((40, 9), (33, 14)),
         "outside-written 2026-11-29d": ((38, 10), (33, 13)),  # first (35, 15), (32, 12); read 2026-11-30
-        "outside-written 2026-11-29e": ((35, 9), (33, 12)),  # first (30, 12), (33, 12) (fourth round)
+        # first (30, 12), (33, 12) (fourth round); a "no" read with the question's subject (the same round) caught
+        # two more contradictions here and made an unsupported sentence a false contradiction
+        "outside-written 2026-11-29e": ((36, 9), (32, 11)),
         "outside-written 2026-11-29f": ((32, 8), (33, 13)),  # first (29, 11), (34, 16) (fifth round)
         # a development set since the second round of 2026-11-30, which traded a false unsupported for two false
         # contradictions fewer
         "outside-written 2026-11-29g": ((36, 5), (32, 21)),  # first (30, 8), (31, 23) (fifth round)
-        "outside-written 2026-11-29h": ((40, 12), (35, 18)),  # first (35, 12), (35, 23) (834b7b0)
-        "outside-written 2026-11-29i": ((37, 8), (37, 14)),  # first (33, 9), (37, 17) (d18a18b)
-        "outside-written 2026-11-29j": ((41, 15), (33, 15)),  # first (37, 15), (33, 16) (cfcf7cd)
-        "outside-written 2026-11-29k": ((44, 13), (32, 14)),  # first (44, 15), (32, 14) (4193931)
-        "outside-written 2026-11-29l": ((38, 17), (34, 16)),  # first (36, 19), (34, 16) (6ea5ee4)
+        "outside-written 2026-11-29h": ((47, 3), (40, 15)),  # first (35, 12), (35, 23) (834b7b0)
+        "outside-written 2026-11-29i": ((45, 6), (38, 10)),  # first (33, 9), (37, 17) (d18a18b)
+        "outside-written 2026-11-29j": ((43, 12), (35, 15)),  # first (37, 15), (33, 16) (cfcf7cd)
+        "outside-written 2026-11-29k": ((45, 12), (33, 12)),  # first (44, 15), (32, 14) (4193931)
+        "outside-written 2026-11-29l": ((41, 15), (34, 15)),  # first (36, 19), (34, 16) (6ea5ee4)
         # "a couple of pills a week" read as a count (2026-11-30) turned a false contradiction into a false
         # unsupported, found by totals with each change taken back
-        "outside-written 2026-11-29m": ((32, 9), (42, 18)),  # first (29, 9), (42, 20) (182aa8e)
-        "outside-written 2026-11-29n": ((33, 10), (38, 21)),  # first (33, 9), (39, 21) (e340556)
+        "outside-written 2026-11-29m": ((33, 7), (42, 17)),  # first (29, 9), (42, 20) (182aa8e)
+        "outside-written 2026-11-29n": ((34, 10), (38, 20)),  # first (33, 9), (39, 21) (e340556)
         # first (32, 23), (35, 25) (0ca9e27); "twice weekly" read as a rate (2026-11-30) turned a false contradiction
         # into a false unsupported, found by totals with each change taken back
-        "outside-written 2026-11-29o": ((35, 22), (35, 25)),
-        "outside-written 2026-11-30": ((34, 18), (32, 13)),  # first (33, 18), (32, 15) (fa1419f)
-        "outside-written 2026-11-30b": ((38, 11), (34, 17)),  # first (34, 13), (34, 19) (synonym round)
-        "outside-written 2026-11-30c": ((27, 13), (33, 18)),  # first (24, 15), (33, 19) (synonym round)
-        "outside-written 2026-11-30d": ((37, 10), (35, 22)),  # first (35, 11), (35, 22) (ee73d86)
-        "outside-written 2026-11-30e": ((36, 9), (38, 18)),  # first (36, 10), (38, 18) (889e3b8)
-        "outside-written 2026-11-30f": ((38, 24), (27, 14)),  # first (38, 24), (27, 14) (1e34877)
-        "outside-written 2026-11-30g": ((29, 16), (36, 27)),  # first (28, 16), (36, 28) (1e34877)
-        "outside-written 2026-11-30h": ((35, 15), (31, 12)),  # first (35, 15), (31, 12) (df9335e)
-        "outside-written 2026-11-30i": ((32, 15), (25, 13)),  # first (32, 15), (25, 13) (df9335e)
-        "outside-written 2026-11-30j": ((36, 15), (31, 14)),  # first (36, 15), (31, 14) (561eb61)
-        "outside-written 2026-11-30k": ((34, 9), (38, 18)),  # first (34, 9), (38, 18) (561eb61)
+        # the round of who acts, what is kept and what is avoided asked a number or a span said of no subject the
+        # fact shares for a near fact (CombinedThresholds.measure_unshared): here it traded a contradiction and
+        # three false unsupported for six false contradictions fewer and four unsupported more
+        "outside-written 2026-11-29o": ((36, 16), (39, 26)),
+        "outside-written 2026-11-30": ((39, 14), (36, 10)),  # first (33, 18), (32, 15) (fa1419f)
+        "outside-written 2026-11-30b": ((40, 9), (35, 14)),  # first (34, 13), (34, 19) (synonym round)
+        "outside-written 2026-11-30c": ((32, 12), (34, 14)),  # first (24, 15), (33, 19) (synonym round)
+        # who the patient lives with (sim/household.py) cost it a contradiction and two false unsupported for a
+        # false contradiction fewer, and 2026-11-30e a false contradiction; over the seventeen unread sets it
+        # caught 15 more for those, found by totals with the reading taken back
+        "outside-written 2026-11-30d": ((36, 7), (37, 24)),  # first (35, 11), (35, 22) (ee73d86)
+        "outside-written 2026-11-30e": ((38, 10), (38, 15)),  # first (36, 10), (38, 18) (889e3b8)
+        "outside-written 2026-11-30f": ((40, 21), (28, 14)),  # first (38, 24), (27, 14) (1e34877)
+        "outside-written 2026-11-30g": ((33, 14), (38, 22)),  # first (28, 16), (36, 28) (1e34877)
+        "outside-written 2026-11-30h": ((35, 15), (31, 11)),  # first (35, 15), (31, 12) (df9335e)
+        "outside-written 2026-11-30i": ((32, 14), (27, 13)),  # first (32, 15), (25, 13) (df9335e)
+        "outside-written 2026-11-30j": ((37, 12), (34, 13)),  # first (36, 15), (31, 14) (561eb61)
+        "outside-written 2026-11-30k": ((35, 7), (39, 16)),  # first (34, 9), (38, 18) (561eb61)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -55,7 +55,15 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal, get_args
 
-from bedside.text.conflicts import ClinicalGuard, ClinicalSignals, actions_agree, default_guard, drug_classes
+from bedside.sim.household import household, household_conflict
+from bedside.text.conflicts import (
+    ClinicalGuard,
+    ClinicalSignals,
+    actions_agree,
+    answered_sides,
+    default_guard,
+    drug_classes,
+)
 from bedside.text.numbers import calendar_terms
 from bedside.text.quantities import normalise_quantities
 from bedside.text.sentences import split_sentences
@@ -85,6 +93,17 @@ _PERSON = re.compile(
     r"|girlfriend|boyfriend|aunt|uncle|grandmother|grandfather|cousin|colleague)\b",
     re.I,
 )
+_CANNOT_HAVE = re.compile(
+    r"\b(?:can't|cannot|can not|couldn't|unable to|not allowed to) (?:take|have|use|tolerate|touch|eat|be given)\b|"
+    r"\b(?:makes?|made) me\b",
+    re.I,
+)
+_ALLERGY = re.compile(r"\ballerg|\bintoleran|\breacti", re.I)
+"""An allergy is said as what the patient cannot have ("Bactrim, I can't take that one" against "allergic to
+trimethoprim-sulfamethoxazole"): that "not" is the allergy, no flip of it."""
+_ONLY_THAT = re.compile(r",?\s*\b(?:nothing else|that'?s (?:it|all))\W*$", re.I)
+"""An answer closed off at its end ("Just latex, nothing else."): its "nothing" negates no fact. Not "nobody else"
+("My aunt, nobody else" says no one else in the family has it)."""
 _EXTRA = re.compile(r"\b(?:also|too|as well|another|other|extra|plus|besides|in addition)\b", re.I)
 _ABOUT_SOMEONE_ELSE = re.compile(
     r"^\W*(?:(?:um|uh|er|erm|well|yeah|yes|so|oh|and|but|no),?\s+)*(?:my|our)\s+(?:\w+\s+)?" + _PERSON.pattern,
@@ -108,6 +127,11 @@ class CombinedThresholds:
     """A sentence at least this near a small-talk prototype, and nearer to it than to any fact, states nothing."""
     negation_unshared: float = 0.45
     """A polarity flip against a fact that shares no subject word with the sentence needs this cosine."""
+    measure_unshared: float = 0.42
+    """A number or a duration against a fact that shares no subject word with the sentence nor its question needs
+    this cosine: "I get up four times a night to pee" says nothing against "finasteride 5 mg daily" (0.27), while
+    "Twenty milligrams." answers "What dose are you on?" of the nearest fact (0.41 on the dev sets of 2026-11-30;
+    chosen there, with 16 false contradictions of 20 below it)."""
     floor: float = 0.25
     """The nearest fact is compared only when at least this near (below, the sentence is about something else)."""
     swap: float = 0.6
@@ -191,6 +215,7 @@ class ContradictionRules:
     def negated(self, text: str) -> bool:
         """The guard's negation, a "no" an action took in ("I have never tried to hurt myself": never try), or an
         absence said another way: "without", "short of", "normal", "fine"."""
+        text = _ONLY_THAT.sub(" ", text)
         signals = self.signals(text)
         return signals.negated or bool(signals.refused) or bool(_PRIVATIVE.search(text))
 
@@ -219,6 +244,8 @@ class ContradictionRules:
         mine = self.signals(sentence)
         if asked and not mine.drugs and len(topic := self.signals(asked).drugs) == 1:
             mine = replace(mine, drugs=topic)
+        if asked and not mine.sides and (sides := answered_sides(asked, sentence)):
+            mine = replace(mine, sides=sides)
         quantities = _quantities(sentence)
         # a number said of one drug is not heard in another drug's fact ("40 mg" of carbimazole, of propranolol)
         same_drug = [
@@ -229,8 +256,15 @@ class ContradictionRules:
         near = [i for i in order if similarity[i] >= limits.floor]
         if "meaning" not in self.without and (meaning := self._meaning(sentence, known, near)):
             return meaning
-        if "person" not in self.without and (person := _other_person(sentence, known)):
+        if "person" not in self.without and (person := _other_person(sentence, known, asked)):
             return person
+        if "household" not in self.without and (home := household(sentence, asked)):
+            homes = [(text, stated) for text in known if (stated := household(text))]
+            for text, stated in homes:
+                if why := household_conflict(home, stated):
+                    return FactConflict("household", text, why)
+            if homes:
+                return None  # the sentence has found its fact: the same household said another way
         about_someone_else = bool(_ABOUT_SOMEONE_ELSE.search(sentence))
         for rank, i in enumerate(aligned):
             if _same_state(sentence, known[i]):
@@ -250,8 +284,9 @@ class ContradictionRules:
                 unheard=unheard if _measure_conflict(unheard, _measures(known[i])) else frozenset(),
                 negated=(self.negated(sentence), self.negated(known[i])),
                 someone_else=about_someone_else and not _PERSON.search(known[i]),
+                intolerance=bool(_CANNOT_HAVE.search(sentence) and _ALLERGY.search(known[i])),
                 cosine=similarity[i],
-                shared=bool(_content(sentence) & _content(known[i])),
+                shared=bool(_content(f"{asked} {sentence}") & _content(known[i])),
                 answered=bool(_content(f"{asked} {sentence}") & _content(known[i])),
                 calendars=(calendar_terms(sentence), calendar_terms(known[i])),
             )
@@ -294,6 +329,7 @@ class ContradictionRules:
         unheard: frozenset[tuple[str, str]],
         negated: tuple[bool, bool],
         someone_else: bool = False,
+        intolerance: bool = False,
         cosine: float,
         shared: bool,
         answered: bool = False,
@@ -305,14 +341,18 @@ class ContradictionRules:
         # A polarity flip needs a shared subject: "no dry cough" says nothing against "short of breath".
         limits = self.thresholds
         near_enough = cosine >= (limits.negation_align if shared else limits.negation_unshared)
-        if first and near_enough and negated[0] != negated[1] and not someone_else:
+        if first and near_enough and negated[0] != negated[1] and not someone_else and not intolerance:
             yield "negation", f"{_polarity(negated[1])} vs {_polarity(negated[0])}"
         if extra:
             return  # "I also take ...": an addition, whose numbers and times describe something else
-        if unheard and fact_numbers and not my_numbers <= fact_numbers:
+        # A number or a time needs a subject in common with the fact, the sentence's own or its question's, or
+        # else a fact near it: "I get up four times a night to pee" says nothing against "finasteride 5 mg
+        # daily", nor "blurry for a few weeks" against "numbness in both feet for six months"
+        about_it = answered or cosine >= limits.measure_unshared
+        if unheard and fact_numbers and not my_numbers <= fact_numbers and about_it:
             yield "number", f"{_show(fact_numbers)} vs {_show(my_numbers)}"
         for kind in ("span", "short", "moment"):
-            if kind == "moment" and not answered:
+            if not about_it or (kind == "moment" and not answered):
                 # "my knuckles are stiff in the mornings" says nothing against "ankle swelling at night"; an answer
                 # shares its subject through the question ("When do you take it?" "In the evening.")
                 continue
@@ -578,7 +618,7 @@ def _people(text: str) -> frozenset[str]:
     return frozenset(_SAME_PERSON.get(p.lower(), p.lower()) for p in _PERSON.findall(text))
 
 
-def _other_person(sentence: str, known: Sequence[str]) -> FactConflict | None:
+def _other_person(sentence: str, known: Sequence[str], asked: str = "") -> FactConflict | None:
     """Another person than a known text names, with the same thing said of them ("my sister has bipolar
     disorder" against "my brother has bipolar disorder", "my mum was on dialysis" against "my father was"): the
     history is someone else's. Not where the sentence also names a person the facts know, nor where it says the
@@ -586,7 +626,7 @@ def _other_person(sentence: str, known: Sequence[str]) -> FactConflict | None:
     mine = _people(sentence)
     if not mine or _EXTRA.search(sentence) or mine & frozenset().union(*(_people(k) for k in known)):
         return None
-    said = _content(_PERSON.sub(" ", sentence))
+    said = _content(_PERSON.sub(" ", f"{asked} {sentence}"))  # "My dad's had a few." to "Anyone with kidney stones?"
     for text in known:
         if (theirs := _people(text)) and said & _content(_PERSON.sub(" ", text)):
             return FactConflict("person", text, f"{_show(theirs)} vs {_show(mine)}")

@@ -318,11 +318,16 @@ def prefix_opposed(ours: str, theirs: str) -> bool:
     )
 
 
+_REFLEXIVE = frozenset({"yourself", "himself", "herself", "themselves", "myself", "yourselves", "ourselves"})
+
+
 def _antonyms(blocks: list[tuple[list[str], list[str]]]) -> list[tuple[str, str]]:
     if any(w in _NEGATIONS for a, b in blocks for w in a + b):
         return []
     found = []
     for a, b in blocks:
+        if _REFLEXIVE & {*a, *b}:
+            continue  # "give yourself the insulin" is "take your insulin": giving to oneself is taking
         pair = opposed(a, b) or next(((x, y) for x in a for y in b if prefix_opposed(x, y)), None)
         if pair is None and (a, b) in ((["non"], []), ([], ["non"])):
             pair = (_shown(a), _shown(b))  # "non-contagious" / "contagious": the hyphen splits the word

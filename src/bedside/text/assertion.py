@@ -52,6 +52,9 @@ _PSEUDO = ("doing nothing",)
 """Phrases with a cue that negate nothing: "sitting there doing nothing" is at rest."""
 _PLACE_WORDS = frozenset(re.findall(r"\w+", "on in inside into at from within under over near around of"))
 """Prepositions that hang a place or a source on a negated word ("no cancer in the biopsy")."""
+_RAISED_CUES = frozenset({"no", "nothing", "none"})
+"""Cues that negate the object of the verb before them: "showed no", "needs nothing", said as well "did not show
+any", "does not need anything"."""
 _RUN_BREAKS = frozenset({"and", "or", "nor", "but", "then", ",", ";"})
 """Words that end a negated stretch's hold on what follows: "don't drive or drink" negates drink in its own right."""
 FUNCTION_WORDS = frozenset(
@@ -128,6 +131,9 @@ class Polarity:
     the negated words before it: "no pneumonia on the chest x-ray" gives (chest, (pneumonia,)), (x, (pneumonia,
     chest)), (ray, ...); not across "and", "or" or a comma ("don't drive or drink": drink is negated in its own
     right)."""
+    before_no: frozenset[str] = frozenset()
+    """Affirmed stems said just before a "no" that negates what follows them: "the MRI showed no sign of a stroke"
+    gives show; the same as "did not show any sign of a stroke", where the "not" sits on the verb."""
 
     def word(self, stem: str) -> str:
         return next((word for s, word in self.spelled if s == stem), stem)
@@ -203,6 +209,12 @@ class _Reader:
                     attached.append((word_stem(ent.text), tuple(run)))
             run.append(word_stem(ent.text))
             last = ent
+        content = {ent.start: ent for ent in doc.ents if not ent._.bedside_negated}
+        before_no = frozenset(
+            word_stem(content[start - 1].text)
+            for _, start, _end in preceding
+            if start - 1 in content and doc[start].text in _RAISED_CUES
+        )
         return Polarity(
             frozenset(negated),
             frozenset(affirmed),
@@ -210,6 +222,7 @@ class _Reader:
             bool(counted),
             len(counted),
             tuple(attached),
+            before_no,
         )
 
 
@@ -248,14 +261,18 @@ def polarity_flips(reference: Polarity, candidate: Polarity) -> frozenset[str]:
     """The word stems one sentence negates and the other affirms (and does not also negate), save those a "no"
     reaches only as the place or source of a word both sentences negate (:attr:`Polarity.attached`): "no
     pneumonia on your chest x-ray" against "the x-ray showed no sign of pneumonia" negates the x-ray only because
-    NegEx's reach runs on to the end of the clause; both say no to pneumonia."""
+    NegEx's reach runs on to the end of the clause; both say no to pneumonia. Nor a verb one sentence negates and
+    the other says just before its "no" (:attr:`Polarity.before_no`), where both negate something else too."""
     return _flips(reference, candidate) | _flips(candidate, reference)
 
 
 def _flips(negating: Polarity, affirming: Polarity) -> frozenset[str]:
     flips = negating.negated & (affirming.affirmed - affirming.negated)
     trailing = {stem for stem, earlier in negating.attached if any(word in affirming.negated for word in earlier)}
-    return frozenset(flips - trailing)
+    # the "no" moved from the verb to its object: "did not show any sign of a stroke" and "showed no evidence of a
+    # stroke" both say no to the stroke
+    raised = {stem for stem in flips & affirming.before_no if (negating.negated & affirming.negated) - {stem}}
+    return frozenset(flips - trailing - raised)
 
 
 __all__ = ["FUNCTION_WORDS", "NOT_NEGATIVE", "Polarity", "polarity_flips", "read_polarity", "word_stem"]

@@ -122,7 +122,11 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"(?<!for )(?<!in )\b(?:a|per) day\b", "1/day"),
     (r"\b(?:just|only) (?:the )?once\b(?! (?:a|an|per|every|each|in|or)\b)", "1/day"),  # "just the once, at night"
     (r"\b(?:once (?:a|per) week|weekly|every week)\b", "1/week"),
-    (r"\b(?:as needed|when needed|if needed|when you need it|prn)\b", "as needed"),
+    (
+        r"\b(?:as needed|when needed|if needed|prn|(?:for )?(?:when|if|whenever) (?:you|i|he|she|they) "
+        r"(?:really )?(?:need|needs) (?:it|them|one))\b",
+        "as needed",
+    ),
     (r"\b(?:right away|immediately|at once|as soon as possible|asap|right now|without delay)\b", "now"),
     (r"\b(?:tonight|this evening|this night)\b", "tonight"),
     (r"\b(?:this morning|this afternoon|today|later today|by the end of the day|the same day)\b", "today"),
@@ -210,8 +214,9 @@ def _v(phrase: str) -> str:
 
 _COURSE = (
     r"(?: (?:the|your|all|of|whole|full|entire|rest|remaining|this))* (?:course|prescription|pills|tablets|capsules"
-    r"|antibiotics?|medicines?|medications?|treatment|pack|bottle|supply|round|doses)\b"
+    r"|antibiotics?|medicines?|medications?|treatment|pack|bottle|supply|round|doses|\d+ (?:days?|weeks?))\b"
 )
+"""What a course is finished in: "finish the course", "complete all the tablets", "finish the full 10 days"."""
 _PRESCRIBED = r"(?<!as )(?<!your )(?<!the )(?<!my )(?<!her )(?<!his )(?<!their )(?<!other )prescribed"
 # Medication and plan actions, in the order the alternation tries them. Each is read after an optional
 # negation just before it; a pattern need not be a verb ("no more", "until it's gone").
@@ -364,9 +369,12 @@ _PERMISSION = re.compile(
     r"you (?:are|'re) (?:free|allowed|welcome) to|you may|you can)\s+(?P<rest>[^,;:.]*)"
 )
 """A permission and what it reaches, to the end of its clause."""
-_BACKGROUND_BEFORE = re.compile(r"\b(?:while|whilst|when|as long as)(?: you(?:'re| are))?\s+$")
+_BACKGROUND_BEFORE = re.compile(
+    r"\b(?:while|whilst|when|as long as)(?: (?:you(?:'re| are)?|i(?:'m| am| was)?|he|she|we|they)(?:'s| is| was)?)?\s+$"
+)
 """A verb in a clause of time says when, not what to do: "no alcohol while taking metronidazole" tells the patient
-to take nothing new (its "taking" is no instruction to set against "alcohol must be avoided")."""
+to take nothing new (its "taking" is no instruction to set against "alcohol must be avoided"), and "a seizure
+when I stopped drinking" tells when the seizure came."""
 # Words after a verb that make it something other than a medication action: "increase the risk", "lower back",
 # "the pain stops around the knee".
 _NOT_AN_ACTION_AFTER = re.compile(
@@ -382,6 +390,21 @@ _LITOTES = re.compile(r"\b(?:not|never|isn't|aren't|wasn't|weren't) (?:at all )?
 """"Not abnormal" says "normal", which the negation and opposite rules would otherwise read as a "no" and as the
 other side of the finding pair. Only where the plain word is one a rule reads: "not unusual" rewritten "usual"
 would lose its "no" against "unusual" and leave two words no rule compares."""
+_NOT_UNLESS = re.compile(
+    r"\b(?:(?:there is |there's )?no need to|(?P<lead>you )?(?:(?:do not|don't) need to|need not|needn't)) "
+    r"(?P<step>[^,;:.]{1,60}?) unless\b",
+    re.IGNORECASE,
+)
+"""A step not needed unless something happens is the step needed only if it happens: "there is no need to come in
+unless the swelling gets worse" is "come in only if the swelling gets worse" (two negatives, one condition). Not
+"do not stop it unless we tell you", whose "stop" the action rules read with its "not"."""
+_MEAL_PARTS = {r"\bbreakfast\b": "morning", r"\blunch\b": "midday", r"\b(?:dinner|supper|tea ?time)\b": "evening"}
+"""Meals that name a part of the day: "before breakfast and before dinner every day" is twice a day."""
+_EVERY_DAY = re.compile(r"^(?!.*\bonce (?:a|per|each) day\b|.*\bonce daily\b).*\b(?:every|each) day\b")
+"""A sentence whose "once a day" comes from "every day" alone (a "twice" in "two sprays twice, once daily" counts
+sprays)."""
+_BARE_COUNT = re.compile(r"\b(?:(twice)|(\d) times)\b(?!\s+(?:a|an|per|each|every|daily|weekly|more|as|over)\b)")
+"""A count said apart from its period ("every day, twice"), read with the sentence's "every day"."""
 _COUNTED_ONCE = re.compile(r"\bonce\b|\bor\b")
 _REPLACED = re.compile(r"\b(?:instead of|rather than|in place of|switch(?:ing)? (?:you )?from|chang(?:e|ing) from)\b")
 _NEGATED = {"stop": "continue", "hold": "continue", "increase": "continue", "decrease": "continue"}
@@ -435,7 +458,22 @@ _SIDE = re.compile(
 )
 """A side of the body: "left knee", "on the right", "lower right" (a quadrant), "my left one" (an answer to "which
 wrist?"; "the right one" may only mean the correct one)."""
+_WHICH_SIDE = re.compile(rf"\bwhich (?:one|side|{_BODY})\b", re.IGNORECASE)
+_SIDE_ANSWERED = re.compile(r"\b(?:the|my|his|her|that) (?P<side>left|right)(?: one| side)?\b", re.IGNORECASE)
+
+
+def answered_sides(question: str, answer: str) -> frozenset[str]:
+    """The side an answer gives to a question that asks which side ("Which eye was it?" "The left one."): there
+    "the right one" names a side, not the correct one."""
+    if not _WHICH_SIDE.search(question):
+        return frozenset()
+    return frozenset(m.group("side").lower() for m in _SIDE_ANSWERED.finditer(answer))
+
+
 _NUMBER = re.compile(r"(?<![\w/])(\d+(?:\.\d+)?(?:/\d+)?)(?:\s*(%|[a-z]+))?")
+_EMERGENCY_NUMBER = re.compile(r"\b(?:911|999|112)\b")
+"""An emergency number is no quantity but a kind of care: read as the word "sos" (same length, offsets kept), which
+the emergency side of ``data/opposites.toml`` names ("call 911" against "send us a message")."""
 _PHONE = re.compile(r"\b\d{3}[-.\s]\d{3,4}(?:[-.\s]\d{4})?\b|\b911\b")
 # A list marker opening the text or a line: "3. In the meantime", "(2) Call us", "Step 4: ...".
 _LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:\(?\d{1,2}[.)]|step \d{1,2}:?|#\d{1,2})[ \t]+(?=\S)")
@@ -504,6 +542,10 @@ class ClinicalSignals:
     permitted: frozenset[str] = frozenset()
     """Content words (stems) a permission reaches ("it is fine to have grapefruit juice": grapefruit, juice), to
     set against a "no" or a "do not" on the same words."""
+    sought: frozenset[str] = frozenset()
+    """Content words (stems) a verb of getting, having, taking in or needing reaches within four words ("get some
+    direct sun", "also needs treatment"), to set against a "do not" on the same words; not "take" or "use", whose
+    "do not" is often about how ("do not take it on an empty stomach" is "take it with food")."""
     time_words: frozenset[str] = frozenset()
     """The words the time reading read ``times`` from ("every", "other", "day" in "every other day"): where two
     sentences differ only in such words and read as the same times, they say one time two ways."""
@@ -715,9 +757,10 @@ class ClinicalGuard:
         # is UnreadableText (the pair is uncertain), without it that step is left undone
         text = normalise_quantities(text, strict=strict)
         text = _LITOTES.sub(lambda m: m.group("plain"), text)  # "not abnormal" says "normal"
+        text = _NOT_UNLESS.sub(lambda m: f"{m.group('lead') or ''}{m.group('step')} only if", text)
         # Offsets stay those of ``lowered`` throughout: phrases already read are blanked, never cut out.
         lowered = _LIST_MARKER.sub(lambda m: " " * len(m.group()), text.lower().replace("’", "'"))
-        lowered = _PHONE.sub(lambda m: " " * len(m.group()), lowered)
+        lowered = _PHONE.sub(lambda m: " " * len(m.group()), _EMERGENCY_NUMBER.sub("sos", lowered))
         drug_mentions = self._drug_mentions(text, lowered, strict)
 
         def blank(pattern: re.Pattern[str], source: str) -> str:
@@ -760,8 +803,15 @@ class ClinicalGuard:
         for day in _WEEKDAYS:
             time_mentions.extend(_Mention(day, m.start(), m.end()) for m in re.finditer(rf"\b{day}s?\b", lowered))
         times.update(m.label for m in time_mentions)
-        parts = times & _DAY_PARTS
-        if "1/day" in times and len(parts) >= 2 and not _COUNTED_ONCE.search(lowered):
+        parts = times & _DAY_PARTS | {part for meal, part in _MEAL_PARTS.items() if re.search(meal, lowered)}
+        if "1/day" in times and _EVERY_DAY.search(before_times) and (bare := _BARE_COUNT.search(lowered)):
+            # "every day, test it twice, once before breakfast and once before dinner": twice a day
+            count = _SPOKEN_COUNT.get(bare.group(1)) or float(bare.group(2))
+            times = (times - {"1/day"}) | {f"{_fmt(count)}/day"}
+            time_mentions = [
+                _Mention(f"{_fmt(count)}/day", m.start, m.end) if m.label == "1/day" else m for m in time_mentions
+            ]
+        elif "1/day" in times and len(parts) >= 2 and not _COUNTED_ONCE.search(lowered):
             # "at 8 am and 8 pm every day": "every day" says the schedule recurs, the parts say how often (not
             # where a "once" counts, or an "or" makes the parts a choice: "once a day, morning or evening")
             times = (times - {"1/day"}) | {f"{len(parts)}/day"}
@@ -883,6 +933,12 @@ class ClinicalGuard:
                 for word in _WORD.findall(match.group("rest"))
             )
             & (polarity.affirmed - polarity.negated),
+            sought=frozenset(
+                assertion.word_stem(word)
+                for match in _SEEKING.finditer(lowered)
+                for word in _WORD.findall(match.group("rest"))
+            )
+            & (polarity.affirmed - polarity.negated),
             time_words=frozenset(time_words),
         )
 
@@ -986,7 +1042,8 @@ def _negation_conflict(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict 
     )
     if flips := polarity_flips(ref.polarity, cand.polarity) - same_no:
         shown = ", ".join(sorted(ref.polarity.word(stem) for stem in flips))
-        return Conflict("negation", f"{_polarity(ref.negated)} ({shown})", f"{_polarity(cand.negated)} ({shown})")
+        says_no = bool(flips & ref.polarity.negated)  # which side says no to the flipped words, not to the sentence
+        return Conflict("negation", f"{_polarity(says_no)} ({shown})", f"{_polarity(not says_no)} ({shown})")
     one_sided = (ref.negated and not cand.polarity.negated) or (cand.negated and not ref.polarity.negated)
     refused_alike = any(
         side.polarity.negated and side.polarity.negated <= other.refused | _passed_over(other)
@@ -999,7 +1056,7 @@ def _negation_conflict(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict 
         and not ref.polarity.negated & cand.polarity.negated
     ):
         return Conflict("negation", _polarity(ref.negated), _polarity(cand.negated))
-    return _refused_and_allowed(ref, cand)
+    return _refused_and_allowed(ref, cand) or _refused_and_done(ref, cand)
 
 
 def _refused_and_allowed(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict | None:
@@ -1011,6 +1068,28 @@ def _refused_and_allowed(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflic
         if shared := (one.polarity.negated | one.refused) & other.permitted:
             shown = ", ".join(sorted(one.polarity.word(stem) for stem in shared))
             sides = (f"refused ({shown})", f"allowed ({shown})")
+            return Conflict("negation", *(sides[::-1] if flipped else sides))
+    return None
+
+
+_SEEKING = re.compile(
+    r"\b(?:get|gets|getting|got|have|has|having|enjoy|enjoys|enjoying|drink|drinks|drinking|eat|eats|eating|need|"
+    r"needs)\s+(?P<rest>(?:[a-z'-]+\s+){0,3}[a-z'-]+)"
+)
+
+
+def _refused_and_done(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict | None:
+    """A word one sentence refuses with an action that says "do not" ("avoid direct sun", "does not need
+    treatment") and the other seeks, with no "no" or refusal anywhere in it ("get some direct sun", "also needs
+    treatment"): the polarity reading sees no "no" in the refusing sentence, whose cue the action took. Only a
+    word the other sentence gets, has, takes in or needs (:attr:`ClinicalSignals.sought`): "stay out of direct
+    sun" refuses it too."""
+    for one, other, flipped in ((ref, cand, False), (cand, ref, True)):
+        if other.polarity.negated or other.refused or other.negated or other.actions & _NOT_DOING:
+            continue
+        if sought := one.refused & other.sought:
+            shown = ", ".join(sorted(one.polarity.word(stem) for stem in sought))
+            sides = (f"refused ({shown})", f"sought ({shown})")
             return Conflict("negation", *(sides[::-1] if flipped else sides))
     return None
 
@@ -1266,6 +1345,7 @@ __all__ = [
     "Instruction",
     "PairReading",
     "actions_agree",
+    "answered_sides",
     "default_guard",
     "drug_classes",
 ]

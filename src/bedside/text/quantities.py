@@ -54,15 +54,24 @@ _SPANS: tuple[tuple[str, str], ...] = (
     (r"\bhalf a day\b", "12 hours"),
     (r"\b(?:a|one) dozen\b", "12"),
     (r"\ban hour or two\b", "1 to 2 hours"),
-    (r"\ba (day|week|month|year) or two\b", r"1 to 2 \1s"),
+    (r"\b(?:a|the (?:next|coming|last|past)) (day|week|month|year) or two\b", r"1 to 2 \1s"),
+    (r"\b(for|only|just) the (?:last|past) (day|week|month|year)(?: or so)?\b", r"\1 1 \2"),
+    (r"\ba (hundred|thousand)(?= and\b)", r"one \1"),
     (r"\bone and a half\b", "1.5"),
     (r"\b(?:one|a) half of (a|an)\b", r"half \1"),
 )
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _DIGIT = "one|two|three|four|five|six|seven|eight|nine"
-_HUNDREDS_SPOKEN = re.compile(rf"\b(one|two)[- ]({_TENS})(?:[- ]({_DIGIT}))?\b", re.IGNORECASE)
+_HUNDREDS_SPOKEN = re.compile(
+    rf"\b(one|two)[- ]({_TENS})(?:[- ]({_DIGIT}))?\b|"
+    rf"(?<!\bat )(?<!\bby )(?<!\baround )(?<!\buntil )(?<!\btill )(?<!\bbefore )(?<!\bafter )(?<!\bfrom )"
+    rf"\b({_DIGIT})[- ]((?!thirty\b){_TENS})(?!(?<=forty)[- ]five\b)(?:[- ]({_DIGIT}))?\b"
+    r"(?! (?:am|pm|a\.m|p\.m|o'clock|in the|tonight|minutes?|hours?|days?|weeks?|months?|years?|times)\b)",
+    re.IGNORECASE,
+)
 """Hundreds said as two numbers, as patients read doses and readings: "one twenty-five" is 125, "one fifty" and
-"one-fifty" 150."""
+"one-fifty" 150, "seven fifty" 750, "three twenty-five" 325. From three up, not where it may be a clock time ("at
+seven thirty", "six forty-five", "eight twenty in the morning")."""
 _BARE_POINT = re.compile(rf"(?<![\w.,] )(?<![\w.,])\b(point)(?= (?:{_DIGIT}|zero|oh)\b)", re.IGNORECASE)
 """A decimal said without its leading zero ("point four milligrams"): read as "zero point four", 0.4; only where no
 word comes right before it ("at this point four of us" keeps its four)."""
@@ -96,12 +105,20 @@ _JUST_THE_ONE = re.compile(
 )
 """A count said as "just the one" ("just the one chest infection last winter" is 1), not a pronoun."""
 _PRONOUN_ONE = re.compile(
-    r"(?<!\bpoint )\bone\b(?!\s+point\s+(?:zero|one|two|three|four|five|six|seven|eight|nine)\b)", re.IGNORECASE
+    r"(?<!\bpoint )(?<!\bhundred and )(?<!\bthousand and )\bone\b"
+    r"(?!\s+point\s+(?:zero|one|two|three|four|five|six|seven|eight|nine)\b)(?!\s+(?:hundred|thousand)\b)",
+    re.IGNORECASE,
 )
-"""Every "one" but one in a decimal ("one point two" is 1.2, "eight point one" 8.1, read by text2num)."""
+"""Every "one" but one in a decimal ("one point two" is 1.2, "eight point one" 8.1, read by text2num) or in hundreds
+and thousands ("a hundred and one" is 101)."""
 _HIDDEN_ONE = "\ue000"
 _AND_A_HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)
 _HALF_A = re.compile(r"\bhalf (?:a|an) (?=[a-z])", re.IGNORECASE)
+_PACKS = re.compile(
+    r"\b(?:(\d+(?:\.\d+)?)|an?|one)\s+(?:(?:full|whole)\s+)?packs?\b(?![ -]years?\b)(?: of (?:cigarettes|smokes))?",
+    re.IGNORECASE,
+)
+"""Cigarettes counted in packs of twenty ("half a pack a day" is 10 cigarettes a day); not pack-years."""
 _ONE_OF_STRENGTH = re.compile(r"\b1 (?=\d+(?:\.\d+)? ?(?:mg|mcg|g|ml|milligrams?|micrograms?|grams?)\b)", re.IGNORECASE)
 """One pill of a strength ("one five milligram pill", read "1 5 mg pill"): the count is an article, not a number
 beside the dose."""
@@ -212,6 +229,13 @@ def _words_to_digits(text: str) -> str:
     return converted
 
 
+def _hundreds(match: re.Match[str]) -> str:
+    hundreds, tens, units = match.group(1, 2, 3) if match.group(1) else match.group(4, 5, 6)
+    return str(
+        100 * _WORD_VALUE[hundreds.lower()] + _WORD_VALUE[tens.lower()] + (_WORD_VALUE[units.lower()] if units else 0)
+    )
+
+
 def _clock(match: re.Match[str]) -> str:
     said, minutes, half = match.group(1), match.group(2), (match.group(3) or "").lower()
     hour = int(said)
@@ -250,14 +274,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
     for pattern, amount in _COMPILED_SPANS:
         text = pattern.sub(amount, text)
     text = _THOUSANDS.sub(lambda m: m.group(1).replace(",", ""), text)
-    text = _HUNDREDS_SPOKEN.sub(
-        lambda m: str(
-            100 * _WORD_VALUE[m.group(1).lower()]
-            + _WORD_VALUE[m.group(2).lower()]
-            + (_WORD_VALUE[m.group(3).lower()] if m.group(3) else 0)
-        ),
-        text,
-    )
+    text = _HUNDREDS_SPOKEN.sub(_hundreds, text)
     text = _BARE_POINT.sub(lambda m: f"zero {m.group(1)}", text)
     try:
         text = _words_to_digits(text)
@@ -267,6 +284,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
     text = _ONE_OF_STRENGTH.sub("a ", text)
     text = _AND_A_HALF.sub(lambda m: _fmt(int(m.group(1)) + 0.5), text)
     text = _HALF_A.sub("0.5 ", text)
+    text = _PACKS.sub(lambda m: f"{_fmt(float(m.group(1) or 1) * 20)} cigarettes", text)
 
     def interval(match: re.Match[str]) -> str:
         hours = float(match.group(1) or match.group(2))

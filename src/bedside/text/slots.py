@@ -113,7 +113,9 @@ _SCOPE = re.compile(
 _SCOPE_VALUE = {"24-hour period": "day", "24 hour period": "day", "1 day period": "day"}
 """How a day is said ("1 day period" is "a 24-hour period" once bedside.text.quantities has read it); a scope said
 without "per" (``once``: "at any one time") is a dose."""
-_NEGATIVE_WORD = re.compile(r"\b(?:no|not|non|never)\b")
+_NEGATIVE_WORD = re.compile(r"\b(?:no|not|non|never|nothing(?! to\b))\b")
+"""A "no" inside an opposite's phrase ("no longer contagious", "nothing concerning") belongs to the phrase, not the
+sentence; "nothing to worry about" keeps its "no", which the negation rules weigh against a warning."""
 _FILLER = frozenset(
     [
         "the",
@@ -233,11 +235,17 @@ _GOT_TO_DO = re.compile(rf"\b(?:have|has|ask|let|get)\s+(?:{_OTHER})\s+(?:to\s+)
 """Someone else made to do it: "please have your husband give the glucagon"."""
 _SELF = re.compile(r"(?<!your )(?<!the )(?<!a )\b(?P<verb>[a-z]+) yourself\b")
 """The patient named after the verb: "give yourself the injection"."""
+_ADVERB = r"(?:(?:always|also|just|now|then|first|gently|carefully|only|still|never|usually|simply)\s+)?"
+_IMPERATIVE = re.compile(rf"^\W*(?:please\s+)?{_ADVERB}(?P<verb>[a-z]+)\b|\bplease\s+{_ADVERB}(?P<after>[a-z]+)\b")
+"""An instruction's first word, or the word after "please": the patient is to do it ("Please call our nurse on
+Monday" against "Our nurse will call you on Monday"). A first word that is no verb ("Your", "If") names no step
+the other sentence gives a doer, so it reads as nothing."""
 _NOT_A_VERB = frozenset(
     re.findall(
         r"[a-z]+",
         "be is are was were been am have has had do does did not also only then still now just both the a an your "
-        "it this that to with for of in on at by and or but so if when one them him her me us",
+        "it this that to with for of in on at by and or but so if when one them him her me us always never usually "
+        "first gently carefully simply",
     )
 )
 
@@ -278,10 +286,10 @@ def _modalities(lowered: str) -> set[Slot]:
 def _actors(lowered: str) -> set[Slot]:
     """``("actor", verb stem, "care"|"patient"|"other")`` for each step whose doer the sentence names."""
     found: set[Slot] = set()
-    readings = [*_ACTOR, (_GOT_TO_DO, "other"), (_SELF, "patient")]
+    readings = [*_ACTOR, (_GOT_TO_DO, "other"), (_SELF, "patient"), (_IMPERATIVE, "patient")]
     for pattern, value in readings:
         for match in pattern.finditer(lowered):
-            verb = match.group("verb")
+            verb = match.group("verb") or match.groupdict().get("after")
             if verb not in _NOT_A_VERB:
                 found.add(("actor", word_stem(verb), value))
     return found
@@ -415,6 +423,8 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
         if pattern.search(lowered):
             slots.add(("direction", "", value))
     slots.update(_order(lowered))
+    slots.update(_spacing(lowered))
+    slots.update(_coverage(lowered))
     slots.update(_preference(lowered))
     slots.update(_actors(lowered))
     slots.update(_modalities(lowered))
@@ -439,6 +449,54 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
                 value = "without"
             slots.update((kind, key, value) for key in _keys(match.group("rest")))
     return frozenset(slots), lowered
+
+
+_APART = re.compile(
+    r"\b(?:wait|waiting|leave|leaving|allow|allowing|gap of|space|spacing)\b[^,.;]{0,40}?\bbetween\b|"
+    r"\bspace (?:them|it|the [a-z]+|your [a-z]+) out\b|\bseparately\b|\bat (?:separate|different) times\b"
+)
+_TOGETHER = re.compile(
+    r"\bat the same time\b(?! (?:each|every|of)\b)|\bsimultaneously\b|\bback[- ]to[- ]back\b|"
+    r"\b(?:them|both|these|those|the two(?: [a-z]+)?) (?:in )?together\b|"
+    r"\b(?:one )?right after (?:each other|the other)\b|\bin one go\b"
+)
+"""Two doses or drops given at once. "together" only of the two things ("put them in together"): "because together
+they slow your breathing" gives nothing at once."""
+_NOT_BEFORE = re.compile(r"\b(?:not|never|no)\b(?:\s+[\w']+){0,5}\s*$|n't(?:\s+[\w']+){0,5}\s*$")
+"""A "not" within five words before a "together" in its own clause: "do not put them in at the same time"."""
+
+
+_ALL_TIMES = re.compile(
+    r"\bat all times\b|\ball the time\b|\baround the clock\b|\bday and night\b|\bnight and day\b|"
+    r"\b24 hours a day\b|\ball day and (?:all )?night\b|\bevery day, including\b|\b(?:day|night)s? included\b"
+)
+_SOME_TIMES = re.compile(
+    r"\bonly (?:at|during|in|on|when|while|for|overnight|at night)\b|"
+    r"\b(?:at night|overnight|during the day|in the daytime|at bedtime|in the (?:morning|evening)s?|on [a-z]+ days|"
+    r"when [a-z]+ing) only\b"
+)
+
+
+def _coverage(lowered: str) -> set[Slot]:
+    """``("coverage", "", "all"|"some")``: worn, used or kept up at all times ("at all times, including at
+    night", "around the clock") or only at some ("at night only", "only during the day")."""
+    alls, somes = bool(_ALL_TIMES.search(lowered)), bool(_SOME_TIMES.search(lowered))
+    if alls == somes:
+        return set()
+    return {("coverage", "", "all" if alls else "some")}
+
+
+def _spacing(lowered: str) -> set[Slot]:
+    """``("spacing", "", "apart"|"together")``: two doses or drops kept apart ("wait five minutes between the two
+    eye drops") or given at once ("put them in at the same time"); "don't use them together" keeps them apart."""
+    found: set[Slot] = set()
+    if _APART.search(lowered):
+        found.add(("spacing", "", "apart"))
+    for match in _TOGETHER.finditer(lowered):
+        clause = re.split(r"[,;:]|\b(?:because|since|as|so|but|and)\b", lowered[: match.start()])[-1]
+        negated = _NOT_BEFORE.search(clause)
+        found.add(("spacing", "", "apart" if negated else "together"))
+    return found
 
 
 def _order(lowered: str) -> set[Slot]:
