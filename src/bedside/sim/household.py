@@ -88,6 +88,7 @@ _PLACES = (
 """Kinds of place, each another way of living than the rest: a shelter, a care home, student halls, one's own
 home, someone else's home."""
 _WORD = re.compile(r"[a-z']+")
+_OWNERS = frozenset({"my", "our", "his", "her", "their"})
 
 
 @dataclass(frozen=True)
@@ -109,18 +110,13 @@ def _people(phrase: str, first_person: bool) -> set[str]:
     for word in _WORD.findall(phrase.lower()):
         if word in ("no", "not", "without"):
             refused = True
-            continue
-        if word in ("my", "our", "his", "her", "their", "a", "an", "the", "me", "i", "and", "other"):
-            if word in ("my", "our", "his", "her", "their"):
-                owner = word
-            continue
-        mine = (owner in ("my", "our") or not first_person) and not refused
-        if word in _KIN and mine:
-            found.add(_KIN[word])
-        elif word in _GROUPS and mine:
-            found.update(_GROUPS[word] or ("anyone",))
-        elif word.endswith("'s"):  # "my cousin's place": a host, not a household member
-            continue
+        elif word in _OWNERS:
+            owner = word
+        elif (owner in ("my", "our") or not first_person) and not refused:
+            if word in _KIN:
+                found.add(_KIN[word])
+            elif word in _GROUPS:
+                found.update(_GROUPS[word] or ("anyone",))
     return found
 
 
