@@ -21,7 +21,7 @@ from bedside.text.quantities import normalise_quantities
         ("every 12 hours", "twice a day"),
         ("q8h", "three times a day"),
         ("130 over 80", "130/80"),
-        ("a hundred and two point five", "a 102.5"),
+        ("a hundred and two point five", "102.5"),
         ("one twenty-five micrograms", "125 mcg"),
         ("a quarter of an hour", "15 minutes"),
         ("3.2 kg", "3,200 grams"),
