@@ -167,6 +167,16 @@ FROZEN = {
     ): "da2d109a50b9a439167973a31513e4ecdc150563e2018e066dc80c8d9eac3e1a",
     ("bedside.sim", "fidelity_heldout_28.jsonl"): "df920bc2e0a13b1592c7804a1a57c0e56de2514c44008de9360826a948a9ee2c",
     ("bedside.sim", "fidelity_heldout_29.jsonl"): "626b3065c7d1551893190e6f0e1c81f190f5ff31976273282a2ab38e319fcb19",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_31.jsonl",
+    ): "a4b5bf8993ae624edbfcba746414244a940723b6b194583df0457d169f5b30f5",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_32.jsonl",
+    ): "6f145f07e7d27be30b93e6f4d60d8951301c1fc0b7446ee51396efd5ca2b8338",
+    ("bedside.sim", "fidelity_heldout_30.jsonl"): "70923bbc26c5cc2e771bb50fe92a1a3cb1bbb1d6556a7e95e65cec09bfa62da1",
+    ("bedside.sim", "fidelity_heldout_31.jsonl"): "85e94b08af15e9a76643e05fdd7791a9628c41ba27c4d572fe55bc57cf023471",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -237,6 +247,8 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # a paraphrase, found by totals with each change taken back
         ("held out 23", (46, 27, 14, 27)),
         ("held out 24", (52, 32, 8, 32)),  # first 52, 32, 8, 32 (561eb61), unread
+        ("held out 25", (36, 28, 24, 28)),  # first 36, 28, 24, 28 (5f4f2d0), unread
+        ("held out 26", (49, 36, 11, 36)),  # first 49, 36, 11, 36 (5f4f2d0), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -293,6 +305,8 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 22", (17, 17, 25)),  # first 19, 19, 24 (df9335e), unread
         ("held out 23", (9, 9, 27)),  # first 10, 10, 28 (561eb61), unread; -1 paraphrase (see above)
         ("held out 24", (5, 5, 30)),  # first 5, 5, 30 (561eb61), unread
+        ("held out 25", (18, 18, 27)),  # first 18, 18, 27 (5f4f2d0), unread
+        ("held out 26", (7, 7, 36)),  # first 7, 7, 36 (5f4f2d0), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -363,6 +377,8 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-30i": ((32, 14), (27, 13)),  # first (32, 15), (25, 13) (df9335e)
         "outside-written 2026-11-30j": ((37, 12), (34, 13)),  # first (36, 15), (31, 14) (561eb61)
         "outside-written 2026-11-30k": ((35, 7), (39, 16)),  # first (34, 9), (38, 18) (561eb61)
+        "outside-written 2026-11-30l": ((38, 6), (38, 13)),  # first (38, 6), (38, 13) (5f4f2d0)
+        "outside-written 2026-11-30m": ((38, 8), (34, 23)),  # first (38, 8), (34, 23) (5f4f2d0)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -505,6 +505,19 @@ BUILTIN_SENTENCE_SETS = (
         "only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_29.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-30l",
+        "written by a thirtieth writer who never read the rules nor any other set (rheumatology and skin); "
+        "measured once with the rules of 5f4f2d0, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_30.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30m",
+        "written by a thirty-first writer who never read the rules nor any other set (neurology, rehabilitation, "
+        "travel and occupational health); measured once with the rules of 5f4f2d0, before any later change, "
+        "totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_31.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

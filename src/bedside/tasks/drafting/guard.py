@@ -307,6 +307,22 @@ BUILTIN_SETS = (
         "paraphrases kept 32/40; 8 of 60 reversed pairs matched, 5 with --uncertain reject, which kept 30 of 40 "
         "paraphrases) and after the same round, totals only (its errors unread), frozen",
     ),
+    (
+        "outside-written, held out 25",
+        "guard_heldout_31.jsonl",
+        "written 2026-11-30 by a thirtieth writer who never read the rules nor any other set (heart procedures, "
+        "blood thinners, wound, drain and ostomy care); measured with the rules of 5f4f2d0 (rejection 36/60, 18 "
+        "passed silently; paraphrases kept 28/40; 24 of 60 reversed pairs matched, 18 with --uncertain reject, "
+        "which kept 27 of 40 paraphrases), totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 26",
+        "guard_heldout_32.jsonl",
+        "written 2026-11-30 by a thirty-first writer who never read the rules nor any other set (older adults, "
+        "palliative and hospice care, home infusions); measured with the rules of 5f4f2d0 (rejection 49/60, 7 "
+        "passed silently; paraphrases kept 36/40; 11 of 60 reversed pairs matched, 7 with --uncertain reject, which "
+        "kept 36 of 40 paraphrases), totals only (its errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
