@@ -120,8 +120,9 @@ def test_paraphrases_of_the_same_shapes_pass_the_guard_and_still_match(judged_by
 def test_whole_set_rejection_and_recall() -> None:
     result = evaluate_guard(PAIRS)
     assert result.total.rejection == 1.0
-    assert result.total.kept >= result.total.paraphrases - 1  # the one known miss: "avoid bed rest"
-    assert [p.id for p, _ in result.rejected] == ["c24-4"]
+    # the known misses: "avoid bed rest", and "a 90-day refill" for "supply" (unrelated words to WordNet)
+    assert result.total.kept >= result.total.paraphrases - 2
+    assert sorted(p.id for p, _ in result.rejected) == ["c16-2", "c24-4"]
     assert {g.group for g in result.groups} >= {*NEW_KINDS, "list numbering"}
 
 
@@ -190,21 +191,21 @@ def test_guard_eval_on_a_copy_of_a_held_out_file_keeps_its_errors_unread(tmp_pat
     from bedside.cli import app
 
     copy = tmp_path / "pairs.jsonl"
-    copy.write_bytes((resources.files("bedside.tasks.drafting") / "data" / "guard_heldout_17.jsonl").read_bytes())
+    copy.write_bytes((resources.files("bedside.tasks.drafting") / "data" / "guard_heldout_19.jsonl").read_bytes())
     result = CliRunner().invoke(app, ["drafting", "guard-eval", "--no-matcher", "--pairs", str(copy)])
     assert result.exit_code == 0, result.output
-    assert "outside-written, held out 12: a held-out set, totals only" in result.output
-    leaked = bool(re.search(r"\bg17-\d{3}\b", result.output))  # a bool: a failure must not print the output
+    assert "outside-written, held out 14: a held-out set, totals only" in result.output
+    leaked = bool(re.search(r"\bg19-\d{3}\b", result.output))  # a bool: a failure must not print the output
     assert not leaked, "a copy of a held-out file printed its pairs"
     shown = CliRunner().invoke(
         app, ["drafting", "guard-eval", "--no-matcher", "--pairs", str(copy), "--show-held-out-errors"]
     )
     # asked for: a development set from then on (a bool first: a failing assertion would print the output)
-    printed = bool(re.search(r"\bg17-\d{3}\b", shown.output))
+    printed = bool(re.search(r"\bg19-\d{3}\b", shown.output))
     assert printed, "asked for, the copy's errors were not shown"
     copy.write_bytes(copy.read_bytes() + b"\n")  # not the same bytes: the user's own pairs, errors shown
     own = CliRunner().invoke(app, ["drafting", "guard-eval", "--no-matcher", "--pairs", str(copy)])
-    printed = bool(re.search(r"\bg17-\d{3}\b", own.output))
+    printed = bool(re.search(r"\bg19-\d{3}\b", own.output))
     assert printed, "a file that is not a shipped held-out set had its errors hidden"
 
 
@@ -262,8 +263,9 @@ def test_guard_eval_lists_the_matchers_own_errors_on_your_pairs(tmp_path: Path) 
 
     pairs = tmp_path / "pairs.jsonl"
     rows = [
-        {"id": "u1", "reference": "Walk slowly for ten minutes after each meal.",
-         "candidate": "Walk briskly for ten minutes after each meal.", "match": False, "kind": "pace"},
+        {"id": "u1", "reference": "You must have someone stay with you tonight after the sedation.",
+         "candidate": "You may have someone stay with you tonight after the sedation.", "match": False,
+         "kind": "modality"},
         {"id": "k1", "reference": "Take it every morning.", "candidate": "Take it every morning.", "match": True,
          "kind": "same"},
     ]  # fmt: skip
@@ -273,8 +275,8 @@ def test_guard_eval_lists_the_matchers_own_errors_on_your_pairs(tmp_path: Path) 
     assert "reversed pairs matched 1.000 (1/1)" in result.output
     # one line a matcher error; the paraphrase k1 is matched, as it should be, so it is not listed
     assert _matcher_errors(result.output) == [
-        "reversed pair matched (pace) by the default matcher u1: 'Walk slowly for ten minutes after each meal.' / "
-        "'Walk briskly for ten minutes after each meal.'"
+        "reversed pair matched (modality) by the default matcher u1: 'You must have someone stay with you tonight "
+        "after the sedation.' / 'You may have someone stay with you tonight after the sedation.'"
     ]
     refused = CliRunner().invoke(
         app, ["drafting", "guard-eval", "--pairs", str(pairs), "--uncertain", "reject"], env={"COLUMNS": "300"}
@@ -327,18 +329,18 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     own = line_with(result.output, "bedside's own: hard-negative rejection")
     assert "1.000 (174/174) [95% CI 0.978-1.000]" in own
-    assert "paraphrase recall 0.993 (147/148)" in own
+    assert "paraphrase recall 0.986 (146/148)" in own
     outside = line_with(result.output, "outside-written, dev 2: hard-negative rejection")  # never pooled
     assert re.search(r"rejection \d\.\d{3} \(\d+/60\) \[95% CI", outside), outside
     # a held-out set's errors stay unread unless asked for: no pair of it is printed
     assert "missed (" in result.output  # the dev set's misses are shown
-    leaked = bool(re.search(r"\bg(?:1[7-9]|2[1-9]|3[0-2])-\d{3}\b", result.output))  # the held-out pairs stay unread
+    leaked = bool(re.search(r"\bg(?:19|2[1-9]|3[0-2])-\d{3}\b", result.output))  # the held-out pairs stay unread
     assert not leaked, "a held-out set's pairs were printed"
-    assert "outside-written, held out 12: a held-out set, totals only" in result.output
+    assert "outside-written, held out 14: a held-out set, totals only" in result.output
     shown = CliRunner().invoke(
         app, ["drafting", "guard-eval", "--no-matcher", "--show-held-out-errors"], env={"COLUMNS": "300"}
     )
-    printed = bool(re.search(r"missed \([^)]+\) g17-\d{3}", shown.output))  # a bool: no output in a failure
+    printed = bool(re.search(r"missed \([^)]+\) g19-\d{3}", shown.output))  # a bool: no output in a failure
     assert printed, "asked for, the held-out sets' errors were not shown"
     data = json.loads(CliRunner().invoke(app, ["drafting", "guard-eval", "--json"]).output)
     mine, _, theirs, *_ = data["sets"]
@@ -360,8 +362,8 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
         "outside-written, dev 14",
         "outside-written, dev 15",
         "outside-written, dev 16",
-        "outside-written, held out 12",
-        "outside-written, held out 13",
+        "outside-written, dev 17",
+        "outside-written, dev 18",
         "outside-written, held out 14",
         "outside-written, held out 15",
         "outside-written, held out 16",

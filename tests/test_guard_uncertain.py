@@ -183,7 +183,7 @@ def test_a_brand_and_its_generic_are_no_gap() -> None:
     ("reference", "candidate"),
     [
         ("Keep taking your statin every evening.", "Keep taking your atorvastatin every evening."),  # class, member
-        ("Rest your knee for the first two days.", "Ice your knee for the first two days."),
+        ("Use your CPAP machine every night.", "Use your BiPAP machine every night."),  # words WordNet lacks
     ],
 )
 def test_other_words_stay_uncertain(guard: ClinicalGuard, reference: str, candidate: str) -> None:

@@ -220,19 +220,24 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # first 43, 26, 16, 26; 48, 30, 12, 30 at 1e34877 and 47, 32, 13, 32 at df9335e (the round of a no's reach
         # traded a rejection for two paraphrases), unread until then
         ("dev 13", (51, 35, 9, 35)),
-        ("dev 14", (50, 36, 10, 36)),  # first 43, 32, 17, 32; 48, 35, 12, 35 at df9335e, unread until then
+        # "each night" read as once a day (2026-11-30, the round of unrelated words) made one paraphrase a conflict:
+        # its "start tonight" is bound to the inhaler's other step; three paraphrases elsewhere agree for it
+        ("dev 14", (50, 35, 10, 35)),  # first 43, 32, 17, 32; 48, 35, 12, 35 at df9335e, unread until then
         # unread: first measurement, then the floor after the round of 2026-11-30 (at ee73d86 in brackets)
         # first 45, 28, 15, 27 (47, 28, 13, 27 at ee73d86); 50, 34, 10, 33 at 561eb61, unread until then
         ("dev 15", (54, 38, 6, 37)),
         # first 43, 26, 17, 26 (44, 27, 16, 27 at ee73d86); 46, 35, 14, 35 at 561eb61, unread until then
         ("dev 16", (54, 37, 6, 37)),
-        ("held out 12", (44, 35, 16, 34)),  # first 38, 32, 22, 31 (44, 32, 16, 31)
-        ("held out 13", (40, 36, 20, 35)),  # first 35, 33, 25, 32 (e340556)
+        # first 38, 32, 22, 31 (44, 32, 16, 31); 44, 35, 16, 34 at 5f4f2d0, unread until then (held out 12)
+        ("dev 17", (47, 35, 13, 34)),
+        ("dev 18", (49, 36, 11, 35)),  # first 35, 33, 25, 32 (e340556); 40, 36, 20, 35 at 5f4f2d0 (held out 13)
         # its writer was told the kinds the rules read and asked for subtler changes: the rules' floor on text
         # written against them; first 19, 33, 41, 33 (0ca9e27)
-        ("held out 14", (21, 34, 39, 34)),
-        ("held out 15", (46, 37, 14, 37)),  # sealed through the synonym round; 46, 34, 14, 34 before this one
-        ("held out 16", (49, 33, 11, 33)),  # first 46, 32, 14, 32 (the synonym round's rules)
+        # the unrelated reading (the round of 2026-11-30 that read dev 17 and dev 18) traded a paraphrase here for two
+        # rejections; over the thirteen unread sets it gained 8 rejections and 8 reversed pairs fewer matched for it
+        ("held out 14", (23, 33, 37, 33)),
+        ("held out 15", (50, 37, 10, 37)),  # sealed through the synonym round; 46, 34, 14, 34 before this one
+        ("held out 16", (50, 33, 10, 33)),  # first 46, 32, 14, 32 (the synonym round's rules)
         ("held out 17", (51, 35, 9, 34)),  # first 49, 31, 11, 30 (ee73d86), measured again after the round
         ("held out 18", (51, 30, 9, 28)),  # first 47, 27, 13, 25 (889e3b8), unread
         ("held out 19", (51, 34, 9, 34)),  # first 50, 29, 10, 29 (1e34877), unread
@@ -241,13 +246,13 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # 2026-11-30) cost it a paraphrase for a rejection, found by totals with each change taken back (over the
         # thirteen unread sets that reading gained 5 rejections for the one paraphrase)
         ("held out 21", (40, 31, 20, 31)),
-        ("held out 22", (41, 25, 19, 25)),  # first 39, 24, 21, 24 (df9335e), unread
+        ("held out 22", (41, 26, 19, 26)),  # first 39, 24, 21, 24 (df9335e), unread
         # first 45, 28, 15, 28 (561eb61), unread; a verb in a "when I ..." clause read as background (the round of
         # who acts, what is kept and what is avoided) cost it a paraphrase, and gained held out 22 a rejection and
         # a paraphrase, found by totals with each change taken back
         ("held out 23", (46, 27, 14, 27)),
         ("held out 24", (52, 32, 8, 32)),  # first 52, 32, 8, 32 (561eb61), unread
-        ("held out 25", (36, 28, 24, 28)),  # first 36, 28, 24, 28 (5f4f2d0), unread
+        ("held out 25", (37, 28, 23, 28)),  # first 36, 28, 24, 28 (5f4f2d0), unread
         ("held out 26", (49, 36, 11, 36)),  # first 49, 36, 11, 36 (5f4f2d0), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
@@ -275,7 +280,9 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
     # (reversed pairs passed silently of 60, reversed matched / paraphrases matched of 60 / 40 with
     # uncertain=reject)
     floors = (
-        ("dev", (0, 0, 32)),  # first 2, 2, 28
+        # alternate days read as every 2 days (2026-11-30) left one paraphrase a small change with words the rules
+        # cannot compare ("change the" / "put a fresh"): uncertain, so refused by --uncertain reject
+        ("dev", (0, 0, 31)),  # first 2, 2, 28
         ("dev 2", (1, 1, 24)),  # first 12, 12, 21
         ("dev 3", (0, 0, 24)),  # first 4, 4, 16
         ("dev 4", (1, 1, 26)),  # first 4, 4, 20
@@ -289,20 +296,20 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 11", (4, 4, 35)),  # first 7, 7, 30 (unread then)
         ("dev 12", (1, 1, 29)),  # first 4, 3, 27 (unread then)
         ("dev 13", (6, 6, 30)),  # first 12, 11, 23 (unread then)
-        ("dev 14", (7, 7, 34)),  # first 9, 9, 31 (unread then)
+        ("dev 14", (7, 7, 33)),  # first 9, 9, 31 (unread then); one paraphrase fewer since "each night" (see above)
         ("dev 15", (3, 3, 30)),  # first 7, 7, 26 (unread then)
         ("dev 16", (4, 4, 32)),  # first 9, 9, 26 (unread then)
-        ("held out 12", (5, 5, 31)),  # unread; first 5, 5, 29
-        ("held out 13", (3, 3, 30)),  # unread; first 4, 4, 26
+        ("dev 17", (5, 5, 31)),  # first 5, 5, 29 (held out 12, unread until 2026-11-30)
+        ("dev 18", (3, 3, 31)),  # first 4, 4, 26 (held out 13, unread until 2026-11-30)
         ("held out 14", (27, 27, 25)),  # unread; first 27, 27, 22
-        ("held out 15", (4, 4, 23)),  # 18 paraphrases before the synonym round, 22 after; unread
+        ("held out 15", (4, 4, 24)),  # 18 paraphrases before the synonym round, 22 after; unread
         ("held out 16", (5, 5, 25)),  # measured once, unread
         ("held out 17", (5, 5, 30)),  # unread; 6, 6, 30 at ee73d86 and after the round of 2026-11-30
         ("held out 18", (7, 7, 24)),  # first 8, 8, 22 (889e3b8), unread
         ("held out 19", (7, 7, 32)),  # first 7, 7, 27 (1e34877), unread
         ("held out 20", (9, 9, 27)),  # first 10, 10, 27 (1e34877), unread
         ("held out 21", (14, 14, 28)),  # first 15, 15, 29 (df9335e), unread; -1 paraphrase (see above)
-        ("held out 22", (17, 17, 25)),  # first 19, 19, 24 (df9335e), unread
+        ("held out 22", (17, 17, 26)),  # first 19, 19, 24 (df9335e), unread
         ("held out 23", (9, 9, 27)),  # first 10, 10, 28 (561eb61), unread; -1 paraphrase (see above)
         ("held out 24", (5, 5, 30)),  # first 5, 5, 30 (561eb61), unread
         ("held out 25", (18, 18, 27)),  # first 18, 18, 27 (5f4f2d0), unread
@@ -350,34 +357,38 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-29g": ((36, 5), (32, 21)),  # first (30, 8), (31, 23) (fifth round)
         "outside-written 2026-11-29h": ((47, 3), (40, 15)),  # first (35, 12), (35, 23) (834b7b0)
         "outside-written 2026-11-29i": ((45, 6), (38, 10)),  # first (33, 9), (37, 17) (d18a18b)
-        "outside-written 2026-11-29j": ((43, 12), (35, 15)),  # first (37, 15), (33, 16) (cfcf7cd)
-        "outside-written 2026-11-29k": ((45, 12), (33, 12)),  # first (44, 15), (32, 14) (4193931)
-        "outside-written 2026-11-29l": ((41, 15), (34, 15)),  # first (36, 19), (34, 16) (6ea5ee4)
+        "outside-written 2026-11-29j": ((44, 10), (35, 15)),  # first (37, 15), (33, 16) (cfcf7cd)
+        "outside-written 2026-11-29k": ((47, 10), (33, 11)),  # first (44, 15), (32, 14) (4193931)
+        "outside-written 2026-11-29l": ((42, 14), (34, 15)),  # first (36, 19), (34, 16) (6ea5ee4)
         # "a couple of pills a week" read as a count (2026-11-30) turned a false contradiction into a false
         # unsupported, found by totals with each change taken back
         "outside-written 2026-11-29m": ((33, 7), (42, 17)),  # first (29, 9), (42, 20) (182aa8e)
-        "outside-written 2026-11-29n": ((34, 10), (38, 20)),  # first (33, 9), (39, 21) (e340556)
+        "outside-written 2026-11-29n": ((34, 9), (38, 20)),  # first (33, 9), (39, 21) (e340556)
         # first (32, 23), (35, 25) (0ca9e27); "twice weekly" read as a rate (2026-11-30) turned a false contradiction
         # into a false unsupported, found by totals with each change taken back
         # the round of who acts, what is kept and what is avoided asked a number or a span said of no subject the
         # fact shares for a near fact (CombinedThresholds.measure_unshared): here it traded a contradiction and
         # three false unsupported for six false contradictions fewer and four unsupported more
         "outside-written 2026-11-29o": ((36, 16), (39, 26)),
-        "outside-written 2026-11-30": ((39, 14), (36, 10)),  # first (33, 18), (32, 15) (fa1419f)
-        "outside-written 2026-11-30b": ((40, 9), (35, 14)),  # first (34, 13), (34, 19) (synonym round)
+        # an age read as no span of time (2026-11-30, the round of unrelated words) turned a contradiction here into a
+        # false unsupported; over the seventeen unread sets it caught one fewer and made one false contradiction fewer
+        "outside-written 2026-11-30": ((40, 13), (36, 11)),  # first (33, 18), (32, 15) (fa1419f)
+        # "every morning" read as once a day (the same round) made an unsupported sentence here a false contradiction
+        # and cost an unsupported one; over the seventeen unread sets it caught 5 more contradictions for it
+        "outside-written 2026-11-30b": ((40, 10), (34, 14)),  # first (34, 13), (34, 19) (synonym round)
         "outside-written 2026-11-30c": ((32, 12), (34, 14)),  # first (24, 15), (33, 19) (synonym round)
         # who the patient lives with (sim/household.py) cost it a contradiction and two false unsupported for a
         # false contradiction fewer, and 2026-11-30e a false contradiction; over the seventeen unread sets it
         # caught 15 more for those, found by totals with the reading taken back
-        "outside-written 2026-11-30d": ((36, 7), (37, 24)),  # first (35, 11), (35, 22) (ee73d86)
-        "outside-written 2026-11-30e": ((38, 10), (38, 15)),  # first (36, 10), (38, 18) (889e3b8)
+        "outside-written 2026-11-30d": ((37, 7), (37, 24)),  # first (35, 11), (35, 22) (ee73d86)
+        "outside-written 2026-11-30e": ((38, 10), (38, 14)),  # first (36, 10), (38, 18) (889e3b8)
         "outside-written 2026-11-30f": ((40, 21), (28, 14)),  # first (38, 24), (27, 14) (1e34877)
         "outside-written 2026-11-30g": ((33, 14), (38, 22)),  # first (28, 16), (36, 28) (1e34877)
-        "outside-written 2026-11-30h": ((35, 15), (31, 11)),  # first (35, 15), (31, 12) (df9335e)
+        "outside-written 2026-11-30h": ((36, 15), (31, 11)),  # first (35, 15), (31, 12) (df9335e)
         "outside-written 2026-11-30i": ((32, 14), (27, 13)),  # first (32, 15), (25, 13) (df9335e)
-        "outside-written 2026-11-30j": ((37, 12), (34, 13)),  # first (36, 15), (31, 14) (561eb61)
-        "outside-written 2026-11-30k": ((35, 7), (39, 16)),  # first (34, 9), (38, 18) (561eb61)
-        "outside-written 2026-11-30l": ((38, 6), (38, 13)),  # first (38, 6), (38, 13) (5f4f2d0)
+        "outside-written 2026-11-30j": ((38, 12), (34, 13)),  # first (36, 15), (31, 14) (561eb61)
+        "outside-written 2026-11-30k": ((36, 7), (39, 16)),  # first (34, 9), (38, 18) (561eb61)
+        "outside-written 2026-11-30l": ((38, 6), (38, 12)),  # first (38, 6), (38, 13) (5f4f2d0)
         "outside-written 2026-11-30m": ((38, 8), (34, 23)),  # first (38, 8), (34, 23) (5f4f2d0)
     }
     for labelled in BUILTIN_SENTENCE_SETS:

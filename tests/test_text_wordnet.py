@@ -112,9 +112,10 @@ def test_an_antonym_beside_a_negation_or_said_both_ways_is_not_read_as_a_swap(re
 def test_sentences_that_differ_throughout_are_not_searched_for_antonyms() -> None:
     """Only the small, local change of an otherwise identical sentence is read: in a rewording, "up" in "throw
     up" and "down" in "keep it down" are not opposites."""
-    swapped, kin, _ = read_change(
+    change = read_change(
         "If you are throwing up and cannot keep fluids in, come to the clinic today.",
         "If you can't keep anything down, please come to see us today.",
     )
-    assert swapped == []
-    assert kin == []
+    assert change.opposites == []
+    assert change.kin == []
+    assert change.replaced == []

@@ -351,8 +351,8 @@ class ContradictionRules:
         about_it = answered or cosine >= limits.measure_unshared
         if unheard and fact_numbers and not my_numbers <= fact_numbers and about_it:
             yield "number", f"{_show(fact_numbers)} vs {_show(my_numbers)}"
-        for kind in ("span", "short", "moment"):
-            if not about_it or (kind == "moment" and not answered):
+        for kind in ("span", "short", "moment", "age"):
+            if not about_it or (kind in ("moment", "age") and not answered):
                 # "my knuckles are stiff in the mornings" says nothing against "ankle swelling at night"; an answer
                 # shares its subject through the question ("When do you take it?" "In the evening.")
                 continue
@@ -599,7 +599,10 @@ def _time_kind(label: str) -> str:
     """A span (a duration of days or longer, "90 day", or a rate "2/day", "every 2 week", "as needed", which can
     disagree with each other: "I still smoke a pack a day" against "I stopped two years ago"), a short span ("20
     minute", "2 hour") or a moment ("evening", "tomorrow"); only two of one kind disagree ("for three months"
-    says nothing against "at night", nor "about two minutes" against "yesterday afternoon")."""
+    says nothing against "at night", nor "about two minutes" against "yesterday afternoon"); or an age ("age
+    58 year"), compared only with another age, in answer to a question (a child's age is not the patient's)."""
+    if label.startswith("age "):
+        return "age"
     if "/" in label or label == "as needed" or label.startswith("every "):
         return "span"
     parts = label.split()

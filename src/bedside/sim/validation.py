@@ -402,13 +402,15 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-29j",
         "written by a thirteenth writer who never read the rules nor any other set; measured once with the rules of "
-        "cfcf7cd, before any later change, totals only, frozen",
+        "cfcf7cd, before any later change, totals only, frozen; its errors were read on 2026-11-30 for the round "
+        "of unrelated words, ages, spoken years and once a day: a development set",
         SENTENCE_SET.with_name("fidelity_heldout_13.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-29k",
         "written by a fourteenth writer who never read the rules nor any other set; measured once with the rules "
-        "of 4193931, before any later change, totals only, frozen",
+        "of 4193931, before any later change, totals only, frozen; its errors were read on 2026-11-30 for the same "
+        "round: a development set",
         SENTENCE_SET.with_name("fidelity_heldout_14.jsonl"),
     ),
     SentenceSet(

@@ -53,7 +53,7 @@ from typing import NamedTuple
 from bedside.text.assertion import FUNCTION_WORDS, word_stem
 from bedside.text.language import LanguageReaderFailed, foreign_language
 from bedside.text.quantities import UnreadableText, normalise_quantities
-from bedside.text.wordnet import lemmas_of, opposed, siblings, synonymous
+from bedside.text.wordnet import lemmas_of, opposed, opposed_senses, siblings, synonymous, unrelated
 
 MAX_CHARS = 2000
 """Longest sentence read; a longer "sentence" is a paste or a run-on the rules would read wrongly."""
@@ -232,6 +232,8 @@ class Change(NamedTuple):
     """Words swapped for their WordNet antonym: ("left", "right")."""
     kin: list[tuple[str, str, str]]
     """One noun swapped for another kind of the same thing: ("feet", "hands", "extremity")."""
+    replaced: list[tuple[str, str]]
+    """Words swapped for words WordNet relates in no way: ("drops", "cups")."""
     gap: str | None
     """Why the pair cannot be vouched for, or None."""
 
@@ -250,7 +252,12 @@ def read_change(
     :class:`UnreadableText` when a quantity library fails on either sentence."""
     ours, theirs = _words(reference), _words(candidate)
     blocks = _changed_blocks(ours, theirs) or []
-    return Change(_antonyms(blocks), _kin(blocks, said_otherwise), _gap(ours, theirs, blocks, said_otherwise))
+    return Change(
+        _antonyms(blocks),
+        _kin(blocks, said_otherwise),
+        _replaced(blocks, said_otherwise),
+        _gap(ours, theirs, blocks, said_otherwise),
+    )
 
 
 NEGATION_ALIGN = 1 / 3
@@ -329,6 +336,9 @@ def _antonyms(blocks: list[tuple[list[str], list[str]]]) -> list[tuple[str, str]
         if _REFLEXIVE & {*a, *b}:
             continue  # "give yourself the insulin" is "take your insulin": giving to oneself is taking
         pair = opposed(a, b) or next(((x, y) for x in a for y in b if prefix_opposed(x, y)), None)
+        ours, theirs = [w for w in a if w not in FUNCTION_WORDS], [w for w in b if w not in FUNCTION_WORDS]
+        if pair is None and len(ours) == len(theirs) == 1 and opposed_senses(ours[0], theirs[0]):
+            pair = (ours[0], theirs[0])  # "temporary" / "permanent": a synonym of one's antonym
         if pair is None and (a, b) in ((["non"], []), ([], ["non"])):
             pair = (_shown(a), _shown(b))  # "non-contagious" / "contagious": the hyphen splits the word
         if pair is not None:
@@ -355,6 +365,50 @@ def _kin(
             continue
         if kind := siblings(ours[0], theirs[0]):
             found.append((ours[0], theirs[0], kind))
+    return found
+
+
+_QUANTIFIERS = frozenset(re.findall(r"\w+", "each every all any some most many much few several other another"))
+"""Words that say how many or which: the number and scope rules' to read, not WordNet's ("each" / "every")."""
+_MODALS = frozenset(re.findall(r"\w+", "must should shall ought need needs have has had got"))
+"""Words that say how binding a step is ("you need to" / "you must"): WordNet reads "must" as grape juice."""
+_PARTICLES = frozenset(re.findall(r"\w+", "up out off down away back over through along around"))
+"""A phrasal verb's particle: WordNet lists few phrasal verbs ("reach out" to call), so a stretch holding one is
+not read word by word."""
+
+
+def _replaced(
+    blocks: list[tuple[list[str], list[str]]], said_otherwise: Callable[[list[str], list[str]], bool] | None
+) -> list[tuple[str, str]]:
+    """Changed stretches that each hold one content word (or a two-word name WordNet lists: "orange juice"), the
+    two words WordNet relates in no way (:func:`bedside.text.wordnet.unrelated`: "drops" / "cups", "clear" /
+    "full", "approved" / "submitted"). Not where the change adds or drops a negation or a word that turns a
+    sentence round, nor where a stretch holds a number, a quantifier or a particle: every stretch that holds
+    content words must be such a pair, or none is read. Nor where a stretch holds a modal ("need" / "must")."""
+    if any(w in _NEGATIONS or w in _MEANING_WORDS for a, b in blocks for w in a + b):
+        return []
+    found = []
+    for a, b in blocks:
+        ours = [w for w in a if w not in FUNCTION_WORDS]
+        theirs = [w for w in b if w not in FUNCTION_WORDS]
+        if not ours and not theirs:
+            continue
+        words = ours + theirs
+        if (
+            not ours
+            or not theirs
+            or len(ours) > 2
+            or len(theirs) > 2
+            or any(any(c.isdigit() for c in w) or w in _QUANTIFIERS | _PARTICLES | _MODALS for w in words)
+            or (said_otherwise is not None and said_otherwise(a, b))
+        ):
+            return []
+        one, other = " ".join(ours), " ".join(theirs)
+        if any(len(side) == 2 and not lemmas_of(phrase) for side, phrase in ((ours, one), (theirs, other))):
+            return []
+        if not unrelated(one, other):
+            return []
+        found.append((one, other))
     return found
 
 

@@ -112,13 +112,15 @@ _FOOD_PHRASES: tuple[tuple[str, str, str | None], ...] = (
 _COMPILED_FOOD = tuple((re.compile(p), food, time) for p, food, time in _FOOD_PHRASES)
 _FOOD_FLIP = {"with food": "empty stomach", "empty stomach": "with food"}
 
-# Time phrases, most specific first; each match is blanked so its words are not read twice.
+# Time phrases, most specific first; each match is blanked so its words are not read twice. A label "a+b" is two.
 _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\b(?:twice (?:a|per|each) day|twice daily|two times (?:a|per) day|bid|b\.i\.d\.?)\b", "2/day"),
     (r"\b(?:every|each) morning and (?:every |each )?(?:evening|night)\b", "2/day"),
     (r"\b(?:three times (?:a|per) day|three times daily|tid|t\.i\.d\.?)\b", "3/day"),
     (r"\b(?:four times (?:a|per) day|four times daily|qid|q\.i\.d\.?)\b", "4/day"),
     (r"\b(?:once (?:a|per|each) day|once daily|every day|each day|daily|qd)\b", "1/day"),
+    # "just once in the morning", "once at night": the part of the day stays for the moment patterns below
+    (r"\bonce(?= (?:in the (?:morning|evening|afternoon)|at (?:night|bedtime)|before bed)\b)", "1/day"),
     (r"(?<!for )(?<!in )\b(?:a|per) day\b", "1/day"),
     (r"\b(?:just|only) (?:the )?once\b(?! (?:a|an|per|every|each|in|or)\b)", "1/day"),  # "just the once, at night"
     (r"\b(?:once (?:a|per) week|weekly|every week)\b", "1/week"),
@@ -136,8 +138,12 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\b(?:this week)\b", "this week"),
     (r"\b(?:next week)\b", "next week"),
     (r"\b(?:next month)\b", "next month"),
-    (r"\b(?:at bedtime|before bed|at nights?|nightly|in the evenings?|every evening|every night)\b", "evening"),
-    (r"\b(?:in the mornings?|every morning|each morning)\b", "morning"),
+    # "every morning" is once a day, in the morning: both labels (the moment alone would agree with "once a week"
+    # or "twice a day")
+    (r"\b(?:(?:every|each) (?:evening|night)|nightly)\b", "1/day+evening"),
+    (r"\b(?:every|each) morning\b", "1/day+morning"),
+    (r"\b(?:at bedtime|before bed|at nights?|in the evenings?)\b", "evening"),
+    (r"\bin the mornings?\b", "morning"),
 )
 _COMPILED_TIMES = tuple((re.compile(p), label) for p, label in _TIME_PHRASES)
 _CLOCK_TIME = re.compile(r"(?<![\w.:])(1[0-2]|[1-9])(?::[0-5]\d)? ?([ap])\.?m\b\.?")
@@ -795,7 +801,7 @@ class ClinicalGuard:
         lowered = blank(_EVERY_OTHER, lowered)
         for pattern, label in _COMPILED_TIMES:
             for match in pattern.finditer(lowered):
-                time_mentions.append(_Mention(label, match.start(), match.end()))
+                time_mentions.extend(_Mention(part, match.start(), match.end()) for part in label.split("+"))
             lowered = blank(pattern, lowered)
         for match in _CLOCK_TIME.finditer(lowered):
             if part := _day_part(int(match.group(1)), match.group(2)):
@@ -825,6 +831,12 @@ class ClinicalGuard:
         for index, (amount, unit) in enumerate(itertools.pairwise(words)):
             every = "every " if index > 0 and words[index - 1] == "every" else ""
             if unit in _TIME_UNITS and (value := _number(amount)) is not None:
+                if words[index + 2 : index + 3] == ["old"] or words[index + 2 : index + 4] == ["of", "age"]:
+                    # an age ("58 years old", "a 6-month-old", "40 years of age") is no span of time: a moment
+                    # of the person's life, compared as written
+                    times.add(f"age {_fmt(value)} {_TIME_UNITS[unit]}")
+                    time_words.update((amount, unit))
+                    continue
                 times.add(f"{every}{_fmt(value)} {_TIME_UNITS[unit]}")
                 time_words.update((amount, unit, every.strip()) if every else (amount, unit))
             elif unit in _TIME_UNITS and amount in ("few", "several", "couple"):
@@ -973,6 +985,10 @@ class ClinicalGuard:
                 return PairReading(
                     tuple(Conflict("kin", f"{a} ({kind})", f"{b} (another {kind})") for a, b, kind in change.kin),
                     None,
+                )
+            if change.replaced and "unrelated" not in self.without:
+                return PairReading(
+                    tuple(Conflict("unrelated", a, f"{b} (unrelated in WordNet)") for a, b in change.replaced), None
                 )
             if "number" not in self.without and (counts := recounted(reference, candidate)):
                 return PairReading((Conflict("number", *counts),), None)

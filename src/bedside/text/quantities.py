@@ -20,7 +20,10 @@ sees that:
   minutes that keeps a whole number (months and years are left as said: a month is not a fixed number of days to
   a patient);
 - an interval that divides the day becomes the frequency the rules read ("every 8 hours", "q8h", "8 hours
-  apart": three times a day), and "N times a day" keeps the words the rules read in;
+  apart": three times a day), and "N times a day" keeps the words the rules read in; alternate days are every
+  2 days ("every other night", "every second day" and "on alternate nights" are "every 2 nights"); "six days
+  out of the month" is six days a month;
+- a year said as two numbers is one ("twenty nineteen" is 2019, "nineteen eighty-five" 1985);
 - a 24-hour clock time is said with am or pm ("22:00" is "10 pm", as "nine at night" is "9 pm" to the rules);
   a range whose unit is said once gives it to both numbers ("48 to 72 hours" is "2 days to 3 days"); a mass per
   volume is compared in mg/dL ("11.2 g/dL" is "112 g/L").
@@ -89,6 +92,45 @@ _EVERY_HOURS = re.compile(r"\b(?:every|each) (\d+(?:\.\d+)?) ?(?:hours?|hrs?|h)\
 _APART = re.compile(r"\b(\d+(?:\.\d+)?) ?(minutes?|mins?|hours?|hrs?|days?|weeks?) apart\b(?! from)", re.IGNORECASE)
 """Doses or contractions "8 hours apart" come "every 8 hours" ("2 hours apart from milk" is a food rule)."""
 _TIMES_A_DAY = re.compile(r"\b([1-4]) times? (?:a|per|each|every) day\b|\b([1-4]) times daily\b", re.IGNORECASE)
+_ALTERNATE = re.compile(
+    r"\b(?:on alternate|every other|every 2nd) (day|night|morning|evening|week|month)s?\b", re.IGNORECASE
+)
+"""A dose on alternate days comes every 2 days ("every other night", "every second day", "on alternate days")."""
+
+_DAYS_OUT_OF = re.compile(r"\b(\d+(?:\.\d+)?) days? (?:out )?of (?:the|a|every|each) (week|month|year)\b", re.I)
+""""six days out of the month" is six days a month, a rate, not a span of six days."""
+_YEAR_TEENS = [
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_YEAR_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_YEAR_UNITS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+_SPOKEN_YEAR = re.compile(
+    rf"\b(nineteen|twenty)[ -](?:({'|'.join(_YEAR_TEENS)})|({'|'.join(_YEAR_TENS)})(?:[ -]({'|'.join(_YEAR_UNITS)}))?"
+    rf"|oh[ -]({'|'.join(_YEAR_UNITS)}))\b(?! vision)",
+    re.IGNORECASE,
+)
+"""A year said as two numbers ("twenty nineteen", "nineteen eighty-five", "twenty oh nine"), which text2num reads
+as two: "in twenty fifteen" is 2015, not 20 and 15."""
+
+
+def _spoken_year(match: re.Match[str]) -> str:
+    century = 1900 if match.group(1).lower() == "nineteen" else 2000
+    teen, tens, unit, oh = (g.lower() if g else None for g in match.groups()[1:])
+    if teen:
+        return str(century + 10 + _YEAR_TEENS.index(teen))
+    if tens:
+        return str(century + 20 + 10 * _YEAR_TENS.index(tens) + (_YEAR_UNITS.index(unit) + 1 if unit else 0))
+    return str(century + _YEAR_UNITS.index(oh or "") + 1)
+
 
 _PRESSURE = re.compile(r"\b(\d{2,3}) over (\d{2,3})\b", re.IGNORECASE)
 _THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?!\d|,\d|\.\d)")
@@ -276,6 +318,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
     text = _THOUSANDS.sub(lambda m: m.group(1).replace(",", ""), text)
     text = _HUNDREDS_SPOKEN.sub(_hundreds, text)
     text = _BARE_POINT.sub(lambda m: f"zero {m.group(1)}", text)
+    text = _SPOKEN_YEAR.sub(_spoken_year, text)
     try:
         text = _words_to_digits(text)
     except Exception as exc:  # text2num on text it cannot parse: the words stay words
@@ -301,6 +344,8 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
     text = _APART.sub(r"every \1 \2", text)
     text = _EVERY_HOURS.sub(interval, text)
     text = _TIMES_A_DAY.sub(lambda m: _PER_DAY_WORDS[int(m.group(1) or m.group(2))], text)
+    text = _ALTERNATE.sub(lambda m: f"every 2 {m.group(1).lower()}s", text)
+    text = _DAYS_OUT_OF.sub(lambda m: f"{m.group(1)} days a {m.group(2).lower()}", text)
 
     def canonical(match: re.Match[str]) -> str:
         try:

@@ -25,8 +25,11 @@ _AMOUNT = re.compile(r"(\d+(?:\.\d+)?(?:e-?\d+)?)( day|/day)")
 
 def in_days(times: frozenset[str]) -> frozenset[str]:
     """``times`` with durations in days and rates per day; other labels unchanged."""
-    out = set()
+    out: set[str] = set()
     for time in times:
+        if time.startswith("age "):  # a person's age, "age 3 month": its amount in days, still marked an age
+            out.update(f"age {label}" for label in in_days(frozenset([time.removeprefix("age ")])))
+            continue
         match = _LABEL.fullmatch(time)
         if match is None:
             out.add(time)
@@ -41,9 +44,12 @@ def in_days(times: frozenset[str]) -> frozenset[str]:
 
 
 def same_time(a: str, b: str) -> bool:
-    """Two labels (as :func:`in_days` writes them) that say the same time."""
+    """Two labels (as :func:`in_days` writes them) that say the same time; an age meets the same amount said
+    without "old" ("a baby under three months" / "under three months old")."""
     if a == b:
         return True
+    if a.startswith("age ") != b.startswith("age "):
+        a, b = a.removeprefix("age "), b.removeprefix("age ")
     for few, said in ((a, b), (b, a)):
         unit = few.removeprefix("few ")
         amount = _AMOUNT.fullmatch(said)

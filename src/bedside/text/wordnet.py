@@ -41,7 +41,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from bedside.text.assertion import word_stem
+from bedside.text.assertion import FUNCTION_WORDS, word_stem
 
 WORDNET_ENV = "BEDSIDE_WORDNET"
 """A folder holding WordNet 3.0's ``data.*``, ``index.*`` and ``*.exc`` files for nouns, verbs, adjectives and
@@ -342,6 +342,172 @@ def siblings(ours: str, theirs: str) -> str | None:
     return None
 
 
+RELATED_STEPS = 2
+"""How many hypernym steps apart one sense may be from the other for two words to be related as the general word
+and the particular ("edema" is a kind of swelling; "postpone" a kind of delaying)."""
+_LINKS = frozenset(["&", "^", "$", "+", "\\", "*", ">", "=", ";c", "-c"])
+"""WordNet pointers that join two senses closely: similar to (``&``), also see (``^``), verb group (``$``),
+derivationally related (``+``), pertainym (``\\``), entailment (``*``), cause (``>``), attribute (``=``), a topic's
+domain (``;c``, ``-c``), where one word may stand for the other in a sentence. Antonymy (``!``) is kept apart
+(:func:`opposed_senses`)."""
+_GLOSS_SENSES = 3
+"""How far down a word's senses its definitions are read for the other word (:func:`unrelated`)."""
+_GLOSS_HEAD = 1
+"""How many of a definition's first content words are read: its genus ("arrange" for "book": "arrange for and
+reserve"), not the words that only qualify it ("the sister of your father or mother" makes no aunt a mother)."""
+_GLOSS_NEGATORS = frozenset({"not", "no", "non", "without", "lacking", "never"})
+"""Words before a word in a definition that make it the opposite ("temporary": not permanent)."""
+
+
+@dataclass(frozen=True)
+class _Relations:
+    kinds: Mapping[tuple[str, int], tuple[tuple[str, int], ...]]
+    """Each synset's direct hypernyms (``@``, ``@i``), by (part of speech, offset), in every part of speech."""
+    links: Mapping[tuple[str, int], frozenset[tuple[str, int]]]
+    """Each synset's close links (:data:`_LINKS`), both ways."""
+    glosses: Mapping[tuple[str, int], str]
+    """Each synset's definition (its gloss up to the first example), lower case."""
+    opposites: Mapping[tuple[str, int], frozenset[tuple[str, int]]]
+    """Each synset's antonym synsets (``!`` between any of their words), both ways."""
+
+
+@lru_cache(maxsize=4)
+def _read_relations(folder: Path) -> _Relations:
+    kinds: dict[tuple[str, int], tuple[tuple[str, int], ...]] = {}
+    links: dict[tuple[str, int], set[tuple[str, int]]] = {}
+    glosses: dict[tuple[str, int], str] = {}
+    opposites: dict[tuple[str, int], set[tuple[str, int]]] = {}
+    try:
+        for pos, name in _FILES:
+            with (folder / f"data.{name}").open(encoding="latin-1") as lines:
+                for line in lines:
+                    if line.startswith(" "):
+                        continue
+                    head, _, gloss = line.partition(" | ")
+                    fields = head.split()
+                    here = (pos, int(fields[0]))
+                    glosses[here] = gloss.split(";", 1)[0].strip().lower()
+                    at = 4 + 2 * int(fields[3], 16)
+                    above = []
+                    for k in range(int(fields[at])):
+                        symbol, target, points_to = fields[at + 1 + 4 * k : at + 4 + 4 * k]
+                        there = ("a" if points_to == "s" else points_to, int(target))
+                        if symbol in ("@", "@i"):
+                            above.append(there)
+                        elif symbol in _LINKS or symbol == "!":
+                            joined = opposites if symbol == "!" else links
+                            joined.setdefault(here, set()).add(there)
+                            joined.setdefault(there, set()).add(here)
+                    kinds[here] = tuple(above)
+    except (OSError, IndexError, ValueError) as exc:
+        raise WordNetMissing(f"WordNet's data files cannot be read from {folder}: {exc}") from None
+    return _Relations(
+        kinds,
+        {synset: frozenset(linked) for synset, linked in links.items()},
+        glosses,
+        {synset: frozenset(linked) for synset, linked in opposites.items()},
+    )
+
+
+def _defined_by(relations: _Relations, senses: list[tuple[str, int]], word: str) -> bool:
+    """Whether ``word`` (by its stem) is at the head of the definition (:data:`_GLOSS_HEAD` words) of one of the
+    first :data:`_GLOSS_SENSES` senses of each part of speech in ``senses``, not after a negator: to "book" is to
+    "arrange for and reserve" (related); "temporary" is "not permanent" (opposed, not related)."""
+    stems = {word_stem(part) for part in word.split()}
+    ranks: dict[str, int] = {}
+    for pos, offset in senses:
+        ranks[pos] = ranks.get(pos, 0) + 1
+        if ranks[pos] > _GLOSS_SENSES:
+            continue
+        words = re.findall(r"[a-z]+", relations.glosses.get((pos, offset), ""))
+        head = [(i, w) for i, w in enumerate(words) if w not in FUNCTION_WORDS and w not in _GLOSS_NEGATORS]
+        for index, gloss_word in head[:_GLOSS_HEAD]:
+            if word_stem(gloss_word) in stems and not (index and words[index - 1] in _GLOSS_NEGATORS):
+                return True
+    return False
+
+
+def _senses(phrase: str) -> list[tuple[str, int]]:
+    """Every sense WordNet gives a word or phrase (read by its morphy rules; a possessive's "'s" aside), by
+    (part of speech, offset)."""
+    index = _read_index(wordnet_folder())
+    word = phrase.removesuffix("'s").removesuffix("’s")
+    return list(
+        dict.fromkeys(
+            (pos, int(offset))
+            for pos, lemma in lemmas_of(word)
+            for offset in _offsets(index.senses[pos][lemma.replace(" ", "_")])
+        )
+    )
+
+
+def _above(relations: _Relations, synset: tuple[str, int], steps: int) -> set[tuple[str, int]]:
+    found, frontier = {synset}, [synset]
+    for _ in range(steps):
+        frontier = [kind for one in frontier for kind in relations.kinds.get(one, ()) if kind not in found]
+        found.update(frontier)
+    return found
+
+
+def unrelated(ours: str, theirs: str) -> bool:
+    """Whether WordNet knows both words (or phrases: "orange juice") in one part of speech but relates no sense of
+    one to any sense of the other: no shared synset, neither a kind of the other within :data:`RELATED_STEPS`
+    hypernym steps, no close link (:data:`_LINKS`: "renal" / "kidney", "moist" / "wet", an antonym), neither
+    word in a definition of the other's first senses (:func:`_defined_by`: to "book" is to "arrange for"), and,
+    for verbs, no shared direct hypernym below the top of WordNet's verb tree ("reduce" and "lower" are both ways
+    to decrease; any two verbs are ways to "change"). False for a word WordNet does not know: no reading is no
+    evidence.
+
+    A paraphrase that keeps a sentence and changes one word changes it for a word of the same meaning, a more
+    general or a more particular one, or one WordNet links to it; a word it relates in no way says something
+    else ("a few drops of blood" / "a few cups", "clear liquids" / "full liquids", "approved" / "submitted").
+    Two nouns that are different kinds of one thing are unrelated here too (:func:`siblings` names their kind)."""
+    one, other = _senses(ours), _senses(theirs)
+    if not one or not other or not {pos for pos, _ in one} & {pos for pos, _ in other}:
+        return False
+    if set(one) & set(other):
+        return False
+    relations = _read_relations(wordnet_folder())
+    if _defined_by(relations, one, theirs) or _defined_by(relations, other, ours):
+        return False
+    if any(b in relations.opposites.get(a, ()) for a in one for b in other):
+        return False  # opposites: :func:`opposed_senses` reads them
+    above_one = {synset: _above(relations, synset, RELATED_STEPS) for synset in one}
+    above_other = {synset: _above(relations, synset, RELATED_STEPS) for synset in other}
+    for a in one:
+        for b in other:
+            if a[0] != b[0]:
+                if b in relations.links.get(a, ()):
+                    return False  # a pertainym or a derivation crosses parts of speech: "renal" / "kidney"
+                continue
+            if b in above_one[a] or a in above_other[b] or b in relations.links.get(a, ()):
+                return False
+            shared = set(relations.kinds.get(a, ())) & set(relations.kinds.get(b, ()))
+            if a[0] == "v" and any(relations.kinds.get(kind) for kind in shared):
+                return False
+    return True
+
+
+def opposed_senses(ours: str, theirs: str) -> bool:
+    """Whether a sense of one word is the antonym synset of a sense of the other, in the first
+    :data:`SYNONYM_SENSES` senses of each ("temporary" shares its synset with "impermanent", the antonym of
+    "permanent"): :func:`opposed` reads only the two words WordNet's pointer joins."""
+    index = _read_index(wordnet_folder())
+
+    def first(word: str) -> set[tuple[str, int]]:
+        return {
+            (pos, int(offset))
+            for pos, lemma in lemmas_of(word.removesuffix("'s"))
+            for offset in _offsets(index.senses[pos][lemma.replace(" ", "_")])[:SYNONYM_SENSES]
+        }
+
+    one, other = first(ours), first(theirs)
+    if not one or not other:
+        return False
+    relations = _read_relations(wordnet_folder())
+    return any(b in relations.opposites.get(a, ()) for a in one for b in other)
+
+
 _NLTK_FILES = (
     "lexnames",
     *(f"{kind}.{name}" for _, name in _FILES for kind in ("data", "index")),
@@ -397,6 +563,7 @@ def _nltk_reader(folder: Path) -> Any:
 
 
 __all__ = [
+    "RELATED_STEPS",
     "SIBLING_MIN_DEPTH",
     "SIBLING_SENSES",
     "SIBLING_STEPS",
@@ -409,7 +576,9 @@ __all__ = [
     "nltk_wordnet",
     "nltk_wordnet_folder",
     "opposed",
+    "opposed_senses",
     "siblings",
     "synonymous",
+    "unrelated",
     "wordnet_folder",
 ]

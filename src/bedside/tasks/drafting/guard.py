@@ -204,18 +204,22 @@ BUILTIN_SETS = (
         "set now",
     ),
     (
-        "outside-written, held out 12",
+        "outside-written, dev 17",
         "guard_heldout_17.jsonl",
         "written 2026-11-29 by a sixteenth writer who never read the rules nor any other set; measured once with "
-        "the rules after living alone and someone else's history (182aa8e), before any later change, totals only "
-        "(its errors unread), frozen",
+        "the rules after living alone and someone else's history (182aa8e), before any later change (rejection "
+        "38/60, paraphrases kept 32/40, 22 of 60 reversed pairs matched), and after later rounds with its errors "
+        "unread, totals only (44/60, 35/40, 16/60 at 5f4f2d0); its errors were read on 2026-11-30 for the round of "
+        "unrelated words, alternate days, ages and spoken years: a development set now",
     ),
     (
-        "outside-written, held out 13",
+        "outside-written, dev 18",
         "guard_heldout_18.jsonl",
         "written 2026-11-29 by a seventeenth writer who never read the rules nor any other set; kept sealed through "
-        "the exchange round and measured once with its rules (e340556), before any later change, totals only (its "
-        "errors unread), frozen",
+        "the exchange round and measured once with its rules (e340556), before any later change (rejection 35/60, "
+        "paraphrases kept 33/40, 25 of 60 reversed pairs matched), and after later rounds with its errors unread, "
+        "totals only (40/60, 36/40, 20/60 at 5f4f2d0); its errors were read on 2026-11-30 for the same round: a "
+        "development set now",
     ),
     (
         "outside-written, held out 14",
