@@ -452,8 +452,9 @@ def _above(relations: _Relations, synset: tuple[str, int], steps: int) -> set[tu
 def unrelated(ours: str, theirs: str) -> bool:
     """Whether WordNet knows both words (or phrases: "orange juice") in one part of speech but relates no sense of
     one to any sense of the other: no shared synset, neither a kind of the other within :data:`RELATED_STEPS`
-    hypernym steps, no close link (:data:`_LINKS`: "renal" / "kidney", "moist" / "wet", an antonym), neither
-    word in a definition of the other's first senses (:func:`_defined_by`: to "book" is to "arrange for"), and,
+    hypernym steps, no close link (:data:`_LINKS`: "renal" / "kidney", "moist" / "wet"; nor an antonym, which
+    :func:`opposed_senses` reads), neither word the head of a definition of the other's first senses
+    (:func:`_defined_by`: to "book" is to "arrange for"), and,
     for verbs, no shared direct hypernym below the top of WordNet's verb tree ("reduce" and "lower" are both ways
     to decrease; any two verbs are ways to "change"). False for a word WordNet does not know: no reading is no
     evidence.
@@ -462,12 +463,18 @@ def unrelated(ours: str, theirs: str) -> bool:
     general or a more particular one, or one WordNet links to it; a word it relates in no way says something
     else ("a few drops of blood" / "a few cups", "clear liquids" / "full liquids", "approved" / "submitted").
     Two nouns that are different kinds of one thing are unrelated here too (:func:`siblings` names their kind)."""
+    return _unrelated(wordnet_folder(), ours, theirs)
+
+
+@lru_cache(maxsize=4096)
+def _unrelated(folder: Path, ours: str, theirs: str) -> bool:
+    """:func:`unrelated` for one WordNet folder (its answers cached per folder)."""
     one, other = _senses(ours), _senses(theirs)
     if not one or not other or not {pos for pos, _ in one} & {pos for pos, _ in other}:
         return False
     if set(one) & set(other):
         return False
-    relations = _read_relations(wordnet_folder())
+    relations = _read_relations(folder)
     if _defined_by(relations, one, theirs) or _defined_by(relations, other, ours):
         return False
     if any(b in relations.opposites.get(a, ()) for a in one for b in other):
@@ -492,7 +499,12 @@ def opposed_senses(ours: str, theirs: str) -> bool:
     """Whether a sense of one word is the antonym synset of a sense of the other, in the first
     :data:`SYNONYM_SENSES` senses of each ("temporary" shares its synset with "impermanent", the antonym of
     "permanent"): :func:`opposed` reads only the two words WordNet's pointer joins."""
-    index = _read_index(wordnet_folder())
+    return _opposed_senses(wordnet_folder(), ours, theirs)
+
+
+@lru_cache(maxsize=4096)
+def _opposed_senses(folder: Path, ours: str, theirs: str) -> bool:
+    index = _read_index(folder)
 
     def first(word: str) -> set[tuple[str, int]]:
         return {
@@ -504,7 +516,7 @@ def opposed_senses(ours: str, theirs: str) -> bool:
     one, other = first(ours), first(theirs)
     if not one or not other:
         return False
-    relations = _read_relations(wordnet_folder())
+    relations = _read_relations(folder)
     return any(b in relations.opposites.get(a, ()) for a in one for b in other)
 
 
