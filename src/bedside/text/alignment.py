@@ -346,6 +346,18 @@ def _antonyms(blocks: list[tuple[list[str], list[str]]]) -> list[tuple[str, str]
     return found
 
 
+def _content_of(
+    blocks: list[tuple[list[str], list[str]]],
+) -> list[tuple[list[str], list[str], list[str], list[str]]]:
+    """Each changed stretch (ours, theirs) with its content words; none where the change adds or drops a negation
+    or a word that turns a sentence round (a change that may reverse the sentence twice is not read word by word)."""
+    if any(w in _NEGATIONS or w in _MEANING_WORDS for a, b in blocks for w in a + b):
+        return []
+    return [
+        (a, b, [w for w in a if w not in FUNCTION_WORDS], [w for w in b if w not in FUNCTION_WORDS]) for a, b in blocks
+    ]
+
+
 def _kin(
     blocks: list[tuple[list[str], list[str]]], said_otherwise: Callable[[list[str], list[str]], bool] | None
 ) -> list[tuple[str, str, str]]:
@@ -353,12 +365,8 @@ def _kin(
     as the other side's ("thyroid" / "kidney": organ). Not where a stretch holds a number (a quantity said in
     other units is the number rules' to read: "6 weeks" / "1.5 months"), nor where the change adds or drops a
     negation or a word that turns a sentence round."""
-    if any(w in _NEGATIONS or w in _MEANING_WORDS for a, b in blocks for w in a + b):
-        return []
     found = []
-    for a, b in blocks:
-        ours = [w for w in a if w not in FUNCTION_WORDS]
-        theirs = [w for w in b if w not in FUNCTION_WORDS]
+    for a, b, ours, theirs in _content_of(blocks):
         if len(ours) != 1 or len(theirs) != 1 or any(any(c.isdigit() for c in w) for w in ours + theirs):
             continue
         if said_otherwise is not None and said_otherwise(a, b):
@@ -385,12 +393,8 @@ def _replaced(
     "full", "approved" / "submitted"). Not where the change adds or drops a negation or a word that turns a
     sentence round, nor where a stretch holds a number, a quantifier or a particle: every stretch that holds
     content words must be such a pair, or none is read. Nor where a stretch holds a modal ("need" / "must")."""
-    if any(w in _NEGATIONS or w in _MEANING_WORDS for a, b in blocks for w in a + b):
-        return []
     found = []
-    for a, b in blocks:
-        ours = [w for w in a if w not in FUNCTION_WORDS]
-        theirs = [w for w in b if w not in FUNCTION_WORDS]
+    for a, b, ours, theirs in _content_of(blocks):
         if not ours and not theirs:
             continue
         words = ours + theirs
