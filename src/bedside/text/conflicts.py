@@ -832,8 +832,8 @@ class ClinicalGuard:
             every = "every " if index > 0 and words[index - 1] == "every" else ""
             if unit in _TIME_UNITS and (value := _number(amount)) is not None:
                 if words[index + 2 : index + 3] == ["old"] or words[index + 2 : index + 4] == ["of", "age"]:
-                    # an age ("58 years old", "a 6-month-old", "40 years of age") is no span of time: a moment
-                    # of the person's life, compared as written
+                    # an age ("58 years old", "a 6-month-old", "40 years of age") is no span of time: marked an
+                    # age, which meets only another age or the same amount said without "old" (text/times.py)
                     times.add(f"age {_fmt(value)} {_TIME_UNITS[unit]}")
                     time_words.update((amount, unit))
                     continue
