@@ -223,6 +223,24 @@ be read as synonyms: "remove" / "take" share a synset that is take's seventeenth
 behind; "dermatologist" / "skin doctor" share their first."""
 
 
+def _senses(phrase: str, folder: Path, first: int | None = None) -> list[tuple[str, int]]:
+    """The senses WordNet gives a word or phrase (read by its morphy rules), by (part of speech, offset): every
+    sense, or the ``first`` of each lemma (WordNet lists them most frequent first)."""
+    index = _read_index(folder)
+    return list(
+        dict.fromkeys(
+            (pos, int(offset))
+            for pos, lemma in lemmas_of(phrase)
+            for offset in _offsets(index.senses[pos][lemma.replace(" ", "_")])[:first]
+        )
+    )
+
+
+def _bare(word: str) -> str:
+    """A word without its possessive "'s" ("week's" is read as "week")."""
+    return word.removesuffix("'s").removesuffix("’s")
+
+
 def synonymous(ours: list[str], theirs: list[str]) -> bool:
     """Whether two words or phrases name one WordNet synset among the first :data:`SYNONYM_SENSES` senses of each
     ("skin doctor" / "dermatologist", "high blood pressure" / "hypertension", "right away" / "immediately"), each
@@ -230,16 +248,8 @@ def synonymous(ours: list[str], theirs: list[str]) -> bool:
     one, other = " ".join(ours), " ".join(theirs)
     if not one or not other or one == other:
         return False
-    index = _read_index(wordnet_folder())
-
-    def synsets(phrase: str) -> set[tuple[str, str]]:
-        return {
-            (pos, offset)
-            for pos, lemma in lemmas_of(phrase)
-            for offset in _offsets(index.senses[pos][lemma.replace(" ", "_")])[:SYNONYM_SENSES]
-        }
-
-    return bool(synsets(one) & synsets(other))
+    folder = wordnet_folder()
+    return bool(set(_senses(one, folder, SYNONYM_SENSES)) & set(_senses(other, folder, SYNONYM_SENSES)))
 
 
 SIBLING_SENSES = 3
@@ -427,20 +437,6 @@ def _defined_by(relations: _Relations, senses: list[tuple[str, int]], word: str)
     return False
 
 
-def _senses(phrase: str) -> list[tuple[str, int]]:
-    """Every sense WordNet gives a word or phrase (read by its morphy rules; a possessive's "'s" aside), by
-    (part of speech, offset)."""
-    index = _read_index(wordnet_folder())
-    word = phrase.removesuffix("'s").removesuffix("’s")
-    return list(
-        dict.fromkeys(
-            (pos, int(offset))
-            for pos, lemma in lemmas_of(word)
-            for offset in _offsets(index.senses[pos][lemma.replace(" ", "_")])
-        )
-    )
-
-
 def _above(relations: _Relations, synset: tuple[str, int], steps: int) -> set[tuple[str, int]]:
     found, frontier = {synset}, [synset]
     for _ in range(steps):
@@ -469,7 +465,7 @@ def unrelated(ours: str, theirs: str) -> bool:
 @lru_cache(maxsize=4096)
 def _unrelated(folder: Path, ours: str, theirs: str) -> bool:
     """:func:`unrelated` for one WordNet folder (its answers cached per folder)."""
-    one, other = _senses(ours), _senses(theirs)
+    one, other = _senses(_bare(ours), folder), _senses(_bare(theirs), folder)
     if not one or not other or not {pos for pos, _ in one} & {pos for pos, _ in other}:
         return False
     if set(one) & set(other):
@@ -504,16 +500,7 @@ def opposed_senses(ours: str, theirs: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def _opposed_senses(folder: Path, ours: str, theirs: str) -> bool:
-    index = _read_index(folder)
-
-    def first(word: str) -> set[tuple[str, int]]:
-        return {
-            (pos, int(offset))
-            for pos, lemma in lemmas_of(word.removesuffix("'s"))
-            for offset in _offsets(index.senses[pos][lemma.replace(" ", "_")])[:SYNONYM_SENSES]
-        }
-
-    one, other = first(ours), first(theirs)
+    one, other = _senses(_bare(ours), folder, SYNONYM_SENSES), _senses(_bare(theirs), folder, SYNONYM_SENSES)
     if not one or not other:
         return False
     relations = _read_relations(folder)
