@@ -177,6 +177,16 @@ FROZEN = {
     ): "6f145f07e7d27be30b93e6f4d60d8951301c1fc0b7446ee51396efd5ca2b8338",
     ("bedside.sim", "fidelity_heldout_30.jsonl"): "70923bbc26c5cc2e771bb50fe92a1a3cb1bbb1d6556a7e95e65cec09bfa62da1",
     ("bedside.sim", "fidelity_heldout_31.jsonl"): "85e94b08af15e9a76643e05fdd7791a9628c41ba27c4d572fe55bc57cf023471",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_33.jsonl",
+    ): "010d1b1021d48bbdbb4907330d0b47986273d48a83b29f8018838b4244205965",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_34.jsonl",
+    ): "ab21482793db9ff0ab053dd3df87127cf5c2cc2081f3a8558ed29f5bac85bbda",
+    ("bedside.sim", "fidelity_heldout_32.jsonl"): "c24f1e3334f08fca3b07c71fe652123f0bb3655a91c13ce160f23a96d7600443",
+    ("bedside.sim", "fidelity_heldout_33.jsonl"): "fa1562f5bf1666745c2c4e15aa61fa49d0221f0ca4189001389017c9fd9bae7c",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -254,6 +264,8 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 24", (52, 32, 8, 32)),  # first 52, 32, 8, 32 (561eb61), unread
         ("held out 25", (37, 28, 23, 28)),  # first 36, 28, 24, 28 (5f4f2d0), unread
         ("held out 26", (49, 36, 11, 36)),  # first 49, 36, 11, 36 (5f4f2d0), unread
+        ("held out 27", (55, 34, 5, 34)),  # first 55, 34, 5, 34 (80fe826), unread
+        ("held out 28", (57, 28, 3, 28)),  # first 57, 28, 3, 28 (80fe826), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -314,6 +326,8 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 24", (5, 5, 30)),  # first 5, 5, 30 (561eb61), unread
         ("held out 25", (18, 18, 27)),  # first 18, 18, 27 (5f4f2d0), unread
         ("held out 26", (7, 7, 36)),  # first 7, 7, 36 (5f4f2d0), unread
+        ("held out 27", (3, 3, 29)),  # first 3, 3, 29 (80fe826), unread
+        ("held out 28", (1, 1, 25)),  # first 1, 1, 25 (80fe826), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -390,6 +404,8 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-30k": ((36, 7), (39, 16)),  # first (34, 9), (38, 18) (561eb61)
         "outside-written 2026-11-30l": ((38, 6), (38, 12)),  # first (38, 6), (38, 13) (5f4f2d0)
         "outside-written 2026-11-30m": ((38, 8), (34, 23)),  # first (38, 8), (34, 23) (5f4f2d0)
+        "outside-written 2026-11-30n": ((39, 21), (27, 23)),  # first (39, 21), (27, 23) (80fe826)
+        "outside-written 2026-11-30o": ((43, 13), (39, 7)),  # first (43, 13), (39, 7) (80fe826)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -520,6 +520,20 @@ BUILTIN_SENTENCE_SETS = (
         "totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_31.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-30n",
+        "written by a thirty-second writer who never read the rules nor any other set (pregnancy, fertility, "
+        "contraception, menopause; urology, kidney stones and the prostate); measured once with the rules of "
+        "80fe826, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_32.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30o",
+        "written by a thirty-third writer who never read the rules nor any other set (reflux, bowel disease and "
+        "colonoscopy preparation, liver disease, nutrition and weight, recovery from alcohol or opioid use); "
+        "measured once with the rules of 80fe826, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_33.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

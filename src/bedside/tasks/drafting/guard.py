@@ -327,6 +327,23 @@ BUILTIN_SETS = (
         "passed silently; paraphrases kept 36/40; 11 of 60 reversed pairs matched, 7 with --uncertain reject, which "
         "kept 36 of 40 paraphrases), totals only (its errors unread), frozen",
     ),
+    (
+        "outside-written, held out 27",
+        "guard_heldout_33.jsonl",
+        "written 2026-11-30 by a thirty-second writer who never read the rules nor any other set (eye care, ear, "
+        "nose, throat and dental procedures, sleep medicine); measured with the rules of 80fe826 (rejection 55/60, "
+        "3 passed silently; paraphrases kept 34/40; 5 of 60 reversed pairs matched, 3 with --uncertain reject, "
+        "which kept 29 of 40 paraphrases), totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 28",
+        "guard_heldout_34.jsonl",
+        "written 2026-11-30 by a thirty-third writer who never read the rules nor any other set (transplant and "
+        "immunosuppression, infections and their courses of treatment, follow-up of laboratory results); measured "
+        "with the rules of 80fe826 (rejection 57/60, 1 passed silently; paraphrases kept 28/40; 3 of 60 reversed "
+        "pairs matched, 1 with --uncertain reject, which kept 25 of 40 paraphrases), totals only (its errors "
+        "unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
