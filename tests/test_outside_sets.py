@@ -225,7 +225,10 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("dev 8", (55, 37, 5, 37)),  # first 49, 37, 11, 37 (fa1419f; its four errors printed then); synonym round
         ("dev 9", (50, 36, 10, 35)),  # first 37, 35, 23, 34; 44, 35, 16, 34 at ee73d86, unread until then
         ("dev 10", (49, 36, 11, 34)),  # first 42, 32, 18, 30; 49, 33, 11, 31 at ee73d86, unread until then
-        ("dev 11", (51, 39, 9, 39)),  # first 43, 31, 17, 31; 49, 35, 11, 35 at 1e34877, unread until then
+        # first 43, 31, 17, 31; 49, 35, 11, 35 at 1e34877, unread until then; a test that came back negative read as
+        # showing none of its finding (the round of answers and results) cost it a paraphrase: the "no" it puts
+        # there reaches over a comma to the next clause's subject
+        ("dev 11", (53, 38, 7, 38)),
         ("dev 12", (57, 33, 3, 33)),  # first 47, 27, 12, 27; 54, 28, 6, 28 at 1e34877, unread until then
         # first 43, 26, 16, 26; 48, 30, 12, 30 at 1e34877 and 47, 32, 13, 32 at df9335e (the round of a no's reach
         # traded a rejection for two paraphrases), unread until then
@@ -242,13 +245,12 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("dev 17", (47, 35, 13, 34)),
         ("dev 18", (49, 36, 11, 35)),  # first 35, 33, 25, 32 (e340556); 40, 36, 20, 35 at 5f4f2d0 (held out 13)
         # its writer was told the kinds the rules read and asked for subtler changes: the rules' floor on text
-        # written against them; first 19, 33, 41, 33 (0ca9e27)
-        # the unrelated reading (the round of 2026-11-30 that read dev 17 and dev 18) traded a paraphrase here for two
-        # rejections; over the thirteen unread sets it gained 8 rejections and 8 reversed pairs fewer matched for it
-        ("held out 14", (23, 33, 37, 33)),
-        ("held out 15", (50, 37, 10, 37)),  # sealed through the synonym round; 46, 34, 14, 34 before this one
-        ("held out 16", (50, 33, 10, 33)),  # first 46, 32, 14, 32 (the synonym round's rules)
-        ("held out 17", (51, 35, 9, 34)),  # first 49, 31, 11, 30 (ee73d86), measured again after the round
+        # written against them; first 19, 33, 41, 33 (0ca9e27); 23, 33, 37, 33 at 80fe826, unread until then
+        ("dev 19", (24, 36, 36, 36)),
+        # sealed through the synonym round (46, 34, 14, 34 before it); 50, 37, 10, 37 at 80fe826, unread until then
+        ("dev 20", (52, 38, 8, 38)),
+        ("held out 16", (50, 34, 10, 34)),  # first 46, 32, 14, 32 (the synonym round's rules)
+        ("held out 17", (51, 36, 9, 35)),  # first 49, 31, 11, 30 (ee73d86), measured again after the round
         ("held out 18", (51, 30, 9, 28)),  # first 47, 27, 13, 25 (889e3b8), unread
         ("held out 19", (51, 34, 9, 34)),  # first 50, 29, 10, 29 (1e34877), unread
         ("held out 20", (49, 30, 11, 30)),  # first 46, 29, 14, 29 (1e34877), unread
@@ -260,11 +262,11 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # first 45, 28, 15, 28 (561eb61), unread; a verb in a "when I ..." clause read as background (the round of
         # who acts, what is kept and what is avoided) cost it a paraphrase, and gained held out 22 a rejection and
         # a paraphrase, found by totals with each change taken back
-        ("held out 23", (46, 27, 14, 27)),
+        ("held out 23", (47, 27, 13, 27)),
         ("held out 24", (52, 32, 8, 32)),  # first 52, 32, 8, 32 (561eb61), unread
         ("held out 25", (37, 28, 23, 28)),  # first 36, 28, 24, 28 (5f4f2d0), unread
         ("held out 26", (49, 36, 11, 36)),  # first 49, 36, 11, 36 (5f4f2d0), unread
-        ("held out 27", (55, 34, 5, 34)),  # first 55, 34, 5, 34 (80fe826), unread
+        ("held out 27", (55, 35, 5, 35)),  # first 55, 34, 5, 34 (80fe826), unread
         ("held out 28", (57, 28, 3, 28)),  # first 57, 28, 3, 28 (80fe826), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
@@ -305,7 +307,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 8", (1, 1, 22)),  # first 1, 1, 17 (the rules of fa1419f); 23 after the synonym round
         ("dev 9", (5, 5, 30)),  # first 8, 8, 29
         ("dev 10", (7, 7, 24)),  # first 9, 9, 21
-        ("dev 11", (4, 4, 35)),  # first 7, 7, 30 (unread then)
+        ("dev 11", (4, 4, 34)),  # first 7, 7, 30 (unread then); one paraphrase fewer (see above)
         ("dev 12", (1, 1, 29)),  # first 4, 3, 27 (unread then)
         ("dev 13", (6, 6, 30)),  # first 12, 11, 23 (unread then)
         ("dev 14", (7, 7, 33)),  # first 9, 9, 31 (unread then); one paraphrase fewer since "each night" (see above)
@@ -313,20 +315,20 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 16", (4, 4, 32)),  # first 9, 9, 26 (unread then)
         ("dev 17", (5, 5, 31)),  # first 5, 5, 29 (held out 12, unread until 2026-11-30)
         ("dev 18", (3, 3, 31)),  # first 4, 4, 26 (held out 13, unread until 2026-11-30)
-        ("held out 14", (27, 27, 25)),  # unread; first 27, 27, 22
-        ("held out 15", (4, 4, 24)),  # 18 paraphrases before the synonym round, 22 after; unread
-        ("held out 16", (5, 5, 25)),  # measured once, unread
-        ("held out 17", (5, 5, 30)),  # unread; 6, 6, 30 at ee73d86 and after the round of 2026-11-30
-        ("held out 18", (7, 7, 24)),  # first 8, 8, 22 (889e3b8), unread
-        ("held out 19", (7, 7, 32)),  # first 7, 7, 27 (1e34877), unread
+        ("dev 19", (26, 26, 26)),  # first 27, 27, 22; 27, 27, 25 at 80fe826 (held out 14, unread until then)
+        ("dev 20", (2, 2, 25)),  # 18 paraphrases before the synonym round, 22 after; 4, 4, 24 at 80fe826 (held out 15)
+        ("held out 16", (5, 5, 26)),  # measured once, unread
+        ("held out 17", (5, 5, 31)),  # unread; 6, 6, 30 at ee73d86 and after the round of 2026-11-30
+        ("held out 18", (7, 7, 25)),  # first 8, 8, 22 (889e3b8), unread
+        ("held out 19", (6, 6, 32)),  # first 7, 7, 27 (1e34877), unread
         ("held out 20", (9, 9, 27)),  # first 10, 10, 27 (1e34877), unread
         ("held out 21", (14, 14, 28)),  # first 15, 15, 29 (df9335e), unread; -1 paraphrase (see above)
         ("held out 22", (17, 17, 26)),  # first 19, 19, 24 (df9335e), unread
-        ("held out 23", (9, 9, 27)),  # first 10, 10, 28 (561eb61), unread; -1 paraphrase (see above)
+        ("held out 23", (8, 8, 27)),  # first 10, 10, 28 (561eb61), unread; -1 paraphrase (see above)
         ("held out 24", (5, 5, 30)),  # first 5, 5, 30 (561eb61), unread
         ("held out 25", (18, 18, 27)),  # first 18, 18, 27 (5f4f2d0), unread
         ("held out 26", (7, 7, 36)),  # first 7, 7, 36 (5f4f2d0), unread
-        ("held out 27", (3, 3, 29)),  # first 3, 3, 29 (80fe826), unread
+        ("held out 27", (3, 3, 30)),  # first 3, 3, 29 (80fe826), unread
         ("held out 28", (1, 1, 25)),  # first 1, 1, 25 (80fe826), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
@@ -364,7 +366,9 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-29d": ((38, 10), (33, 13)),  # first (35, 15), (32, 12); read 2026-11-30
         # first (30, 12), (33, 12) (fourth round); a "no" read with the question's subject (the same round) caught
         # two more contradictions here and made an unsupported sentence a false contradiction
-        "outside-written 2026-11-29e": ((36, 9), (32, 11)),
+        # a short answer giving back a stated amount read as entailed (the round of answers and results) took an
+        # unsupported sentence here ("three or four times a night" of a new habit)
+        "outside-written 2026-11-29e": ((36, 9), (31, 11)),
         "outside-written 2026-11-29f": ((32, 8), (33, 13)),  # first (29, 11), (34, 16) (fifth round)
         # a development set since the second round of 2026-11-30, which traded a false unsupported for two false
         # contradictions fewer
@@ -372,18 +376,20 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-29h": ((47, 3), (40, 15)),  # first (35, 12), (35, 23) (834b7b0)
         "outside-written 2026-11-29i": ((45, 6), (38, 10)),  # first (33, 9), (37, 17) (d18a18b)
         "outside-written 2026-11-29j": ((44, 10), (35, 15)),  # first (37, 15), (33, 16) (cfcf7cd)
-        "outside-written 2026-11-29k": ((47, 10), (33, 11)),  # first (44, 15), (32, 14) (4193931)
-        "outside-written 2026-11-29l": ((42, 14), (34, 15)),  # first (36, 19), (34, 16) (6ea5ee4)
+        # first (44, 15), (32, 14) (4193931); a bare age ("I am 26 and ...") no longer a number to meet (the round of
+        # answers and results) cost it the contradiction that number carried ("my fifth one" against a third)
+        "outside-written 2026-11-29k": ((46, 10), (33, 11)),
+        "outside-written 2026-11-29l": ((42, 12), (34, 11)),  # first (36, 19), (34, 16) (6ea5ee4)
         # "a couple of pills a week" read as a count (2026-11-30) turned a false contradiction into a false
         # unsupported, found by totals with each change taken back
-        "outside-written 2026-11-29m": ((33, 7), (42, 17)),  # first (29, 9), (42, 20) (182aa8e)
-        "outside-written 2026-11-29n": ((34, 9), (38, 20)),  # first (33, 9), (39, 21) (e340556)
+        "outside-written 2026-11-29m": ((34, 7), (42, 16)),  # first (29, 9), (42, 20) (182aa8e)
+        "outside-written 2026-11-29n": ((34, 8), (38, 18)),  # first (33, 9), (39, 21) (e340556)
         # first (32, 23), (35, 25) (0ca9e27); "twice weekly" read as a rate (2026-11-30) turned a false contradiction
         # into a false unsupported, found by totals with each change taken back
         # the round of who acts, what is kept and what is avoided asked a number or a span said of no subject the
         # fact shares for a near fact (CombinedThresholds.measure_unshared): here it traded a contradiction and
         # three false unsupported for six false contradictions fewer and four unsupported more
-        "outside-written 2026-11-29o": ((36, 16), (39, 26)),
+        "outside-written 2026-11-29o": ((36, 15), (39, 23)),
         # an age read as no span of time (2026-11-30, the round of unrelated words) turned a contradiction here into a
         # false unsupported; over the seventeen unread sets it caught one fewer and made one false contradiction fewer
         "outside-written 2026-11-30": ((40, 13), (36, 11)),  # first (33, 18), (32, 15) (fa1419f)
@@ -394,18 +400,21 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # who the patient lives with (sim/household.py) cost it a contradiction and two false unsupported for a
         # false contradiction fewer, and 2026-11-30e a false contradiction; over the seventeen unread sets it
         # caught 15 more for those, found by totals with the reading taken back
-        "outside-written 2026-11-30d": ((37, 7), (37, 24)),  # first (35, 11), (35, 22) (ee73d86)
-        "outside-written 2026-11-30e": ((38, 10), (38, 14)),  # first (36, 10), (38, 18) (889e3b8)
-        "outside-written 2026-11-30f": ((40, 21), (28, 14)),  # first (38, 24), (27, 14) (1e34877)
+        "outside-written 2026-11-30d": ((37, 7), (37, 22)),  # first (35, 11), (35, 22) (ee73d86)
+        "outside-written 2026-11-30e": ((39, 10), (38, 14)),  # first (36, 10), (38, 18) (889e3b8)
+        "outside-written 2026-11-30f": ((41, 20), (29, 11)),  # first (38, 24), (27, 14) (1e34877)
         "outside-written 2026-11-30g": ((33, 14), (38, 22)),  # first (28, 16), (36, 28) (1e34877)
         "outside-written 2026-11-30h": ((36, 15), (31, 11)),  # first (35, 15), (31, 12) (df9335e)
         "outside-written 2026-11-30i": ((32, 14), (27, 13)),  # first (32, 15), (25, 13) (df9335e)
-        "outside-written 2026-11-30j": ((38, 12), (34, 13)),  # first (36, 15), (31, 14) (561eb61)
-        "outside-written 2026-11-30k": ((36, 7), (39, 16)),  # first (34, 9), (38, 18) (561eb61)
-        "outside-written 2026-11-30l": ((38, 6), (38, 12)),  # first (38, 6), (38, 13) (5f4f2d0)
-        "outside-written 2026-11-30m": ((38, 8), (34, 23)),  # first (38, 8), (34, 23) (5f4f2d0)
-        "outside-written 2026-11-30n": ((39, 21), (27, 23)),  # first (39, 21), (27, 23) (80fe826)
-        "outside-written 2026-11-30o": ((43, 13), (39, 7)),  # first (43, 13), (39, 7) (80fe826)
+        "outside-written 2026-11-30j": ((38, 12), (34, 11)),  # first (36, 15), (31, 14) (561eb61)
+        # a short answer that gives back an amount the facts state, read as entailed (the round of answers and
+        # results), turned an unsupported sentence here entailed; over the seventeen unread sets it made 15 false
+        # unsupported fewer for that one, found by totals with the reading taken back
+        "outside-written 2026-11-30k": ((36, 7), (38, 16)),  # first (34, 9), (38, 18) (561eb61)
+        "outside-written 2026-11-30l": ((38, 6), (38, 11)),  # first (38, 6), (38, 13) (5f4f2d0)
+        "outside-written 2026-11-30m": ((38, 8), (34, 22)),  # first (38, 8), (34, 23) (5f4f2d0)
+        "outside-written 2026-11-30n": ((39, 20), (27, 19)),  # first (39, 21), (27, 23) (80fe826)
+        "outside-written 2026-11-30o": ((44, 13), (39, 7)),  # first (43, 13), (39, 7) (80fe826)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

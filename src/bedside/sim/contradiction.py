@@ -65,7 +65,7 @@ from bedside.text.conflicts import (
     drug_classes,
 )
 from bedside.text.numbers import calendar_terms
-from bedside.text.quantities import normalise_quantities
+from bedside.text.quantities import normalise_quantities, without_ages
 from bedside.text.sentences import split_sentences
 from bedside.text.slots import slot_conflicts
 from bedside.text.times import DAYS, in_days, same_time, times_conflict
@@ -104,6 +104,14 @@ trimethoprim-sulfamethoxazole"): that "not" is the allergy, no flip of it."""
 _ONLY_THAT = re.compile(r",?\s*\b(?:nothing else|that'?s (?:it|all))\W*$", re.I)
 """An answer closed off at its end ("Just latex, nothing else."): its "nothing" negates no fact. Not "nobody else"
 ("My aunt, nobody else" says no one else in the family has it)."""
+_OWN_AGE = re.compile(
+    r"^\W*(?:i am|i'm|i turned)\s+\d{1,3}(?:\s+years?\s+old\b|(?=\s*(?:[,.;!?]|$)|\s+(?:and|now|but|so|with)\b))",
+    re.I,
+)
+"""A sentence that opens on the patient's own age ("I'm 35.", "I am 29 years old and ...", its number in digits):
+two of them compare ages whatever was asked."""
+_NOT_LONG_AGO = re.compile(r"\bnot (?:that |too |so |very )?long (?:ago|back)\b", re.I)
+""""Not that long ago" says when, not no."""
 _EXTRA = re.compile(r"\b(?:also|too|as well|another|other|extra|plus|besides|in addition)\b", re.I)
 _ABOUT_SOMEONE_ELSE = re.compile(
     r"^\W*(?:(?:um|uh|er|erm|well|yeah|yes|so|oh|and|but|no),?\s+)*(?:my|our)\s+(?:\w+\s+)?" + _PERSON.pattern,
@@ -215,7 +223,7 @@ class ContradictionRules:
     def negated(self, text: str) -> bool:
         """The guard's negation, a "no" an action took in ("I have never tried to hurt myself": never try), or an
         absence said another way: "without", "short of", "normal", "fine"."""
-        text = _ONLY_THAT.sub(" ", text)
+        text = _NOT_LONG_AGO.sub("recently", _ONLY_THAT.sub(" ", text))
         signals = self.signals(text)
         return signals.negated or bool(signals.refused) or bool(_PRIVATIVE.search(text))
 
@@ -288,6 +296,7 @@ class ContradictionRules:
                 cosine=similarity[i],
                 shared=bool(_content(f"{asked} {sentence}") & _content(known[i])),
                 answered=bool(_content(f"{asked} {sentence}") & _content(known[i])),
+                own_ages=_own_age(sentence) and _own_age(known[i]),
                 calendars=(calendar_terms(sentence), calendar_terms(known[i])),
             )
             conflict = next((c for c in found if c[0] not in self.without), None)  # the first of a kind not left out
@@ -330,6 +339,7 @@ class ContradictionRules:
         negated: tuple[bool, bool],
         someone_else: bool = False,
         intolerance: bool = False,
+        own_ages: bool = False,
         cosine: float,
         shared: bool,
         answered: bool = False,
@@ -352,7 +362,9 @@ class ContradictionRules:
         if unheard and fact_numbers and not my_numbers <= fact_numbers and about_it:
             yield "number", f"{_show(fact_numbers)} vs {_show(my_numbers)}"
         for kind in ("span", "short", "moment", "age"):
-            if not about_it or (kind in ("moment", "age") and not answered):
+            if kind == "age" and own_ages:
+                pass  # "I'm 35." against "I am 29 years old.": both the patient's own age, asked or not
+            elif not about_it or (kind in ("moment", "age") and not answered):
                 # "my knuckles are stiff in the mornings" says nothing against "ankle swelling at night"; an answer
                 # shares its subject through the question ("When do you take it?" "In the evening.")
                 continue
@@ -411,9 +423,13 @@ class ContradictionRules:
         return None
 
 
+def _own_age(text: str) -> bool:
+    return bool(_OWN_AGE.match(normalise_quantities(text)))
+
+
 def _quantities(text: str) -> frozenset[str]:
     """The numbers a text states, number words included, compared by value ("40" and "40.0" agree)."""
-    return frozenset(f"{float(n):g}" for n in _NUMBER.findall(normalise_quantities(text)))
+    return frozenset(f"{float(n):g}" for n in _NUMBER.findall(without_ages(normalise_quantities(text))))
 
 
 _MEASURE = re.compile(r"(?<![\w/.])(\d+(?:\.\d+)?)\s*([a-z]+)?(?:[ -]([a-z]+))?", re.I)
@@ -447,7 +463,7 @@ def _measures(text: str) -> frozenset[tuple[str, str]]:
     """Each number with the word after it as its unit ("10 minutes" is ("10", "minute"), "4 mm" ("4", "mm"));
     "" when the next word is not a unit ("a glass or 2 at the weekend"), which agrees with any unit."""
     found = set()
-    for value, word, after in _MEASURE.findall(normalise_quantities(text)):
+    for value, word, after in _MEASURE.findall(without_ages(normalise_quantities(text))):
         unit = (word or "").lower()
         if unit not in _COUNTED_THINGS and unit not in _NOT_UNITS and after.lower() in _COUNTED_THINGS:
             unit = after.lower()  # "2 Biktarvy tablets": the tablets are counted
@@ -716,11 +732,26 @@ def label_combined(
         conflict = rules.find(sentence, statements, _statement_scores(scores, len(facts), said), asked)
         if conflict:
             labelled.append(CombinedLabel("contradicted", conflict))
-        elif best < limits.entail or new_details(sentence, known, rules):
+        elif (best < limits.entail and not _restates_a_measure(sentence, known)) or new_details(sentence, known, rules):
             labelled.append(CombinedLabel("unsupported"))
         else:
             labelled.append(CombinedLabel("entailed"))
     return labelled
+
+
+def _restates_a_measure(sentence: str, known: Sequence[str]) -> bool:
+    """A short answer that gives back an amount the facts or the clinician state, in words they use ("About two
+    weeks ago now." to "When was the surgery?", with "I had a knee replacement two weeks ago"): entailed however
+    far its embedding lies from them, since it says nothing else."""
+    said = _measures(sentence)
+    if not said or _unheard(said, known):
+        return False
+    words = _content(_AMOUNT.sub(" ", normalise_quantities(sentence)))  # what it says besides its amounts
+    return not words - _content(" ".join(known))
+
+
+_AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*[a-z]*")
+"""A number and the word it runs into: "2 weeks", "500 mg"."""
 
 
 def _answered(clinician_said: Sequence[str]) -> str:

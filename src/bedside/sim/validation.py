@@ -416,13 +416,15 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-29l",
         "written by a fifteenth writer who never read the rules nor any other set; measured once with the rules "
-        "of 6ea5ee4, before any later change, totals only, frozen",
+        "of 6ea5ee4, before any later change, and after later rounds, totals only; its errors were read on "
+        "2026-11-30 in the round of answers and results: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_15.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-29m",
         "written by a sixteenth writer who never read the rules nor any other set; measured once with the rules "
-        "of 182aa8e, before any later change, totals only, frozen",
+        "of 182aa8e, before any later change, and after later rounds, totals only; its errors were read on "
+        "2026-11-30 in the round of answers and results: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_16.jsonl"),
     ),
     SentenceSet(

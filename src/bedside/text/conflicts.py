@@ -16,8 +16,8 @@ reports a conflict when the two sides disagree. Whole-sentence signals:
   negated action is read as its consequence: "don't stop it" is continue, "don't increase" is continue, "not
   postpone" is proceed. Verb forms are inflected ("increasing", "stopped", "tapering"), and an instruction's
   polarity is read without an action verb: "no need to keep taking", "no longer needed", "no more" and "you're
-  done with" are stop; "be sure to finish", "complete the course" and "until it's gone" are continue. "As
-  prescribed" is not a start, "increase the risk" not an increase, "lower back" not a decrease.
+  done with" are stop, as is "give up"; "be sure to finish", "complete the course" and "until it's gone" are
+  continue. "As prescribed" is not a start, "increase the risk" not an increase, "lower back" not a decrease.
 - **drug**: generic names (a brand resolves to its generic, so "Tylenol" equals "acetaminophen"), and drug
   classes from bedside's class list (``bedside/text/data/drug_classes.toml``: "statin", "blood thinner", "water
   pill"...): two different classes, or a named drug outside the class the other side names, conflict.
@@ -27,7 +27,9 @@ reports a conflict when the two sides disagree. Whole-sentence signals:
 - **negation**: a word one side negates and the other affirms (NegEx, :mod:`bedside.text.assertion`: "no fever
   but a cough" against "a fever but no cough"), or one side negates something and the other nothing; read after
   the negations an action consumed ("don't stop", "no longer needed") and fixed phrases that carry no negative
-  meaning ("don't hesitate to call").
+  meaning ("don't hesitate to call"). A test that came back negative says the test showed none of what it looks
+  for ("your strep test was negative" negates strep, as "the test did not show strep" does), and a passive
+  recommendation seeks its subject ("the flu vaccine is strongly recommended" against "... is not needed").
 - **laterality**: left, right, both sides (only next to a body part, so "right away" is not a side).
 - **time**: today, tonight, tomorrow, now, weekdays, durations ("2 weeks"), frequencies ("twice a day"; as many
   parts of the day as a frequency counts are that frequency: "in the morning and at bedtime" is twice a day), and
@@ -68,7 +70,7 @@ from typing import Any, Literal, NamedTuple
 from bedside.text import assertion
 from bedside.text.alignment import NEGATION_ALIGN, exchanged, read_change, recounted, shared_content, unreadable
 from bedside.text.assertion import FUNCTION_WORDS, NOT_NEGATIVE, Polarity, polarity_flips
-from bedside.text.quantities import UnreadableText, normalise_quantities
+from bedside.text.quantities import BARE_AGE, UnreadableText, normalise_quantities
 from bedside.text.slots import Slot, read_slots, slot_conflicts
 from bedside.text.times import in_days, same_time, times_conflict
 
@@ -120,7 +122,7 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\b(?:four times (?:a|per) day|four times daily|qid|q\.i\.d\.?)\b", "4/day"),
     (r"\b(?:once (?:a|per|each) day|once daily|every day|each day|daily|qd)\b", "1/day"),
     # "just once in the morning", "once at night": the part of the day stays for the moment patterns below
-    (r"\bonce(?= (?:in the (?:morning|evening|afternoon)|at (?:night|bedtime)|before bed)\b)", "1/day"),
+    (r"\bonce(?=,? (?:in the (?:morning|evening|afternoon)|at (?:night|bedtime)|before bed)\b)", "1/day"),
     (r"(?<!for )(?<!in )\b(?:a|per) day\b", "1/day"),
     (r"\b(?:just|only) (?:the )?once\b(?! (?:a|an|per|every|each|in|or)\b)", "1/day"),  # "just the once, at night"
     (r"\b(?:once (?:a|per) week|weekly|every week)\b", "1/week"),
@@ -190,6 +192,7 @@ _IRREGULAR = {
     "stick": ("stick", "sticks", "stuck", "sticking"),
     "go": ("go", "goes", "went", "going"),
     "quit": ("quit", "quits", "quitting"),
+    "give": ("give", "gives", "gave", "given", "giving"),
     "cut": ("cut", "cuts", "cutting"),
     "put": ("put", "puts", "putting"),
     "cancel": ("cancel", "cancels", "canceled", "cancelled", "canceling", "cancelling"),
@@ -253,6 +256,8 @@ _ACTION_PATTERNS: tuple[tuple[str, str], ...] = (
                 _v("discontinue"),
                 _v("stop"),
                 _v("quit"),
+                _v("give up"),
+                r"(?:give|gives|gave|given|giving) (?:it|them) up\b",
                 _v("cease"),
                 _v("come off"),
                 _v("get off"),
@@ -396,6 +401,14 @@ _LITOTES = re.compile(r"\b(?:not|never|isn't|aren't|wasn't|weren't) (?:at all )?
 """"Not abnormal" says "normal", which the negation and opposite rules would otherwise read as a "no" and as the
 other side of the finding pair. Only where the plain word is one a rule reads: "not unusual" rewritten "usual"
 would lose its "no" against "unusual" and leave two words no rule compares."""
+_NEGATIVE_RESULT = re.compile(
+    r"\b(?:(?:the|your|his|her|their|my|a) )?(?P<what>(?:[a-z0-9-]+ )?[a-z0-9-]+) "
+    r"(?P<test>tests?|swabs?|screens?|screening|cultures?|panels?|pcr) (?:was|were|is|are|came back|comes? back|"
+    r"(?:has|have) come back|returned) negative\b",
+    re.IGNORECASE,
+)
+""""Your strep test was negative" says the test showed no strep, as "the strep test did not show strep" does: the
+thing tested for is what the "no" is about (negative is otherwise the finding pair's other side of positive)."""
 _NOT_UNLESS = re.compile(
     r"\b(?:(?:there is |there's )?no need to|(?P<lead>you )?(?:(?:do not|don't) need to|need not|needn't)) "
     r"(?P<step>[^,;:.]{1,60}?) unless\b",
@@ -763,6 +776,7 @@ class ClinicalGuard:
         # is UnreadableText (the pair is uncertain), without it that step is left undone
         text = normalise_quantities(text, strict=strict)
         text = _LITOTES.sub(lambda m: m.group("plain"), text)  # "not abnormal" says "normal"
+        text = _NEGATIVE_RESULT.sub(lambda m: f"the {m.group('test')} showed no {m.group('what')}", text)
         text = _NOT_UNLESS.sub(lambda m: f"{m.group('lead') or ''}{m.group('step')} only if", text)
         # Offsets stay those of ``lowered`` throughout: phrases already read are blanked, never cut out.
         lowered = _LIST_MARKER.sub(lambda m: " " * len(m.group()), text.lower().replace("’", "'"))
@@ -846,9 +860,13 @@ class ClinicalGuard:
         doses: set[str] = set()
         dose_mentions: list[_Mention] = []
         lowered = _ONE_UNIT.sub(lambda m: "1".ljust(len(m.group())), lowered)
+        ages = {m.start(1) for m in BARE_AGE.finditer(lowered)}
         for match in _NUMBER.finditer(lowered):
             digits, unit = match.group(1), match.group(2) or ""
             if unit in _TIME_UNITS:
+                continue
+            if match.start(1) in ages:  # "I am 55 and ...": an age, as "55 years old" is
+                times.add(f"age {_fmt(float(digits))} year")
                 continue
             if unit in _DOSE_UNITS:
                 doses.add(f"{digits} {_DOSE_UNITS[unit]}")
@@ -947,7 +965,9 @@ class ClinicalGuard:
             & (polarity.affirmed - polarity.negated),
             sought=frozenset(
                 assertion.word_stem(word)
-                for match in _SEEKING.finditer(lowered)
+                for pattern in (_SEEKING, _SOUGHT_PASSIVE)
+                for match in pattern.finditer(lowered)
+                if pattern is _SEEKING or not _NO_WORD.search(lowered, max(0, match.start() - 12), match.end())
                 for word in _WORD.findall(match.group("rest"))
             )
             & (polarity.affirmed - polarity.negated),
@@ -1092,6 +1112,15 @@ _SEEKING = re.compile(
     r"\b(?:get|gets|getting|got|have|has|having|enjoy|enjoys|enjoying|drink|drinks|drinking|eat|eats|eating|need|"
     r"needs)\s+(?P<rest>(?:[a-z'-]+\s+){0,3}[a-z'-]+)"
 )
+
+_SOUGHT_PASSIVE = re.compile(
+    r"\b(?P<rest>(?:[a-z'-]+\s+){0,2}[a-z'-]+) (?:is|are|was|were|'s|'re) (?:(?:strongly|highly|still|really) )?"
+    r"(?:recommended|needed|required|advised|necessary)\b"
+)
+"""The thing a passive sentence asks for ("the flu vaccine is strongly recommended"), sought as "need" seeks it;
+not where a "no" comes with it, in the phrase or the few words before it ("no further treatment is needed",
+"there is no test needed")."""
+_NO_WORD = re.compile(r"\b(?:no|not|none|nothing|never)\b")
 
 
 def _refused_and_done(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict | None:

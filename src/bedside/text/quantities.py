@@ -9,8 +9,11 @@ a tablespoon. :func:`normalise_quantities` rewrites a sentence so that the rules
 sees that:
 
 - number words become digits with text2num (``alpha2digit``); "one" only before a unit or a count ("one
-  tablet"), never as a pronoun ("the blue one", "no one"); "and a half" and "half a" add 0.5; "point four" is
-  0.4, "one-fifty" 150;
+  tablet"), never as a pronoun ("the blue one", "no one") nor cut out of a compound ("twenty-one days" is 21
+  days); a number word joined to its unit stands apart from it ("a twenty-four-hour period" is a 24 hour
+  period); "a single drop" is 1 drop; "and a half" and "half a" add 0.5; "point four" is 0.4, "one-fifty" 150;
+- a share of a group is a percentage ("nine out of ten people" is 90 percent of people; "six out of ten", a
+  score, names no group and is left as said);
 - a thousands separator is not two numbers ("4,000 mg" is 4000 mg, never 0 mg);
 - spoken spans of time ("a quarter of an hour", "a fortnight", "a year and a half", "a week or two") become
   amounts;
@@ -23,7 +26,9 @@ sees that:
   apart": three times a day), and "N times a day" keeps the words the rules read in; alternate days are every
   2 days ("every other night", "every second day" and "on alternate nights" are "every 2 nights"); "six days
   out of the month" is six days a month;
-- a year said as two numbers is one ("twenty nineteen" is 2019, "nineteen eighty-five" 1985);
+- a year said as two numbers is one ("twenty nineteen" is 2019, "nineteen eighty-five" 1985); a person's age
+  said as a bare number ("I am 55 and ...") is marked (:data:`BARE_AGE`), for readers that compare counts to leave
+  out (:func:`without_ages`);
 - a 24-hour clock time is said with am or pm ("22:00" is "10 pm", as "nine at night" is "9 pm" to the rules);
   a range whose unit is said once gives it to both numbers ("48 to 72 hours" is "2 days to 3 days"); a mass per
   volume is compared in mg/dL ("11.2 g/dL" is "112 g/L").
@@ -56,6 +61,12 @@ _SPANS: tuple[tuple[str, str], ...] = (
     (r"\b(?:the )?day before yesterday\b", "2 days ago"),
     (r"\bhalf a day\b", "12 hours"),
     (r"\b(?:a|one) dozen\b", "12"),
+    # "a single drop": one, where what follows is counted
+    (
+        r"\ba single(?= (?:drop|tablet|pill|capsule|dose|puff|injection|shot|patch|spray|teaspoon|tablespoon|sachet"
+        r"|vial|suppository|lozenge)s?\b)",
+        "one",
+    ),
     (r"\ban hour or two\b", "1 to 2 hours"),
     (r"\b(?:a|the (?:next|coming|last|past)) (day|week|month|year) or two\b", r"1 to 2 \1s"),
     (r"\b(for|only|just) the (?:last|past) (day|week|month|year)(?: or so)?\b", r"\1 1 \2"),
@@ -132,11 +143,41 @@ def _spoken_year(match: re.Match[str]) -> str:
     return str(century + _YEAR_UNITS.index(oh or "") + 1)
 
 
+_SHARE = re.compile(
+    r"\b(\d+) (?:out of|in) ([1-9]\d*)(?= (?:people|patients|persons|women|men|adults|children|kids|babies|cases)\b)",
+    re.IGNORECASE,
+)
+""""Nine out of ten people", "1 in 5 women": a share of a group, as "90 percent of people" says it (not a score:
+"a six out of ten" names no group)."""
 _PRESSURE = re.compile(r"\b(\d{2,3}) over (\d{2,3})\b", re.IGNORECASE)
 _THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?!\d|,\d|\.\d)")
+_WORD_BEFORE_UNIT = re.compile(
+    rf"\b((?:{_TENS})(?:-(?:{_DIGIT}))?|{_DIGIT}|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen"
+    r"|eighteen|nineteen)-(second|minute|hour|day|week|month|year)\b",
+    re.IGNORECASE,
+)
+"""A number word joined to its unit ("a twenty-four-hour period", "a six-week course"), which text2num reads only
+once the unit stands apart."""
+BARE_AGE = re.compile(
+    r"\b(?:i am|i'm|she is|she's|he is|he's|(?:i|she|he) turned|aged)\s+(\d{1,3})"
+    r"(?=\s*(?:[,.;]|$)|\s+(?:and|now|but|so|with|this year|next month)\b)",
+    re.IGNORECASE,
+)
+"""A person's age said as a bare number ("I am 55 and I have COPD", "she's 4 now", on digits): not a count to
+meet another number but an age, as "55 years old" is."""
+
+
+def without_ages(text: str) -> str:
+    """``text`` (its numbers as digits) with each bare age's number taken out, for readers that compare counts."""
+    return BARE_AGE.sub(lambda m: m.group()[: m.start(1) - m.start()] + "age", text)
+
+
+_AFTER_TENS = "".join(f"(?<!{tens}[ -])" for tens in _TENS.split("|"))
+"""Not the units word of a compound number ("twenty-one days", "thirty one tablets"), which text2num reads whole."""
 _ONE = re.compile(
-    r"\bone(?=\s+(?:[a-z]+\s+)?(?:mg|milligrams?|mcg|micrograms?|grams?|g|ml|millilit(?:er|re)s?|tablets?|pills?|capsules?"
-    r"|puffs?|doses?|units?|drops?|patch(?:es)?|teaspoons?|tablespoons?|days?|weeks?|months?|years?|hours?"
+    _AFTER_TENS
+    + r"\bone(?=\s+(?:[a-z]+\s+)?(?:mg|milligrams?|mcg|micrograms?|grams?|g|ml|millilit(?:er|re)s?|tablets?|pills?"
+    r"|capsules?|puffs?|doses?|units?|drops?|patch(?:es)?|teaspoons?|tablespoons?|days?|weeks?|months?|years?|hours?"
     r"|minutes?|kg|kilos?|glass(?:es)?|cups?|drinks?|litres?|liters?|shots?|injections?|inhalers?|sprays?"
     r"|pens?|vials?|sachets?)\b"
     r"|\s+(?:to|or)\s+(?:two|three|four|five|six|seven|eight|nine|ten|\d))",
@@ -147,7 +188,7 @@ _JUST_THE_ONE = re.compile(
 )
 """A count said as "just the one" ("just the one chest infection last winter" is 1), not a pronoun."""
 _PRONOUN_ONE = re.compile(
-    r"(?<!\bpoint )(?<!\bhundred and )(?<!\bthousand and )\bone\b"
+    _AFTER_TENS + r"(?<!\bpoint )(?<!\bhundred and )(?<!\bthousand and )\bone\b"
     r"(?!\s+point\s+(?:zero|one|two|three|four|five|six|seven|eight|nine)\b)(?!\s+(?:hundred|thousand)\b)",
     re.IGNORECASE,
 )
@@ -313,6 +354,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
     """``text`` with its numbers and amounts spelt one way (see the module docstring); unchanged where it holds
     none. A library that fails leaves its step undone, or, with ``strict``, raises :class:`UnreadableText`
     (what a checker that must not guess asks for)."""
+    text = _WORD_BEFORE_UNIT.sub(r"\1 \2", text)
     for pattern, amount in _COMPILED_SPANS:
         text = pattern.sub(amount, text)
     text = _THOUSANDS.sub(lambda m: m.group(1).replace(",", ""), text)
@@ -336,6 +378,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
             return _PER_DAY_WORDS[int(per_day)]
         return match.group()
 
+    text = _SHARE.sub(lambda m: f"{_fmt(round(100 * int(m.group(1)) / int(m.group(2)), 2))} percent of", text)
     text = _PRESSURE.sub(r"\1/\2", text)  # "130 over 80" is the reading 130/80
     text = _CLOCK.sub(_clock, text)
     text = _RANGE.sub(lambda m: f"{m.group(1)} {m.group(4)} to {m.group(3)} {m.group(4)}", text)
@@ -360,4 +403,4 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
     return _AMOUNT.sub(canonical, text)
 
 
-__all__ = ["UnreadableText", "normalise_quantities"]
+__all__ = ["BARE_AGE", "UnreadableText", "normalise_quantities", "without_ages"]

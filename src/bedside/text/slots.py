@@ -113,7 +113,7 @@ _SCOPE = re.compile(
 _SCOPE_VALUE = {"24-hour period": "day", "24 hour period": "day", "1 day period": "day"}
 """How a day is said ("1 day period" is "a 24-hour period" once bedside.text.quantities has read it); a scope said
 without "per" (``once``: "at any one time") is a dose."""
-_NEGATIVE_WORD = re.compile(r"\b(?:no|not|non|never|nothing(?! to\b))\b")
+_NEGATIVE_WORD = re.compile(r"\b(?:no|not|non|never|nothing(?! to\b)|without)\b")
 """A "no" inside an opposite's phrase ("no longer contagious", "nothing concerning") belongs to the phrase, not the
 sentence; "nothing to worry about" keeps its "no", which the negation rules weigh against a warning."""
 _FILLER = frozenset(

@@ -222,20 +222,22 @@ BUILTIN_SETS = (
         "development set now",
     ),
     (
-        "outside-written, held out 14",
+        "outside-written, dev 19",
         "guard_heldout_19.jsonl",
         "written 2026-11-29 by an eighteenth writer who never read the rules nor any other set, asked for changes "
         "subtler than the common tricks; measured once with the rules after the fidelity round (0ca9e27), before "
-        "any later change, totals only (its errors unread), frozen",
+        "any later change, and after later rounds with its errors unread, totals only (23/60, 33/40, 37/60 at "
+        "80fe826); its errors were read on 2026-11-30 for the round of answers and results: a development set now",
     ),
     (
-        "outside-written, held out 15",
+        "outside-written, dev 20",
         "guard_heldout_21.jsonl",
         "written 2026-11-30 by a twentieth writer who never read the rules nor any other set; kept sealed through "
         "the synonym round and measured with the rules before it (rejection 46/60, 4 passed silently; paraphrases "
         "kept 34/40; 14 of 60 reversed pairs matched, 4 with --uncertain reject, which kept 18 of 40 paraphrases), "
-        "part-way through and after it (the same but 22 of 40 paraphrases kept by --uncertain reject), totals only "
-        "(its errors unread), frozen",
+        "part-way through and after it (the same but 22 of 40 paraphrases kept by --uncertain reject), and after "
+        "later rounds with its errors unread, totals only (50/60, 37/40, 10/60 at 80fe826); its errors were read on "
+        "2026-11-30 for the round of answers and results: a development set now",
     ),
     (
         "outside-written, held out 16",
