@@ -187,6 +187,16 @@ FROZEN = {
     ): "ab21482793db9ff0ab053dd3df87127cf5c2cc2081f3a8558ed29f5bac85bbda",
     ("bedside.sim", "fidelity_heldout_32.jsonl"): "c24f1e3334f08fca3b07c71fe652123f0bb3655a91c13ce160f23a96d7600443",
     ("bedside.sim", "fidelity_heldout_33.jsonl"): "fa1562f5bf1666745c2c4e15aa61fa49d0221f0ca4189001389017c9fd9bae7c",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_35.jsonl",
+    ): "3f95b33c3991cc8655353bd7d0845d61436f668381cc60e47e53103e327af034",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_36.jsonl",
+    ): "66cad47d233480739ba11732003e47c303dcf8eafa77a2f306ff1c586a7cfec3",
+    ("bedside.sim", "fidelity_heldout_34.jsonl"): "8c20d27713d7b0284dd3031f1a14db1ba0c504fb35fb3d3babd96b711220a39b",
+    ("bedside.sim", "fidelity_heldout_35.jsonl"): "d8ce7319dad90de7d6b875644eb6df5a5fe07f63a05a85e4f565fe8f8306f324",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -249,8 +259,10 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("dev 19", (24, 36, 36, 36)),
         # sealed through the synonym round (46, 34, 14, 34 before it); 50, 37, 10, 37 at 80fe826, unread until then
         ("dev 20", (52, 38, 8, 38)),
-        ("held out 16", (50, 34, 10, 34)),  # first 46, 32, 14, 32 (the synonym round's rules)
-        ("held out 17", (51, 36, 9, 35)),  # first 49, 31, 11, 30 (ee73d86), measured again after the round
+        # first 46, 32, 14, 32 (the synonym round's rules); 50, 34, 10, 34 at 38bee85 (held out 16, unread until then)
+        ("dev 21", (53, 35, 7, 35)),
+        # first 49, 31, 11, 30 (ee73d86); 51, 36, 9, 35 at 38bee85 (held out 17, unread until then)
+        ("dev 22", (52, 38, 8, 37)),
         ("held out 18", (51, 30, 9, 28)),  # first 47, 27, 13, 25 (889e3b8), unread
         ("held out 19", (51, 34, 9, 34)),  # first 50, 29, 10, 29 (1e34877), unread
         ("held out 20", (49, 30, 11, 30)),  # first 46, 29, 14, 29 (1e34877), unread
@@ -268,6 +280,8 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 26", (49, 36, 11, 36)),  # first 49, 36, 11, 36 (5f4f2d0), unread
         ("held out 27", (55, 35, 5, 35)),  # first 55, 34, 5, 34 (80fe826), unread
         ("held out 28", (57, 28, 3, 28)),  # first 57, 28, 3, 28 (80fe826), unread
+        ("held out 29", (50, 33, 10, 33)),  # first 50, 33, 10, 33 (38bee85), unread
+        ("held out 30", (53, 30, 7, 30)),  # first 53, 30, 7, 30 (38bee85), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -316,9 +330,11 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 17", (5, 5, 31)),  # first 5, 5, 29 (held out 12, unread until 2026-11-30)
         ("dev 18", (3, 3, 31)),  # first 4, 4, 26 (held out 13, unread until 2026-11-30)
         ("dev 19", (26, 26, 26)),  # first 27, 27, 22; 27, 27, 25 at 80fe826 (held out 14, unread until then)
-        ("dev 20", (2, 2, 25)),  # 18 paraphrases before the synonym round, 22 after; 4, 4, 24 at 80fe826 (held out 15)
-        ("held out 16", (5, 5, 26)),  # measured once, unread
-        ("held out 17", (5, 5, 31)),  # unread; 6, 6, 30 at ee73d86 and after the round of 2026-11-30
+        # 18 paraphrases before the synonym round, 22 after; 4, 4, 24 at 80fe826 (held out 15); one paraphrase fewer
+        # kept by --uncertain reject since "keep doing" reads as continue ("every day holding" / "and hold")
+        ("dev 20", (2, 2, 24)),
+        ("dev 21", (3, 3, 27)),  # 5, 5, 26 at 38bee85 (held out 16, unread until then)
+        ("dev 22", (5, 5, 33)),  # 5, 5, 31 at 38bee85 (held out 17, unread until then); 6, 6, 30 at ee73d86
         ("held out 18", (7, 7, 25)),  # first 8, 8, 22 (889e3b8), unread
         ("held out 19", (6, 6, 32)),  # first 7, 7, 27 (1e34877), unread
         ("held out 20", (9, 9, 27)),  # first 10, 10, 27 (1e34877), unread
@@ -330,6 +346,8 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 26", (7, 7, 36)),  # first 7, 7, 36 (5f4f2d0), unread
         ("held out 27", (3, 3, 30)),  # first 3, 3, 29 (80fe826), unread
         ("held out 28", (1, 1, 25)),  # first 1, 1, 25 (80fe826), unread
+        ("held out 29", (4, 4, 27)),  # first 4, 4, 27 (38bee85), unread
+        ("held out 30", (2, 2, 26)),  # first 2, 2, 26 (38bee85), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -382,17 +400,21 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-29l": ((42, 12), (34, 11)),  # first (36, 19), (34, 16) (6ea5ee4)
         # "a couple of pills a week" read as a count (2026-11-30) turned a false contradiction into a false
         # unsupported, found by totals with each change taken back
-        "outside-written 2026-11-29m": ((34, 7), (42, 16)),  # first (29, 9), (42, 20) (182aa8e)
-        "outside-written 2026-11-29n": ((34, 8), (38, 18)),  # first (33, 9), (39, 21) (e340556)
+        # a cap against the same number said plainly (the round of scores, ranges and days) turned a false
+        # contradiction here ("up to 39.5" / "the highest was thirty-nine and a half") into a false unsupported
+        "outside-written 2026-11-29m": ((34, 6), (42, 17)),  # first (29, 9), (42, 20) (182aa8e)
+        # first (33, 9), (39, 21) (e340556); (34, 8), (38, 18) at 38bee85, unread until then; the same cap reading
+        # turned false contradictions here into false unsupported ones
+        "outside-written 2026-11-29n": ((34, 3), (38, 20)),
         # first (32, 23), (35, 25) (0ca9e27); "twice weekly" read as a rate (2026-11-30) turned a false contradiction
         # into a false unsupported, found by totals with each change taken back
         # the round of who acts, what is kept and what is avoided asked a number or a span said of no subject the
         # fact shares for a near fact (CombinedThresholds.measure_unshared): here it traded a contradiction and
         # three false unsupported for six false contradictions fewer and four unsupported more
-        "outside-written 2026-11-29o": ((36, 15), (39, 23)),
+        "outside-written 2026-11-29o": ((36, 14), (39, 23)),
         # an age read as no span of time (2026-11-30, the round of unrelated words) turned a contradiction here into a
         # false unsupported; over the seventeen unread sets it caught one fewer and made one false contradiction fewer
-        "outside-written 2026-11-30": ((40, 13), (36, 11)),  # first (33, 18), (32, 15) (fa1419f)
+        "outside-written 2026-11-30": ((40, 12), (36, 11)),  # first (33, 18), (32, 15) (fa1419f)
         # "every morning" read as once a day (the same round) made an unsupported sentence here a false contradiction
         # and cost an unsupported one; over the seventeen unread sets it caught 5 more contradictions for it
         "outside-written 2026-11-30b": ((40, 10), (34, 14)),  # first (34, 13), (34, 19) (synonym round)
@@ -405,16 +427,23 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-30f": ((41, 20), (29, 11)),  # first (38, 24), (27, 14) (1e34877)
         "outside-written 2026-11-30g": ((33, 14), (38, 22)),  # first (28, 16), (36, 28) (1e34877)
         "outside-written 2026-11-30h": ((36, 15), (31, 11)),  # first (35, 15), (31, 12) (df9335e)
-        "outside-written 2026-11-30i": ((32, 14), (27, 13)),  # first (32, 15), (25, 13) (df9335e)
+        # weekdays said in the plural, as a run or as a part of the week (the round of scores, ranges and days) made
+        # two false contradictions here and cost an unsupported sentence; over the seventeen unread sets those were
+        # its whole cost, found by totals with the reading taken back
+        "outside-written 2026-11-30i": ((32, 16), (26, 12)),  # first (32, 15), (25, 13) (df9335e)
         "outside-written 2026-11-30j": ((38, 12), (34, 11)),  # first (36, 15), (31, 14) (561eb61)
         # a short answer that gives back an amount the facts state, read as entailed (the round of answers and
         # results), turned an unsupported sentence here entailed; over the seventeen unread sets it made 15 false
         # unsupported fewer for that one, found by totals with the reading taken back
-        "outside-written 2026-11-30k": ((36, 7), (38, 16)),  # first (34, 9), (38, 18) (561eb61)
-        "outside-written 2026-11-30l": ((38, 6), (38, 11)),  # first (38, 6), (38, 13) (5f4f2d0)
-        "outside-written 2026-11-30m": ((38, 8), (34, 22)),  # first (38, 8), (34, 23) (5f4f2d0)
-        "outside-written 2026-11-30n": ((39, 20), (27, 19)),  # first (39, 21), (27, 23) (80fe826)
+        "outside-written 2026-11-30k": ((36, 6), (38, 16)),  # first (34, 9), (38, 18) (561eb61)
+        # a cap against the same number said plainly read as no conflict (the same round) turned a false
+        # contradiction here into a false unsupported sentence, found by totals with the reading taken back
+        "outside-written 2026-11-30l": ((38, 4), (38, 12)),  # first (38, 6), (38, 13) (5f4f2d0)
+        "outside-written 2026-11-30m": ((39, 8), (34, 21)),  # first (38, 8), (34, 23) (5f4f2d0)
+        "outside-written 2026-11-30n": ((39, 19), (27, 19)),  # first (39, 21), (27, 23) (80fe826)
         "outside-written 2026-11-30o": ((44, 13), (39, 7)),  # first (43, 13), (39, 7) (80fe826)
+        "outside-written 2026-11-30p": ((29, 15), (32, 19)),  # first (28, 15), (32, 21) (38bee85)
+        "outside-written 2026-11-30q": ((34, 13), (20, 18)),  # first (34, 14), (20, 18) (38bee85)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -259,7 +259,7 @@ class ContradictionRules:
         same_drug = [
             k for k in known if not (mine.drugs and (theirs := self.signals(k).drugs) and not theirs & mine.drugs)
         ]
-        unheard = _unheard(_measures(sentence), same_drug)
+        unheard = _either_heard(sentence, _unheard(_measures(sentence), same_drug), same_drug)
         extra = bool(_EXTRA.search(sentence))
         near = [i for i in order if similarity[i] >= limits.floor]
         if "meaning" not in self.without and (meaning := self._meaning(sentence, known, near)):
@@ -382,9 +382,12 @@ class ContradictionRules:
         # The guard's slots (bedside.text.slots) on the nearest fact: before or after, with or without, a
         # threshold's direction, clinical opposites. Not "direction" (more, less): a patient's "more" is often
         # about another thing than the fact's; nor "order": a patient tells events in the order they come to mind;
-        # nor "actor": its "I" and "we" are the clinician's, and a patient's "I" is the patient.
+        # nor "actor": its "I" and "we" are the clinician's, and a patient's "I" is the patient; nor a cap or a
+        # floor against the same number said plainly: "the highest I saw was 39.2" is what "fever up to 39.2" says.
         if first:
             for kind, theirs, said in slot_conflicts(fact.slots, mine.slots):
+                if kind == "comparison" and "=" in {theirs.split()[0], *said.split()[0].split("/")}:
+                    continue
                 if kind not in ("direction", "order", "actor"):
                     yield kind, f"{theirs} vs {said}"
         if mine.actions and fact.actions and not actions_agree(mine.actions, fact.actions):
@@ -496,6 +499,35 @@ def _unheard(mine: frozenset[tuple[str, str]], known: Sequence[str]) -> frozense
         and not any(low <= float(value) <= high for low, high in ranges)
         and not any(_same_span((value, unit), (v, u)) for v, u in theirs)
     )
+
+
+_EITHER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) or (\d+(?:\.\d+)?)(?!\w|\.\d)")
+
+
+def _either_heard(
+    sentence: str, unheard: frozenset[tuple[str, str]], known: Sequence[str]
+) -> frozenset[tuple[str, str]]:
+    """``unheard`` less a number the sentence gives as one of two guesses whose other a known text states of the
+    same thing: "ten or eleven" against "11 regular medicines" is the patient's count, not a new one; "three or
+    four cigarettes" is not heard in "three weeks"."""
+    pairs = _EITHER.findall(normalise_quantities(sentence))
+    if not pairs:
+        return unheard
+    missing = {value for value, _ in unheard}
+    given = dict(_measures(sentence))
+    theirs = frozenset().union(*(_measures(k) for k in known))
+    heard_partner = set()
+    for one, other in pairs:
+        one, other = f"{float(one):g}", f"{float(other):g}"
+        unit = given.get(other, "")  # "3 or 4 cigarettes": the unit said once, after the second
+        for value, partner in ((one, other), (other, one)):
+            if (
+                value in missing
+                and partner not in missing
+                and any(v == partner and (not unit or u == unit) for v, u in theirs)
+            ):
+                heard_partner.add(value)
+    return frozenset((value, unit) for value, unit in unheard if value not in heard_partner)
 
 
 def _same_span(one: tuple[str, str], other: tuple[str, str]) -> bool:
@@ -657,7 +689,7 @@ def new_details(sentence: str, known: Sequence[str], rules: ContradictionRules) 
     drugs = rules.signals(sentence).drugs - rules.named_drugs(known)
     if drugs:
         return f"drug {_show(drugs)}"
-    numbers = _unheard(_measures(sentence), known)
+    numbers = _either_heard(sentence, _unheard(_measures(sentence), known), known)
     if numbers:
         return f"number {_show(frozenset(' '.join(n).strip() for n in numbers))}"
     people = {p.lower() for p in _PERSON.findall(sentence)} - {p.lower() for k in known for p in _PERSON.findall(k)}

@@ -430,13 +430,16 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-29n",
         "written by a seventeenth writer who never read the rules nor any other set; kept sealed through the "
-        "exchange round and measured once with its rules (e340556), before any later change, totals only, frozen",
+        "exchange round and measured once with its rules (e340556), before any later change, and after later "
+        "rounds, totals only; its errors were read on 2026-11-30 in the round of scores, ranges and days: a "
+        "development set now",
         SENTENCE_SET.with_name("fidelity_heldout_17.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-29o",
         "written by an eighteenth writer who never read the rules nor any other set; measured once with the rules "
-        "of 0ca9e27, before any later change, totals only, frozen",
+        "of 0ca9e27, before any later change, and after later rounds, totals only; its errors were read on "
+        "2026-11-30 in the round of scores, ranges and days: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_18.jsonl"),
     ),
     SentenceSet(
@@ -535,6 +538,20 @@ BUILTIN_SENTENCE_SETS = (
         "colonoscopy preparation, liver disease, nutrition and weight, recovery from alcohol or opioid use); "
         "measured once with the rules of 80fe826, before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_33.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30p",
+        "written by a thirty-fourth writer who never read the rules nor any other set (heart failure, blood "
+        "pressure, atrial fibrillation, cholesterol, angina, leg circulation); measured once with the rules of "
+        "38bee85, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_34.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30q",
+        "written by a thirty-fifth writer who never read the rules nor any other set (asthma, COPD and home oxygen, "
+        "allergies and adrenaline pens, sleep apnoea, stopping smoking); measured once with the rules of 38bee85, "
+        "before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_35.jsonl"),
     ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""

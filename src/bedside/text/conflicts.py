@@ -16,8 +16,9 @@ reports a conflict when the two sides disagree. Whole-sentence signals:
   negated action is read as its consequence: "don't stop it" is continue, "don't increase" is continue, "not
   postpone" is proceed. Verb forms are inflected ("increasing", "stopped", "tapering"), and an instruction's
   polarity is read without an action verb: "no need to keep taking", "no longer needed", "no more" and "you're
-  done with" are stop, as is "give up"; "be sure to finish", "complete the course" and "until it's gone" are
-  continue. "As prescribed" is not a start, "increase the risk" not an increase, "lower back" not a decrease.
+  done with" are stop, as is "give up"; "be sure to finish", "complete the course", "until it's gone" and "keep
+  doing" ("keep exercising") are continue. "As prescribed" is not a start, "increase the risk" not an
+  increase, "lower back" not a decrease.
 - **drug**: generic names (a brand resolves to its generic, so "Tylenol" equals "acetaminophen"), and drug
   classes from bedside's class list (``bedside/text/data/drug_classes.toml``: "statin", "blood thinner", "water
   pill"...): two different classes, or a named drug outside the class the other side names, conflict.
@@ -30,11 +31,13 @@ reports a conflict when the two sides disagree. Whole-sentence signals:
   meaning ("don't hesitate to call"). A test that came back negative says the test showed none of what it looks
   for ("your strep test was negative" negates strep, as "the test did not show strep" does), and a passive
   recommendation seeks its subject ("the flu vaccine is strongly recommended" against "... is not needed").
-- **laterality**: left, right, both sides (only next to a body part, so "right away" is not a side).
+- **laterality**: left, right, both sides ("each eye" is both; only next to a body part, so "right away" is not
+  a side).
 - **time**: today, tonight, tomorrow, now, weekdays, durations ("2 weeks"), frequencies ("twice a day"; as many
-  parts of the day as a frequency counts are that frequency: "in the morning and at bedtime" is twice a day), and
-  food timing (with food / on an empty stomach, reported as a time conflict). "Don't take it on an empty
-  stomach" is read as "take it with food".
+  parts of the day as a frequency counts are that frequency: "in the morning and at bedtime" or "before your
+  morning meal and your evening meal" is twice a day; "only on bad days" is as needed), and food timing (with
+  food / on an empty stomach, reported as a time conflict). "Don't take it on an empty stomach" is read as "take
+  it with food".
 
 Sets are not enough: "10 mg in the morning and 20 mg at night" has the same numbers as its reverse, and
 "continue lisinopril, metformin and aspirin" shares its actions and drugs with "continue lisinopril and
@@ -93,7 +96,7 @@ _DOSE_UNITS = {
 _TIME_UNITS = {
     "minute": "minute", "minutes": "minute", "hour": "hour", "hours": "hour", "hr": "hour", "hrs": "hour",
     "day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
-    "year": "year", "years": "year",
+    "year": "year", "years": "year", "second": "second", "seconds": "second", "sec": "second", "secs": "second",
 }  # fmt: skip
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
@@ -128,7 +131,7 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\b(?:once (?:a|per) week|weekly|every week)\b", "1/week"),
     (
         r"\b(?:as needed|when needed|if needed|prn|(?:for )?(?:when|if|whenever) (?:you|i|he|she|they) "
-        r"(?:really )?(?:need|needs) (?:it|them|one))\b",
+        r"(?:really )?(?:need|needs) (?:it|them|one)|only on (?:the )?(?:bad|worse|difficult|tough|rough) days)\b",
         "as needed",
     ),
     (r"\b(?:right away|immediately|at once|as soon as possible|asap|right now|without delay)\b", "now"),
@@ -234,7 +237,7 @@ _ACTION_PATTERNS: tuple[tuple[str, str], ...] = (
         "|".join(
             (
                 _v("keep on") + r"(?: (?:taking|using))?",
-                _v("keep") + r" (?:taking|using|giving|applying)",
+                _v("keep") + r" (?:taking|using|giving|applying|(?!going\b)[a-z]{3,}ing\b)",
                 _v("continue"),
                 _v("carry on with"),
                 _v("stay on"),
@@ -417,7 +420,11 @@ _NOT_UNLESS = re.compile(
 """A step not needed unless something happens is the step needed only if it happens: "there is no need to come in
 unless the swelling gets worse" is "come in only if the swelling gets worse" (two negatives, one condition). Not
 "do not stop it unless we tell you", whose "stop" the action rules read with its "not"."""
-_MEAL_PARTS = {r"\bbreakfast\b": "morning", r"\blunch\b": "midday", r"\b(?:dinner|supper|tea ?time)\b": "evening"}
+_MEAL_PARTS = {
+    r"\b(?:breakfast|morning meal)\b": "morning",
+    r"\b(?:lunch|midday meal)\b": "midday",
+    r"\b(?:dinner|supper|tea ?time|evening meal)\b": "evening",
+}
 """Meals that name a part of the day: "before breakfast and before dinner every day" is twice a day."""
 _EVERY_DAY = re.compile(r"^(?!.*\bonce (?:a|per|each) day\b|.*\bonce daily\b).*\b(?:every|each) day\b")
 """A sentence whose "once a day" comes from "every day" alone (a "twice" in "two sprays twice, once daily" counts
@@ -471,7 +478,7 @@ _BODY = (
     r"forearms|shin|shins|eyelid|eyelids|buttocks|collarbone|hand's|knee's"
 )
 _SIDE = re.compile(
-    rf"\b(?P<side>left|right|bilateral|both)[\s-]+(?:\w+[\s-]+)?(?:{_BODY})\b|\bon the (?P<side2>left|right)\b|"
+    rf"\b(?P<side>left|right|bilateral|both|each)[\s-]+(?:\w+[\s-]+)?(?:{_BODY})\b|\bon the (?P<side2>left|right)\b|"
     r"\b(?P<side3>bilaterally)\b|\b(?:lower|upper|bottom|top)[\s-](?P<side4>left|right)\b|"
     r"\b(?:my|his|her|your) (?P<side5>left|right) (?:one|side)\b"
 )
@@ -617,10 +624,25 @@ def _mesh_drug_finder() -> DrugFinder | None:
         for data, first, last in found:
             name = str(data.get("name") or data.get("matching_string")).lower()
             start, end = tokens[first].start(), tokens[max(first, last - 1)].end()
+            if _plain_word(text[start:end], name):
+                continue
             mentions.append(DrugMention(name, start, end))
         return mentions
 
     return drugs
+
+
+def _plain_word(said: str, name: str) -> bool:
+    """A lower-case word MeSH lists as another name of a substance but English uses as no noun: "it sits around a
+    six" is no mention of SITS (4-acetamido-4'-isothiocyanatostilbene-2,2'-disulfonic acid). WordNet decides which
+    words are plain English and of which part of speech; a word it reads as a noun ("iron", "lead") stays a
+    mention, as does a name written in capitals or the substance's own name."""
+    from bedside.text.wordnet import lemmas_of
+
+    if not said.islower() or " " in said or said == name:
+        return False
+    parts = {pos for pos, _ in lemmas_of(said)}
+    return bool(parts) and "n" not in parts
 
 
 @dataclass(frozen=True)
@@ -934,7 +956,7 @@ class ClinicalGuard:
         sides = set()
         for match in _SIDE.finditer(lowered):
             side = next(side for side in match.groups() if side)
-            sides.add("both" if side in ("both", "bilateral", "bilaterally") else side)
+            sides.add("both" if side in ("both", "each", "bilateral", "bilaterally") else side)
         drugs = frozenset(m.label for m in drug_mentions if not m.label.startswith("class:"))
         classes = frozenset(m.label for m in drug_mentions if m.label.startswith("class:"))
         instructions = _instructions(lowered, drug_mentions, dose_mentions, action_mentions, time_mentions)

@@ -13,15 +13,16 @@ sees that:
   days); a number word joined to its unit stands apart from it ("a twenty-four-hour period" is a 24 hour
   period); "a single drop" is 1 drop; "and a half" and "half a" add 0.5; "point four" is 0.4, "one-fifty" 150;
 - a share of a group is a percentage ("nine out of ten people" is 90 percent of people; "six out of ten", a
-  score, names no group and is left as said);
+  score, names no group and is left as said, and a written score is read as said: "6/10" is "6 out of 10");
+- an acronym is kept from the number-word reader (a "TENS machine" is not a "10 machine");
 - a thousands separator is not two numbers ("4,000 mg" is 4000 mg, never 0 mg);
 - spoken spans of time ("a quarter of an hour", "a fortnight", "a year and a half", "a week or two") become
   amounts;
 - amounts of mass, volume, length, temperature and time are converted with pint to one unit each: milligrams
   (a weight in pounds at two significant figures of kilograms, since "44 pounds" is someone's "20 kilograms"),
-  millilitres, millimetres ("4 mm" is "0.4 cm"), degrees Celsius, and the largest of weeks, days, hours or
-  minutes that keeps a whole number (months and years are left as said: a month is not a fixed number of days to
-  a patient);
+  millilitres, millimetres ("4 mm" is "0.4 cm"), degrees Celsius, and the largest of weeks, days, hours,
+  minutes or seconds that keeps a whole number ("sixty seconds" is 1 minute; months and years are left as
+  said: a month is not a fixed number of days to a patient);
 - an interval that divides the day becomes the frequency the rules read ("every 8 hours", "q8h", "8 hours
   apart": three times a day), and "N times a day" keeps the words the rules read in; alternate days are every
   2 days ("every other night", "every second day" and "on alternate nights" are "every 2 nights"); "six days
@@ -30,8 +31,9 @@ sees that:
   said as a bare number ("I am 55 and ...") is marked (:data:`BARE_AGE`), for readers that compare counts to leave
   out (:func:`without_ages`);
 - a 24-hour clock time is said with am or pm ("22:00" is "10 pm", as "nine at night" is "9 pm" to the rules);
-  a range whose unit is said once gives it to both numbers ("48 to 72 hours" is "2 days to 3 days"); a mass per
-  volume is compared in mg/dL ("11.2 g/dL" is "112 g/L").
+  a range whose unit is said once gives it to both numbers ("48 to 72 hours" is "2 days to 3 days"), except a
+  mass per volume, whose range stays whole ("180-220 mg/dL"); a mass per volume is compared in mg/dL ("11.2 g/dL"
+  is "112 g/L").
 
 Which library reads what: text2num (number words), pint (units and their conversion); the rest is the list of
 spoken spans below. A text that any of them cannot read is left as it was: a sentence without a quantity,
@@ -63,8 +65,8 @@ _SPANS: tuple[tuple[str, str], ...] = (
     (r"\b(?:a|one) dozen\b", "12"),
     # "a single drop": one, where what follows is counted
     (
-        r"\ba single(?= (?:drop|tablet|pill|capsule|dose|puff|injection|shot|patch|spray|teaspoon|tablespoon|sachet"
-        r"|vial|suppository|lozenge)s?\b)",
+        r"\ba single(?= (?:[a-z-]+ )?(?:drop|tablet|pill|capsule|dose|puff|injection|shot|patch|spray|teaspoon"
+        r"|tablespoon|sachet|vial|suppository|lozenge)s?\b)",
         "one",
     ),
     (r"\ban hour or two\b", "1 to 2 hours"),
@@ -100,7 +102,9 @@ _COMPILED_SPANS = tuple((re.compile(p, re.IGNORECASE), amount) for p, amount in 
 # Intervals that divide the day, read as the frequencies the guard's rules name in words.
 _PER_DAY_WORDS = {1: "once a day", 2: "twice a day", 3: "three times a day", 4: "four times a day"}
 _EVERY_HOURS = re.compile(r"\b(?:every|each) (\d+(?:\.\d+)?) ?(?:hours?|hrs?|h)\b|\bq ?(\d+) ?h\b", re.IGNORECASE)
-_APART = re.compile(r"\b(\d+(?:\.\d+)?) ?(minutes?|mins?|hours?|hrs?|days?|weeks?) apart\b(?! from)", re.IGNORECASE)
+_APART = re.compile(
+    r"\b(\d+(?:\.\d+)?) ?(seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?) apart\b(?! from)", re.IGNORECASE
+)
 """Doses or contractions "8 hours apart" come "every 8 hours" ("2 hours apart from milk" is a food rule)."""
 _TIMES_A_DAY = re.compile(r"\b([1-4]) times? (?:a|per|each|every) day\b|\b([1-4]) times daily\b", re.IGNORECASE)
 _ALTERNATE = re.compile(
@@ -149,6 +153,9 @@ _SHARE = re.compile(
 )
 """"Nine out of ten people", "1 in 5 women": a share of a group, as "90 percent of people" says it (not a score:
 "a six out of ten" names no group)."""
+_SCORE = re.compile(r"(?<![\d/.])(\d+(?:\.\d+)?)/(10|5)\b(?!/\d)")
+"""A score written as a fraction ("pain 6/10"), read as it is said ("a six out of ten"), so a patient's spoken score
+and a written one give the same numbers; not a reading ("130/80") nor a date ("2/10/2024")."""
 _PRESSURE = re.compile(r"\b(\d{2,3}) over (\d{2,3})\b", re.IGNORECASE)
 _THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?!\d|,\d|\.\d)")
 _WORD_BEFORE_UNIT = re.compile(
@@ -195,6 +202,8 @@ _PRONOUN_ONE = re.compile(
 """Every "one" but one in a decimal ("one point two" is 1.2, "eight point one" 8.1, read by text2num) or in hundreds
 and thousands ("a hundred and one" is 101)."""
 _HIDDEN_ONE = "\ue000"
+_ACRONYM = re.compile(r"\b[A-Z]{2,}s?\b")
+_HIDDEN_ACRONYM = "\ue001"
 _AND_A_HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)
 _HALF_A = re.compile(r"\bhalf (?:a|an) (?=[a-z])", re.IGNORECASE)
 _PACKS = re.compile(
@@ -219,7 +228,10 @@ _UNITS: dict[str, tuple[str, ...]] = {
         "ml", "milliliter", "milliliters", "millilitre", "millilitres", "cc", "teaspoon", "teaspoons", "tsp",
         "tablespoon", "tablespoons", "tbsp", "liter", "liters", "litre", "litres",
     ),
-    "time": ("minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs", "day", "days", "week", "weeks"),
+    "time": (
+        "second", "seconds", "minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs", "day", "days", "week",
+        "weeks",
+    ),
     "length": (
         "mm", "millimeter", "millimeters", "millimetre", "millimetres", "cm", "centimeter", "centimeters",
         "centimetre", "centimetres", "inch", "inches",
@@ -240,10 +252,11 @@ _PINT_NAMES = {
 _UNIT_WORDS = {word: kind for kind, words in _UNITS.items() for word in words}
 _UNIT_ALTERNATIVES = "|".join(sorted(map(re.escape, _UNIT_WORDS), key=len, reverse=True))
 _RANGE = re.compile(
-    r"(?<![\w./])(\d+(?:\.\d+)?) ?(to|-|–|or) ?(\d+(?:\.\d+)?)[ -]?(" + _UNIT_ALTERNATIVES + r")\b", re.IGNORECASE
+    r"(?<![\w./])(\d+(?:\.\d+)?) ?(to|-|–|or) ?(\d+(?:\.\d+)?)[ -]?(" + _UNIT_ALTERNATIVES + r")\b(?!\s*/)",
+    re.IGNORECASE,
 )
 """A range whose unit is said once, after its second number ("48 to 72 hours", "2-3 days"): the unit belongs to
-both, so each is converted (48 hours is 2 days)."""
+both, so each is converted (48 hours is 2 days). Not a mass per volume ("180-220 mg/dL"), whose unit is not "mg"."""
 _LONG_RANGE = re.compile(r"(?<![\w./])(\d+(?:\.\d+)?) ?(to|-|–|or) ?(\d+(?:\.\d+)?)[ -]?(months?|years?)\b", re.I)
 """The same for months and years, which are not converted ("every 2 to 3 months" is "every 2 months to 3
 months")."""
@@ -292,7 +305,7 @@ def _canonical(value: float, unit: str) -> str:
     if kind == "temperature":
         return f"{_fmt(round(quantity.to('degC').magnitude, 1))} °c"
     minutes = quantity.to("minute").magnitude
-    for size, name in ((10080, "week"), (1440, "day"), (60, "hour"), (1, "minute")):
+    for size, name in ((10080, "week"), (1440, "day"), (60, "hour"), (1, "minute"), (1 / 60, "second")):
         count = minutes / size
         if abs(count - round(count)) < 1e-9 and round(count) >= 1:
             return f"{_fmt(count)} {name}{'s' if round(count) != 1 else ''}"
@@ -306,9 +319,14 @@ def _words_to_digits(text: str) -> str:
     # Any other "one" is a pronoun ("the left one, ten days ago"), which text2num would read as a number
     # when another number follows it: kept out of its sight, and put back as it was written.
     kept = _PRONOUN_ONE.findall(text)
-    converted: str = alpha2digit(_PRONOUN_ONE.sub(_HIDDEN_ONE, text), "en", threshold=2)
+    # An acronym is a name, not a number word: a "TENS machine" is no "10 machine".
+    acronyms = _ACRONYM.findall(text)
+    hidden = _PRONOUN_ONE.sub(_HIDDEN_ONE, _ACRONYM.sub(_HIDDEN_ACRONYM, text))
+    converted: str = alpha2digit(hidden, "en", threshold=2)
     for word in kept:
         converted = converted.replace(_HIDDEN_ONE, word, 1)
+    for word in acronyms:
+        converted = converted.replace(_HIDDEN_ACRONYM, word, 1)
     return converted
 
 
@@ -379,6 +397,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
         return match.group()
 
     text = _SHARE.sub(lambda m: f"{_fmt(round(100 * int(m.group(1)) / int(m.group(2)), 2))} percent of", text)
+    text = _SCORE.sub(r"\1 out of \2", text)  # the score "6/10" is said "a six out of ten"
     text = _PRESSURE.sub(r"\1/\2", text)  # "130 over 80" is the reading 130/80
     text = _CLOCK.sub(_clock, text)
     text = _RANGE.sub(lambda m: f"{m.group(1)} {m.group(4)} to {m.group(3)} {m.group(4)}", text)

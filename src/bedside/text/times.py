@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-DAYS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1, "week": 7, "month": 30, "year": 365}
+DAYS = {"second": 1 / 86400, "minute": 1 / 1440, "hour": 1 / 24, "day": 1, "week": 7, "month": 30, "year": 365}
 """Days in each unit of time the readers name (a month as 30 days: amounts agree within a tenth anyway)."""
 TOLERANCE = 0.1
 """Two amounts of time within a tenth of the larger agree."""

@@ -240,19 +240,22 @@ BUILTIN_SETS = (
         "2026-11-30 for the round of answers and results: a development set now",
     ),
     (
-        "outside-written, held out 16",
+        "outside-written, dev 21",
         "guard_heldout_22.jsonl",
         "written 2026-11-30 by a twenty-first writer who never read the rules nor any other set; measured once with "
-        "the synonym round's rules, totals only (its errors unread), frozen",
+        "the synonym round's rules, and after later rounds with its errors unread, totals only (50/60, 34/40, 10/60 "
+        "at 38bee85); its errors were read on 2026-11-30 for the round of scores, ranges and days: a development "
+        "set now",
     ),
     (
-        "outside-written, held out 17",
+        "outside-written, dev 22",
         "guard_heldout_23.jsonl",
         "written 2026-11-30 by a twenty-second writer who never read the rules nor any other set; measured with "
         "the rules of ee73d86 (rejection 49/60, 6 passed silently; paraphrases kept 31/40; 11 of 60 reversed pairs "
         "matched, 6 with --uncertain reject, which kept 30 of 40 paraphrases) and once after the round of kin, "
-        "prefixes and the negation's alignment, drawn from two earlier sets' errors, totals only (its errors "
-        "unread), frozen",
+        "prefixes and the negation's alignment, drawn from two earlier sets' errors, and after later rounds, totals "
+        "only (51/60, 36/40, 9/60 at 38bee85); its errors were read on 2026-11-30 for the round of scores, ranges "
+        "and days: a development set now",
     ),
     (
         "outside-written, held out 18",
@@ -345,6 +348,23 @@ BUILTIN_SETS = (
         "with the rules of 80fe826 (rejection 57/60, 1 passed silently; paraphrases kept 28/40; 3 of 60 reversed "
         "pairs matched, 1 with --uncertain reject, which kept 25 of 40 paraphrases), totals only (its errors "
         "unread), frozen",
+    ),
+    (
+        "outside-written, held out 29",
+        "guard_heldout_35.jsonl",
+        "written 2026-11-30 by a thirty-fourth writer who never read the rules nor any other set (children: "
+        "vaccines, fevers, feeding, growth, weight-based doses, ADHD medicines); measured with the rules of 38bee85 "
+        "(rejection 50/60, 4 passed silently; paraphrases kept 33/40; 10 of 60 reversed pairs matched, 4 with "
+        "--uncertain reject, which kept 27 of 40 paraphrases), totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 30",
+        "guard_heldout_36.jsonl",
+        "written 2026-11-30 by a thirty-fifth writer who never read the rules nor any other set (cancer care: "
+        "chemotherapy, radiation, low blood counts, anti-sickness medicines, ports, scans and tumour markers); "
+        "measured with the rules of 38bee85 (rejection 53/60, 2 passed silently; paraphrases kept 30/40; 7 of 60 "
+        "reversed pairs matched, 2 with --uncertain reject, which kept 26 of 40 paraphrases), totals only (its "
+        "errors unread), frozen",
     ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
