@@ -510,6 +510,8 @@ def _either_heard(
     """``unheard`` less a number the sentence gives as one of two guesses whose other a known text states of the
     same thing: "ten or eleven" against "11 regular medicines" is the patient's count, not a new one; "three or
     four cigarettes" is not heard in "three weeks"."""
+    if not unheard or " or " not in sentence.lower():
+        return unheard
     pairs = _EITHER.findall(normalise_quantities(sentence))
     if not pairs:
         return unheard
