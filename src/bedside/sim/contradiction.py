@@ -259,7 +259,7 @@ class ContradictionRules:
         same_drug = [
             k for k in known if not (mine.drugs and (theirs := self.signals(k).drugs) and not theirs & mine.drugs)
         ]
-        unheard = _either_heard(sentence, _unheard(_measures(sentence), same_drug), same_drug)
+        unheard = _unheard_in(sentence, same_drug)
         extra = bool(_EXTRA.search(sentence))
         near = [i for i in order if similarity[i] >= limits.floor]
         if "meaning" not in self.without and (meaning := self._meaning(sentence, known, near)):
@@ -362,9 +362,8 @@ class ContradictionRules:
         if unheard and fact_numbers and not my_numbers <= fact_numbers and about_it:
             yield "number", f"{_show(fact_numbers)} vs {_show(my_numbers)}"
         for kind in ("span", "short", "moment", "age"):
-            if kind == "age" and own_ages:
-                pass  # "I'm 35." against "I am 29 years old.": both the patient's own age, asked or not
-            elif not about_it or (kind in ("moment", "age") and not answered):
+            # "I'm 35." against "I am 29 years old.": both the patient's own age, compared asked or not
+            if not (kind == "age" and own_ages) and (not about_it or (kind in ("moment", "age") and not answered)):
                 # "my knuckles are stiff in the mornings" says nothing against "ankle swelling at night"; an answer
                 # shares its subject through the question ("When do you take it?" "In the evening.")
                 continue
@@ -502,6 +501,12 @@ def _unheard(mine: frozenset[tuple[str, str]], known: Sequence[str]) -> frozense
 
 
 _EITHER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) or (\d+(?:\.\d+)?)(?!\w|\.\d)")
+
+
+def _unheard_in(sentence: str, known: Sequence[str]) -> frozenset[tuple[str, str]]:
+    """The numbers ``sentence`` gives that no known text states (:func:`_unheard`), a guess between two heard
+    through its other number (:func:`_either_heard`)."""
+    return _either_heard(sentence, _unheard(_measures(sentence), known), known)
 
 
 def _either_heard(
@@ -691,7 +696,7 @@ def new_details(sentence: str, known: Sequence[str], rules: ContradictionRules) 
     drugs = rules.signals(sentence).drugs - rules.named_drugs(known)
     if drugs:
         return f"drug {_show(drugs)}"
-    numbers = _either_heard(sentence, _unheard(_measures(sentence), known), known)
+    numbers = _unheard_in(sentence, known)
     if numbers:
         return f"number {_show(frozenset(' '.join(n).strip() for n in numbers))}"
     people = {p.lower() for p in _PERSON.findall(sentence)} - {p.lower() for k in known for p in _PERSON.findall(k)}
@@ -773,6 +778,10 @@ def label_combined(
     return labelled
 
 
+_AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*[a-z]*")
+"""A number and the word it runs into: "2 weeks", "500 mg"."""
+
+
 def _restates_a_measure(sentence: str, known: Sequence[str]) -> bool:
     """A short answer that gives back an amount the facts or the clinician state, in words they use ("About two
     weeks ago now." to "When was the surgery?", with "I had a knee replacement two weeks ago"): entailed however
@@ -782,10 +791,6 @@ def _restates_a_measure(sentence: str, known: Sequence[str]) -> bool:
         return False
     words = _content(_AMOUNT.sub(" ", normalise_quantities(sentence)))  # what it says besides its amounts
     return not words - _content(" ".join(known))
-
-
-_AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*[a-z]*")
-"""A number and the word it runs into: "2 weeks", "500 mg"."""
 
 
 def _answered(clinician_said: Sequence[str]) -> str:
