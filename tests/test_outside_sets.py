@@ -197,6 +197,16 @@ FROZEN = {
     ): "66cad47d233480739ba11732003e47c303dcf8eafa77a2f306ff1c586a7cfec3",
     ("bedside.sim", "fidelity_heldout_34.jsonl"): "8c20d27713d7b0284dd3031f1a14db1ba0c504fb35fb3d3babd96b711220a39b",
     ("bedside.sim", "fidelity_heldout_35.jsonl"): "d8ce7319dad90de7d6b875644eb6df5a5fe07f63a05a85e4f565fe8f8306f324",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_37.jsonl",
+    ): "514ef1f76741406c044979da54ac993718017e58f6d06dda9b80d20ff6ba72ba",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_38.jsonl",
+    ): "e8fbb295e724a2ef2f9172f5227fc14917aa8ed10cf661845b5de5918fa84ca7",
+    ("bedside.sim", "fidelity_heldout_36.jsonl"): "2391a74f601bf630846d6a20fabb55874d30277bacb1f2faad90c99bf706dbb1",
+    ("bedside.sim", "fidelity_heldout_37.jsonl"): "e05a4b10ff3c5414eb9ee89949f2f99f37cdd5da98461b0497e8e9e75eff2cf4",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -282,6 +292,8 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 28", (57, 28, 3, 28)),  # first 57, 28, 3, 28 (80fe826), unread
         ("held out 29", (50, 33, 10, 33)),  # first 50, 33, 10, 33 (38bee85), unread
         ("held out 30", (53, 30, 7, 30)),  # first 53, 30, 7, 30 (38bee85), unread
+        ("held out 31", (50, 32, 10, 32)),  # first 50, 32, 10, 32 (5bca2e6), unread
+        ("held out 32", (47, 35, 13, 31)),  # first 47, 35, 13, 31 (5bca2e6), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -348,6 +360,8 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 28", (1, 1, 25)),  # first 1, 1, 25 (80fe826), unread
         ("held out 29", (4, 4, 27)),  # first 4, 4, 27 (38bee85), unread
         ("held out 30", (2, 2, 26)),  # first 2, 2, 26 (38bee85), unread
+        ("held out 31", (9, 9, 29)),  # first 9, 9, 29 (5bca2e6), unread
+        ("held out 32", (6, 6, 28)),  # first 6, 6, 28 (5bca2e6), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -444,6 +458,8 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-30o": ((44, 13), (39, 7)),  # first (43, 13), (39, 7) (80fe826)
         "outside-written 2026-11-30p": ((29, 15), (32, 19)),  # first (28, 15), (32, 21) (38bee85)
         "outside-written 2026-11-30q": ((34, 13), (20, 18)),  # first (34, 14), (20, 18) (38bee85)
+        "outside-written 2026-11-30r": ((40, 17), (12, 11)),  # first (40, 17), (12, 11) (5bca2e6)
+        "outside-written 2026-11-30s": ((42, 13), (21, 10)),  # first (42, 13), (21, 10) (5bca2e6)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

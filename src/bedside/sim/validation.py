@@ -553,6 +553,20 @@ BUILTIN_SENTENCE_SETS = (
         "before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_35.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-30r",
+        "written by a thirty-sixth writer who never read the rules nor any other set (stroke, seizures, migraine, "
+        "Parkinson's disease, multiple sclerosis, depression, anxiety, sleep and memory); measured once with the "
+        "rules of 5bca2e6, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_36.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30s",
+        "written by a thirty-seventh writer who never read the rules nor any other set (diabetes and hormones, "
+        "kidney disease and dialysis, older adults with many medicines, falls and caregivers); measured once with "
+        "the rules of 5bca2e6, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_37.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

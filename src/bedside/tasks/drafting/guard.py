@@ -366,6 +366,24 @@ BUILTIN_SETS = (
         "reversed pairs matched, 2 with --uncertain reject, which kept 26 of 40 paraphrases), totals only (its "
         "errors unread), frozen",
     ),
+    (
+        "outside-written, held out 31",
+        "guard_heldout_37.jsonl",
+        "written 2026-11-30 by a thirty-sixth writer who never read the rules nor any other set (mental health, "
+        "addiction medicine and pain: antidepressants, sleep aids, opioid tapering, buprenorphine and methadone, "
+        "nerve pain, crisis plans); measured with the rules of 5bca2e6 (rejection 50/60, 9 passed silently; "
+        "paraphrases kept 32/40; 10 of 60 reversed pairs matched, 9 with --uncertain reject, which kept 29 of 40 "
+        "paraphrases), totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 32",
+        "guard_heldout_38.jsonl",
+        "written 2026-11-30 by a thirty-seventh writer who never read the rules nor any other set (orthopaedics, "
+        "rehabilitation and wound care after surgery: casts, weight bearing, drains, stitches, blood thinners after "
+        "a joint replacement, bathing and driving); measured with the rules of 5bca2e6 (rejection 47/60, 6 passed "
+        "silently; paraphrases kept 35/40, 31 matched; 13 of 60 reversed pairs matched, 6 with --uncertain "
+        "reject, which kept 28 of 40 paraphrases), totals only (its errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
