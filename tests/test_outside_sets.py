@@ -273,27 +273,31 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("dev 21", (53, 35, 7, 35)),
         # first 49, 31, 11, 30 (ee73d86); 51, 36, 9, 35 at 38bee85 (held out 17, unread until then)
         ("dev 22", (52, 38, 8, 37)),
-        ("held out 18", (51, 30, 9, 28)),  # first 47, 27, 13, 25 (889e3b8), unread
-        ("held out 19", (51, 34, 9, 34)),  # first 50, 29, 10, 29 (1e34877), unread
-        ("held out 20", (49, 30, 11, 30)),  # first 46, 29, 14, 29 (1e34877), unread
+        # first 47, 27, 13, 25 (889e3b8); 51, 30, 9, 28 at 5bca2e6 (held out 18, unread until then)
+        ("dev 23", (53, 37, 7, 35)),
+        # first 50, 29, 10, 29 (1e34877); 51, 34, 9, 34 at 5bca2e6 (held out 19, unread until then)
+        ("dev 24", (52, 38, 8, 38)),
+        ("held out 20", (49, 31, 11, 31)),  # first 46, 29, 14, 29 (1e34877), unread
         # first 39, 32, 21, 32 (df9335e), unread; what a sentence chooses over another (the second round of
         # 2026-11-30) cost it a paraphrase for a rejection, found by totals with each change taken back (over the
-        # thirteen unread sets that reading gained 5 rejections for the one paraphrase)
-        ("held out 21", (40, 31, 20, 31)),
-        ("held out 22", (41, 26, 19, 26)),  # first 39, 24, 21, 24 (df9335e), unread
+        # thirteen unread sets that reading gained 5 rejections for the one paraphrase); "avoid X" and "do not VERB X"
+        # read as one "no" where the two share a word (the round of clauses, counts and kin) cost it a rejection,
+        # and held out 24 one; over the thirteen unread sets it kept 4 paraphrases more (7 with --uncertain reject)
+        ("held out 21", (39, 32, 21, 32)),
+        ("held out 22", (41, 27, 19, 27)),  # first 39, 24, 21, 24 (df9335e), unread
         # first 45, 28, 15, 28 (561eb61), unread; a verb in a "when I ..." clause read as background (the round of
         # who acts, what is kept and what is avoided) cost it a paraphrase, and gained held out 22 a rejection and
         # a paraphrase, found by totals with each change taken back
-        ("held out 23", (47, 27, 13, 27)),
-        ("held out 24", (52, 32, 8, 32)),  # first 52, 32, 8, 32 (561eb61), unread
-        ("held out 25", (37, 28, 23, 28)),  # first 36, 28, 24, 28 (5f4f2d0), unread
-        ("held out 26", (49, 36, 11, 36)),  # first 49, 36, 11, 36 (5f4f2d0), unread
-        ("held out 27", (55, 35, 5, 35)),  # first 55, 34, 5, 34 (80fe826), unread
+        ("held out 23", (47, 30, 13, 30)),
+        ("held out 24", (51, 32, 9, 32)),  # first 52, 32, 8, 32 (561eb61), unread; -1 rejection (see held out 21)
+        ("held out 25", (37, 30, 23, 30)),  # first 36, 28, 24, 28 (5f4f2d0), unread
+        ("held out 26", (50, 36, 10, 36)),  # first 49, 36, 11, 36 (5f4f2d0), unread
+        ("held out 27", (55, 36, 5, 36)),  # first 55, 34, 5, 34 (80fe826), unread
         ("held out 28", (57, 28, 3, 28)),  # first 57, 28, 3, 28 (80fe826), unread
-        ("held out 29", (50, 33, 10, 33)),  # first 50, 33, 10, 33 (38bee85), unread
-        ("held out 30", (53, 30, 7, 30)),  # first 53, 30, 7, 30 (38bee85), unread
-        ("held out 31", (50, 32, 10, 32)),  # first 50, 32, 10, 32 (5bca2e6), unread
-        ("held out 32", (47, 35, 13, 31)),  # first 47, 35, 13, 31 (5bca2e6), unread
+        ("held out 29", (50, 34, 10, 34)),  # first 50, 33, 10, 33 (38bee85), unread
+        ("held out 30", (53, 31, 7, 31)),  # first 53, 30, 7, 30 (38bee85), unread
+        ("held out 31", (50, 34, 10, 34)),  # first 50, 32, 10, 32 (5bca2e6), unread
+        ("held out 32", (47, 36, 13, 32)),  # first 47, 35, 13, 31 (5bca2e6), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -347,21 +351,21 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 20", (2, 2, 24)),
         ("dev 21", (3, 3, 27)),  # 5, 5, 26 at 38bee85 (held out 16, unread until then)
         ("dev 22", (5, 5, 33)),  # 5, 5, 31 at 38bee85 (held out 17, unread until then); 6, 6, 30 at ee73d86
-        ("held out 18", (7, 7, 25)),  # first 8, 8, 22 (889e3b8), unread
-        ("held out 19", (6, 6, 32)),  # first 7, 7, 27 (1e34877), unread
-        ("held out 20", (9, 9, 27)),  # first 10, 10, 27 (1e34877), unread
-        ("held out 21", (14, 14, 28)),  # first 15, 15, 29 (df9335e), unread; -1 paraphrase (see above)
-        ("held out 22", (17, 17, 26)),  # first 19, 19, 24 (df9335e), unread
-        ("held out 23", (8, 8, 27)),  # first 10, 10, 28 (561eb61), unread; -1 paraphrase (see above)
-        ("held out 24", (5, 5, 30)),  # first 5, 5, 30 (561eb61), unread
-        ("held out 25", (18, 18, 27)),  # first 18, 18, 27 (5f4f2d0), unread
+        ("dev 23", (5, 5, 33)),  # first 8, 8, 22 (889e3b8); 7, 7, 25 at 5bca2e6 (held out 18, unread until then)
+        ("dev 24", (5, 5, 37)),  # first 7, 7, 27 (1e34877); 6, 6, 32 at 5bca2e6 (held out 19, unread until then)
+        ("held out 20", (9, 9, 28)),  # first 10, 10, 27 (1e34877), unread
+        ("held out 21", (15, 15, 29)),  # first 15, 15, 29 (df9335e), unread; -1 rejection (see above)
+        ("held out 22", (17, 17, 27)),  # first 19, 19, 24 (df9335e), unread
+        ("held out 23", (8, 8, 30)),  # first 10, 10, 28 (561eb61), unread; -1 paraphrase (see above)
+        ("held out 24", (6, 6, 30)),  # first 5, 5, 30 (561eb61), unread; -1 rejection (see above)
+        ("held out 25", (18, 18, 30)),  # first 18, 18, 27 (5f4f2d0), unread
         ("held out 26", (7, 7, 36)),  # first 7, 7, 36 (5f4f2d0), unread
-        ("held out 27", (3, 3, 30)),  # first 3, 3, 29 (80fe826), unread
+        ("held out 27", (3, 3, 31)),  # first 3, 3, 29 (80fe826), unread
         ("held out 28", (1, 1, 25)),  # first 1, 1, 25 (80fe826), unread
-        ("held out 29", (4, 4, 27)),  # first 4, 4, 27 (38bee85), unread
-        ("held out 30", (2, 2, 26)),  # first 2, 2, 26 (38bee85), unread
-        ("held out 31", (9, 9, 29)),  # first 9, 9, 29 (5bca2e6), unread
-        ("held out 32", (6, 6, 28)),  # first 6, 6, 28 (5bca2e6), unread
+        ("held out 29", (4, 4, 29)),  # first 4, 4, 27 (38bee85), unread
+        ("held out 30", (2, 2, 28)),  # first 2, 2, 26 (38bee85), unread
+        ("held out 31", (9, 9, 31)),  # first 9, 9, 29 (5bca2e6), unread
+        ("held out 32", (6, 6, 30)),  # first 6, 6, 28 (5bca2e6), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -428,38 +432,43 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-29o": ((36, 14), (39, 23)),
         # an age read as no span of time (2026-11-30, the round of unrelated words) turned a contradiction here into a
         # false unsupported; over the seventeen unread sets it caught one fewer and made one false contradiction fewer
-        "outside-written 2026-11-30": ((40, 12), (36, 11)),  # first (33, 18), (32, 15) (fa1419f)
+        # first (33, 18), (32, 15) (fa1419f); (40, 12), (36, 11) at 5bca2e6, unread until then
+        "outside-written 2026-11-30": ((43, 8), (36, 6)),
         # "every morning" read as once a day (the same round) made an unsupported sentence here a false contradiction
         # and cost an unsupported one; over the seventeen unread sets it caught 5 more contradictions for it
-        "outside-written 2026-11-30b": ((40, 10), (34, 14)),  # first (34, 13), (34, 19) (synonym round)
-        "outside-written 2026-11-30c": ((32, 12), (34, 14)),  # first (24, 15), (33, 19) (synonym round)
+        # first (34, 13), (34, 19) (synonym round); (40, 10), (34, 14) at 5bca2e6, unread until then
+        "outside-written 2026-11-30b": ((43, 9), (34, 6)),
+        "outside-written 2026-11-30c": ((33, 10), (34, 12)),  # first (24, 15), (33, 19) (synonym round)
         # who the patient lives with (sim/household.py) cost it a contradiction and two false unsupported for a
         # false contradiction fewer, and 2026-11-30e a false contradiction; over the seventeen unread sets it
         # caught 15 more for those, found by totals with the reading taken back
-        "outside-written 2026-11-30d": ((37, 7), (37, 22)),  # first (35, 11), (35, 22) (ee73d86)
-        "outside-written 2026-11-30e": ((39, 10), (38, 14)),  # first (36, 10), (38, 18) (889e3b8)
+        "outside-written 2026-11-30d": ((37, 7), (37, 20)),  # first (35, 11), (35, 22) (ee73d86)
+        "outside-written 2026-11-30e": ((39, 10), (38, 13)),  # first (36, 10), (38, 18) (889e3b8)
         "outside-written 2026-11-30f": ((41, 20), (29, 11)),  # first (38, 24), (27, 14) (1e34877)
         "outside-written 2026-11-30g": ((33, 14), (38, 22)),  # first (28, 16), (36, 28) (1e34877)
-        "outside-written 2026-11-30h": ((36, 15), (31, 11)),  # first (35, 15), (31, 12) (df9335e)
+        "outside-written 2026-11-30h": ((36, 15), (31, 10)),  # first (35, 15), (31, 12) (df9335e)
         # weekdays said in the plural, as a run or as a part of the week (the round of scores, ranges and days) made
         # two false contradictions here and cost an unsupported sentence; over the seventeen unread sets those were
         # its whole cost, found by totals with the reading taken back
-        "outside-written 2026-11-30i": ((32, 16), (26, 12)),  # first (32, 15), (25, 13) (df9335e)
-        "outside-written 2026-11-30j": ((38, 12), (34, 11)),  # first (36, 15), (31, 14) (561eb61)
+        "outside-written 2026-11-30i": ((33, 16), (26, 11)),  # first (32, 15), (25, 13) (df9335e)
+        "outside-written 2026-11-30j": ((38, 10), (35, 8)),  # first (36, 15), (31, 14) (561eb61)
         # a short answer that gives back an amount the facts state, read as entailed (the round of answers and
         # results), turned an unsupported sentence here entailed; over the seventeen unread sets it made 15 false
         # unsupported fewer for that one, found by totals with the reading taken back
-        "outside-written 2026-11-30k": ((36, 6), (38, 16)),  # first (34, 9), (38, 18) (561eb61)
+        "outside-written 2026-11-30k": ((36, 6), (39, 14)),  # first (34, 9), (38, 18) (561eb61)
         # a cap against the same number said plainly read as no conflict (the same round) turned a false
         # contradiction here into a false unsupported sentence, found by totals with the reading taken back
         "outside-written 2026-11-30l": ((38, 4), (38, 12)),  # first (38, 6), (38, 13) (5f4f2d0)
-        "outside-written 2026-11-30m": ((39, 8), (34, 21)),  # first (38, 8), (34, 23) (5f4f2d0)
-        "outside-written 2026-11-30n": ((39, 19), (27, 19)),  # first (39, 21), (27, 23) (80fe826)
-        "outside-written 2026-11-30o": ((44, 13), (39, 7)),  # first (43, 13), (39, 7) (80fe826)
-        "outside-written 2026-11-30p": ((29, 15), (32, 19)),  # first (28, 15), (32, 21) (38bee85)
-        "outside-written 2026-11-30q": ((34, 13), (20, 18)),  # first (34, 14), (20, 18) (38bee85)
-        "outside-written 2026-11-30r": ((40, 17), (12, 11)),  # first (40, 17), (12, 11) (5bca2e6)
-        "outside-written 2026-11-30s": ((42, 13), (21, 10)),  # first (42, 13), (21, 10) (5bca2e6)
+        "outside-written 2026-11-30m": ((40, 8), (34, 20)),  # first (38, 8), (34, 23) (5f4f2d0)
+        "outside-written 2026-11-30n": ((40, 19), (27, 17)),  # first (39, 21), (27, 23) (80fe826)
+        "outside-written 2026-11-30o": ((44, 13), (39, 6)),  # first (43, 13), (39, 7) (80fe826)
+        "outside-written 2026-11-30p": ((30, 15), (32, 18)),  # first (28, 15), (32, 21) (38bee85)
+        # a dosage form read as no drug (the round of clauses, counts and kin: "eye drops", "nasal spray") turned an
+        # unsupported sentence here entailed; over the seventeen unread sets that was its whole effect, found by
+        # totals with the reading taken back
+        "outside-written 2026-11-30q": ((34, 11), (19, 18)),  # first (34, 14), (20, 18) (38bee85)
+        "outside-written 2026-11-30r": ((40, 16), (13, 10)),  # first (40, 17), (12, 11) (5bca2e6)
+        "outside-written 2026-11-30s": ((42, 13), (21, 8)),  # first (42, 13), (21, 10) (5bca2e6)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

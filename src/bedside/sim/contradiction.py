@@ -90,7 +90,8 @@ _PRIVATIVE = re.compile(
 _NUMBER = re.compile(r"(?<![\w/.])\d+(?:\.\d+)?")
 _PERSON = re.compile(
     r"\b(?:mother|mom|mum|father|dad|sister|brother|wife|husband|partner|son|daughter|friend|neighbou?r|boss"
-    r"|girlfriend|boyfriend|aunt|uncle|grandmother|grandfather|cousin|colleague)\b",
+    r"|girlfriend|boyfriend|aunt|uncle|grandmother|grandfather|grandma|grandpa|granny|gran|grandad|nana|cousin"
+    r"|colleague)\b",
     re.I,
 )
 _CANNOT_HAVE = re.compile(
@@ -112,6 +113,12 @@ _OWN_AGE = re.compile(
 two of them compare ages whatever was asked."""
 _NOT_LONG_AGO = re.compile(r"\bnot (?:that |too |so |very )?long (?:ago|back)\b", re.I)
 """"Not that long ago" says when, not no."""
+_BACKGROUND_CLAUSE = re.compile(r"(?<=[\w,] )(?<!\band )(?<!\bor )\b(?:when|because|'cause)\b[^,;:.]*", re.I)
+"""A clause after the sentence's own that gives its when or its why ("I went to the ER last spring when I couldn't
+breathe", "I came in because I couldn't breathe"): a "no" inside it is not the sentence's. Not a clause that opens
+the sentence, whose main clause may follow without a comma, nor one that is an item of a list ("bright lights, and
+when I don't get enough sleep"), nor "since", which also says from when ("the bloating's gone since I stopped
+gluten")."""
 _EXTRA = re.compile(r"\b(?:also|too|as well|another|other|extra|plus|besides|in addition)\b", re.I)
 _ABOUT_SOMEONE_ELSE = re.compile(
     r"^\W*(?:(?:um|uh|er|erm|well|yeah|yes|so|oh|and|but|no),?\s+)*(?:my|our)\s+(?:\w+\s+)?" + _PERSON.pattern,
@@ -221,11 +228,12 @@ class ContradictionRules:
         return self.guard.signals(text)
 
     def negated(self, text: str) -> bool:
-        """The guard's negation, a "no" an action took in ("I have never tried to hurt myself": never try), or an
-        absence said another way: "without", "short of", "normal", "fine"."""
-        text = _NOT_LONG_AGO.sub("recently", _ONLY_THAT.sub(" ", text))
+        """The guard's negation, a "no" an action took in ("I have never tried to hurt myself": never try; "I'm not
+        using anything": avoid, with nothing named), or an absence said another way: "without", "short of",
+        "normal", "fine"; outside a clause that only says when or why (:data:`_BACKGROUND_CLAUSE`)."""
+        text = _BACKGROUND_CLAUSE.sub(" ", _NOT_LONG_AGO.sub("recently", _ONLY_THAT.sub(" ", text)))
         signals = self.signals(text)
-        return signals.negated or bool(signals.refused) or bool(_PRIVATIVE.search(text))
+        return signals.negated or bool(signals.refused) or "avoid" in signals.actions or bool(_PRIVATIVE.search(text))
 
     def named_drugs(self, texts: Sequence[str]) -> frozenset[str]:
         """Every drug and drug class the texts name (classes as ``class:key``)."""
@@ -488,19 +496,25 @@ def _units_meet(a: str, b: str) -> bool:
 def _unheard(mine: frozenset[tuple[str, str]], known: Sequence[str]) -> frozenset[tuple[str, str]]:
     """The sentence's numbers no known text states with the same unit ("10 attacks" is unheard when the facts
     say "3 attacks" and "10 minutes"); a number inside a range a known text gives ("between 5.8 and 6.4", "4 to
-    6") is heard."""
+    6") is heard, and so is a bare number a known text writes with its unit ("about one eighty-two" against "182
+    pounds", which the facts hold converted)."""
     theirs = frozenset().union(*(_measures(k) for k in known))
     ranges = [r for k in known for r in _ranges(k)]
+    written = {f"{float(n):g}" for k in known for n in _WRITTEN_NUMBER.findall(k)}
     return frozenset(
         (value, unit)
         for value, unit in mine
         if not any(v == value and (u == unit if unit in _DOSE_UNITS else _units_meet(unit, u)) for v, u in theirs)
         and not any(low <= float(value) <= high for low, high in ranges)
         and not any(_same_span((value, unit), (v, u)) for v, u in theirs)
+        and not (not unit and value in written)
     )
 
 
-_EITHER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) or (\d+(?:\.\d+)?)(?!\w|\.\d)")
+_WRITTEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\d.]*\d)")
+
+
+_EITHER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?: or|,) (\d+(?:\.\d+)?)(?!\w|\.\d)")
 
 
 def _unheard_in(sentence: str, known: Sequence[str]) -> frozenset[tuple[str, str]]:
@@ -513,9 +527,9 @@ def _either_heard(
     sentence: str, unheard: frozenset[tuple[str, str]], known: Sequence[str]
 ) -> frozenset[tuple[str, str]]:
     """``unheard`` less a number the sentence gives as one of two guesses whose other a known text states of the
-    same thing: "ten or eleven" against "11 regular medicines" is the patient's count, not a new one; "three or
-    four cigarettes" is not heard in "three weeks"."""
-    if not unheard or " or " not in sentence.lower():
+    same thing: "ten or eleven" against "11 regular medicines" is the patient's count, not a new one, and so is
+    "fifty, fifty-one maybe" against "at 51"; "three or four cigarettes" is not heard in "three weeks"."""
+    if not unheard or not (" or " in sentence.lower() or "," in sentence):
         return unheard
     pairs = _EITHER.findall(normalise_quantities(sentence))
     if not pairs:
@@ -531,7 +545,7 @@ def _either_heard(
             if (
                 value in missing
                 and partner not in missing
-                and any(v == partner and (not unit or u == unit) for v, u in theirs)
+                and any(v == partner and (not unit or not u or u == unit) for v, u in theirs)
             ):
                 heard_partner.add(value)
     return frozenset((value, unit) for value, unit in unheard if value not in heard_partner)
@@ -595,13 +609,14 @@ class MeaningPair:
     other: tuple[re.Pattern[str], ...]
 
     def side(self, text: str) -> int | None:
-        """0 or 1 for the side the text says (a negation just before a phrase flips it), None if neither or both."""
+        """0 or 1 for the side the text says (a negation just before a phrase flips it; an answer's "No," is no
+        negation of what follows it: "No, this is baby number two"), None if neither or both."""
         sides = set()
         for side, patterns in ((0, self.one), (1, self.other)):
             for pattern in patterns:
                 for match in pattern.finditer(text):
                     before = text[max(0, match.start() - 20) : match.start()].lower()
-                    flipped = bool(re.search(r"\b(?:not|never|no)\b|n't\b", before))
+                    flipped = bool(re.search(r"\b(?:not|never)\b|\bno\b(?!,)|n't\b", before))
                     sides.add(side ^ flipped)
         return sides.pop() if len(sides) == 1 else None
 
@@ -634,15 +649,26 @@ def _same_state(sentence: str, fact: str) -> bool:
 
 
 @lru_cache(maxsize=1)
+def _job_words() -> str:
+    return "|".join(sorted(_load_meanings().get("jobs", {}).get("words", []), key=len, reverse=True))
+
+
+@lru_cache(maxsize=1)
 def _job_pattern() -> re.Pattern[str]:
-    words = sorted(_load_meanings().get("jobs", {}).get("words", []), key=len, reverse=True)
-    speaker = r"(?:i'?m|i am|i work as|i was|i used to be|work(?:ing)? as)"
-    return re.compile(rf"\b{speaker} (?:an? )?({'|'.join(words)})\b", re.I)
+    speaker = r"(?:i'?m|i am|i (?:work|worked)(?: [a-z-]+){0,3}? as|i was|i used to be|work(?:ing)? as)"
+    return re.compile(rf"\b{speaker} (?:an? )?((?:[a-z-]+ ){{0,2}}(?:{_job_words()}))\b", re.I)
+
+
+@lru_cache(maxsize=1)
+def _job_word() -> re.Pattern[str]:
+    return re.compile(rf"\b(?:{_job_words()})\b", re.I)
 
 
 def _jobs(text: str) -> frozenset[str]:
-    """The jobs a text gives its speaker ("I work as an accountant", "I'm a schoolteacher")."""
-    return frozenset(m.lower() for m in _job_pattern().findall(text))
+    """The jobs a text gives its speaker ("I work as an accountant", "I'm a schoolteacher", "I work from home as
+    a software developer", "a retired electrician": up to two words may stand before the job, and each job named
+    counts)."""
+    return frozenset(job.lower() for said in _job_pattern().findall(text) for job in _job_word().findall(said))
 
 
 _LONG_UNITS = ("day", "week", "month", "year")
@@ -669,7 +695,11 @@ def _time_kind(label: str) -> str:
     return "moment"
 
 
-_SAME_PERSON = {"mom": "mother", "mum": "mother", "dad": "father", "neighbor": "neighbour"}
+_SAME_PERSON = {
+    "mom": "mother", "mum": "mother", "dad": "father", "neighbor": "neighbour", "grandma": "grandmother",
+    "granny": "grandmother", "gran": "grandmother", "nana": "grandmother", "grandpa": "grandfather",
+    "grandad": "grandfather",
+}  # fmt: skip
 
 
 def _people(text: str) -> frozenset[str]:
@@ -699,7 +729,7 @@ def new_details(sentence: str, known: Sequence[str], rules: ContradictionRules) 
     numbers = _unheard_in(sentence, known)
     if numbers:
         return f"number {_show(frozenset(' '.join(n).strip() for n in numbers))}"
-    people = {p.lower() for p in _PERSON.findall(sentence)} - {p.lower() for k in known for p in _PERSON.findall(k)}
+    people = _people(sentence).difference(*(_people(k) for k in known))  # "my mom" is "my mother"
     if people:
         return f"person {_show(frozenset(people))}"
     return None
@@ -782,6 +812,13 @@ _AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*[a-z]*")
 """A number and the word it runs into: "2 weeks", "500 mg"."""
 
 
+_HEDGES = _content(
+    "think guess believe maybe probably perhaps roughly around reckon suppose approximately honestly actually "
+    "usually mostly normally"
+)
+"""How sure a patient is of an amount ("twenty-eight weeks, I think"): no claim of its own."""
+
+
 def _restates_a_measure(sentence: str, known: Sequence[str]) -> bool:
     """A short answer that gives back an amount the facts or the clinician state, in words they use ("About two
     weeks ago now." to "When was the surgery?", with "I had a knee replacement two weeks ago"): entailed however
@@ -790,7 +827,7 @@ def _restates_a_measure(sentence: str, known: Sequence[str]) -> bool:
     if not said or _unheard(said, known):
         return False
     words = _content(_AMOUNT.sub(" ", normalise_quantities(sentence)))  # what it says besides its amounts
-    return not words - _content(" ".join(known))
+    return not words - _content(" ".join(known)) - _HEDGES
 
 
 def _answered(clinician_said: Sequence[str]) -> str:

@@ -445,13 +445,15 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-30",
         "written by a nineteenth writer who never read the rules nor any other set; measured once with the rules "
-        "of fa1419f, before any later change, totals only, frozen",
+        "of fa1419f, before any later change, and after later rounds, totals only; its errors were read on "
+        "2026-11-30 in the round of clauses, counts and kin: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_19.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-30b",
         "written by a twentieth writer who never read the rules nor any other set; measured once with the rules "
-        "of the synonym round (which leaves the fidelity checker as it was), totals only, frozen",
+        "of the synonym round (which leaves the fidelity checker as it was), and after later rounds, totals only; "
+        "its errors were read on 2026-11-30 in the round of clauses, counts and kin: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_20.jsonl"),
     ),
     SentenceSet(

@@ -30,14 +30,17 @@ reports a conflict when the two sides disagree. Whole-sentence signals:
   the negations an action consumed ("don't stop", "no longer needed") and fixed phrases that carry no negative
   meaning ("don't hesitate to call"). A test that came back negative says the test showed none of what it looks
   for ("your strep test was negative" negates strep, as "the test did not show strep" does), and a passive
-  recommendation seeks its subject ("the flu vaccine is strongly recommended" against "... is not needed").
+  recommendation seeks its subject ("the flu vaccine is strongly recommended" against "... is not needed"). A
+  "no" put as an action ("avoid alcohol", "you will not need another one") and one put with a cue ("do not drink
+  alcohol", "your next one is not due") are one "no" where they share a word or the action names none.
 - **laterality**: left, right, both sides ("each eye" is both; only next to a body part, so "right away" is not
   a side).
 - **time**: today, tonight, tomorrow, now, weekdays, durations ("2 weeks"), frequencies ("twice a day"; as many
-  parts of the day as a frequency counts are that frequency: "in the morning and at bedtime" or "before your
-  morning meal and your evening meal" is twice a day; "only on bad days" is as needed), and food timing (with
-  food / on an empty stomach, reported as a time conflict). "Don't take it on an empty stomach" is read as "take
-  it with food".
+  parts of the day as a frequency counts are that frequency: "in the morning and at bedtime" or "before your morning
+  meal and your evening meal" is twice a day; "only on bad days" and "when I feel one coming on" are as needed, "as
+  needed to get two soft stools" is not; a cap "in a day" or "in any 24-hour period" is per day), and food timing
+  (with food / on an empty stomach, reported as a time conflict). "Don't take it on an empty stomach" is read as
+  "take it with food".
 
 Sets are not enough: "10 mg in the morning and 20 mg at night" has the same numbers as its reverse, and
 "continue lisinopril, metformin and aspirin" shares its actions and drugs with "continue lisinopril and
@@ -79,7 +82,7 @@ from bedside.text.times import in_days, same_time, times_conflict
 
 CONFLICT_KINDS = ("action", "drug", "number", "negation", "laterality", "time")
 """The conflicts read from a sentence's signals (also the trained matcher's features); the slots of
-:mod:`bedside.text.slots` add theirs under their own kinds (comparison, direction, sequence, with, condition,
+:mod:`bedside.text.slots` add theirs under their own kinds (comparison, direction, sequence, count, with, condition,
 joined, opposite)."""
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.'’/][a-z0-9]+)*")
@@ -130,8 +133,10 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\b(?:just|only) (?:the )?once\b(?! (?:a|an|per|every|each|in|or)\b)", "1/day"),  # "just the once, at night"
     (r"\b(?:once (?:a|per) week|weekly|every week)\b", "1/week"),
     (
-        r"\b(?:as needed|when needed|if needed|prn|(?:for )?(?:when|if|whenever) (?:you|i|he|she|they) "
-        r"(?:really )?(?:need|needs) (?:it|them|one)|only on (?:the )?(?:bad|worse|difficult|tough|rough) days)\b",
+        r"\b(?:as needed(?! to (?:get|keep|have|make|achieve|reach|maintain|produce)\b)|when needed|if needed|prn|"
+        r"(?:for )?(?:when|if|whenever) (?:you|i|he|she|they) (?:really )?(?:need|needs) (?:it|them|one)|"
+        r"only on (?:the )?(?:bad|worse|difficult|tough|rough) days|"
+        r"(?:when|whenever|if) (?:you|i|he|she|they) (?:feel|feels|get|gets) (?:it|one|an? [a-z]+) coming on)\b",
         "as needed",
     ),
     (r"\b(?:right away|immediately|at once|as soon as possible|asap|right now|without delay)\b", "now"),
@@ -412,6 +417,26 @@ _NEGATIVE_RESULT = re.compile(
 )
 """"Your strep test was negative" says the test showed no strep, as "the strep test did not show strep" does: the
 thing tested for is what the "no" is about (negative is otherwise the finding pair's other side of positive)."""
+_CAP_IN_A_DAY = re.compile(
+    r"\b(?P<cap>(?:more than|up to|a maximum of|maximum of|at most|exceed|a total of|the most|the maximum)\b"
+    r"[^,;:.]{0,50}?) in (?:a|one|1) (?:day|1 day period|24[- ]hour period)\b|"
+    r"\bin any (?:one |single )?(?:day|1 day period|24[- ]hour period)\b",
+    re.IGNORECASE,
+)
+""""No more than 3000 mg in a day" and "4 g or less in any 24-hour period" cap what is taken per day, as "3 g daily"
+does: a rate, not a span of one day (which is what "in a day" says elsewhere: "you will feel better in a day")."""
+
+
+def _per_day(match: re.Match[str]) -> str:
+    """A daily cap said as one: "up to 8 tablets in a day" is "up to 8 tablets per day". Not a cap on how often
+    ("no more than twice in one day"), whose "twice" would read as a schedule of twice a day."""
+    cap = match.group("cap") or ""
+    if _HOW_OFTEN.search(cap):
+        return match.group()
+    return f"{cap} per day".lstrip()
+
+
+_HOW_OFTEN = re.compile(r"\b(?:once|twice|three times|times)\b", re.IGNORECASE)
 _NOT_UNLESS = re.compile(
     r"\b(?:(?:there is |there's )?no need to|(?P<lead>you )?(?:(?:do not|don't) need to|need not|needn't)) "
     r"(?P<step>[^,;:.]{1,60}?) unless\b",
@@ -624,12 +649,22 @@ def _mesh_drug_finder() -> DrugFinder | None:
         for data, first, last in found:
             name = str(data.get("name") or data.get("matching_string")).lower()
             start, end = tokens[first].start(), tokens[max(first, last - 1)].end()
-            if _plain_word(text[start:end], name):
+            if _plain_word(text[start:end], name) or _dosage_form(data.get("mesh_tree") or ()):
                 continue
             mentions.append(DrugMention(name, start, end))
         return mentions
 
     return drugs
+
+
+def _dosage_form(trees: Sequence[str]) -> bool:
+    """A MeSH heading that is a form a medicine comes in, not a substance: "eye drops" (Ophthalmic Solutions) and
+    "nasal spray" (Nasal Sprays) sit under Dosage Forms (D26.255) or Solutions (D26.776) and nowhere but the
+    preparations (D26), pharmacologic actions (D27) and mixtures (D20); "my eye drops" names no drug against
+    "latanoprost"."""
+    return any(t.startswith(("D26.255", "D26.776")) for t in trees) and all(
+        t.startswith(("D26", "D27", "D20")) for t in trees
+    )
 
 
 def _plain_word(said: str, name: str) -> bool:
@@ -800,6 +835,7 @@ class ClinicalGuard:
         text = _LITOTES.sub(lambda m: m.group("plain"), text)  # "not abnormal" says "normal"
         text = _NEGATIVE_RESULT.sub(lambda m: f"the {m.group('test')} showed no {m.group('what')}", text)
         text = _NOT_UNLESS.sub(lambda m: f"{m.group('lead') or ''}{m.group('step')} only if", text)
+        text = _CAP_IN_A_DAY.sub(_per_day, text)
         # Offsets stay those of ``lowered`` throughout: phrases already read are blanked, never cut out.
         lowered = _LIST_MARKER.sub(lambda m: " " * len(m.group()), text.lower().replace("’", "'"))
         lowered = _PHONE.sub(lambda m: " " * len(m.group()), _EMERGENCY_NUMBER.sub("sos", lowered))
@@ -1102,10 +1138,11 @@ def _negation_conflict(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict 
         shown = ", ".join(sorted(ref.polarity.word(stem) for stem in flips))
         says_no = bool(flips & ref.polarity.negated)  # which side says no to the flipped words, not to the sentence
         return Conflict("negation", f"{_polarity(says_no)} ({shown})", f"{_polarity(not says_no)} ({shown})")
-    one_sided = (ref.negated and not cand.polarity.negated) or (cand.negated and not ref.polarity.negated)
+    one_sided = (ref.negated and not cand.polarity.negated and not _no_by_action(cand)) or (
+        cand.negated and not ref.polarity.negated and not _no_by_action(ref)
+    )
     refused_alike = any(
-        side.polarity.negated and side.polarity.negated <= other.refused | _passed_over(other)
-        for side, other in ((ref, cand), (cand, ref))
+        side.polarity.negated & (other.refused | _passed_over(other)) for side, other in ((ref, cand), (cand, ref))
     )
     if (
         ref.negated != cand.negated
@@ -1115,6 +1152,12 @@ def _negation_conflict(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict 
     ):
         return Conflict("negation", _polarity(ref.negated), _polarity(cand.negated))
     return _refused_and_allowed(ref, cand) or _refused_and_done(ref, cand)
+
+
+def _no_by_action(signals: ClinicalSignals) -> bool:
+    """A sentence whose "no" is an action's that names nothing ("you will not need another one": stop, with no
+    word refused): it says no as much as "your next one is not due" does."""
+    return bool(signals.actions & _NOT_DOING) and not signals.refused
 
 
 def _refused_and_allowed(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict | None:

@@ -16,7 +16,7 @@ sees that:
   score, names no group and is left as said, and a written score is read as said: "6/10" is "6 out of 10");
 - an acronym is kept from the number-word reader (a "TENS machine" is not a "10 machine");
 - a thousands separator is not two numbers ("4,000 mg" is 4000 mg, never 0 mg);
-- spoken spans of time ("a quarter of an hour", "a fortnight", "a year and a half", "a week or two") become
+- spoken spans of time ("a quarter of an hour", "a fortnight", "a decade", "a year and a half", "a week or two") become
   amounts;
 - amounts of mass, volume, length, temperature and time are converted with pint to one unit each: milligrams
   (a weight in pounds at two significant figures of kilograms, since "44 pounds" is someone's "20 kilograms"),
@@ -60,6 +60,8 @@ _SPANS: tuple[tuple[str, str], ...] = (
     (r"\ba year and a half\b", "18 months"),
     (r"\ba month and a half\b", "1.5 months"),
     (r"\bhalf a year\b", "6 months"),
+    (r"\b(?:once a|every|per|each) decade\b", "every 10 years"),
+    (r"\b(?:a|one) decade\b", "10 years"),
     (r"\b(?:the )?day before yesterday\b", "2 days ago"),
     (r"\bhalf a day\b", "12 hours"),
     (r"\b(?:a|one) dozen\b", "12"),
@@ -260,6 +262,8 @@ both, so each is converted (48 hours is 2 days). Not a mass per volume ("180-220
 _LONG_RANGE = re.compile(r"(?<![\w./])(\d+(?:\.\d+)?) ?(to|-|–|or) ?(\d+(?:\.\d+)?)[ -]?(months?|years?)\b", re.I)
 """The same for months and years, which are not converted ("every 2 to 3 months" is "every 2 months to 3
 months")."""
+_FAHRENHEIT_LETTER = re.compile(r"(?<![\w.])(9\d|1[01]\d)(\.\d+)? ?F\b")
+"""A body temperature with its scale as a capital letter ("100.4 F", "101F"): Fahrenheit."""
 _CONCENTRATION = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?) ?(mg|g|mcg|µg|micrograms?|milligrams?|grams?) ?/ ?(dl|l|ml)\b", re.I
 )
@@ -400,6 +404,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
     text = _SCORE.sub(r"\1 out of \2", text)  # the score "6/10" is said "a six out of ten"
     text = _PRESSURE.sub(r"\1/\2", text)  # "130 over 80" is the reading 130/80
     text = _CLOCK.sub(_clock, text)
+    text = _FAHRENHEIT_LETTER.sub(r"\1\2 °F", text)
     text = _RANGE.sub(lambda m: f"{m.group(1)} {m.group(4)} to {m.group(3)} {m.group(4)}", text)
     text = _LONG_RANGE.sub(lambda m: f"{m.group(1)} {m.group(4)} to {m.group(3)} {m.group(4)}", text)
     text = _CONCENTRATION.sub(lambda m: _concentration(m, strict), text)

@@ -6,9 +6,10 @@ outside writers found these reversals passing EditJudge's guard by the dozen (is
 slot of a sentence as ``(kind, key, value)``:
 
 - **comparison**: a threshold's direction, ``("comparison", "70", "<")`` for "below 70", "under 70", "less
-  than 70", "no more than 70", "at most 70", "70 or less", "limit it to 70", "within 15 minutes"; ``">"`` for the
-  reverse. The key is the number compared with (or ``""`` for a comparison with none: "higher than we would
-  like"). A negation earlier in the clause turns "more than" round ("don't take more than 3 g" is "at most 3 g").
+  than 70", "no more than 70", "at most 70", "70 or less", "limit it to 70", "the most you should take is 70",
+  "within 15 minutes", "in the next 4 weeks"; ``">"`` for the reverse ("rises past 70"). The key is the number
+  compared with (or ``""`` for a comparison with none: "higher than we would like"). A negation earlier in the
+  clause turns "more than" round ("don't take more than 3 g" is "at most 3 g").
 - **direction**: a change or an amount that goes ``up`` or ``down`` ("goes up", "rises", "bump it up", "more";
   "drops", "falls", "cut it back", "fewer").
 - **sequence**: ``before``, ``after`` or ``within`` something, keyed by each content word of it ("before each
@@ -16,6 +17,8 @@ slot of a sentence as ``(kind, key, value)``:
   meals"), which is neither before nor after it.
 - **scope**: what an amount is counted over, when a sentence names one: ``day`` ("per day", "in a 24-hour
   period", "for the whole day") or ``dose`` ("per dose", "at any one time"), ``meal``, ``week``.
+- **count**: how many tablets or capsules of a strength, keyed by the form ("two 500 mg tablets" is
+  ``("count", "tablet", "2")``; "a 500 mg tablet" ``"1"``): the dose rules read the strength, not the count before it.
 - **with**: ``with`` or ``without`` something ("without the crutches").
 - **condition**: ``if`` or ``unless`` something ("only if you are dizzy", "unless you are dizzy"), and whether
   a condition's signs are joined by ``or`` (``either``) or ``and`` (``both``).
@@ -75,7 +78,10 @@ _NEGATION_BEFORE = re.compile(
 """A negation earlier in the clause turns a comparison round: "don't lift anything heavier than 10 pounds" is
 "10 pounds or less", and so is "avoid lifting anything over 10 pounds"."""
 _LESS_BARE = r"below|under|beneath"  # only before a number: "under 100", never "under the tongue"
-_MORE_BARE = r"above|over"  # only before a number: "over 100", never "over the counter"
+_MORE_BARE = (  # only before a number: "over 100", never "over the counter"; "past" only after a rise
+    r"above|over|(?:(?<=rises )|(?<=rise )|(?<=rising )|(?<=rose )|(?<=goes )|(?<=go )|(?<=gets )|(?<=get )|"
+    r"(?<=climbs )|(?<=creeps ))past"
+)
 _GAP = r"(?:\s+(?!and\b|or\b|but\b)[a-z%°'-]+){0,3}?\s+"
 _BARE_GAP = (
     r"(?:\s+(?!(?:and|or|but|for|in|on|at|to|from|with|after|before|during|every|each|per|until|since)\b)"
@@ -92,10 +98,13 @@ _COMPARISONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,3}}?\s+(?P<c>or (?:less|lower|fewer|below|under|smaller))\b"), "<"),
     (re.compile(rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,3}}?\s+(?P<c>or (?:more|higher|greater|above|over|bigger))\b"), ">"),
     (re.compile(rf"\b(?P<c>limit)\b(?:\s+[a-z'-]+){{0,4}}?\s+to\s+{_NUMBER}"), "<"),
+    # "the most you should take in a day is 8": a cap said as what the most is
+    (re.compile(rf"\b(?P<c>the (?:most|maximum))\b(?:\s+[a-z0-9'-]+){{0,14}}?\s+(?:is|are)\s+{_NUMBER}"), "<"),
 )
-_WITHIN = re.compile(rf"\bwithin (?:the (?:first |next )?)?{_NUMBER}\b")
-"""A span of time counted from now or from an event ("within 15 minutes of the dose") is at most that long: a
-cap, as "less than 15 minutes after it" says; its words stay for the sequence rule ("within" against "after")."""
+_WITHIN = re.compile(rf"\b(?:within (?:the (?:first |next )?)?|in the next ){_NUMBER}\b")
+"""A span of time counted from now or from an event ("within 15 minutes of the dose", "in the next 4 weeks") is at
+most that long: a cap, as "less than 15 minutes after it" says; its words stay for the sequence rule ("within"
+against "after")."""
 _UP = re.compile(
     r"\b(?:goes up|go up|going up|went up|gone up|rises?|rising|rose|climbs?|climbing|creeps? up|bump(?:ed|ing)?"
     r"(?: \w+)? up|gains?|gained|gaining|more|extra)\b"
@@ -169,6 +178,14 @@ _CONDITION = re.compile(
     r"\b(?P<v>only if|unless|except (?:if|when)|if|when|as long as|provided|providing)\s+"
     r"(?=(?P<rest>[a-z0-9' -]{0,60}))"
 )
+_COUNT = re.compile(
+    r"\b(?:(?P<n>\d+(?:\.\d+)?)|an?|one|a single) \d+(?:\.\d+)? ?(?:mg|mcg|g|ml) (?P<form>tablet|pill|capsule)s?\b"
+)
+"""How many tablets of a strength ("two 500 mg tablets", "a 500 mg tablet"): the count stands before the strength,
+where the dose rules, which read the strength, do not look."""
+_FORMS = {"pill": "tablet"}
+_SHARED_OBJECT = re.compile(r"(?:and|or|and/or) (?:before|after|during|following|prior to) ")
+""""Before and after touching the wound": both times are of the same thing, said once, after the second."""
 _SEQUENCE_VALUE = {
     "prior to": "before",
     "following": "after",
@@ -422,6 +439,9 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
     for pattern, value in ((_UP, "up"), (_DOWN, "down")):
         if pattern.search(lowered):
             slots.add(("direction", "", value))
+    for match in _COUNT.finditer(lowered):
+        form = _FORMS.get(match.group("form"), match.group("form"))
+        slots.add(("count", form, match.group("n") or "1"))
     slots.update(_order(lowered))
     slots.update(_spacing(lowered))
     slots.update(_coverage(lowered))
@@ -439,15 +459,18 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
     ):
         for match in pattern.finditer(lowered):
             value = match.group("v") or match.groupdict().get("w") or ""
+            rest = match.group("rest")
             if kind == "sequence":
                 value = _SEQUENCE_VALUE.get(value, value)
+                if shared := _SHARED_OBJECT.match(rest):
+                    rest = rest[shared.end() :]
             elif kind == "condition":
                 value = "unless" if value.startswith(("unless", "except")) else "if"
             elif kind == "exception":
                 value = "only" if value == "only" else "except"
             elif kind == "with" and value != "with":
                 value = "without"
-            slots.update((kind, key, value) for key in _keys(match.group("rest")))
+            slots.update((kind, key, value) for key in _keys(rest))
     return frozenset(slots), lowered
 
 

@@ -258,20 +258,22 @@ BUILTIN_SETS = (
         "and days: a development set now",
     ),
     (
-        "outside-written, held out 18",
+        "outside-written, dev 23",
         "guard_heldout_24.jsonl",
         "written 2026-11-30 by a twenty-third writer who never read the rules nor any other set, asked for the "
         "slips a language model makes when it paraphrases; measured once with the rules of 889e3b8, before any "
-        "later change, totals only (its errors unread), frozen",
+        "later change, and after later rounds with its errors unread, totals only (51/60, 30/40, 9/60 at 5bca2e6); "
+        "its errors were read on 2026-11-30 for the round of clauses, counts and kin: a development set now",
     ),
     (
-        "outside-written, held out 19",
+        "outside-written, dev 24",
         "guard_heldout_25.jsonl",
         "written 2026-11-30 by a twenty-fourth writer who never read the rules nor any other set (primary care, "
         "children, pregnancy and older adults); measured with the rules of 1e34877 (rejection 50/60, 7 passed "
         "silently; paraphrases kept 29/40; 10 of 60 reversed pairs matched, 7 with --uncertain reject, which kept "
-        "27 of 40 paraphrases) and after the round of a no's reach, rates and permissions, which did not read it, "
-        "totals only (its errors unread), frozen",
+        "27 of 40 paraphrases) and after later rounds with its errors unread, totals only (51/60, 34/40, 9/60 at "
+        "5bca2e6); its errors were read on 2026-11-30 for the round of clauses, counts and kin: a development set "
+        "now",
     ),
     (
         "outside-written, held out 20",
