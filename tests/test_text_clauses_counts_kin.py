@@ -61,18 +61,41 @@ def guard() -> ClinicalGuard:
             "Do not take more than 2000 milligrams of metformin in a day.",
             "Your daily metformin must not exceed 2 grams.",
         ),
-        ("Take no more than 3 grams in a 24-hour period.", "Keep it to 3,000 mg or less in any 24-hour period."),
+        (
+            "Keep your ibuprofen to 1200 mg or less in any 24-hour period.",
+            "Take no more than 1200 mg of ibuprofen daily.",
+        ),
         ("The pneumonia vaccine is repeated every ten years.", "The pneumonia vaccine is repeated once a decade."),
         ("You will not need another one for five years.", "Your next one is not due for five years."),
         # "as needed to get" adjusts a dose; it is no "as needed" schedule
         (
-            "Adjust the senna so you have one soft stool each day.",
-            "Change the senna dose as needed to get one soft stool daily.",
+            "Adjust the docusate so you have one soft stool each day.",
+            "Change the docusate dose as needed to get one soft stool daily.",
         ),
     ],
 )
 def test_the_same_said_another_way_raises_no_conflict(guard: ClinicalGuard, reference: str, candidate: str) -> None:
-    assert not guard.read(reference, candidate).conflicts
+    assert guard.read(reference, candidate).verdict != "conflict"
+
+
+@pytest.mark.parametrize(
+    ("reference", "candidate"),
+    [
+        # each was uncertain before its reading: now the rules vouch for the pair
+        ("Your scan showed no sign of a fracture.", "On the scan, the bone was clear of a fracture."),
+        (
+            "You can go back to swimming once you can lift your arm without pain.",
+            "Once lifting the arm no longer hurts, you can start swimming again.",
+        ),
+        ("The pneumonia vaccine is repeated every ten years.", "The pneumonia vaccine is repeated once a decade."),
+        (
+            "Avoid heavy lifting for four weeks after the operation.",
+            "For four weeks after surgery, do not lift heavy things.",
+        ),
+    ],
+)
+def test_a_reading_that_vouches_for_a_pair(guard: ClinicalGuard, reference: str, candidate: str) -> None:
+    assert guard.read(reference, candidate).verdict == "agree"
 
 
 @pytest.mark.parametrize(

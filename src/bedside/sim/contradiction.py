@@ -493,6 +493,10 @@ def _units_meet(a: str, b: str) -> bool:
     return not a or not b or a == b
 
 
+_WRITTEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\d.]*\d)")
+"""A number as a text writes it, before its unit is converted ("182" of "182 pounds")."""
+
+
 def _unheard(mine: frozenset[tuple[str, str]], known: Sequence[str]) -> frozenset[tuple[str, str]]:
     """The sentence's numbers no known text states with the same unit ("10 attacks" is unheard when the facts
     say "3 attacks" and "10 minutes"); a number inside a range a known text gives ("between 5.8 and 6.4", "4 to
@@ -509,9 +513,6 @@ def _unheard(mine: frozenset[tuple[str, str]], known: Sequence[str]) -> frozense
         and not any(_same_span((value, unit), (v, u)) for v, u in theirs)
         and not (not unit and value in written)
     )
-
-
-_WRITTEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\d.]*\d)")
 
 
 _EITHER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?: or|,) (\d+(?:\.\d+)?)(?!\w|\.\d)")

@@ -426,6 +426,9 @@ _CAP_IN_A_DAY = re.compile(
 """"No more than 3000 mg in a day" and "4 g or less in any 24-hour period" cap what is taken per day, as "3 g daily"
 does: a rate, not a span of one day (which is what "in a day" says elsewhere: "you will feel better in a day")."""
 
+_HOW_OFTEN = re.compile(r"\b(?:once|twice|three times|times)\b", re.IGNORECASE)
+"""How often, in a cap on how often ("no more than twice in one day")."""
+
 
 def _per_day(match: re.Match[str]) -> str:
     """A daily cap said as one: "up to 8 tablets in a day" is "up to 8 tablets per day". Not a cap on how often
@@ -436,7 +439,6 @@ def _per_day(match: re.Match[str]) -> str:
     return f"{cap} per day".lstrip()
 
 
-_HOW_OFTEN = re.compile(r"\b(?:once|twice|three times|times)\b", re.IGNORECASE)
 _NOT_UNLESS = re.compile(
     r"\b(?:(?:there is |there's )?no need to|(?P<lead>you )?(?:(?:do not|don't) need to|need not|needn't)) "
     r"(?P<step>[^,;:.]{1,60}?) unless\b",
