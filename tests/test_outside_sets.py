@@ -207,6 +207,16 @@ FROZEN = {
     ): "e8fbb295e724a2ef2f9172f5227fc14917aa8ed10cf661845b5de5918fa84ca7",
     ("bedside.sim", "fidelity_heldout_36.jsonl"): "2391a74f601bf630846d6a20fabb55874d30277bacb1f2faad90c99bf706dbb1",
     ("bedside.sim", "fidelity_heldout_37.jsonl"): "e05a4b10ff3c5414eb9ee89949f2f99f37cdd5da98461b0497e8e9e75eff2cf4",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_39.jsonl",
+    ): "9edadff0c234142e946d38d05110983a522af2a947314db55e86a824fb40b47d",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_40.jsonl",
+    ): "605843cfc167e4254c18f6d4a84e2c80ec93ebc2efaf437083e2b9781b0e8f7d",
+    ("bedside.sim", "fidelity_heldout_38.jsonl"): "2680f990066e2f18a17b2681ee7e3b553b2ac34c97d97e58eb52131f435c3ccb",
+    ("bedside.sim", "fidelity_heldout_39.jsonl"): "8d52ed5cd8927916de543c85f79fe14fb95fd5687c956720418d8fb24c1c0426",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -298,6 +308,8 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 30", (53, 31, 7, 31)),  # first 53, 30, 7, 30 (38bee85), unread
         ("held out 31", (50, 34, 10, 34)),  # first 50, 32, 10, 32 (5bca2e6), unread
         ("held out 32", (47, 36, 13, 32)),  # first 47, 35, 13, 31 (5bca2e6), unread
+        ("held out 33", (53, 37, 7, 37)),  # first 53, 37, 7, 37 (74afd4b), unread
+        ("held out 34", (48, 32, 12, 32)),  # first 48, 32, 12, 32 (74afd4b), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -366,6 +378,8 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 30", (2, 2, 28)),  # first 2, 2, 26 (38bee85), unread
         ("held out 31", (9, 9, 31)),  # first 9, 9, 29 (5bca2e6), unread
         ("held out 32", (6, 6, 30)),  # first 6, 6, 28 (5bca2e6), unread
+        ("held out 33", (4, 4, 33)),  # first 4, 4, 33 (74afd4b), unread
+        ("held out 34", (11, 11, 28)),  # first 11, 11, 28 (74afd4b), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -469,6 +483,8 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-30q": ((34, 11), (19, 18)),  # first (34, 14), (20, 18) (38bee85)
         "outside-written 2026-11-30r": ((40, 16), (13, 10)),  # first (40, 17), (12, 11) (5bca2e6)
         "outside-written 2026-11-30s": ((42, 13), (21, 8)),  # first (42, 13), (21, 10) (5bca2e6)
+        "outside-written 2026-11-30t": ((30, 15), (16, 19)),  # first (30, 15), (16, 19) (74afd4b)
+        "outside-written 2026-11-30u": ((31, 15), (20, 9)),  # first (31, 15), (20, 9) (74afd4b)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

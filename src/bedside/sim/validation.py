@@ -569,6 +569,21 @@ BUILTIN_SENTENCE_SETS = (
         "the rules of 5bca2e6, before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_37.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-30t",
+        "written by a thirty-eighth writer who never read the rules nor any other set (cancer care: chemotherapy, "
+        "radiotherapy, surgery and survivorship; palliative and end-of-life care); measured once with the rules of "
+        "74afd4b, before any later change, totals only, frozen; its sentences were printed once while it was "
+        "converted, so it is to be read next, not kept unread",
+        SENTENCE_SET.with_name("fidelity_heldout_38.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30u",
+        "written by a thirty-ninth writer who never read the rules nor any other set (asthma, COPD, sleep apnoea, "
+        "recovery from pneumonia; eczema, psoriasis, food and drug allergies, adrenaline pens); measured once with "
+        "the rules of 74afd4b, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_39.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

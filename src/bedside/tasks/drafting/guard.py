@@ -386,6 +386,24 @@ BUILTIN_SETS = (
         "silently; paraphrases kept 35/40, 31 matched; 13 of 60 reversed pairs matched, 6 with --uncertain "
         "reject, which kept 28 of 40 paraphrases), totals only (its errors unread), frozen",
     ),
+    (
+        "outside-written, held out 33",
+        "guard_heldout_39.jsonl",
+        "written 2026-11-30 by a thirty-eighth writer who never read the rules nor any other set (ear, nose and "
+        "throat, dental and oral surgery aftercare, eye drops, eye surgery and injuries); measured with the rules "
+        "of 74afd4b (rejection 53/60, 4 passed silently; paraphrases kept 37/40, 37 matched; 7 of 60 reversed "
+        "pairs matched, 4 with --uncertain reject, which kept 33 of 40 paraphrases), totals only (its errors "
+        "unread), frozen",
+    ),
+    (
+        "outside-written, held out 34",
+        "guard_heldout_40.jsonl",
+        "written 2026-11-30 by a thirty-ninth writer who never read the rules nor any other set (infections and "
+        "antibiotics, vaccines and travel medicine, sexual health: testing, contraception, PrEP); measured with the "
+        "rules of 74afd4b (rejection 48/60, 11 passed silently; paraphrases kept 32/40, 32 matched; 12 of 60 "
+        "reversed pairs matched, 11 with --uncertain reject, which kept 28 of 40 paraphrases), totals only (its "
+        "errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
