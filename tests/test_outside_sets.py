@@ -244,7 +244,9 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # Its second round (choices, passives, findings) read dev 13 and dev 14's: over held out 10-20, rejections
         # 483 -> 491 of 660, paraphrases kept 368 -> 370 of 440, reversed pairs matched 177 -> 169. The round of
         # who acts, what is kept and what is avoided read dev 15 and dev 16's: over held out 12-24, rejections
-        # 571 -> 581 of 780, paraphrases kept 416 -> 419 of 520, reversed pairs matched 209 -> 199
+        # 571 -> 581 of 780, paraphrases kept 416 -> 419 of 520, reversed pairs matched 209 -> 199. The round of
+        # sides, counts and reach read dev 25 and dev 26's: over held out 22-34, rejections 639 -> 643 of 780,
+        # paraphrases kept 423 -> 422 of 520, reversed pairs matched 141 -> 137
         ("dev", (60, 38, 0, 35)),  # first 50, 34, 10, 31
         ("dev 2", (58, 38, 2, 31)),  # first 34, 28, 26, 22
         ("dev 3", (60, 40, 0, 40)),  # first 42, 35, 18, 35
@@ -287,28 +289,30 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("dev 23", (53, 37, 7, 35)),
         # first 50, 29, 10, 29 (1e34877); 51, 34, 9, 34 at 5bca2e6 (held out 19, unread until then)
         ("dev 24", (52, 38, 8, 38)),
-        ("held out 20", (49, 31, 11, 31)),  # first 46, 29, 14, 29 (1e34877), unread
-        # first 39, 32, 21, 32 (df9335e), unread; what a sentence chooses over another (the second round of
-        # 2026-11-30) cost it a paraphrase for a rejection, found by totals with each change taken back (over the
-        # thirteen unread sets that reading gained 5 rejections for the one paraphrase); "avoid X" and "do not VERB X"
-        # read as one "no" where the two share a word (the round of clauses, counts and kin) cost it a rejection,
-        # and held out 24 one; over the thirteen unread sets it kept 4 paraphrases more (7 with --uncertain reject)
-        ("held out 21", (39, 32, 21, 32)),
-        ("held out 22", (41, 27, 19, 27)),  # first 39, 24, 21, 24 (df9335e), unread
+        # first 46, 29, 14, 29 (1e34877); 49, 31, 11, 31 at 74afd4b (held out 20, unread until then)
+        ("dev 25", (56, 38, 4, 38)),
+        # first 39, 32, 21, 32 (df9335e); the same at 74afd4b (held out 21, unread until then): what a sentence
+        # chooses over another (the second round of 2026-11-30) cost it a paraphrase for a rejection, and "avoid X"
+        # and "do not VERB X" read as one "no" (the round of clauses, counts and kin) a rejection
+        ("dev 26", (47, 38, 13, 38)),
+        ("held out 22", (41, 28, 19, 28)),  # first 39, 24, 21, 24 (df9335e), unread
         # first 45, 28, 15, 28 (561eb61), unread; a verb in a "when I ..." clause read as background (the round of
         # who acts, what is kept and what is avoided) cost it a paraphrase, and gained held out 22 a rejection and
         # a paraphrase, found by totals with each change taken back
         ("held out 23", (47, 30, 13, 30)),
-        ("held out 24", (51, 32, 9, 32)),  # first 52, 32, 8, 32 (561eb61), unread; -1 rejection (see held out 21)
-        ("held out 25", (37, 30, 23, 30)),  # first 36, 28, 24, 28 (5f4f2d0), unread
-        ("held out 26", (50, 36, 10, 36)),  # first 49, 36, 11, 36 (5f4f2d0), unread
+        ("held out 24", (51, 32, 9, 32)),  # first 52, 32, 8, 32 (561eb61), unread; -1 rejection (see dev 26)
+        ("held out 25", (38, 30, 22, 30)),  # first 36, 28, 24, 28 (5f4f2d0), unread
+        # first 49, 36, 11, 36 (5f4f2d0), unread; "every month" read as once a month (the round of sides, counts
+        # and reach) cost it a paraphrase, and held out 31 one, found by totals with the reading taken back; over
+        # the seventeen unread fidelity sets the reading caught 4 contradictions more
+        ("held out 26", (51, 35, 9, 35)),
         ("held out 27", (55, 36, 5, 36)),  # first 55, 34, 5, 34 (80fe826), unread
         ("held out 28", (57, 28, 3, 28)),  # first 57, 28, 3, 28 (80fe826), unread
         ("held out 29", (50, 34, 10, 34)),  # first 50, 33, 10, 33 (38bee85), unread
         ("held out 30", (53, 31, 7, 31)),  # first 53, 30, 7, 30 (38bee85), unread
-        ("held out 31", (50, 34, 10, 34)),  # first 50, 32, 10, 32 (5bca2e6), unread
+        ("held out 31", (50, 33, 10, 33)),  # first 50, 32, 10, 32 (5bca2e6), unread; -1 paraphrase (held out 26)
         ("held out 32", (47, 36, 13, 32)),  # first 47, 35, 13, 31 (5bca2e6), unread
-        ("held out 33", (53, 37, 7, 37)),  # first 53, 37, 7, 37 (74afd4b), unread
+        ("held out 33", (55, 37, 5, 37)),  # first 53, 37, 7, 37 (74afd4b), unread
         ("held out 34", (48, 32, 12, 32)),  # first 48, 32, 12, 32 (74afd4b), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
@@ -365,20 +369,20 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 22", (5, 5, 33)),  # 5, 5, 31 at 38bee85 (held out 17, unread until then); 6, 6, 30 at ee73d86
         ("dev 23", (5, 5, 33)),  # first 8, 8, 22 (889e3b8); 7, 7, 25 at 5bca2e6 (held out 18, unread until then)
         ("dev 24", (5, 5, 37)),  # first 7, 7, 27 (1e34877); 6, 6, 32 at 5bca2e6 (held out 19, unread until then)
-        ("held out 20", (9, 9, 28)),  # first 10, 10, 27 (1e34877), unread
-        ("held out 21", (15, 15, 29)),  # first 15, 15, 29 (df9335e), unread; -1 rejection (see above)
-        ("held out 22", (17, 17, 27)),  # first 19, 19, 24 (df9335e), unread
+        ("dev 25", (4, 4, 35)),  # first 10, 10, 27 (1e34877); 9, 9, 28 at 74afd4b (held out 20, unread until then)
+        ("dev 26", (10, 10, 35)),  # first 15, 15, 29 (df9335e); the same at 74afd4b (held out 21)
+        ("held out 22", (17, 17, 28)),  # first 19, 19, 24 (df9335e), unread
         ("held out 23", (8, 8, 30)),  # first 10, 10, 28 (561eb61), unread; -1 paraphrase (see above)
         ("held out 24", (6, 6, 30)),  # first 5, 5, 30 (561eb61), unread; -1 rejection (see above)
-        ("held out 25", (18, 18, 30)),  # first 18, 18, 27 (5f4f2d0), unread
-        ("held out 26", (7, 7, 36)),  # first 7, 7, 36 (5f4f2d0), unread
+        ("held out 25", (17, 17, 30)),  # first 18, 18, 27 (5f4f2d0), unread
+        ("held out 26", (6, 6, 35)),  # first 7, 7, 36 (5f4f2d0), unread; -1 paraphrase (see above: every month)
         ("held out 27", (3, 3, 31)),  # first 3, 3, 29 (80fe826), unread
         ("held out 28", (1, 1, 25)),  # first 1, 1, 25 (80fe826), unread
         ("held out 29", (4, 4, 29)),  # first 4, 4, 27 (38bee85), unread
         ("held out 30", (2, 2, 28)),  # first 2, 2, 26 (38bee85), unread
-        ("held out 31", (9, 9, 31)),  # first 9, 9, 29 (5bca2e6), unread
+        ("held out 31", (9, 9, 30)),  # first 9, 9, 29 (5bca2e6), unread; -1 paraphrase (every month)
         ("held out 32", (6, 6, 30)),  # first 6, 6, 28 (5bca2e6), unread
-        ("held out 33", (4, 4, 33)),  # first 4, 4, 33 (74afd4b), unread
+        ("held out 33", (3, 3, 33)),  # first 4, 4, 33 (74afd4b), unread
         ("held out 34", (11, 11, 28)),  # first 11, 11, 28 (74afd4b), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
@@ -401,7 +405,9 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
     # a false contradiction or two while catching more elsewhere): floors may fall only with such a measured trade.
     # The round of who acts, what is kept and what is avoided (2026-11-30) read 29h's and 29i's; over the
     # seventeen unread sets (29j to 30k): contradictions caught 599 -> 629 of 935, false ones 241 -> 207,
-    # unsupported right 574 -> 598, false 295 -> 271
+    # unsupported right 574 -> 598, false 295 -> 271. The round of sides, counts and reach read 30c's and 30t's;
+    # over the seventeen unread sets (30d to 30s, 30u): contradictions caught 632 -> 641, false ones 212 -> 212,
+    # unsupported right 516 -> 516, false 227 -> 225
     floors = {
         "outside-written 2026-11-28": ((43, 11), (31, 12)),  # first (38, 13), (28, 25)
         "outside-written 2026-11-28b": ((45, 16), (30, 11)),  # first (36, 20), (27, 33)
@@ -452,12 +458,13 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # and cost an unsupported one; over the seventeen unread sets it caught 5 more contradictions for it
         # first (34, 13), (34, 19) (synonym round); (40, 10), (34, 14) at 5bca2e6, unread until then
         "outside-written 2026-11-30b": ((43, 9), (34, 6)),
-        "outside-written 2026-11-30c": ((33, 10), (34, 12)),  # first (24, 15), (33, 19) (synonym round)
+        # first (24, 15), (33, 19) (synonym round); (33, 10), (34, 12) at 74afd4b, unread until then
+        "outside-written 2026-11-30c": ((37, 7), (34, 11)),
         # who the patient lives with (sim/household.py) cost it a contradiction and two false unsupported for a
         # false contradiction fewer, and 2026-11-30e a false contradiction; over the seventeen unread sets it
         # caught 15 more for those, found by totals with the reading taken back
-        "outside-written 2026-11-30d": ((37, 7), (37, 20)),  # first (35, 11), (35, 22) (ee73d86)
-        "outside-written 2026-11-30e": ((39, 10), (38, 13)),  # first (36, 10), (38, 18) (889e3b8)
+        "outside-written 2026-11-30d": ((38, 7), (37, 20)),  # first (35, 11), (35, 22) (ee73d86)
+        "outside-written 2026-11-30e": ((40, 10), (38, 12)),  # first (36, 10), (38, 18) (889e3b8)
         "outside-written 2026-11-30f": ((41, 20), (29, 11)),  # first (38, 24), (27, 14) (1e34877)
         "outside-written 2026-11-30g": ((33, 14), (38, 22)),  # first (28, 16), (36, 28) (1e34877)
         "outside-written 2026-11-30h": ((36, 15), (31, 10)),  # first (35, 15), (31, 12) (df9335e)
@@ -465,26 +472,27 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # two false contradictions here and cost an unsupported sentence; over the seventeen unread sets those were
         # its whole cost, found by totals with the reading taken back
         "outside-written 2026-11-30i": ((33, 16), (26, 11)),  # first (32, 15), (25, 13) (df9335e)
-        "outside-written 2026-11-30j": ((38, 10), (35, 8)),  # first (36, 15), (31, 14) (561eb61)
+        "outside-written 2026-11-30j": ((39, 10), (35, 8)),  # first (36, 15), (31, 14) (561eb61)
         # a short answer that gives back an amount the facts state, read as entailed (the round of answers and
         # results), turned an unsupported sentence here entailed; over the seventeen unread sets it made 15 false
         # unsupported fewer for that one, found by totals with the reading taken back
         "outside-written 2026-11-30k": ((36, 6), (39, 14)),  # first (34, 9), (38, 18) (561eb61)
         # a cap against the same number said plainly read as no conflict (the same round) turned a false
         # contradiction here into a false unsupported sentence, found by totals with the reading taken back
-        "outside-written 2026-11-30l": ((38, 4), (38, 12)),  # first (38, 6), (38, 13) (5f4f2d0)
+        "outside-written 2026-11-30l": ((39, 4), (38, 12)),  # first (38, 6), (38, 13) (5f4f2d0)
         "outside-written 2026-11-30m": ((40, 8), (34, 20)),  # first (38, 8), (34, 23) (5f4f2d0)
-        "outside-written 2026-11-30n": ((40, 19), (27, 17)),  # first (39, 21), (27, 23) (80fe826)
+        "outside-written 2026-11-30n": ((40, 19), (27, 16)),  # first (39, 21), (27, 23) (80fe826)
         "outside-written 2026-11-30o": ((44, 13), (39, 6)),  # first (43, 13), (39, 7) (80fe826)
-        "outside-written 2026-11-30p": ((30, 15), (32, 18)),  # first (28, 15), (32, 21) (38bee85)
+        "outside-written 2026-11-30p": ((31, 15), (32, 18)),  # first (28, 15), (32, 21) (38bee85)
         # a dosage form read as no drug (the round of clauses, counts and kin: "eye drops", "nasal spray") turned an
         # unsupported sentence here entailed; over the seventeen unread sets that was its whole effect, found by
         # totals with the reading taken back
         "outside-written 2026-11-30q": ((34, 11), (19, 18)),  # first (34, 14), (20, 18) (38bee85)
-        "outside-written 2026-11-30r": ((40, 16), (13, 10)),  # first (40, 17), (12, 11) (5bca2e6)
-        "outside-written 2026-11-30s": ((42, 13), (21, 8)),  # first (42, 13), (21, 10) (5bca2e6)
-        "outside-written 2026-11-30t": ((30, 15), (16, 19)),  # first (30, 15), (16, 19) (74afd4b)
-        "outside-written 2026-11-30u": ((31, 15), (20, 9)),  # first (31, 15), (20, 9) (74afd4b)
+        "outside-written 2026-11-30r": ((42, 16), (13, 10)),  # first (40, 17), (12, 11) (5bca2e6)
+        "outside-written 2026-11-30s": ((43, 13), (21, 8)),  # first (42, 13), (21, 10) (5bca2e6)
+        # first (30, 15), (16, 19) (74afd4b); its errors read at once (its sentences were printed at conversion)
+        "outside-written 2026-11-30t": ((35, 12), (18, 17)),
+        "outside-written 2026-11-30u": ((32, 15), (20, 9)),  # first (31, 15), (20, 9) (74afd4b)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -81,17 +81,17 @@ JUDGED_LABELS: tuple[JudgedLabel, ...] = get_args(JudgedLabel)
 
 _TAG_QUESTION = re.compile(r",\s*(?:right|correct|yeah|yes|no|isn't it|is that right|ok(?:ay)?)\s*\?\s*$", re.I)
 _PRIVATIVE = re.compile(
-    r"\b(?:without(?! fail\b)|short(?:ness)? of(?! breath\b)|lack of|unable|normal|fine|okay|ok|clear|negative|"
-    r"unremarkable)\b",
+    r"\b(?:(?<!can't sleep )(?<!cannot sleep )(?<!can't manage )(?<!can't do )without(?! fail\b)|"
+    r"short(?:ness)? of(?! breath\b)|lack of|unable|normal|fine|okay|ok|clear|negative|unremarkable)\b",
     re.I,
 )
-"""An absence said without "no" ("without", "short of", "normal"); "without fail" is a "yes", said firmly, and
-"short of breath" a symptom, said plainly."""
+"""An absence said without "no" ("without", "short of", "normal"); "without fail" is a "yes", said firmly, "can't
+sleep without it" another, and "short of breath" a symptom, said plainly."""
 _NUMBER = re.compile(r"(?<![\w/.])\d+(?:\.\d+)?")
 _PERSON = re.compile(
     r"\b(?:mother|mom|mum|father|dad|sister|brother|wife|husband|partner|son|daughter|friend|neighbou?r|boss"
     r"|girlfriend|boyfriend|aunt|uncle|grandmother|grandfather|grandma|grandpa|granny|gran|grandad|nana|cousin"
-    r"|colleague)\b",
+    r"|colleague|niece|nephew|grandson|granddaughter|stepson|stepdaughter|stepmother|stepfather|stepmum|stepdad)\b",
     re.I,
 )
 _CANNOT_HAVE = re.compile(
@@ -308,6 +308,8 @@ class ContradictionRules:
                 calendars=(calendar_terms(sentence), calendar_terms(known[i])),
             )
             conflict = next((c for c in found if c[0] not in self.without), None)  # the first of a kind not left out
+            if conflict and conflict[0] == "time" and self._times_stated(sentence, mine, known, near, i):
+                continue  # "two times a week, before soccer": the albuterol fact says it, not the daily inhaler's
             if conflict:
                 return FactConflict(conflict[0], known[i], conflict[1])
             if (
@@ -319,6 +321,19 @@ class ContradictionRules:
         if not extra and "number" not in self.without and (counted := self._counted(unheard, known, near)):
             return counted
         return None if "drug" in self.without else self._wrong_drug(sentence, mine, known)
+
+    def _times_stated(
+        self, sentence: str, mine: ClinicalSignals, known: Sequence[str], near: Sequence[int], skip: int
+    ) -> bool:
+        """Whether the sentence, which gives a rate, shares no word with ``known[skip]`` (a time against it) but
+        does with a near fact that gives every time the sentence gives: the sentence has found its fact further
+        down ("two times a week, before soccer" is the rescue inhaler's, not the daily one's)."""
+        words = _content(sentence) - _content(" ".join(mine.time_words))
+        if not any("/" in time for time in mine.times) or words & _content(known[skip]):
+            return False  # a rate only: "in the morning with my coffee" says nothing of which fact it is
+        return any(
+            i != skip and words & _content(known[i]) and mine.times <= self.signals(known[i]).times for i in near
+        )
 
     @staticmethod
     def _counted(unheard: frozenset[tuple[str, str]], known: Sequence[str], near: Sequence[int]) -> FactConflict | None:
@@ -458,7 +473,8 @@ _UNIT_NAMES = {
     "kilogram": "kg", "kilograms": "kg", "millimetre": "mm", "millimeter": "mm", "centimetre": "cm",
     "centimeter": "cm", "degree": "deg", "degrees": "deg", "min": "minute", "mins": "minute", "hr": "hour",
     "hrs": "hour", "yr": "year", "yrs": "year", "time": "times", "shot": "dose", "shots": "dose",
-    "injection": "dose", "injections": "dose", "jab": "dose", "jabs": "dose",
+    "injection": "dose", "injections": "dose", "jab": "dose", "jabs": "dose", "kid": "child", "kids": "child",
+    "children": "child", "grandkid": "grandchild", "grandkids": "grandchild", "grandchildren": "grandchild",
 }  # fmt: skip
 _NOT_UNITS = frozenset(
     re.findall(

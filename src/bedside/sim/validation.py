@@ -459,7 +459,8 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-30c",
         "written by a twenty-first writer who never read the rules nor any other set; measured once with the "
-        "rules of the synonym round, totals only, frozen",
+        "rules of the synonym round, and after later rounds, totals only; its errors were read on 2026-11-30 in "
+        "the round of sides, counts and reach: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_21.jsonl"),
     ),
     SentenceSet(
@@ -574,7 +575,8 @@ BUILTIN_SENTENCE_SETS = (
         "written by a thirty-eighth writer who never read the rules nor any other set (cancer care: chemotherapy, "
         "radiotherapy, surgery and survivorship; palliative and end-of-life care); measured once with the rules of "
         "74afd4b, before any later change, totals only, frozen; its sentences were printed once while it was "
-        "converted, so it is to be read next, not kept unread",
+        "converted, so its errors were read at once, in the round of sides, counts and reach: a development set "
+        "now",
         SENTENCE_SET.with_name("fidelity_heldout_38.jsonl"),
     ),
     SentenceSet(

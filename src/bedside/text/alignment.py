@@ -65,8 +65,26 @@ _MEANING_WORDS = frozenset(
     re.findall(r"\w+", "not no never only unless without with before after more less most least all none both either")
 )
 """Short words that are not content words but turn a sentence round when swapped or dropped."""
-_ONE = {"one": "1"}
-"""The count the number rules leave a word (:func:`recounted`)."""
+_ONE = {
+    "one": "1",
+    "once": "1",
+    "twice": "2",
+    "thrice": "3",
+    "first": "1",
+    "second": "2",
+    "third": "3",
+    "fourth": "4",
+    "fifth": "5",
+    "sixth": "6",
+    "seventh": "7",
+    "eighth": "8",
+    "ninth": "9",
+    "tenth": "10",
+}
+"""The counts the number rules leave words (:func:`recounted`): "one", kept for its pronoun use, how many times
+("once", "twice") and which one ("first", "third")."""
+_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
+_TIMES = frozenset(["time", "times"])
 _NEGATIONS = frozenset(["not", "no", "never", "without", "don't", "doesn't", "didn't", "can't", "cannot", "won't"])
 
 
@@ -282,14 +300,28 @@ def shared_content(reference: str, candidate: str) -> float:
 
 def recounted(reference: str, candidate: str) -> tuple[str, str] | None:
     """A small, local change that gives another count in words the number rules leave alone: "one", which they
-    keep as a word for its pronoun use ("take 2 tablets" / "take one tablet", "2 forms" / "one form"), shown as
-    each side's changed words; None otherwise. Raises :class:`UnreadableText` when a quantity library fails."""
+    keep as a word for its pronoun use ("take 2 tablets" / "take one tablet", "2 forms" / "one form"), how many
+    times ("vomits more than once" / "more than 5 times") or which one ("after that first tablet" / "after your
+    3rd tablet"), shown as each side's changed words; None otherwise. Raises :class:`UnreadableText` when a
+    quantity library fails."""
     for a, b in _changed_blocks(_words(reference), _words(candidate)) or []:
-        counts = [[_ONE.get(w, w) for w in side if _ONE.get(w, w).replace(".", "", 1).isdigit()] for side in (a, b)]
-        rest = [[word_stem(w) for w in side if not _ONE.get(w, w).replace(".", "", 1).isdigit()] for side in (a, b)]
-        if ("one" in a + b) and all(len(c) == 1 for c in counts) and counts[0] != counts[1] and rest[0] == rest[1]:
+        counts = [[n for w in side if (n := _count(w))] for side in (a, b)]
+        rest = [
+            [word_stem(w) for w in side if not _count(w) and w not in FUNCTION_WORDS and w not in _TIMES]
+            for side in (a, b)
+        ]
+        worded = any(w in _ONE or _ORDINAL.fullmatch(w) for w in a + b)
+        if worded and all(len(c) == 1 for c in counts) and counts[0] != counts[1] and rest[0] == rest[1]:
             return " ".join(a), " ".join(b)
     return None
+
+
+def _count(word: str) -> str | None:
+    """The count a word gives: a number ("5", "2.5"), a count word (:data:`_ONE`) or an ordinal ("3rd")."""
+    if ordinal := _ORDINAL.fullmatch(word):
+        return ordinal.group(1)
+    value = _ONE.get(word, word)
+    return value if value.replace(".", "", 1).isdigit() else None
 
 
 OPPOSED_PREFIXES = (

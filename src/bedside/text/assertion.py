@@ -18,14 +18,15 @@ bedside adds to the term set only what its own sentences need, listed here so a 
 library: a negation also ends at "so", "then", "until", "unless", "if", "when", "because" and "since" ("it is not
 contagious, so he can go back to school": school is not negated), and at "before", "after", "while", "during",
 "following" and a comma that opens a clause of its own (", it", ", you"...: "once it no longer hurts, it is okay to
-run"), and "no longer", "none", "nothing", "neither", "nor", "not any more", "clear of" ("the lungs were clear of
-pneumonia"), "free from" and the contractions the term set lacks ("haven't", "won't", "shouldn't"...) are preceding
-cues, and "without" negates what follows but does not alone make a sentence negative (the with/without slot reads
-it). "not yet" is a preceding cue ("not yet osteoporosis"), so "yet" ends a negation only as ", yet" (the term set's
-bare "yet" cut "not yet" short); "doing nothing" is a pseudo-negation ("sitting there doing nothing" is at rest),
-and so is "not gonna lie". A cue inside a longer one ("not" in "not yet") counts once. The subject of a negated
-passive is negated too ("aspirin should never be given": NegEx reaches forward only), and the "long" of "as long as"
-is no content word.
+run"; ", or has blue lips"), and "no longer", "none", "nothing", "neither", "nor", "not any more", "clear of" ("the
+lungs were clear of pneumonia"), "free from", "off the drink" and the contractions the term set lacks ("haven't",
+"won't", "shouldn't"...) are preceding cues, and "without" negates what follows but does not alone make a sentence
+negative (the with/without slot reads it). "not yet" is a preceding cue ("not yet osteoporosis"), so "yet" ends a
+negation only as ", yet" (the term set's bare "yet" cut "not yet" short); "doing nothing" is a pseudo-negation
+("sitting there doing nothing" is at rest), and so are "not gonna lie", "not great" (how a patient says how they
+are) and "can't sleep without it". A cue inside a longer one ("not" in "not yet") counts once. The subject of a
+negated passive is negated too ("aspirin should never be given": NegEx reaches forward only), and the "long" of "as
+long as" is no content word.
 
 spaCy is imported on first use (about 2 s), so commands that never compare sentences do not pay for it.
 
@@ -43,18 +44,27 @@ from typing import Any
 _EXTRA_TERMINATION = (
     "so", "then", "until", "unless", "if", "when", "because", "since", "so that", "before", "after", "while", "during",
     "following", ", yet", ", it", ", you", ", we", ", i", ", he", ", she", ", they", ", this", ", that",
+    ", or is", ", or has", ", or are", ", or have", ", or seems", ", or becomes", ", or gets", ", or feels",
+    ", or looks", ", or starts", ", and is", ", and has",
 )  # fmt: skip
 """Where a negation's reach ends besides NegEx's own: a clause of time or condition says when, and is not
 negated with it ("do not eat after midnight before your operation" negates eating, not the operation); and a
 comma that opens a clause of its own ("once it no longer hurts, it is okay to run": running is not negated),
-where a comma before a list's next item ("no fever, chills or cough") carries the negation on."""
+where a comma before a list's next item ("no fever, chills or cough") carries the negation on; so does a list's
+last item when it is a clause of its own (", or has blue lips" after "cannot speak in full sentences")."""
 _EXTRA_PRECEDING = (
     "no longer", "none", "none of", "nothing", "nobody", "not any more", "not anymore", "not yet", "nor", "neither",
     "haven't", "hasn't", "hadn't", "won't", "wouldn't", "shouldn't", "mustn't", "needn't", "clear of", "free from",
+    "off the drink", "off the booze",
 )  # fmt: skip
-_PSEUDO = ("doing nothing", "not gonna lie", "not going to lie")
-"""Phrases with a cue that negate nothing: "sitting there doing nothing" is at rest, and "I'm not gonna lie" only
-says that what follows is true."""
+_PSEUDO = (
+    "doing nothing", "not gonna lie", "not going to lie", "not great", "not so great", "not too great",
+    "not brilliant", "can't sleep without", "cannot sleep without", "can't manage without", "can't do without",
+    "couldn't do without", "can't go without", "can't live without",
+)  # fmt: skip
+"""Phrases with a cue that negate nothing: "sitting there doing nothing" is at rest, "I'm not gonna lie" only
+says that what follows is true, "not great" is how a patient says how they are, and "can't sleep without it" says
+it is used every night."""
 _PLACE_WORDS = frozenset(re.findall(r"\w+", "on in inside into at from within under over near around of"))
 """Prepositions that hang a place or a source on a negated word ("no cancer in the biopsy")."""
 _RAISED_CUES = frozenset({"no", "nothing", "none"})

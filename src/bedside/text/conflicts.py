@@ -77,7 +77,7 @@ from bedside.text import assertion
 from bedside.text.alignment import NEGATION_ALIGN, exchanged, read_change, recounted, shared_content, unreadable
 from bedside.text.assertion import FUNCTION_WORDS, NOT_NEGATIVE, Polarity, polarity_flips
 from bedside.text.quantities import BARE_AGE, UnreadableText, normalise_quantities
-from bedside.text.slots import Slot, read_slots, slot_conflicts
+from bedside.text.slots import Slot, complementary_mentions, read_slots, slot_conflicts
 from bedside.text.times import in_days, same_time, times_conflict
 
 CONFLICT_KINDS = ("action", "drug", "number", "negation", "laterality", "time")
@@ -126,12 +126,15 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\b(?:every|each) morning and (?:every |each )?(?:evening|night)\b", "2/day"),
     (r"\b(?:three times (?:a|per) day|three times daily|tid|t\.i\.d\.?)\b", "3/day"),
     (r"\b(?:four times (?:a|per) day|four times daily|qid|q\.i\.d\.?)\b", "4/day"),
-    (r"\b(?:once (?:a|per|each) day|once daily|every day|each day|daily|qd)\b", "1/day"),
+    (r"\b(?:once (?:a|per|each) day|once daily|every (?:single )?day|each day|daily|qd)\b", "1/day"),
     # "just once in the morning", "once at night": the part of the day stays for the moment patterns below
     (r"\bonce(?=,? (?:in the (?:morning|evening|afternoon)|at (?:night|bedtime)|before bed)\b)", "1/day"),
     (r"(?<!for )(?<!in )\b(?:a|per) day\b", "1/day"),
     (r"\b(?:just|only) (?:the )?once\b(?! (?:a|an|per|every|each|in|or)\b)", "1/day"),  # "just the once, at night"
     (r"\b(?:once (?:a|per) week|weekly|every week)\b", "1/week"),
+    # not "twice monthly" or "3 times every year", which the rate reading reads
+    (r"\b(?:once (?:a|per) month|(?<!twice )(?<!times )(?:monthly|every month|each month))\b", "1/month"),
+    (r"\b(?:once (?:a|per) year|(?<!twice )(?<!times )(?:yearly|annually|every year|each year))\b", "1/year"),
     (
         r"\b(?:as needed(?! to (?:get|keep|have|make|achieve|reach|maintain|produce)\b)|when needed|if needed|prn|"
         r"(?:for )?(?:when|if|whenever) (?:you|i|he|she|they) (?:really )?(?:need|needs) (?:it|them|one)|"
@@ -142,10 +145,17 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\b(?:right away|immediately|at once|as soon as possible|asap|right now|without delay)\b", "now"),
     (r"\b(?:tonight|this evening|this night)\b", "tonight"),
     (r"\b(?:this morning|this afternoon|today|later today|by the end of the day|the same day)\b", "today"),
-    (r"\b(?:at noon|at midday|at lunch(?:time)?|with lunch|mid-?afternoon|in the afternoon)\b", "midday"),
+    (
+        r"\b(?:at noon|at midday|(?:at|around|about|by) lunch(?:time)?|lunchtime|with lunch|mid-?afternoon|"
+        r"in the afternoon)\b",
+        "midday",
+    ),
     (r"\b(?:tomorrow)\b", "tomorrow"),
     (r"\b(?:yesterday)\b", "yesterday"),
     (r"\b(?:this week)\b", "this week"),
+    # "for the next week" is how long, as "for the next seven days" is; "next week" alone is when
+    (r"\b(?:for|over) the (?:next|coming|following) (?:week|7 days)\b", "1 week"),
+    (r"\b(?:for|over) the (?:next|coming|following) month\b", "1 month"),
     (r"\b(?:next week)\b", "next week"),
     (r"\b(?:next month)\b", "next month"),
     # "every morning" is once a day, in the morning: both labels (the moment alone would agree with "once a week"
@@ -398,8 +408,13 @@ when I stopped drinking" tells when the seizure came."""
 # "the pain stops around the knee".
 _NOT_AN_ACTION_AFTER = re.compile(
     r"\s+(?:the |your |a |an |his |her |their |this )?(?:risk|risks|chance|chances|likelihood|odds|back|legs?|"
-    r"abdomen|belly|body|part|lip|jaw|extremit\w+|lobe|left|right)\b|\s+(?:around|near|just (?:above|below|short))\b"
+    r"abdomen|belly|body|part|lip|jaw|extremit\w+|lobe|left|right)\b|\s+(?:around|near|just (?:above|below|short))\b|"
+    r"\s+(?:me|us|him|her|them) (?:to|into|over|round|in)\b"  # "my neighbour takes me to appointments": a lift
 )
+_KEPT_BEFORE = re.compile(r"\b(?:keep|keeps|keeping|kept|leave|leaving) (?:it|them|(?:your|the) [a-z]+) $")
+_HELD_UP = frozenset(["raised", "elevated", "lifted", "propped"])
+"""After :data:`_KEPT_BEFORE`, a state to hold, not a step: "keep it raised higher than your heart" is a position,
+not a dose raised."""
 # Bind stop to the drug right after them only: "take acetaminophen instead of ibuprofen".
 _TEMPORARY = re.compile(
     r"\b(?:for now|for the time being|for the moment|temporarily|until (?:after|your|the|you)|for \d+ (?:day|week)s?"
@@ -599,6 +614,10 @@ class ClinicalSignals:
     """Content words (stems) a verb of getting, having, taking in or needing reaches within four words ("get some
     direct sun", "also needs treatment"), to set against a "do not" on the same words; not "take" or "use", whose
     "do not" is often about how ("do not take it on an empty stomach" is "take it with food")."""
+    opposites_by_no: frozenset[tuple[str, str]] = frozenset()
+    """(pair, side) of each clinical opposite the sentence's one "no" reaches, read as the other side: "don't lie
+    down" is the "upright" side of the position pair, "has not blocked" the "open" side (:attr:`slots` holds the
+    side it says)."""
     time_words: frozenset[str] = frozenset()
     """The words the time reading read ``times`` from ("every", "other", "day" in "every other day"): where two
     sentences differ only in such words and read as the same times, they say one time two ways."""
@@ -941,8 +960,13 @@ class ClinicalGuard:
         consumed: list[tuple[int, int, bool]] = []  # (start, end, whether the action says "do not")
         for match in _ACTION.finditer(lowered):
             verb = match.group("verb")
-            if _NOT_AN_ACTION_AFTER.match(lowered, match.end("verb")) or (
-                not match.group("neg") and _BACKGROUND_BEFORE.search(lowered, max(0, match.start() - 24), match.start())
+            if (
+                _NOT_AN_ACTION_AFTER.match(lowered, match.end("verb"))
+                or (
+                    not match.group("neg")
+                    and _BACKGROUND_BEFORE.search(lowered, max(0, match.start() - 24), match.start())
+                )
+                or (verb in _HELD_UP and _KEPT_BEFORE.search(lowered, max(0, match.start() - 30), match.start()))
             ):
                 continue
             action = next(label for pattern, label in _COMPILED_ACTIONS if pattern.fullmatch(verb))
@@ -991,6 +1015,7 @@ class ClinicalGuard:
                 ]
                 action_mentions[action_mentions.index(mention)] = _Mention("take", mention.start, mention.end)
                 actions = {m.label for m in action_mentions if not m.forward_only}
+        slots, opposites_by_no = _opposites_negated(slots, lowered, polarity, refused)
         sides = set()
         for match in _SIDE.finditer(lowered):
             side = next(side for side in match.groups() if side)
@@ -1017,6 +1042,7 @@ class ClinicalGuard:
             slots=slots,
             polarity=polarity,
             refused=refused,
+            opposites_by_no=opposites_by_no,
             permitted=frozenset(
                 assertion.word_stem(word)
                 for match in _PERMISSION.finditer(residual)
@@ -1115,8 +1141,10 @@ class ClinicalGuard:
             found.append(Conflict("time", _show(ref.times), _show(cand.times)))
         elif _sets_conflict(ref.food, cand.food):
             found.append(Conflict("time", _show(ref.food), _show(cand.food)))
-        elif not _counted_parts(ref.times, cand.times) and (
-            bound := _bound_conflict(ref.instructions, cand.instructions, "time")
+        elif (
+            not _counted_parts(ref.times, cand.times)
+            and not _one_capped_prn(ref.times, cand.times)
+            and (bound := _bound_conflict(ref.instructions, cand.instructions, "time"))
         ):
             found.append(Conflict("time", *bound))
         found.extend(Conflict(*slot) for slot in slot_conflicts(ref.slots, cand.slots))
@@ -1211,6 +1239,38 @@ def _passed_over(signals: ClinicalSignals) -> frozenset[str]:
     return frozenset(key for kind, key, value in signals.slots if kind == "preference" and value == "passed over")
 
 
+def _opposites_negated(
+    slots: frozenset[Slot], lowered: str, polarity: Polarity, refused: frozenset[str]
+) -> tuple[frozenset[Slot], frozenset[tuple[str, str]]]:
+    """The sentence's slots with each side of a complementary pair its single "no" reaches turned to the other
+    side, and those sides: "do not lie down for half an hour" says what "stay upright for 30 minutes" says, and
+    "do not take the brace off" what "keep the brace on" says. With two "no"s, a choice of one thing over another
+    ("instead of", whose reach the refusal reading draws wide), or an opposite named both ways, nothing turns."""
+    if polarity.cues + bool(refused) != 1 or _CHOSEN_OVER.search(lowered):
+        return slots, frozenset()
+    said_no = polarity.negated | refused
+    turned = {
+        (name, side)
+        for name, side, match in complementary_mentions(lowered)
+        if {assertion.word_stem(word) for word in _WORD.findall(match.group())} & said_no
+        or _NO_JUST_BEFORE.search(lowered, max(0, match.start() - 24), match.start())
+    }
+    named = {(key, value) for kind, key, value in slots if kind == "opposite"}
+    turned = {(name, side) for name, side in turned if (name, _OTHER_SIDE[side]) not in named}
+    if not turned:
+        return slots, frozenset()
+    other = frozenset((name, _OTHER_SIDE[side]) for name, side in turned)
+    kept = frozenset(slot for slot in slots if slot[0] != "opposite" or (slot[1], slot[2]) not in turned)
+    return kept | {("opposite", name, side) for name, side in other}, other
+
+
+_OTHER_SIDE = {"a": "b", "b": "a"}
+_CHOSEN_OVER = re.compile(r"\b(?:instead of|rather than)\b")
+_NO_JUST_BEFORE = re.compile(r"(?:\bnot|\bnever|n't|\bcannot)(?: [a-z]+){0,2} $")
+"""A "no" at most two words before a side ("shouldn't be alone", "not be left alone"): it reaches a word the
+negation reader keeps no stem of, as "alone"."""
+
+
 def _opposite_negated(negating: ClinicalSignals, affirming: ClinicalSignals) -> bool:
     """Whether one sentence, with a single "no", negates a word whose WordNet antonym the other, negating nothing,
     affirms: "don't let the bandage get wet" says "keep the bandage dry", two flips that cancel. A second "no"
@@ -1221,6 +1281,9 @@ def _opposite_negated(negating: ClinicalSignals, affirming: ClinicalSignals) -> 
         return False
     if negating.polarity.cues + bool(negating.refused) != 1:
         return False
+    said = {(key, value) for kind, key, value in affirming.slots if kind == "opposite"}
+    if negating.opposites_by_no & said:  # "has not blocked" against "is open"
+        return True
     table = antonym_table()
     plain = affirming.polarity.affirmed
     return any(table.get(word, frozenset()) & plain for word in negating.polarity.negated | negating.refused)
@@ -1332,6 +1395,13 @@ def _counted_parts(ref: frozenset[str], cand: frozenset[str]) -> bool:
         f"{len(b & _DAY_PARTS)}/day" in a and not any(t.endswith("/day") for t in b)
         for a, b in ((ref, cand), (cand, ref))
     )
+
+
+def _one_capped_prn(ref: frozenset[str], cand: frozenset[str]) -> bool:
+    """Both sides give "as needed" and the same one frequency: one instruction, a dose taken when needed as often as
+    the frequency allows ("every 6 hours as needed" / "as needed, up to once every six hours"), whatever word each
+    side puts nearer the drug."""
+    return ref == cand and "as needed" in ref and len(ref) == 2
 
 
 def _sets_conflict(a: frozenset[str], b: frozenset[str]) -> bool:

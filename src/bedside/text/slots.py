@@ -61,7 +61,8 @@ _LESS = (
     r"(?:no|not) (?:more|higher|greater|heavier|longer|older|bigger|larger) than|"
     r"(?<!no )(?<!not )(?:less|lower|fewer|lighter|shorter|younger|smaller) than|at most|"
     r"(?<!goes )(?<!go )(?<!went )(?<!gone )(?<!going )(?<!moves )(?<!move )(?<!got )(?<!get )(?<!gets )"
-    r"(?<!getting )(?<!came )(?<!shot )(?<!spiked )up to|a maximum of|"
+    r"(?<!getting )(?<!came )(?<!shot )(?<!spiked )(?<!now )(?<!risen )(?<!rose )(?<!climbed )(?<!count is )"
+    r"(?<!level is )(?<!levels are )(?<!reading is )(?<!score is )up to|a maximum of|"
     r"maximum of|max of"
 )
 _MORE = (
@@ -91,7 +92,14 @@ _BARE_GAP = (
 another phrase ("over the wound for 2 days" compares nothing)."""
 
 _COMPARISONS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(rf"\b(?P<c>{_LESS})(?:{_GAP}{_NUMBER})?"), "<"),
+    # "one and a half litres a day at most": the cap said after its amount, read before
+    # the plain "at most" blanks it
+    (
+        re.compile(rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,5}}?\s+(?P<c>at (?:the )?most\b|max(?:imum)?(?=\s*(?:[.,;]|$)))"),
+        "<",
+    ),
+    # "up to once every 4 hours" caps how often, not the 4: it says what "every 4 hours as needed" says
+    (re.compile(rf"\b(?P<c>{_LESS})(?!\s+once\b)(?:{_GAP}{_NUMBER})?"), "<"),
     (re.compile(rf"\b(?P<c>{_MORE})(?:{_GAP}{_NUMBER})?"), ">"),
     (re.compile(rf"\b(?P<c>{_LESS_BARE}){_BARE_GAP}{_NUMBER}"), "<"),
     (re.compile(rf"\b(?P<c>{_MORE_BARE}){_BARE_GAP}{_NUMBER}"), ">"),
@@ -107,7 +115,7 @@ most that long: a cap, as "less than 15 minutes after it" says; its words stay f
 against "after")."""
 _UP = re.compile(
     r"\b(?:goes up|go up|going up|went up|gone up|rises?|rising|rose|climbs?|climbing|creeps? up|bump(?:ed|ing)?"
-    r"(?: \w+)? up|gains?|gained|gaining|more|extra)\b"
+    r"(?: \w+)? up|gains?|gained|gaining|more|(?<!the )(?<!any )extra)\b"
 )
 _DOWN = re.compile(
     r"\b(?:goes down|go down|going down|went down|gone down|drops?|dropping|dropped|falls?|falling|fell|"
@@ -322,6 +330,9 @@ class OppositePair:
     b_patterns: tuple[str, ...] = ()
     """Regular expressions for a side said in too many words to list ("at your next eye appointment", "at your
     next therapy session"), matched on the lower-cased sentence like the phrases."""
+    complementary: bool = False
+    """Whether the sides exhaust the choice (open or blocked, kept on or taken off), so that a "no" on one side
+    says the other; contraries (cold or heat) do not: "no hot tubs" says nothing about cold ones."""
 
 
 @lru_cache(maxsize=1)
@@ -336,6 +347,7 @@ def opposite_pairs() -> tuple[OppositePair, ...]:
             entry["source"],
             tuple(entry.get("a_patterns", ())),
             tuple(entry.get("b_patterns", ())),
+            bool(entry.get("complementary", False)),
         )
         for entry in tomllib.loads(text)["pair"]
     )
@@ -403,6 +415,23 @@ def _keys(rest: str) -> list[str]:
 
 def _blank(text: str, start: int, end: int) -> str:
     return text[:start] + " " * (end - start) + text[end:]
+
+
+def complementary_mentions(lowered: str) -> list[tuple[str, str, re.Match[str]]]:
+    """``(pair name, side, the match that said it)`` for each side of a complementary pair
+    (:attr:`OppositePair.complementary`) that ``lowered`` names without a "no" of its own: where and in which words,
+    to tell whether the sentence's "no" reaches them ("don't lie down" says the other side, "stay upright")."""
+    complementary = {pair.name for pair in opposite_pairs() if pair.complementary}
+    return [
+        (name, side, match)
+        for pattern, name, side in _opposite_patterns()
+        if name in complementary
+        for match in pattern.finditer(lowered)
+        if not _NEGATIVE_WORD.search(match.group()) and not _CONTRACTED_NO.search(match.group())
+    ]
+
+
+_CONTRACTED_NO = re.compile(r"cannot|n['’]t\b")
 
 
 def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
@@ -580,6 +609,14 @@ def _preference(lowered: str) -> set[Slot]:
     }
 
 
+_PEOPLE_WORDS = (
+    "child", "children", "baby", "babies", "kid", "kids", "infant", "toddler", "son", "daughter", "partner",
+    "husband", "wife", "parent", "patient", "mother", "father",
+)  # fmt: skip
+_PEOPLE = frozenset(word_stem(word) for word in _PEOPLE_WORDS)
+"""People a step is done for or by, keyed as :func:`_preference` keys its words (stemmed)."""
+
+
 def slot_conflicts(reference: frozenset[Slot], candidate: frozenset[Slot]) -> list[tuple[str, str, str]]:
     """``(kind, reference's value, candidate's value)`` for each slot the two sentences fill differently, where
     neither sentence also fills it the other's way."""
@@ -594,7 +631,8 @@ def slot_conflicts(reference: frozenset[Slot], candidate: frozenset[Slot]) -> li
                 reordered[value].append(key)
                 continue
             if kind == "preference":
-                preferred[value].append(key)
+                if key not in _PEOPLE:  # who a choice is done for is not the choice: "give your child sips rather
+                    preferred[value].append(key)  # than ..." / "rather than letting your child gulp ..."
                 continue
             shown = f"{key} " if key else ""
             found.append((kind, f"{value} {shown}".strip(), f"{'/'.join(sorted(theirs))} {shown}".strip()))
@@ -607,4 +645,4 @@ def slot_conflicts(reference: frozenset[Slot], candidate: frozenset[Slot]) -> li
     return found
 
 
-__all__ = ["OppositePair", "Slot", "opposite_pairs", "read_slots", "slot_conflicts"]
+__all__ = ["OppositePair", "Slot", "complementary_mentions", "opposite_pairs", "read_slots", "slot_conflicts"]

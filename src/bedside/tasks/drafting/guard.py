@@ -276,21 +276,23 @@ BUILTIN_SETS = (
         "now",
     ),
     (
-        "outside-written, held out 20",
+        "outside-written, dev 25",
         "guard_heldout_26.jsonl",
         "written 2026-11-30 by a twenty-fifth writer who never read the rules nor any other set (specialist "
         "follow-up); measured with the rules of 1e34877 (rejection 46/60, 10 passed silently; paraphrases kept "
         "29/40; 14 of 60 reversed pairs matched, 10 with --uncertain reject, which kept 26 of 40 paraphrases) and "
-        "after the same round, totals only (its errors unread), frozen",
+        "after later rounds with its errors unread, totals only (49/60, 31/40, 11/60 at 74afd4b); its errors were "
+        "read on 2026-11-30 for the round of sides, counts and reach: a development set now",
     ),
     (
-        "outside-written, held out 21",
+        "outside-written, dev 26",
         "guard_heldout_27.jsonl",
         "written 2026-11-30 by a twenty-sixth writer who never read the rules nor any other set (emergency and "
         "urgent care discharge); measured with the rules of df9335e (rejection 39/60, 15 passed silently; "
         "paraphrases kept 32/40; 21 of 60 reversed pairs matched, 15 with --uncertain reject, which kept 29 of 40 "
-        "paraphrases) and after the round of choices, passives and findings, which did not read it, totals only "
-        "(its errors unread), frozen",
+        "paraphrases) and after later rounds with its errors unread, totals only (39/60, 32/40, 21/60 at "
+        "74afd4b); its errors were read on 2026-11-30 for the round of sides, counts and reach: a development set "
+        "now",
     ),
     (
         "outside-written, held out 22",

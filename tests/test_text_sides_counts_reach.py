@@ -1,0 +1,162 @@
+"""The round of sides that exhaust a choice, counts said in words, and a "no"'s reach (issue 45, 2026-11-30).
+
+Each reading is pinned by sentences written here, in other words than the outside sets' pairs: a pair the guard
+rejected or passed before the round is asserted the other way, and, beside it, a pair that must keep its old answer
+(the reading does not reach too far).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bedside.sim.contradiction import label_combined
+from bedside.text.conflicts import default_guard
+
+
+def verdict(reference: str, candidate: str) -> str:
+    return default_guard().read(reference, candidate).verdict
+
+
+@pytest.mark.parametrize(
+    ("reference", "candidate"),
+    [
+        # a "no" on one side of a complementary pair says the other side
+        ("Do not take the brace off until the clinic reviews you.", "Keep the brace on until the clinic reviews you."),
+        ("Stay upright for an hour after the tablet.", "Don't lie down for an hour after the tablet."),
+        ("The graft in your leg is open and working.", "The graft in your leg is working and has not blocked."),
+        ("A responsible adult should stay with you tonight.", "Tonight you should not be left alone."),
+        # a cap said after its amount
+        ("Drink no more than 2000 millilitres of fluid a day.", "Keep your fluids to two litres a day at most."),
+        # "is up to" after a count or a level says where it has risen to
+        ("Your platelet count has risen to 150.", "Your platelet count is up to 150."),
+        # "up to once every N hours" caps how often, as "every N hours as needed" does, and the two give one
+        # instruction whichever time each puts nearer the drug
+        (
+            "Use two puffs of the inhaler every 6 hours as needed for cough.",
+            "Use two puffs of the inhaler as needed for cough, up to once every six hours.",
+        ),
+        # "for the next week" is how long, as "for the next seven days" is
+        (
+            "Weigh yourself twice a day for the next week.",
+            "Weigh yourself morning and evening for the next seven days.",
+        ),
+        # "the extra fluid" is the surplus, not more of it
+        (
+            "The puffiness should ease as the water pill clears the extra fluid.",
+            "As the diuretic clears the excess fluid, the puffiness should go down.",
+        ),
+        # who a choice is done for is not the choice
+        (
+            "Give the baby small feeds every two hours rather than large feeds.",
+            "Rather than letting the baby take large feeds, give small feeds every two hours.",
+        ),
+        # a list's last item that is a clause of its own ends the "no" before it
+        (
+            "Call 911 if he cannot speak clearly, or has a drooping face.",
+            "Call 911 if he has a drooping face, or cannot speak clearly.",
+        ),
+        # "keep it raised" is a position, not a dose raised
+        ("Keep your arm raised higher than your heart.", "Elevate your arm above the level of your heart."),
+    ],
+)
+def test_paraphrases_the_round_reads_as_one_thing(reference: str, candidate: str) -> None:
+    assert verdict(reference, candidate) != "conflict"
+    assert verdict(candidate, reference) != "conflict"
+
+
+@pytest.mark.parametrize(
+    ("reference", "candidate"),
+    [
+        ("Keep the brace on at night.", "Take the brace off at night."),
+        ("Lie flat for an hour after the procedure.", "Sit upright for an hour after the procedure."),
+        (
+            "Avoid live vaccines while you take this medicine.",
+            "Avoid inactivated vaccines while you take this medicine.",
+        ),
+        ("Blisters like these often burst on their own.", "Blisters like these rarely burst on their own."),
+        ("Return to running gradually over two weeks.", "Return to running all at once after two weeks."),
+        ("Call us if your urine turns dark.", "Call us if your urine turns pale."),
+        ("All of the polyps were removed at your colonoscopy.", "Some of the polyps were removed at your colonoscopy."),
+        ("This medicine is given as an injection into a vein.", "This medicine is given as a tablet."),
+        (
+            "Call us if the rash spreads, even if you feel well.",
+            "Call us if the rash spreads and you also feel unwell.",
+        ),
+        ("We will see you back in the clinic in six weeks.", "We are discharging you from the clinic today."),
+        (
+            "If the wound bleeds through the dressing, call 911.",
+            "If the wound bleeds through the dressing, call your family doctor's office.",
+        ),
+        ("This scan does not rule out a clot in your lung.", "This scan rules out a clot in your lung."),
+        ("Call us if you faint more than once.", "Call us if you faint more than three times."),
+        ("Check your sugar before the second injection.", "Check your sugar before the fourth injection."),
+        # over-reach: a plain cap still differs from the amount said plainly, and a "no" on a contrary (heat) does
+        # not say the other side
+        ("Take up to 4 tablets a day.", "Take 4 tablets a day."),
+    ],
+)
+def test_reversals_the_round_reads(reference: str, candidate: str) -> None:
+    assert verdict(reference, candidate) == "conflict"
+
+
+def test_a_no_on_a_contrary_says_nothing_of_the_other_side() -> None:
+    # hot and cold are contraries: "no hot baths" is not "cold baths", so nothing turns, and the two agree
+    assert verdict("Avoid hot baths while the rash heals.", "No hot baths while the rash heals.") != "conflict"
+    # a "no" on a contrary still flips the word it negates
+    assert verdict("Put heat on the sore muscle.", "Do not put heat on the sore muscle.") == "conflict"
+
+
+def label(sentence: str, facts: list[str], said: tuple[str, ...] = ()) -> str:
+    return label_combined([sentence], facts, said)[0].label
+
+
+def test_how_a_patient_says_how_they_are_is_no_negation() -> None:
+    facts = ["I have arthritis in both knees.", "I take naproxen twice a day."]
+    assert label("Not great, my knees ache most mornings.", facts) != "contradicted"
+    assert label("I wear it every night, I can't sleep without it.", ["I use a CPAP machine every night."]) != (
+        "contradicted"
+    )
+
+
+def test_times_the_round_reads() -> None:
+    assert label("I take the omeprazole around lunchtime.", ["I take omeprazole 20 mg every morning."]) == (
+        "contradicted"
+    )
+    assert label("They do a colonoscopy on me every year.", ["I have a colonoscopy every three years."]) == (
+        "contradicted"
+    )
+
+
+def test_a_rate_found_in_its_own_fact_says_nothing_against_a_nearer_one() -> None:
+    facts = [
+        "I use a beclometasone inhaler, two puffs twice a day.",
+        "I use my salbutamol inhaler about twice a week, mostly before football.",
+    ]
+    said = ("How often do you need your reliever?",)
+    assert label("About two times a week, usually before football.", facts, said) != "contradicted"
+    # without the fact that says it, the rate still conflicts with the inhaler's
+    assert label("About two times a day, usually before football.", facts[1:], said) == "contradicted"
+
+
+def test_a_lift_is_not_a_medicine_taken() -> None:
+    facts = ["I gave up driving last year."]
+    assert label("My son takes me to the clinic now.", facts) != "contradicted"
+
+
+def test_still_working_against_retired() -> None:
+    facts = ["I am a retired bus driver.", "I take amlodipine 5 mg every morning."]
+    assert label("I'm still driving for the bus company, three days a week.", facts) == "contradicted"
+    assert label("Yes, I'm retired now, so my days are my own.", facts) != "contradicted"
+    back = ["I haven't been back to work since the operation."]
+    assert label("I've gone back part-time at the office.", back) == "contradicted"
+
+
+def test_kin_counted_and_named() -> None:
+    assert label("My niece does my ironing.", ["My nephew does my ironing for me."]) == "contradicted"
+    assert label("I've got two grandkids.", ["I have three grandchildren."]) == "contradicted"
+    assert label("I've got three grandkids.", ["I have three grandchildren."]) != "contradicted"
+
+
+def test_every_single_day_is_daily() -> None:
+    facts = ["A carer visits me three times a week."]
+    assert label("The carer comes every single day.", facts) == "contradicted"
