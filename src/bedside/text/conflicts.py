@@ -1239,6 +1239,13 @@ def _passed_over(signals: ClinicalSignals) -> frozenset[str]:
     return frozenset(key for kind, key, value in signals.slots if kind == "preference" and value == "passed over")
 
 
+_OTHER_SIDE = {"a": "b", "b": "a"}
+_CHOSEN_OVER = re.compile(r"\b(?:instead of|rather than)\b")
+_NO_JUST_BEFORE = re.compile(r"(?:\bnot|\bnever|n't|\bcannot)(?: [a-z]+){0,2} $")
+"""A "no" at most two words before a side ("shouldn't be alone", "not be left alone"): it reaches a word the
+negation reader keeps no stem of, as "alone"."""
+
+
 def _opposites_negated(
     slots: frozenset[Slot], lowered: str, polarity: Polarity, refused: frozenset[str]
 ) -> tuple[frozenset[Slot], frozenset[tuple[str, str]]]:
@@ -1262,13 +1269,6 @@ def _opposites_negated(
     other = frozenset((name, _OTHER_SIDE[side]) for name, side in turned)
     kept = frozenset(slot for slot in slots if slot[0] != "opposite" or (slot[1], slot[2]) not in turned)
     return kept | {("opposite", name, side) for name, side in other}, other
-
-
-_OTHER_SIDE = {"a": "b", "b": "a"}
-_CHOSEN_OVER = re.compile(r"\b(?:instead of|rather than)\b")
-_NO_JUST_BEFORE = re.compile(r"(?:\bnot|\bnever|n't|\bcannot)(?: [a-z]+){0,2} $")
-"""A "no" at most two words before a side ("shouldn't be alone", "not be left alone"): it reaches a word the
-negation reader keeps no stem of, as "alone"."""
 
 
 def _opposite_negated(negating: ClinicalSignals, affirming: ClinicalSignals) -> bool:

@@ -417,21 +417,25 @@ def _blank(text: str, start: int, end: int) -> str:
     return text[:start] + " " * (end - start) + text[end:]
 
 
+_CONTRACTED_NO = re.compile(r"cannot|n['’]t\b")
+
+
+@lru_cache(maxsize=1)
+def _complementary_patterns() -> tuple[tuple[re.Pattern[str], str, str], ...]:
+    complementary = {pair.name for pair in opposite_pairs() if pair.complementary}
+    return tuple(found for found in _opposite_patterns() if found[1] in complementary)
+
+
 def complementary_mentions(lowered: str) -> list[tuple[str, str, re.Match[str]]]:
     """``(pair name, side, the match that said it)`` for each side of a complementary pair
     (:attr:`OppositePair.complementary`) that ``lowered`` names without a "no" of its own: where and in which words,
     to tell whether the sentence's "no" reaches them ("don't lie down" says the other side, "stay upright")."""
-    complementary = {pair.name for pair in opposite_pairs() if pair.complementary}
     return [
         (name, side, match)
-        for pattern, name, side in _opposite_patterns()
-        if name in complementary
+        for pattern, name, side in _complementary_patterns()
         for match in pattern.finditer(lowered)
         if not _NEGATIVE_WORD.search(match.group()) and not _CONTRACTED_NO.search(match.group())
     ]
-
-
-_CONTRACTED_NO = re.compile(r"cannot|n['’]t\b")
 
 
 def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
