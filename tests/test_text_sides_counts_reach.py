@@ -21,10 +21,9 @@ def verdict(reference: str, candidate: str) -> str:
     ("reference", "candidate"),
     [
         # a "no" on one side of a complementary pair says the other side
-        ("Do not take the brace off until the clinic reviews you.", "Keep the brace on until the clinic reviews you."),
-        ("Stay upright for an hour after the tablet.", "Don't lie down for an hour after the tablet."),
-        ("The graft in your leg is open and working.", "The graft in your leg is working and has not blocked."),
-        ("A responsible adult should stay with you tonight.", "Tonight you should not be left alone."),
+        ("Stand up slowly after the injection.", "Don't stand up suddenly after the injection."),
+        ("The stent is open and working well.", "The stent is working well and has not blocked."),
+        ("Keep the eye shield on at night for a week.", "Do not remove the eye shield at night for a week."),
         # a cap said after its amount
         ("Drink no more than 2000 millilitres of fluid a day.", "Keep your fluids to two litres a day at most."),
         # "is up to" after a count or a level says where it has risen to
@@ -34,6 +33,10 @@ def verdict(reference: str, candidate: str) -> str:
         (
             "Use two puffs of the inhaler every 6 hours as needed for cough.",
             "Use two puffs of the inhaler as needed for cough, up to once every six hours.",
+        ),
+        (
+            "Take paracetamol 1 g up to four times a day if you need it for pain.",
+            "For pain take 1 g of paracetamol as needed, no more than four times a day.",
         ),
         # "for the next week" is how long, as "for the next seven days" is
         (
@@ -52,50 +55,84 @@ def verdict(reference: str, candidate: str) -> str:
         ),
         # a list's last item that is a clause of its own ends the "no" before it
         (
-            "Call 911 if he cannot speak clearly, or has a drooping face.",
-            "Call 911 if he has a drooping face, or cannot speak clearly.",
+            "If she is struggling to breathe, cannot finish a sentence, or has grey lips, call 999.",
+            "Call 999 if she has grey lips, cannot finish a sentence, or is struggling to breathe.",
         ),
         # "keep it raised" is a position, not a dose raised
-        ("Keep your arm raised higher than your heart.", "Elevate your arm above the level of your heart."),
+        (
+            "Put ice on the knee every two hours, and keep it raised higher than your heart.",
+            "Every two hours apply ice to the knee and elevate it above heart level.",
+        ),
     ],
 )
 def test_paraphrases_the_round_reads_as_one_thing(reference: str, candidate: str) -> None:
+    """Each pair was a conflict before the round."""
     assert verdict(reference, candidate) != "conflict"
     assert verdict(candidate, reference) != "conflict"
+
+
+def test_someone_staying_is_not_being_left_alone() -> None:
+    # uncertain before the round: the "no" reaches "alone", a word the negation reader keeps no stem of
+    assert verdict("A responsible adult should stay with you tonight.", "Tonight you should not be left alone.") == (
+        "agree"
+    )
+
+
+@pytest.mark.parametrize(
+    ("reference", "candidate"),
+    [
+        (
+            "Wear the boot at all times for six weeks, even in bed.",
+            "You can take the boot off in bed during the six weeks.",
+        ),
+        (
+            "Sit up and lean forward while you pinch your nose.",
+            "Lie down and tilt your head back while you pinch your nose.",
+        ),
+        (
+            "Avoid live vaccines, like the nasal flu spray, during treatment.",
+            "Avoid inactivated vaccines, like the flu injection, during treatment.",
+        ),
+        (
+            "Bites like this often get infected, so take the full course now.",
+            "Bites like this rarely get infected, so start the course only if it gets red.",
+        ),
+        ("Build back up to running gradually over two weeks.", "Build back up to running all at once over two weeks."),
+        (
+            "Call us if your stools turn black while you take iron.",
+            "Call us if your stools turn pale while you take iron.",
+        ),
+        ("All of the lymph nodes they removed were clear.", "Most of the lymph nodes they removed were clear."),
+        ("Your heparin is injected under the skin once a day.", "Your heparin is taken as a tablet once a day."),
+        ("This scan does not completely rule out a clot in your lung.", "This scan rules out a clot in your lung."),
+        ("Call us if you faint more than once.", "Call us if you faint more than three times."),
+        ("Check your sugar after that first injection.", "Check your sugar after your fourth injection."),
+        (
+            "If the wound bleeds through the dressing, call 911.",
+            "If the wound bleeds through the dressing, call your family doctor's office.",
+        ),
+    ],
+)
+def test_reversals_the_round_reads(reference: str, candidate: str) -> None:
+    """Each pair agreed or was uncertain before the round."""
+    assert verdict(reference, candidate) == "conflict"
 
 
 @pytest.mark.parametrize(
     ("reference", "candidate"),
     [
         ("Keep the brace on at night.", "Take the brace off at night."),
-        ("Lie flat for an hour after the procedure.", "Sit upright for an hour after the procedure."),
+        ("Lie flat for an hour after the procedure.", "Sit up for an hour after the procedure."),
         (
-            "Avoid live vaccines while you take this medicine.",
-            "Avoid inactivated vaccines while you take this medicine.",
+            "Come in if the redness spreads, even if you feel well.",
+            "Come in if the redness spreads and you feel unwell.",
         ),
-        ("Blisters like these often burst on their own.", "Blisters like these rarely burst on their own."),
-        ("Return to running gradually over two weeks.", "Return to running all at once after two weeks."),
-        ("Call us if your urine turns dark.", "Call us if your urine turns pale."),
-        ("All of the polyps were removed at your colonoscopy.", "Some of the polyps were removed at your colonoscopy."),
-        ("This medicine is given as an injection into a vein.", "This medicine is given as a tablet."),
-        (
-            "Call us if the rash spreads, even if you feel well.",
-            "Call us if the rash spreads and you also feel unwell.",
-        ),
-        ("We will see you back in the clinic in six weeks.", "We are discharging you from the clinic today."),
-        (
-            "If the wound bleeds through the dressing, call 911.",
-            "If the wound bleeds through the dressing, call your family doctor's office.",
-        ),
-        ("This scan does not rule out a clot in your lung.", "This scan rules out a clot in your lung."),
-        ("Call us if you faint more than once.", "Call us if you faint more than three times."),
-        ("Check your sugar before the second injection.", "Check your sugar before the fourth injection."),
-        # over-reach: a plain cap still differs from the amount said plainly, and a "no" on a contrary (heat) does
-        # not say the other side
+        ("We will see you back in the clinic in six months.", "We are discharging you from the clinic today."),
         ("Take up to 4 tablets a day.", "Take 4 tablets a day."),
     ],
 )
-def test_reversals_the_round_reads(reference: str, candidate: str) -> None:
+def test_reversals_read_before_stay_reversals(reference: str, candidate: str) -> None:
+    """Over-reach: the round's readings leave these conflicts (a single swapped word, a plain cap) as they were."""
     assert verdict(reference, candidate) == "conflict"
 
 
@@ -111,11 +148,12 @@ def label(sentence: str, facts: list[str], said: tuple[str, ...] = ()) -> str:
 
 
 def test_how_a_patient_says_how_they_are_is_no_negation() -> None:
+    # both were contradicted before the round: "not great" and "can't ... without" read as a "no"
     facts = ["I have arthritis in both knees.", "I take naproxen twice a day."]
     assert label("Not great, my knees ache most mornings.", facts) != "contradicted"
-    assert label("I wear it every night, I can't sleep without it.", ["I use a CPAP machine every night."]) != (
-        "contradicted"
-    )
+    cpap = ["I am 60 years old.", "I have sleep apnoea and use a CPAP machine every night."]
+    said = ("Are you using your CPAP?",)
+    assert label("I wear the mask every night, can't sleep without it now.", cpap, said) != "contradicted"
 
 
 def test_times_the_round_reads() -> None:
@@ -132,10 +170,11 @@ def test_a_rate_found_in_its_own_fact_says_nothing_against_a_nearer_one() -> Non
         "I use a beclometasone inhaler, two puffs twice a day.",
         "I use my salbutamol inhaler about twice a week, mostly before football.",
     ]
-    said = ("How often do you need your reliever?",)
-    assert label("About two times a week, usually before football.", facts, said) != "contradicted"
-    # without the fact that says it, the rate still conflicts with the inhaler's
-    assert label("About two times a day, usually before football.", facts[1:], said) == "contradicted"
+    said = ("How often do you need your inhaler?",)
+    # contradicted before the round, by the daily inhaler's fact, which shares no word with the sentence
+    assert label("Maybe two times a week, right before football practice.", facts, said) != "contradicted"
+    # a rate that its own fact does not give still conflicts with it
+    assert label("Maybe two times a day, right before football practice.", facts[1:], said) == "contradicted"
 
 
 def test_a_lift_is_not_a_medicine_taken() -> None:
