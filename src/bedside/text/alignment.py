@@ -65,7 +65,7 @@ _MEANING_WORDS = frozenset(
     re.findall(r"\w+", "not no never only unless without with before after more less most least all none both either")
 )
 """Short words that are not content words but turn a sentence round when swapped or dropped."""
-_ONE = {
+_COUNT_WORDS = {
     "one": "1",
     "once": "1",
     "twice": "2",
@@ -310,17 +310,17 @@ def recounted(reference: str, candidate: str) -> tuple[str, str] | None:
             [word_stem(w) for w in side if not _count(w) and w not in FUNCTION_WORDS and w not in _TIMES]
             for side in (a, b)
         ]
-        worded = any(w in _ONE or _ORDINAL.fullmatch(w) for w in a + b)
+        worded = any(w in _COUNT_WORDS or _ORDINAL.fullmatch(w) for w in a + b)
         if worded and all(len(c) == 1 for c in counts) and counts[0] != counts[1] and rest[0] == rest[1]:
             return " ".join(a), " ".join(b)
     return None
 
 
 def _count(word: str) -> str | None:
-    """The count a word gives: a number ("5", "2.5"), a count word (:data:`_ONE`) or an ordinal ("3rd")."""
+    """The count a word gives: a number ("5", "2.5"), a count word (:data:`_COUNT_WORDS`) or an ordinal ("3rd")."""
     if ordinal := _ORDINAL.fullmatch(word):
         return ordinal.group(1)
-    value = _ONE.get(word, word)
+    value = _COUNT_WORDS.get(word, word)
     return value if value.replace(".", "", 1).isdigit() else None
 
 
