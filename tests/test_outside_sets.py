@@ -217,6 +217,16 @@ FROZEN = {
     ): "605843cfc167e4254c18f6d4a84e2c80ec93ebc2efaf437083e2b9781b0e8f7d",
     ("bedside.sim", "fidelity_heldout_38.jsonl"): "2680f990066e2f18a17b2681ee7e3b553b2ac34c97d97e58eb52131f435c3ccb",
     ("bedside.sim", "fidelity_heldout_39.jsonl"): "8d52ed5cd8927916de543c85f79fe14fb95fd5687c956720418d8fb24c1c0426",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_41.jsonl",
+    ): "1d1eaadf210db237f9b1091006cc1b85663b9cd8bab6204104ebb7e2d2214d3a",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_42.jsonl",
+    ): "39037eb08d83622893a5a6692d68a91cdab4699d181065aaadb5f361b710d99d",
+    ("bedside.sim", "fidelity_heldout_40.jsonl"): "ba7c400f6a8a507e1d55b732b548091b41c59dc82a05707512c54ef416bef990",
+    ("bedside.sim", "fidelity_heldout_41.jsonl"): "4133b6f145c376b554e9e7e7897bf65cff6160951c6488433118039fa177aaca",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -314,6 +324,8 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 32", (47, 36, 13, 32)),  # first 47, 35, 13, 31 (5bca2e6), unread
         ("held out 33", (55, 37, 5, 37)),  # first 53, 37, 7, 37 (74afd4b), unread
         ("held out 34", (48, 32, 12, 32)),  # first 48, 32, 12, 32 (74afd4b), unread
+        ("held out 35", (41, 35, 19, 33)),  # first 41, 35, 19, 33 (3668f43), unread
+        ("held out 36", (51, 31, 9, 31)),  # first 51, 31, 9, 31 (3668f43), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -384,6 +396,8 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 32", (6, 6, 30)),  # first 6, 6, 28 (5bca2e6), unread
         ("held out 33", (3, 3, 33)),  # first 4, 4, 33 (74afd4b), unread
         ("held out 34", (11, 11, 28)),  # first 11, 11, 28 (74afd4b), unread
+        ("held out 35", (17, 17, 29)),  # first 17, 17, 29 (3668f43), unread
+        ("held out 36", (6, 6, 27)),  # first 6, 6, 27 (3668f43), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -493,6 +507,8 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # first (30, 15), (16, 19) (74afd4b); its errors read at once (its sentences were printed at conversion)
         "outside-written 2026-11-30t": ((35, 12), (18, 17)),
         "outside-written 2026-11-30u": ((32, 15), (20, 9)),  # first (31, 15), (20, 9) (74afd4b)
+        "outside-written 2026-11-30v": ((35, 21), (24, 15)),  # first (35, 21), (24, 15) (3668f43)
+        "outside-written 2026-11-30w": ((38, 14), (31, 9)),  # first (38, 14), (31, 9) (3668f43)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

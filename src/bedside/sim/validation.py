@@ -586,6 +586,22 @@ BUILTIN_SENTENCE_SETS = (
         "the rules of 74afd4b, before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_39.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-30v",
+        "written on 2026-12-01 by a fortieth writer who never read the rules nor any other set (parents speaking "
+        "for their child: fevers and ear infections, asthma, eczema, feeding and growth, constipation, ADHD "
+        "medicines, seizures, type 1 diabetes, vaccines, sleep and behaviour); measured once with the rules of "
+        "3668f43, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_40.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30w",
+        "written on 2026-12-01 by a forty-first writer who never read the rules nor any other set (recovery after "
+        "surgery and hospital stays: hernia, gallbladder, appendix, bowel surgery and stomas, weight-loss surgery, "
+        "joint replacement, spinal surgery, heart bypass); measured once with the rules of 3668f43, before any "
+        "later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_41.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

@@ -406,6 +406,26 @@ BUILTIN_SETS = (
         "reversed pairs matched, 11 with --uncertain reject, which kept 28 of 40 paraphrases), totals only (its "
         "errors unread), frozen",
     ),
+    (
+        "outside-written, held out 35",
+        "guard_heldout_41.jsonl",
+        "written 2026-12-01 by a fortieth writer who never read the rules nor any other set (women's health and "
+        "pregnancy: prenatal care, gestational diabetes, blood pressure in pregnancy, caesarean wounds, "
+        "breastfeeding and medicines, postpartum mood and bleeding, contraception, menopause, cervical screening); "
+        "measured with the rules of 3668f43 (rejection 41/60, 17 passed silently; paraphrases kept 35/40, 33 "
+        "matched; 19 of 60 reversed pairs matched, 17 with --uncertain reject, which kept 29 of 40 paraphrases), "
+        "totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 36",
+        "guard_heldout_42.jsonl",
+        "written 2026-12-01 by a forty-first writer who never read the rules nor any other set (digestive and "
+        "kidney care: bowel preparation, reflux and ulcer medicines, bowel disease flares, liver disease, gallbladder "
+        "and hernia surgery, kidney stones, kidney diet, dialysis access, urinary catheters); measured with the "
+        "rules of 3668f43 (rejection 51/60, 6 passed silently; paraphrases kept 31/40, 31 matched; 9 of 60 reversed "
+        "pairs matched, 6 with --uncertain reject, which kept 27 of 40 paraphrases), totals only (its errors "
+        "unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
