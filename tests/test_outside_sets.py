@@ -256,7 +256,9 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # who acts, what is kept and what is avoided read dev 15 and dev 16's: over held out 12-24, rejections
         # 571 -> 581 of 780, paraphrases kept 416 -> 419 of 520, reversed pairs matched 209 -> 199. The round of
         # sides, counts and reach read dev 25 and dev 26's: over held out 22-34, rejections 639 -> 643 of 780,
-        # paraphrases kept 423 -> 422 of 520, reversed pairs matched 141 -> 137
+        # paraphrases kept 423 -> 422 of 520, reversed pairs matched 141 -> 137. The round of signs, sites and
+        # routes read dev 27 and dev 28's: over held out 24-36, rejections 647 -> 651 of 780, paraphrases kept
+        # 430 -> 432 of 520, reversed pairs matched 133 -> 129
         ("dev", (60, 38, 0, 35)),  # first 50, 34, 10, 31
         ("dev 2", (58, 38, 2, 31)),  # first 34, 28, 26, 22
         ("dev 3", (60, 40, 0, 40)),  # first 42, 35, 18, 35
@@ -305,26 +307,28 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # chooses over another (the second round of 2026-11-30) cost it a paraphrase for a rejection, and "avoid X"
         # and "do not VERB X" read as one "no" (the round of clauses, counts and kin) a rejection
         ("dev 26", (47, 38, 13, 38)),
-        ("held out 22", (41, 28, 19, 28)),  # first 39, 24, 21, 24 (df9335e), unread
-        # first 45, 28, 15, 28 (561eb61), unread; a verb in a "when I ..." clause read as background (the round of
-        # who acts, what is kept and what is avoided) cost it a paraphrase, and gained held out 22 a rejection and
-        # a paraphrase, found by totals with each change taken back
-        ("held out 23", (47, 30, 13, 30)),
+        # first 39, 24, 21, 24 (df9335e); 41, 28, 19, 28 at 3668f43 (held out 22, unread until then)
+        ("dev 27", (46, 31, 14, 31)),
+        # first 45, 28, 15, 28 (561eb61); 47, 30, 13, 30 at 3668f43 (held out 23, unread until then); a verb in a
+        # "when I ..." clause read as background (the round of who acts, what is kept and what is avoided) cost it
+        # a paraphrase, and gained held out 22 (dev 27) a rejection and a paraphrase, found by totals with each
+        # change taken back
+        ("dev 28", (49, 31, 11, 31)),
         ("held out 24", (51, 32, 9, 32)),  # first 52, 32, 8, 32 (561eb61), unread; -1 rejection (see dev 26)
         ("held out 25", (38, 30, 22, 30)),  # first 36, 28, 24, 28 (5f4f2d0), unread
         # first 49, 36, 11, 36 (5f4f2d0), unread; "every month" read as once a month (the round of sides, counts
         # and reach) cost it a paraphrase, and held out 31 one, found by totals with the reading taken back; over
         # the seventeen unread fidelity sets the reading caught 4 contradictions more
-        ("held out 26", (51, 35, 9, 35)),
+        ("held out 26", (52, 35, 8, 35)),
         ("held out 27", (55, 36, 5, 36)),  # first 55, 34, 5, 34 (80fe826), unread
         ("held out 28", (57, 28, 3, 28)),  # first 57, 28, 3, 28 (80fe826), unread
-        ("held out 29", (50, 34, 10, 34)),  # first 50, 33, 10, 33 (38bee85), unread
+        ("held out 29", (51, 34, 9, 34)),  # first 50, 33, 10, 33 (38bee85), unread
         ("held out 30", (53, 31, 7, 31)),  # first 53, 30, 7, 30 (38bee85), unread
         ("held out 31", (50, 33, 10, 33)),  # first 50, 32, 10, 32 (5bca2e6), unread; -1 paraphrase (held out 26)
         ("held out 32", (47, 36, 13, 32)),  # first 47, 35, 13, 31 (5bca2e6), unread
         ("held out 33", (55, 37, 5, 37)),  # first 53, 37, 7, 37 (74afd4b), unread
         ("held out 34", (48, 32, 12, 32)),  # first 48, 32, 12, 32 (74afd4b), unread
-        ("held out 35", (41, 35, 19, 33)),  # first 41, 35, 19, 33 (3668f43), unread
+        ("held out 35", (43, 37, 17, 34)),  # first 41, 35, 19, 33 (3668f43), unread
         ("held out 36", (51, 31, 9, 31)),  # first 51, 31, 9, 31 (3668f43), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
@@ -383,20 +387,20 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 24", (5, 5, 37)),  # first 7, 7, 27 (1e34877); 6, 6, 32 at 5bca2e6 (held out 19, unread until then)
         ("dev 25", (4, 4, 35)),  # first 10, 10, 27 (1e34877); 9, 9, 28 at 74afd4b (held out 20, unread until then)
         ("dev 26", (10, 10, 35)),  # first 15, 15, 29 (df9335e); the same at 74afd4b (held out 21)
-        ("held out 22", (17, 17, 28)),  # first 19, 19, 24 (df9335e), unread
-        ("held out 23", (8, 8, 30)),  # first 10, 10, 28 (561eb61), unread; -1 paraphrase (see above)
+        ("dev 27", (12, 12, 31)),  # first 19, 19, 24 (df9335e); 17, 17, 28 at 3668f43 (held out 22)
+        ("dev 28", (6, 6, 31)),  # first 10, 10, 28 (561eb61); 8, 8, 30 at 3668f43 (held out 23)
         ("held out 24", (6, 6, 30)),  # first 5, 5, 30 (561eb61), unread; -1 rejection (see above)
         ("held out 25", (17, 17, 30)),  # first 18, 18, 27 (5f4f2d0), unread
-        ("held out 26", (6, 6, 35)),  # first 7, 7, 36 (5f4f2d0), unread; -1 paraphrase (see above: every month)
+        ("held out 26", (5, 5, 35)),  # first 7, 7, 36 (5f4f2d0), unread; -1 paraphrase (see above: every month)
         ("held out 27", (3, 3, 31)),  # first 3, 3, 29 (80fe826), unread
         ("held out 28", (1, 1, 25)),  # first 1, 1, 25 (80fe826), unread
-        ("held out 29", (4, 4, 29)),  # first 4, 4, 27 (38bee85), unread
+        ("held out 29", (3, 3, 29)),  # first 4, 4, 27 (38bee85), unread
         ("held out 30", (2, 2, 28)),  # first 2, 2, 26 (38bee85), unread
         ("held out 31", (9, 9, 30)),  # first 9, 9, 29 (5bca2e6), unread; -1 paraphrase (every month)
         ("held out 32", (6, 6, 30)),  # first 6, 6, 28 (5bca2e6), unread
         ("held out 33", (3, 3, 33)),  # first 4, 4, 33 (74afd4b), unread
         ("held out 34", (11, 11, 28)),  # first 11, 11, 28 (74afd4b), unread
-        ("held out 35", (17, 17, 29)),  # first 17, 17, 29 (3668f43), unread
+        ("held out 35", (16, 16, 30)),  # first 17, 17, 29 (3668f43), unread
         ("held out 36", (6, 6, 27)),  # first 6, 6, 27 (3668f43), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
@@ -477,38 +481,40 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # who the patient lives with (sim/household.py) cost it a contradiction and two false unsupported for a
         # false contradiction fewer, and 2026-11-30e a false contradiction; over the seventeen unread sets it
         # caught 15 more for those, found by totals with the reading taken back
-        "outside-written 2026-11-30d": ((38, 7), (37, 20)),  # first (35, 11), (35, 22) (ee73d86)
-        "outside-written 2026-11-30e": ((40, 10), (38, 12)),  # first (36, 10), (38, 18) (889e3b8)
-        "outside-written 2026-11-30f": ((41, 20), (29, 11)),  # first (38, 24), (27, 14) (1e34877)
-        "outside-written 2026-11-30g": ((33, 14), (38, 22)),  # first (28, 16), (36, 28) (1e34877)
+        # first (35, 11), (35, 22) (ee73d86); (38, 7), (37, 20) at 3668f43, unread until then
+        "outside-written 2026-11-30d": ((44, 5), (37, 15)),
+        # first (36, 10), (38, 18) (889e3b8); (40, 10), (38, 12) at 3668f43, unread until then
+        "outside-written 2026-11-30e": ((45, 7), (38, 10)),
+        "outside-written 2026-11-30f": ((42, 19), (29, 10)),  # first (38, 24), (27, 14) (1e34877)
+        "outside-written 2026-11-30g": ((33, 13), (38, 22)),  # first (28, 16), (36, 28) (1e34877)
         "outside-written 2026-11-30h": ((36, 15), (31, 10)),  # first (35, 15), (31, 12) (df9335e)
         # weekdays said in the plural, as a run or as a part of the week (the round of scores, ranges and days) made
         # two false contradictions here and cost an unsupported sentence; over the seventeen unread sets those were
         # its whole cost, found by totals with the reading taken back
-        "outside-written 2026-11-30i": ((33, 16), (26, 11)),  # first (32, 15), (25, 13) (df9335e)
-        "outside-written 2026-11-30j": ((39, 10), (35, 8)),  # first (36, 15), (31, 14) (561eb61)
+        "outside-written 2026-11-30i": ((35, 16), (26, 11)),  # first (32, 15), (25, 13) (df9335e)
+        "outside-written 2026-11-30j": ((40, 9), (35, 7)),  # first (36, 15), (31, 14) (561eb61)
         # a short answer that gives back an amount the facts state, read as entailed (the round of answers and
         # results), turned an unsupported sentence here entailed; over the seventeen unread sets it made 15 false
         # unsupported fewer for that one, found by totals with the reading taken back
         "outside-written 2026-11-30k": ((36, 6), (39, 14)),  # first (34, 9), (38, 18) (561eb61)
         # a cap against the same number said plainly read as no conflict (the same round) turned a false
         # contradiction here into a false unsupported sentence, found by totals with the reading taken back
-        "outside-written 2026-11-30l": ((39, 4), (38, 12)),  # first (38, 6), (38, 13) (5f4f2d0)
-        "outside-written 2026-11-30m": ((40, 8), (34, 20)),  # first (38, 8), (34, 23) (5f4f2d0)
-        "outside-written 2026-11-30n": ((40, 19), (27, 16)),  # first (39, 21), (27, 23) (80fe826)
+        "outside-written 2026-11-30l": ((39, 4), (38, 11)),  # first (38, 6), (38, 13) (5f4f2d0)
+        "outside-written 2026-11-30m": ((40, 8), (34, 19)),  # first (38, 8), (34, 23) (5f4f2d0)
+        "outside-written 2026-11-30n": ((41, 19), (27, 16)),  # first (39, 21), (27, 23) (80fe826)
         "outside-written 2026-11-30o": ((44, 13), (39, 6)),  # first (43, 13), (39, 7) (80fe826)
-        "outside-written 2026-11-30p": ((31, 15), (32, 18)),  # first (28, 15), (32, 21) (38bee85)
+        "outside-written 2026-11-30p": ((31, 15), (32, 17)),  # first (28, 15), (32, 21) (38bee85)
         # a dosage form read as no drug (the round of clauses, counts and kin: "eye drops", "nasal spray") turned an
         # unsupported sentence here entailed; over the seventeen unread sets that was its whole effect, found by
         # totals with the reading taken back
-        "outside-written 2026-11-30q": ((34, 11), (19, 18)),  # first (34, 14), (20, 18) (38bee85)
+        "outside-written 2026-11-30q": ((36, 11), (19, 16)),  # first (34, 14), (20, 18) (38bee85)
         "outside-written 2026-11-30r": ((42, 16), (13, 10)),  # first (40, 17), (12, 11) (5bca2e6)
-        "outside-written 2026-11-30s": ((43, 13), (21, 8)),  # first (42, 13), (21, 10) (5bca2e6)
+        "outside-written 2026-11-30s": ((44, 12), (21, 8)),  # first (42, 13), (21, 10) (5bca2e6)
         # first (30, 15), (16, 19) (74afd4b); its errors read at once (its sentences were printed at conversion)
         "outside-written 2026-11-30t": ((35, 12), (18, 17)),
-        "outside-written 2026-11-30u": ((32, 15), (20, 9)),  # first (31, 15), (20, 9) (74afd4b)
-        "outside-written 2026-11-30v": ((35, 21), (24, 15)),  # first (35, 21), (24, 15) (3668f43)
-        "outside-written 2026-11-30w": ((38, 14), (31, 9)),  # first (38, 14), (31, 9) (3668f43)
+        "outside-written 2026-11-30u": ((32, 15), (20, 8)),  # first (31, 15), (20, 9) (74afd4b)
+        "outside-written 2026-11-30v": ((36, 20), (24, 14)),  # first (35, 21), (24, 15) (3668f43)
+        "outside-written 2026-11-30w": ((38, 14), (31, 8)),  # first (38, 14), (31, 9) (3668f43)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

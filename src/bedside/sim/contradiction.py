@@ -69,6 +69,7 @@ from bedside.text.quantities import normalise_quantities, without_ages
 from bedside.text.sentences import split_sentences
 from bedside.text.slots import slot_conflicts
 from bedside.text.times import DAYS, in_days, same_time, times_conflict
+from bedside.text.wordnet import irregular_verb_bases
 
 JudgedLabel = Literal["non_informative", "entailed", "contradicted", "unsupported"]
 """What a patient sentence is against its facts: the labels a hand labeller or a judge gives."""
@@ -416,7 +417,8 @@ class ContradictionRules:
             yield "action", f"{_show(fact.actions)} vs {_show(mine.actions)}"
 
     def _meaning(self, sentence: str, known: Sequence[str], near: Sequence[int]) -> FactConflict | None:
-        """An opposite patient state (``data/meanings.toml``) or another job than a near fact says."""
+        """An opposite patient state (``data/meanings.toml``), another organ for one person's cancer, or another job
+        than a near fact says."""
         for pair in meaning_pairs():
             mine = pair.side(sentence)
             if mine is None:
@@ -425,6 +427,11 @@ class ContradictionRules:
                 theirs = pair.side(known[i])
                 if theirs is not None and theirs != mine:
                     return FactConflict("meaning", known[i], f"{pair.name}: opposite states")
+        if (mine_sites := _cancer_sites(sentence)) and not _EXTRA.search(sentence):
+            for i in near:
+                theirs_sites = _cancer_sites(known[i])
+                if theirs_sites and not mine_sites & theirs_sites and _people(sentence) == _people(known[i]):
+                    return FactConflict("meaning", known[i], f"cancer: {_show(theirs_sites)} vs {_show(mine_sites)}")
         my_jobs = _jobs(sentence)
         if my_jobs:
             for text in known:
@@ -485,24 +492,30 @@ _NOT_UNITS = frozenset(
 )
 
 
+_DOSE_UNITS = frozenset(["mg", "mcg", "g", "ml", "unit", "iu"])
+"""Units a dose is given in: a dose is heard only where a known text gives the same number in the same unit ("5
+mg" of amlodipine is not heard in "five times a day", whose number has no unit)."""
+
+
 def _measures(text: str) -> frozenset[tuple[str, str]]:
     """Each number with the word after it as its unit ("10 minutes" is ("10", "minute"), "4 mm" ("4", "mm"));
     "" when the next word is not a unit ("a glass or 2 at the weekend"), which agrees with any unit."""
     found = set()
     for value, word, after in _MEASURE.findall(without_ages(normalise_quantities(text))):
         unit = (word or "").lower()
-        if unit not in _COUNTED_THINGS and unit not in _NOT_UNITS and after.lower() in _COUNTED_THINGS:
+        known_unit = _UNIT_NAMES.get(unit, unit) in _DOSE_UNITS  # "a hundred milligram dose" is 100 mg
+        if (
+            not known_unit
+            and unit not in _COUNTED_THINGS
+            and unit not in _NOT_UNITS
+            and after.lower() in _COUNTED_THINGS
+        ):
             unit = after.lower()  # "2 Biktarvy tablets": the tablets are counted
         unit = "" if unit in _NOT_UNITS else _UNIT_NAMES.get(unit, unit)
         if len(unit) > 3 and unit.endswith("s") and unit not in ("times",):
             unit = unit[:-1]
         found.add((f"{float(value):g}", unit))
     return frozenset(found)
-
-
-_DOSE_UNITS = frozenset(["mg", "mcg", "g", "ml", "unit", "iu"])
-"""Units a dose is given in: a dose is heard only where a known text gives the same number in the same unit ("5
-mg" of amlodipine is not heard in "five times a day", whose number has no unit)."""
 
 
 def _units_meet(a: str, b: str) -> bool:
@@ -612,9 +625,12 @@ _STOP = frozenset(
 
 def _content(text: str) -> frozenset[str]:
     """A sentence's subject words (four letters or more, not function words), cut to five letters so "attacks"
-    and "attack", "swollen" and "swelling" meet; used to ask whether a sentence and a fact speak of one thing."""
-    words = re.findall(r"[a-z]{4,}", text.lower())
-    return frozenset(w[:5] for w in words if w not in _STOP)
+    and "attack", "swollen" and "swelling" meet, and an irregular verb read as its base as well ("fell" and
+    "fallen" meet "fall"); used to ask whether a sentence and a fact speak of one thing."""
+    words = [w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in _STOP]
+    found = {w[:5] for w in words}
+    found.update(base[:5] for w in words if w != "left" for base in irregular_verb_bases(w) if len(base) >= 4)
+    return frozenset(found)
 
 
 @dataclass(frozen=True)
@@ -717,6 +733,25 @@ _SAME_PERSON = {
     "granny": "grandmother", "gran": "grandmother", "nana": "grandmother", "grandpa": "grandfather",
     "grandad": "grandfather",
 }  # fmt: skip
+
+
+_CANCER_SITE = re.compile(
+    r"\b(breast|ovarian|ovary|prostate|lung|colon|colorectal|bowel|rectal|skin|pancreatic|pancreas|stomach|liver"
+    r"|kidney|bladder|cervical|uterine|womb|endometrial|thyroid|brain|bone|throat|mouth|oesophageal|esophageal"
+    r"|testicular)\s+cancer\b",
+    re.I,
+)
+_SAME_SITE = {
+    "ovary": "ovarian", "colon": "bowel", "colorectal": "bowel", "rectal": "bowel", "pancreas": "pancreatic",
+    "womb": "uterine", "endometrial": "uterine", "esophageal": "oesophageal",
+}  # fmt: skip
+"""One organ said two ways: bowel cancer is colon, rectal or colorectal cancer; womb cancer is endometrial."""
+
+
+def _cancer_sites(text: str) -> frozenset[str]:
+    """The organs a text names a cancer of ("my mum had ovarian cancer"): a person's cancer is of one organ, so
+    another organ said of the same person ("my mom had breast cancer") is a contradiction, not a detail."""
+    return frozenset(_SAME_SITE.get(site.lower(), site.lower()) for site in _CANCER_SITE.findall(text))
 
 
 def _people(text: str) -> frozenset[str]:
@@ -847,14 +882,23 @@ def _restates_a_measure(sentence: str, known: Sequence[str]) -> bool:
     return not words - _content(" ".join(known)) - _HEDGES
 
 
+_REQUEST = re.compile(
+    r"^\W*(?:(?:so|and|ok(?:ay)?|now|right),?\s+)*(?:(?:please|can you|could you)\s+)?(?:tell me|describe|walk me "
+    r"through|talk me through)\b",
+    re.I,
+)
+"""A request that asks as a question does ("Tell me about your work."): the patient's turn answers it."""
+
+
 def _answered(clinician_said: Sequence[str]) -> str:
-    """The clinician's last turn when it asks something: what the patient's turn answers. A spoken answer leaves
-    its subject to the question ("About a month and a half ago, I think." to "When was your last blood test?"),
-    so each sentence is also read after it, and a fact is as near as the nearer of the two readings."""
+    """The clinician's last turn when it asks something (a question, or a request such as "Tell me about your
+    work."): what the patient's turn answers. A spoken answer leaves its subject to the question ("About a month
+    and a half ago, I think." to "When was your last blood test?"), so each sentence is also read after it, and a
+    fact is as near as the nearer of the two readings."""
     if not clinician_said:
         return ""
     last = clinician_said[-1].strip()
-    return last if any(is_question(s.text) for s in split_sentences(last)) else ""
+    return last if any(is_question(s.text) or _REQUEST.match(s.text) for s in split_sentences(last)) else ""
 
 
 def _statement_scores(scores: Sequence[float], n_facts: int, said: Sequence[str]) -> list[float]:

@@ -30,13 +30,23 @@ _WITH_ME = re.compile(
     re.IGNORECASE,
 )
 _TOGETHER = re.compile(rf"(?P<who>[\w' ]{{2,40}}?)\s+and (?:i|me)\s+{_LIVE}\s+together\b", re.IGNORECASE)
-_JUST_ME = re.compile(r"^\W*(?:(?:well|oh|um|uh|no),?\s+)*(?:it'?s\s+)?(?:just|only) me\b(?!\s+and\b)", re.IGNORECASE)
-"""An answer that the patient lives alone: "It's just me." (not "just me and my daughter")."""
+_JUST_ME = re.compile(
+    r"^\W*(?:(?:well|oh|um|uh|no),?\s+)*(?:it'?s\s+)?(?:just|only) me\b(?!,?\s+(?:and|my|our)\b)", re.IGNORECASE
+)
+"""An answer that the patient lives alone: "It's just me." (not "just me and my daughter", nor "just me, my husband
+and our little girl")."""
+_ANSWER_BREAK = re.compile(r"[,;]|\bbut\b", re.IGNORECASE)
+_NEXT_PERSON = re.compile(r"\s*(?:and\s+)?(?:my|our)\b", re.IGNORECASE)
 _ASKED_WHO = re.compile(
     rf"\bwho\b[^?]*\b{_LIVE}\b|\bwho(?:'s| is) (?:at home|in the house)\b|\b{_LIVE}\b[^?]*\bwith anyone\b|"
     rf"\bwho do you {_LIVE}\b",
     re.IGNORECASE,
 )
+_ASKED_HOME = re.compile(
+    rf"\b{_LIVE}\b|\bwhere\b|\bhousing\b|\bhome (?:situation|life|set-?up)\b|\bat home with\b", re.IGNORECASE
+)
+"""A question about where or how the patient lives, which a place alone answers ("My own flat."); not one that
+only says "at home" ("What are your blood pressures at home?" is answered by "my home readings")."""
 _KIN = {
     "husband": "partner", "wife": "partner", "spouse": "partner", "partner": "partner", "boyfriend": "partner",
     "girlfriend": "partner", "fiance": "partner", "fiancee": "partner",
@@ -120,6 +130,19 @@ def _people(phrase: str, first_person: bool) -> set[str]:
     return found
 
 
+def _answer_list(text: str) -> str:
+    """An answer's people, to its first break: a "but", or a comma that does not go on from a short item to
+    another person ("Just me, but my son comes by on weekends" names no one; "me, my dad, and my little sister"
+    names two; "I'm on my own now, my wife passed" names no one)."""
+    start = 0
+    for found in _ANSWER_BREAK.finditer(text):
+        item = text[start : found.start()].split()
+        if found.group() != "," or len(item) > 3 or not _NEXT_PERSON.match(text, found.end()):
+            return text[: found.start()]
+        start = found.end()
+    return text
+
+
 def household(text: str, asked: str = "") -> Household | None:
     """The household ``text`` states, or None where it says nothing of one. ``asked``: the question the text
     answers; an answer to "Who lives with you?" names the people without a verb ("My son and his wife.")."""
@@ -130,12 +153,14 @@ def household(text: str, asked: str = "") -> Household | None:
             people |= _people(match.group("who"), first_person)
     answer = asked and _ASKED_WHO.search(asked) and not re.search(rf"\b{_LIVE}\b", text, re.IGNORECASE)
     if not people and answer:  # the answer runs to its first break: "Just me, but my son comes by on weekends"
-        people = _people(re.split(r"[,;]|\bbut\b", text, maxsplit=1)[0], first_person=True)
+        people = _people(_answer_list(text), first_person=True)
     alone = (bool(_ALONE.search(text)) or bool(answer and _JUST_ME.search(text))) and not _NOT_ALONE.search(text)
     if _NOT_ALONE.search(text) and not people:
         people = {"anyone"}
     place = next((kind for pattern, kind in _PLACES if pattern.search(text)), None)
-    if not (people or alone or (place and (re.search(rf"\b{_LIVE}\b", text, re.IGNORECASE) or asked))):
+    if not (
+        people or alone or (place and (re.search(rf"\b{_LIVE}\b", text, re.IGNORECASE) or _ASKED_HOME.search(asked)))
+    ):
         return None
     return Household(frozenset(people), alone and not people, place)
 

@@ -466,13 +466,15 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-30d",
         "written by a twenty-second writer who never read the rules nor any other set; measured once with the "
-        "rules of ee73d86, before any later change, totals only, frozen",
+        "rules of ee73d86, before any later change, and after later rounds, totals only; its errors were read on "
+        "2026-12-01 in the round of signs, sites and routes: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_22.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-30e",
         "written by a twenty-third writer who never read the rules nor any other set; measured once with the "
-        "rules of 889e3b8, before any later change, totals only, frozen",
+        "rules of 889e3b8, before any later change, and after later rounds, totals only; its errors were read on "
+        "2026-12-01 in the round of signs, sites and routes: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_23.jsonl"),
     ),
     SentenceSet(

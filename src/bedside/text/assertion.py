@@ -24,9 +24,10 @@ lungs were clear of pneumonia"), "free from", "off the drink" and the contractio
 negative (the with/without slot reads it). "not yet" is a preceding cue ("not yet osteoporosis"), so "yet" ends a
 negation only as ", yet" (the term set's bare "yet" cut "not yet" short); "doing nothing" is a pseudo-negation
 ("sitting there doing nothing" is at rest), and so are "not gonna lie", "not great" (how a patient says how they
-are) and "can't sleep without it". A cue inside a longer one ("not" in "not yet") counts once. The subject of a
-negated passive is negated too ("aspirin should never be given": NegEx reaches forward only), and the "long" of "as
-long as" is no content word.
+are), "can't sleep without it", ", not much" tacked on (how much, not no: "it doesn't hurt much" keeps its
+"no") and "does not matter" (either is fine). A cue inside a longer one ("not" in "not yet") counts once. The subject
+of a negated passive is negated too ("aspirin should never be given": NegEx reaches forward only), and the "long" of
+"as long as" is no content word.
 
 spaCy is imported on first use (about 2 s), so commands that never compare sentences do not pay for it.
 
@@ -60,11 +61,14 @@ _EXTRA_PRECEDING = (
 _PSEUDO = (
     "doing nothing", "not gonna lie", "not going to lie", "not great", "not so great", "not too great",
     "not brilliant", "can't sleep without", "cannot sleep without", "can't manage without", "can't do without",
-    "couldn't do without", "can't go without", "can't live without",
+    "couldn't do without", "can't go without", "can't live without", ", not much", ", not a lot", ", not that much",
+    "does not matter", "doesn't matter", "no matter",
 )  # fmt: skip
 """Phrases with a cue that negate nothing: "sitting there doing nothing" is at rest, "I'm not gonna lie" only
-says that what follows is true, "not great" is how a patient says how they are, and "can't sleep without it" says
-it is used every night."""
+says that what follows is true, "not great" is how a patient says how they are, "can't sleep without it" says
+it is used every night, ", not much" or ", not a lot" tacked on says how much ("a couple of times a month, not
+much"), and "it does not matter whether" says that either is fine ("nothing to worry about" keeps its "no", weighed
+against a warning)."""
 _PLACE_WORDS = frozenset(re.findall(r"\w+", "on in inside into at from within under over near around of"))
 """Prepositions that hang a place or a source on a negated word ("no cancer in the biopsy")."""
 _RAISED_CUES = frozenset({"no", "nothing", "none"})

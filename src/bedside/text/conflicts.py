@@ -131,9 +131,9 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\bonce(?=,? (?:in the (?:morning|evening|afternoon)|at (?:night|bedtime)|before bed)\b)", "1/day"),
     (r"(?<!for )(?<!in )\b(?:a|per) day\b", "1/day"),
     (r"\b(?:just|only) (?:the )?once\b(?! (?:a|an|per|every|each|in|or)\b)", "1/day"),  # "just the once, at night"
-    (r"\b(?:once (?:a|per) week|weekly|every week)\b", "1/week"),
+    (r"\b(?:once (?:a|per) week|weekly|every (?:single )?week)\b", "1/week"),
     # not "twice monthly" or "3 times every year", which the rate reading reads
-    (r"\b(?:once (?:a|per) month|(?<!twice )(?<!times )(?:monthly|every month|each month))\b", "1/month"),
+    (r"\b(?:once (?:a|per) month|(?<!twice )(?<!times )(?:monthly|every (?:single )?month|each month))\b", "1/month"),
     (r"\b(?:once (?:a|per) year|(?<!twice )(?<!times )(?:yearly|annually|every year|each year))\b", "1/year"),
     (
         r"\b(?:as needed(?! to (?:get|keep|have|make|achieve|reach|maintain|produce)\b)|when needed|if needed|prn|"
@@ -283,6 +283,7 @@ _ACTION_PATTERNS: tuple[tuple[str, str], ...] = (
                 r"pack(?:s|ed|ing)? (?:it|them) in\b",  # "I packed it in" (British: gave it up)
                 r"no longer (?:" + _v("take") + "|" + _v("use") + "|" + _v("need") + ")",
                 r"(?:is|are|'s|'re) no longer (?:needed|necessary|required)",
+                r"(?:(?:is|are|'s|'re) not|isn't|aren't) (?:needed|necessary|required) (?:any ?more|any longer)\b",
                 r"(?:do not|don't|does not|doesn't|won't|will not) (?:really )?" + _v("need") + r"(?! to)",
                 r"no more(?! than)",
                 r"(?:are|'re|be|is|'s) (?:all )?(?:done|finished) with",

@@ -193,9 +193,12 @@ _ONE = re.compile(
     re.IGNORECASE,
 )
 _JUST_THE_ONE = re.compile(
-    r"\b(?P<lead>(?:just|only) the )one\b(?!\s+(?:of|who|that|which|with|i|you|he|she|they|we)\b)", re.IGNORECASE
+    r"\b(?P<lead>(?:just|only)(?: (?:keep|keeps|have|has|had|got|use|uses|take|takes|carry|carries|need|needs))? the )"
+    r"one\b(?!\s+(?:of|who|that|which|with|i|you|he|she|they|we)\b)",
+    re.IGNORECASE,
 )
-"""A count said as "just the one" ("just the one chest infection last winter" is 1), not a pronoun."""
+"""A count said as "just the one" ("just the one chest infection last winter", "I only carry the one pen" are 1),
+not a pronoun."""
 _PRONOUN_ONE = re.compile(
     _AFTER_TENS + r"(?<!\bpoint )(?<!\bhundred and )(?<!\bthousand and )\bone\b"
     r"(?!\s+point\s+(?:zero|one|two|three|four|five|six|seven|eight|nine)\b)(?!\s+(?:hundred|thousand)\b)",

@@ -63,7 +63,7 @@ _LESS = (
     r"(?<!goes )(?<!go )(?<!went )(?<!gone )(?<!going )(?<!moves )(?<!move )(?<!got )(?<!get )(?<!gets )"
     r"(?<!getting )(?<!came )(?<!shot )(?<!spiked )(?<!now )(?<!risen )(?<!rose )(?<!climbed )(?<!count is )"
     r"(?<!level is )(?<!levels are )(?<!reading is )(?<!score is )up to|a maximum of|"
-    r"maximum of|max of"
+    r"maximum of|max of|(?<=the )(?:recommended |advised |safe |daily |weekly )?limit of"
 )
 _MORE = (
     r"(?:no|not) (?:less|lower|fewer|lighter|shorter|younger|smaller) than|"
@@ -106,6 +106,9 @@ _COMPARISONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,3}}?\s+(?P<c>or (?:less|lower|fewer|below|under|smaller))\b"), "<"),
     (re.compile(rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,3}}?\s+(?P<c>or (?:more|higher|greater|above|over|bigger))\b"), ">"),
     (re.compile(rf"\b(?P<c>limit)\b(?:\s+[a-z'-]+){{0,4}}?\s+to\s+{_NUMBER}"), "<"),
+    # "it can take as long as two weeks to work" is what "up to two weeks" says ("as long as you feel well" is a
+    # condition)
+    (re.compile(rf"\b(?P<c>as long as)(?:\s+(?:about|around|roughly))?\s+{_NUMBER}"), "<"),
     # "the most you should take in a day is 8": a cap said as what the most is
     (re.compile(rf"\b(?P<c>the (?:most|maximum))\b(?:\s+[a-z0-9'-]+){{0,14}}?\s+(?:is|are)\s+{_NUMBER}"), "<"),
 )
@@ -207,6 +210,12 @@ _CONDITION_CLAUSE = re.compile(r"\b(?:if|when|whenever|unless)\b(?P<clause>[^,;:
 _JOIN = re.compile(r"\b(or|and)\b")
 """Two signs joined in a condition: "call 911 if you notice a droopy face or slurred speech" asks for either,
 "... a droopy face and slurred speech" for both."""
+_ONE_SIGN = re.compile(
+    r"\b(?:is|are|becomes?|gets?|feels?|looks?|turns?|seems?|goes|stays?)\s+(?:very\s+|more\s+)?[a-z]+\s*$"
+)
+"""Two words that describe one sign ("your calf becomes swollen and painful"), not two signs joined: what stands
+before the "and" is a linking verb and one word, so a condition that also says "or you feel short of breath" asks
+for either of two signs, not both."""
 _THEN = re.compile(r"(?:,|\band)\s+(?:only\s+)?then\b")
 """A second step: ", then" or "and then" ("until then", "by then" are a time, not a step)."""
 _STEP_CLAUSE = re.compile(r"\b(?P<v>before|after)\s+(?=you\b|[a-z]+ing\b)")
@@ -483,7 +492,8 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
     slots.update(_modalities(lowered))
     for clause in _CONDITION_CLAUSE.finditer(lowered):
         for join in _JOIN.finditer(clause.group("clause")):
-            slots.add(("joined", "condition", "either" if join.group(1) == "or" else "both"))
+            if not _ONE_SIGN.search(clause.group("clause")[: join.start()]):
+                slots.add(("joined", "condition", "either" if join.group(1) == "or" else "both"))
     for pattern, kind in (
         (_SEQUENCE, "sequence"),
         (_WITH, "with"),

@@ -217,6 +217,13 @@ def lemmas_of(word: str) -> list[tuple[str, str]]:
     return found
 
 
+def irregular_verb_bases(word: str) -> tuple[str, ...]:
+    """The base forms WordNet's exception list gives an irregular verb form ("fell" and "fallen" are "fall",
+    "took" is "take"); empty for any other word. Cheaper than :func:`lemmas_of` where only the irregular forms,
+    which no prefix of the word can find, are wanted."""
+    return _read_index(wordnet_folder()).irregular["v"].get(word.lower(), ())
+
+
 SYNONYM_SENSES = 2
 """How far down a word's senses (WordNet lists them most frequent first) a shared synset may be for two words to
 be read as synonyms: "remove" / "take" share a synset that is take's seventeenth sense, which a reversal can hide

@@ -295,22 +295,24 @@ BUILTIN_SETS = (
         "now",
     ),
     (
-        "outside-written, held out 22",
+        "outside-written, dev 27",
         "guard_heldout_28.jsonl",
         "written 2026-11-30 by a twenty-seventh writer who never read the rules nor any other set, asked for the "
         "slips a hurried scribe or a summarising model makes (mental health, pain, skin, after surgery); measured "
         "with the rules of df9335e (rejection 39/60, 19 passed silently; paraphrases kept 24/40; 21 of 60 reversed "
-        "pairs matched, 19 with --uncertain reject, which kept 24 of 40 paraphrases) and after the same round, "
-        "totals only (its errors unread), frozen",
+        "pairs matched, 19 with --uncertain reject, which kept 24 of 40 paraphrases) and after later rounds with "
+        "its errors unread, totals only (41/60, 28/40, 19/60 at 3668f43); its errors were read on 2026-12-01 for "
+        "the round of signs, sites and routes: a development set now",
     ),
     (
-        "outside-written, held out 23",
+        "outside-written, dev 28",
         "guard_heldout_29.jsonl",
         "written 2026-11-30 by a twenty-eighth writer who never read the rules nor any other set (eye, ear, nose, "
         "throat and dental care); measured with the rules of 561eb61 (rejection 45/60, 10 passed silently; "
         "paraphrases kept 28/40; 15 of 60 reversed pairs matched, 10 with --uncertain reject, which kept 28 of 40 "
-        "paraphrases) and after the round of who acts, what is kept and what is avoided, which did not read it, "
-        "totals only (its errors unread), frozen",
+        "paraphrases) and after later rounds with its errors unread, totals only (47/60, 30/40, 13/60 at "
+        "3668f43); its errors were read on 2026-12-01 for the round of signs, sites and routes: a development set "
+        "now",
     ),
     (
         "outside-written, held out 24",
