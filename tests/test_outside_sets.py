@@ -227,6 +227,16 @@ FROZEN = {
     ): "39037eb08d83622893a5a6692d68a91cdab4699d181065aaadb5f361b710d99d",
     ("bedside.sim", "fidelity_heldout_40.jsonl"): "ba7c400f6a8a507e1d55b732b548091b41c59dc82a05707512c54ef416bef990",
     ("bedside.sim", "fidelity_heldout_41.jsonl"): "4133b6f145c376b554e9e7e7897bf65cff6160951c6488433118039fa177aaca",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_43.jsonl",
+    ): "d29cdcea25ab5cf9b5b6da95cab8faff03e5367c7789d7a464c6249d9849fc4b",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_44.jsonl",
+    ): "ab03c31c8051db7a3872157670a4bff6385f319ecc4ebb6e1db3bc8083f895e3",
+    ("bedside.sim", "fidelity_heldout_42.jsonl"): "a03d7172fe809a2294649410f6e13564d955d7d361f5ab174eae3e0a32289101",
+    ("bedside.sim", "fidelity_heldout_43.jsonl"): "8d48dbe4834b7e0a26610668323d4807cfd203f7a5843eea4e252d136ad22f82",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -330,6 +340,8 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 34", (48, 32, 12, 32)),  # first 48, 32, 12, 32 (74afd4b), unread
         ("held out 35", (43, 37, 17, 34)),  # first 41, 35, 19, 33 (3668f43), unread
         ("held out 36", (51, 31, 9, 31)),  # first 51, 31, 9, 31 (3668f43), unread
+        ("held out 37", (45, 31, 15, 31)),  # first 45, 31, 15, 31 (438dc1c), unread
+        ("held out 38", (42, 33, 18, 33)),  # first 42, 33, 18, 33 (438dc1c), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -402,6 +414,8 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 34", (11, 11, 28)),  # first 11, 11, 28 (74afd4b), unread
         ("held out 35", (16, 16, 30)),  # first 17, 17, 29 (3668f43), unread
         ("held out 36", (6, 6, 27)),  # first 6, 6, 27 (3668f43), unread
+        ("held out 37", (12, 12, 29)),  # first 12, 12, 29 (438dc1c), unread
+        ("held out 38", (17, 17, 29)),  # first 17, 17, 29 (438dc1c), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -485,7 +499,10 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-30d": ((44, 5), (37, 15)),
         # first (36, 10), (38, 18) (889e3b8); (40, 10), (38, 12) at 3668f43, unread until then
         "outside-written 2026-11-30e": ((45, 7), (38, 10)),
-        "outside-written 2026-11-30f": ((42, 19), (29, 10)),  # first (38, 24), (27, 14) (1e34877)
+        # first (38, 24), (27, 14) (1e34877); "metformin for my diabetes" kept to its words (the round of signs,
+        # sites and routes: "taking metformin" read as a state ended the search before two doses were compared)
+        # cost it a contradiction, found by totals with the wider reading taken back
+        "outside-written 2026-11-30f": ((41, 19), (29, 11)),
         "outside-written 2026-11-30g": ((33, 13), (38, 22)),  # first (28, 16), (36, 28) (1e34877)
         "outside-written 2026-11-30h": ((36, 15), (31, 10)),  # first (35, 15), (31, 12) (df9335e)
         # weekdays said in the plural, as a run or as a part of the week (the round of scores, ranges and days) made
@@ -514,7 +531,9 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-30t": ((35, 12), (18, 17)),
         "outside-written 2026-11-30u": ((32, 15), (20, 8)),  # first (31, 15), (20, 9) (74afd4b)
         "outside-written 2026-11-30v": ((36, 20), (24, 14)),  # first (35, 21), (24, 15) (3668f43)
-        "outside-written 2026-11-30w": ((38, 14), (31, 8)),  # first (38, 14), (31, 9) (3668f43)
+        "outside-written 2026-11-30w": ((38, 14), (31, 9)),  # first (38, 14), (31, 9) (3668f43)
+        "outside-written 2026-11-30x": ((40, 9), (34, 13)),  # first (40, 9), (34, 13) (438dc1c)
+        "outside-written 2026-11-30y": ((37, 11), (26, 10)),  # first (36, 11), (26, 10) (438dc1c)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

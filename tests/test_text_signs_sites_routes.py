@@ -160,6 +160,12 @@ def test_the_fidelity_checker_finds_what_the_round_reads(sentence: str, facts: l
             ["My diabetes is controlled with diet alone.", "I have high blood pressure."],
             "How do you treat your diabetes?",
         ),
+        # a request states nothing to contradict, and "haven't let up" says the headaches go on
+        (
+            "They started about two days ago and haven't really let up.",
+            ["Headaches for the past 2 days.", "I am 30 weeks pregnant."],
+            "Tell me about the headaches.",
+        ),
         # one organ said two ways
         ("My dad had colon cancer.", ["My father had bowel cancer at 64."], "Any cancer in the family?"),
         # a list of the people at home goes on past its commas

@@ -817,8 +817,8 @@ def label_combined(
     rules = rules or ContradictionRules()
     limits = rules.thresholds
     said = [s.text for turn in clinician_said for s in split_sentences(turn)]
-    # Rules compare with facts and with what the clinician stated; a clinician's question asserts nothing.
-    statements = [*facts, *(s for s in said if not is_question(s))]
+    # Rules compare with facts and with what the clinician stated; a clinician's question or request asserts nothing.
+    statements = [*facts, *(s for s in said if not _asks(s))]
     known = [*facts, *said]
     if not sentences:
         return []
@@ -841,11 +841,11 @@ def label_combined(
         scores = [float(x) for x in to_known[i]] if to_known is not None else []
         if in_context is not None:  # the question itself is not a fact its answer can be near
             scores = [
-                alone if k >= len(facts) and is_question(known[k]) else max(alone, float(x))
+                alone if k >= len(facts) and _asks(known[k]) else max(alone, float(x))
                 for k, (alone, x) in enumerate(zip(scores, in_context[i], strict=True))
             ]
         # what the sentence may be entailed by: the facts and what the clinician stated, not their questions
-        best = max((x for k, x in enumerate(scores) if k < len(facts) or not is_question(known[k])), default=0.0)
+        best = max((x for k, x in enumerate(scores) if k < len(facts) or not _asks(known[k])), default=0.0)
         chat = float(to_chat[i].max())
         if is_question(sentence) or (chat >= limits.small_talk and chat > best):
             labelled.append(CombinedLabel("non_informative"))
@@ -890,6 +890,11 @@ _REQUEST = re.compile(
 """A request that asks as a question does ("Tell me about your work."): the patient's turn answers it."""
 
 
+def _asks(sentence: str) -> bool:
+    """A clinician's sentence that asks (a question or a request): it states nothing a patient can contradict."""
+    return is_question(sentence) or bool(_REQUEST.match(sentence))
+
+
 def _answered(clinician_said: Sequence[str]) -> str:
     """The clinician's last turn when it asks something (a question, or a request such as "Tell me about your
     work."): what the patient's turn answers. A spoken answer leaves its subject to the question ("About a month
@@ -898,9 +903,9 @@ def _answered(clinician_said: Sequence[str]) -> str:
     if not clinician_said:
         return ""
     last = clinician_said[-1].strip()
-    return last if any(is_question(s.text) or _REQUEST.match(s.text) for s in split_sentences(last)) else ""
+    return last if any(_asks(s.text) for s in split_sentences(last)) else ""
 
 
 def _statement_scores(scores: Sequence[float], n_facts: int, said: Sequence[str]) -> list[float]:
     """The cosines of the facts and of the clinician's non-question sentences, in ``statements`` order."""
-    return [*scores[:n_facts], *(score for s, score in zip(said, scores[n_facts:], strict=True) if not is_question(s))]
+    return [*scores[:n_facts], *(score for s, score in zip(said, scores[n_facts:], strict=True) if not _asks(s))]

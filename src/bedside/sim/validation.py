@@ -604,6 +604,22 @@ BUILTIN_SENTENCE_SETS = (
         "later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_41.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-30x",
+        "written on 2026-12-01 by a forty-second writer who never read the rules nor any other set (infections and "
+        "sexual health: urinary infections, pneumonia, cellulitis, shingles, Lyme disease, travel, HIV and PrEP, "
+        "hepatitis, sexually transmitted infections, contraception, antibiotic courses); measured once with the "
+        "rules of 438dc1c, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_42.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-11-30y",
+        "written on 2026-12-01 by a forty-third writer who never read the rules nor any other set (eyes, ears, "
+        "nose, throat and teeth: glaucoma, cataract and retina surgery, hearing aids, vertigo, sinuses, tonsil and "
+        "thyroid surgery, dental extractions and implants); measured once with the rules of 438dc1c, before any "
+        "later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_43.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

@@ -62,13 +62,14 @@ _PSEUDO = (
     "doing nothing", "not gonna lie", "not going to lie", "not great", "not so great", "not too great",
     "not brilliant", "can't sleep without", "cannot sleep without", "can't manage without", "can't do without",
     "couldn't do without", "can't go without", "can't live without", ", not much", ", not a lot", ", not that much",
-    "does not matter", "doesn't matter", "no matter",
+    "does not matter", "doesn't matter", "no matter", "haven't let up", "hasn't let up", "won't let up",
+    "didn't let up", "not let up", "haven't really let up", "hasn't really let up",
 )  # fmt: skip
 """Phrases with a cue that negate nothing: "sitting there doing nothing" is at rest, "I'm not gonna lie" only
 says that what follows is true, "not great" is how a patient says how they are, "can't sleep without it" says
 it is used every night, ", not much" or ", not a lot" tacked on says how much ("a couple of times a month, not
-much"), and "it does not matter whether" says that either is fine ("nothing to worry about" keeps its "no", weighed
-against a warning)."""
+much"), "hasn't let up" says it goes on, and "it does not matter whether" says that either is fine ("nothing to
+worry about" keeps its "no", weighed against a warning)."""
 _PLACE_WORDS = frozenset(re.findall(r"\w+", "on in inside into at from within under over near around of"))
 """Prepositions that hang a place or a source on a negated word ("no cancer in the biopsy")."""
 _RAISED_CUES = frozenset({"no", "nothing", "none"})

@@ -213,9 +213,10 @@ _JOIN = re.compile(r"\b(or|and)\b")
 _ONE_SIGN = re.compile(
     r"\b(?:is|are|becomes?|gets?|feels?|looks?|turns?|seems?|goes|stays?)\s+(?:very\s+|more\s+)?[a-z]+\s*$"
 )
-"""Two words that describe one sign ("your calf becomes swollen and painful"), not two signs joined: what stands
-before the "and" is a linking verb and one word, so a condition that also says "or you feel short of breath" asks
-for either of two signs, not both."""
+"""Two words that describe one sign ("your calf becomes swollen and painful"), not two signs joined, where the
+condition joins another sign too: what stands before the "and" is a linking verb and one word, so a condition that
+also says "or you feel short of breath" asks for either of two signs, not both. Alone ("if the wound is red or
+warm") the two words are the condition's two signs."""
 _THEN = re.compile(r"(?:,|\band)\s+(?:only\s+)?then\b")
 """A second step: ", then" or "and then" ("until then", "by then" are a time, not a step)."""
 _STEP_CLAUSE = re.compile(r"\b(?P<v>before|after)\s+(?=you\b|[a-z]+ing\b)")
@@ -491,9 +492,13 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
     slots.update(_actors(lowered))
     slots.update(_modalities(lowered))
     for clause in _CONDITION_CLAUSE.finditer(lowered):
-        for join in _JOIN.finditer(clause.group("clause")):
-            if not _ONE_SIGN.search(clause.group("clause")[: join.start()]):
-                slots.add(("joined", "condition", "either" if join.group(1) == "or" else "both"))
+        joins = [
+            (join.group(1), _ONE_SIGN.search(clause.group("clause")[: join.start()]) is not None)
+            for join in _JOIN.finditer(clause.group("clause"))
+        ]
+        for word, one_sign in joins:
+            if not (one_sign and len(joins) > 1):  # "red or warm" alone still joins two signs
+                slots.add(("joined", "condition", "either" if word == "or" else "both"))
     for pattern, kind in (
         (_SEQUENCE, "sequence"),
         (_WITH, "with"),

@@ -428,6 +428,24 @@ BUILTIN_SETS = (
         "pairs matched, 6 with --uncertain reject, which kept 27 of 40 paraphrases), totals only (its errors "
         "unread), frozen",
     ),
+    (
+        "outside-written, held out 37",
+        "guard_heldout_43.jsonl",
+        "written 2026-12-01 by a forty-second writer who never read the rules nor any other set (neurology: "
+        "epilepsy and rescue plans, stroke prevention, migraine, Parkinson's disease, multiple sclerosis, nerve "
+        "pain, driving after a seizure or a stroke, concussion); measured with the rules of 438dc1c (rejection "
+        "45/60, 12 passed silently; paraphrases kept 31/40, 31 matched; 15 of 60 reversed pairs matched, 12 with "
+        "--uncertain reject, which kept 29 of 40 paraphrases), totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 38",
+        "guard_heldout_44.jsonl",
+        "written 2026-12-01 by a forty-third writer who never read the rules nor any other set (heart and lungs: "
+        "inhalers and action plans, home oxygen, heart failure, blood pressure, atrial fibrillation, angina, "
+        "cholesterol, cardiac and pulmonary rehabilitation); measured with the rules of 438dc1c (rejection 42/60, "
+        "17 passed silently; paraphrases kept 33/40, 33 matched; 18 of 60 reversed pairs matched, 17 with "
+        "--uncertain reject, which kept 29 of 40 paraphrases), totals only (its errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
