@@ -237,6 +237,16 @@ FROZEN = {
     ): "ab03c31c8051db7a3872157670a4bff6385f319ecc4ebb6e1db3bc8083f895e3",
     ("bedside.sim", "fidelity_heldout_42.jsonl"): "a03d7172fe809a2294649410f6e13564d955d7d361f5ab174eae3e0a32289101",
     ("bedside.sim", "fidelity_heldout_43.jsonl"): "8d48dbe4834b7e0a26610668323d4807cfd203f7a5843eea4e252d136ad22f82",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_45.jsonl",
+    ): "ef40483516ecd2beb822e38275d826f1b30eff1ac05d81aa8addf8feb5c700d4",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_46.jsonl",
+    ): "1f34d2d1e1a3bc916aaebee22fbbb78b2b212d72e4fa0417bd4d649bfe83ff21",
+    ("bedside.sim", "fidelity_heldout_44.jsonl"): "1d38af874b4c98c4c3265b498d3be9ddb4e88915c1765ed93c988461422faf21",
+    ("bedside.sim", "fidelity_heldout_45.jsonl"): "8ca1ebfa1939900388360e7f3aeb0c27cd05e1a3d526d69ceaa76a4d868001d9",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -342,6 +352,8 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 36", (51, 31, 9, 31)),  # first 51, 31, 9, 31 (3668f43), unread
         ("held out 37", (45, 31, 15, 31)),  # first 45, 31, 15, 31 (438dc1c), unread
         ("held out 38", (42, 33, 18, 33)),  # first 42, 33, 18, 33 (438dc1c), unread
+        ("held out 39", (49, 29, 10, 29)),  # first 49, 29, 10, 29 (ecdcb4c), unread
+        ("held out 40", (41, 36, 19, 34)),  # first 41, 36, 19, 34 (ecdcb4c), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -416,6 +428,8 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 36", (6, 6, 27)),  # first 6, 6, 27 (3668f43), unread
         ("held out 37", (12, 12, 29)),  # first 12, 12, 29 (438dc1c), unread
         ("held out 38", (17, 17, 29)),  # first 17, 17, 29 (438dc1c), unread
+        ("held out 39", (11, 10, 24)),  # first 11, 10, 24 (ecdcb4c), unread
+        ("held out 40", (16, 16, 32)),  # first 16, 16, 32 (ecdcb4c), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -535,6 +549,8 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-30w": ((38, 14), (31, 9)),  # first (38, 14), (31, 9) (3668f43)
         "outside-written 2026-11-30x": ((40, 9), (34, 13)),  # first (40, 9), (34, 13) (438dc1c)
         "outside-written 2026-11-30y": ((37, 11), (26, 10)),  # first (36, 11), (26, 10) (438dc1c)
+        "outside-written 2026-11-30z": ((41, 8), (31, 9)),  # first (41, 8), (31, 9) (ecdcb4c)
+        "outside-written 2026-12-01": ((43, 16), (35, 5)),  # first (43, 16), (35, 5) (ecdcb4c)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -620,6 +620,22 @@ BUILTIN_SENTENCE_SETS = (
         "later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_43.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-11-30z",
+        "written on 2026-12-01 by a forty-fourth writer who never read the rules nor any other set (bones, joints "
+        "and muscles: osteoarthritis and joint injections, rheumatoid arthritis, gout, lupus, osteoporosis and "
+        "fractures, back and neck pain, sports injuries, physiotherapy, painkillers); measured once with the rules "
+        "of ecdcb4c, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_44.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-12-01",
+        "written on 2026-12-01 by a forty-fifth writer who never read the rules nor any other set (adult mental "
+        "health and substance use: depression, anxiety and panic, bipolar disorder and lithium, ADHD, eating "
+        "disorders, alcohol and drugs, stopping smoking, methadone and buprenorphine, sleep, support at home and at "
+        "work); measured once with the rules of ecdcb4c, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_45.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

@@ -446,6 +446,26 @@ BUILTIN_SETS = (
         "17 passed silently; paraphrases kept 33/40, 33 matched; 18 of 60 reversed pairs matched, 17 with "
         "--uncertain reject, which kept 29 of 40 paraphrases), totals only (its errors unread), frozen",
     ),
+    (
+        "outside-written, held out 39",
+        "guard_heldout_45.jsonl",
+        "written 2026-12-01 by a forty-fourth writer who never read the rules nor any other set (diabetes and "
+        "hormones: insulin and pumps, low and high sugars, sick-day rules, weekly injections, thyroid tablets, "
+        "steroid tapers and steroid cards, osteoporosis medicines, foot, eye and kidney checks); measured with the "
+        "rules of ecdcb4c (rejection 49/60, 11 passed silently; paraphrases kept 29/40, 29 matched; 10 of 60 "
+        "reversed pairs matched, 10 with --uncertain reject, which kept 24 of 40 paraphrases), totals only (its "
+        "errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 40",
+        "guard_heldout_46.jsonl",
+        "written 2026-12-01 by a forty-fifth writer who never read the rules nor any other set (skin, allergy and "
+        "the immune system: eczema and psoriasis treatments, acne medicines, biologics and methotrexate, "
+        "rheumatoid arthritis, gout, lupus, hives, food and drug allergy, adrenaline pens, sun and skin checks, "
+        "skin biopsies); measured with the rules of ecdcb4c (rejection 41/60, 16 passed silently; paraphrases kept "
+        "36/40, 34 matched; 19 of 60 reversed pairs matched, 16 with --uncertain reject, which kept 32 of 40 "
+        "paraphrases), totals only (its errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
