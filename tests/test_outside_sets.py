@@ -278,7 +278,9 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # sides, counts and reach read dev 25 and dev 26's: over held out 22-34, rejections 639 -> 643 of 780,
         # paraphrases kept 423 -> 422 of 520, reversed pairs matched 141 -> 137. The round of signs, sites and
         # routes read dev 27 and dev 28's: over held out 24-36, rejections 647 -> 651 of 780, paraphrases kept
-        # 430 -> 432 of 520, reversed pairs matched 133 -> 129
+        # 430 -> 432 of 520, reversed pairs matched 133 -> 129. The round of lifted restrictions, asked rates and
+        # held things read dev 29 and dev 30's: over held out 26-40, rejections 739 -> 744 of 900, paraphrases kept
+        # 499 -> 501 of 600, reversed pairs matched 160 -> 155
         ("dev", (60, 38, 0, 35)),  # first 50, 34, 10, 31
         ("dev 2", (58, 38, 2, 31)),  # first 34, 28, 26, 22
         ("dev 3", (60, 40, 0, 40)),  # first 42, 35, 18, 35
@@ -334,26 +336,32 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # a paraphrase, and gained held out 22 (dev 27) a rejection and a paraphrase, found by totals with each
         # change taken back
         ("dev 28", (49, 31, 11, 31)),
-        ("held out 24", (51, 32, 9, 32)),  # first 52, 32, 8, 32 (561eb61), unread; -1 rejection (see dev 26)
-        ("held out 25", (38, 30, 22, 30)),  # first 36, 28, 24, 28 (5f4f2d0), unread
+        # first 52, 32, 8, 32 (561eb61); 51, 32, 9, 32 at ecdcb4c (held out 24, unread until then)
+        ("dev 29", (56, 35, 4, 35)),
+        # first 36, 28, 24, 28 (5f4f2d0); 38, 30, 22, 30 at ecdcb4c (held out 25, unread until then)
+        ("dev 30", (43, 34, 17, 34)),
         # first 49, 36, 11, 36 (5f4f2d0), unread; "every month" read as once a month (the round of sides, counts
         # and reach) cost it a paraphrase, and held out 31 one, found by totals with the reading taken back; over
         # the seventeen unread fidelity sets the reading caught 4 contradictions more
         ("held out 26", (52, 35, 8, 35)),
-        ("held out 27", (55, 36, 5, 36)),  # first 55, 34, 5, 34 (80fe826), unread
-        ("held out 28", (57, 28, 3, 28)),  # first 57, 28, 3, 28 (80fe826), unread
+        ("held out 27", (56, 36, 4, 36)),  # first 55, 34, 5, 34 (80fe826), unread
+        # first 57, 28, 3, 28 (80fe826), unread; "off limits" read as a "no" (the round of lifted restrictions,
+        # asked rates and held things) cost it a paraphrase, found by totals with the reading taken back
+        ("held out 28", (58, 27, 2, 27)),
         ("held out 29", (51, 34, 9, 34)),  # first 50, 33, 10, 33 (38bee85), unread
         ("held out 30", (53, 31, 7, 31)),  # first 53, 30, 7, 30 (38bee85), unread
-        ("held out 31", (50, 33, 10, 33)),  # first 50, 32, 10, 32 (5bca2e6), unread; -1 paraphrase (held out 26)
+        ("held out 31", (51, 33, 9, 33)),  # first 50, 32, 10, 32 (5bca2e6), unread; -1 paraphrase (held out 26)
         ("held out 32", (47, 36, 13, 32)),  # first 47, 35, 13, 31 (5bca2e6), unread
-        ("held out 33", (55, 37, 5, 37)),  # first 53, 37, 7, 37 (74afd4b), unread
+        ("held out 33", (55, 38, 5, 38)),  # first 53, 37, 7, 37 (74afd4b), unread
         ("held out 34", (48, 32, 12, 32)),  # first 48, 32, 12, 32 (74afd4b), unread
         ("held out 35", (43, 37, 17, 34)),  # first 41, 35, 19, 33 (3668f43), unread
-        ("held out 36", (51, 31, 9, 31)),  # first 51, 31, 9, 31 (3668f43), unread
-        ("held out 37", (45, 31, 15, 31)),  # first 45, 31, 15, 31 (438dc1c), unread
+        ("held out 36", (52, 31, 8, 31)),  # first 51, 31, 9, 31 (3668f43), unread
+        # first 45, 31, 15, 31 (438dc1c), unread; "three doses a day" read as a rate (the same round) cost it a
+        # rejection and a reversed pair matched, found by totals with the reading taken back
+        ("held out 37", (44, 32, 16, 32)),
         ("held out 38", (42, 33, 18, 33)),  # first 42, 33, 18, 33 (438dc1c), unread
-        ("held out 39", (49, 29, 10, 29)),  # first 49, 29, 10, 29 (ecdcb4c), unread
-        ("held out 40", (41, 36, 19, 34)),  # first 41, 36, 19, 34 (ecdcb4c), unread
+        ("held out 39", (50, 30, 9, 30)),  # first 49, 29, 10, 29 (ecdcb4c), unread
+        ("held out 40", (42, 36, 18, 34)),  # first 41, 36, 19, 34 (ecdcb4c), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -413,23 +421,23 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 26", (10, 10, 35)),  # first 15, 15, 29 (df9335e); the same at 74afd4b (held out 21)
         ("dev 27", (12, 12, 31)),  # first 19, 19, 24 (df9335e); 17, 17, 28 at 3668f43 (held out 22)
         ("dev 28", (6, 6, 31)),  # first 10, 10, 28 (561eb61); 8, 8, 30 at 3668f43 (held out 23)
-        ("held out 24", (6, 6, 30)),  # first 5, 5, 30 (561eb61), unread; -1 rejection (see above)
-        ("held out 25", (17, 17, 30)),  # first 18, 18, 27 (5f4f2d0), unread
+        ("dev 29", (2, 2, 33)),  # first 5, 5, 30 (561eb61); 6, 6, 30 at ecdcb4c (held out 24)
+        ("dev 30", (12, 12, 34)),  # first 18, 18, 27 (5f4f2d0); 17, 17, 30 at ecdcb4c (held out 25)
         ("held out 26", (5, 5, 35)),  # first 7, 7, 36 (5f4f2d0), unread; -1 paraphrase (see above: every month)
         ("held out 27", (3, 3, 31)),  # first 3, 3, 29 (80fe826), unread
-        ("held out 28", (1, 1, 25)),  # first 1, 1, 25 (80fe826), unread
-        ("held out 29", (3, 3, 29)),  # first 4, 4, 27 (38bee85), unread
+        ("held out 28", (0, 0, 24)),  # first 1, 1, 25 (80fe826), unread; -1 paraphrase ("off limits", above)
+        ("held out 29", (3, 3, 30)),  # first 4, 4, 27 (38bee85), unread
         ("held out 30", (2, 2, 28)),  # first 2, 2, 26 (38bee85), unread
-        ("held out 31", (9, 9, 30)),  # first 9, 9, 29 (5bca2e6), unread; -1 paraphrase (every month)
+        ("held out 31", (8, 8, 30)),  # first 9, 9, 29 (5bca2e6), unread; -1 paraphrase (every month)
         ("held out 32", (6, 6, 30)),  # first 6, 6, 28 (5bca2e6), unread
-        ("held out 33", (3, 3, 33)),  # first 4, 4, 33 (74afd4b), unread
+        ("held out 33", (3, 3, 34)),  # first 4, 4, 33 (74afd4b), unread
         ("held out 34", (11, 11, 28)),  # first 11, 11, 28 (74afd4b), unread
         ("held out 35", (16, 16, 30)),  # first 17, 17, 29 (3668f43), unread
-        ("held out 36", (6, 6, 27)),  # first 6, 6, 27 (3668f43), unread
-        ("held out 37", (12, 12, 29)),  # first 12, 12, 29 (438dc1c), unread
+        ("held out 36", (5, 5, 27)),  # first 6, 6, 27 (3668f43), unread
+        ("held out 37", (13, 13, 30)),  # first 12, 12, 29 (438dc1c), unread; +1 ("three doses a day", above)
         ("held out 38", (17, 17, 29)),  # first 17, 17, 29 (438dc1c), unread
-        ("held out 39", (11, 10, 24)),  # first 11, 10, 24 (ecdcb4c), unread
-        ("held out 40", (16, 16, 32)),  # first 16, 16, 32 (ecdcb4c), unread
+        ("held out 39", (10, 9, 25)),  # first 11, 10, 24 (ecdcb4c), unread
+        ("held out 40", (15, 15, 32)),  # first 16, 16, 32 (ecdcb4c), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -453,7 +461,9 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
     # seventeen unread sets (29j to 30k): contradictions caught 599 -> 629 of 935, false ones 241 -> 207,
     # unsupported right 574 -> 598, false 295 -> 271. The round of sides, counts and reach read 30c's and 30t's;
     # over the seventeen unread sets (30d to 30s, 30u): contradictions caught 632 -> 641, false ones 212 -> 212,
-    # unsupported right 516 -> 516, false 227 -> 225
+    # unsupported right 516 -> 516, false 227 -> 225. The round of lifted restrictions, asked rates and held things
+    # read 30f's and 30g's; over the nineteen unread sets (30h to 30s, 30u to 30z, 12-01): contradictions caught
+    # 731 -> 732 of 1045, false ones 237 -> 231, unsupported right 555 -> 556, false 213 -> 212
     floors = {
         "outside-written 2026-11-28": ((43, 11), (31, 12)),  # first (38, 13), (28, 25)
         "outside-written 2026-11-28b": ((45, 16), (30, 11)),  # first (36, 20), (27, 33)
@@ -516,41 +526,49 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-30e": ((45, 7), (38, 10)),
         # first (38, 24), (27, 14) (1e34877); "metformin for my diabetes" kept to its words (the round of signs,
         # sites and routes: "taking metformin" read as a state ended the search before two doses were compared)
-        # cost it a contradiction, found by totals with the wider reading taken back
-        "outside-written 2026-11-30f": ((41, 19), (29, 11)),
-        "outside-written 2026-11-30g": ((33, 13), (38, 22)),  # first (28, 16), (36, 28) (1e34877)
+        # cost it a contradiction, found by totals with the wider reading taken back; (41, 19), (29, 11) at ecdcb4c,
+        # unread until then
+        "outside-written 2026-11-30f": ((43, 14), (31, 10)),
+        # first (28, 16), (36, 28) (1e34877); (33, 13), (38, 22) at ecdcb4c, unread until then
+        "outside-written 2026-11-30g": ((40, 8), (40, 19)),
         "outside-written 2026-11-30h": ((36, 15), (31, 10)),  # first (35, 15), (31, 12) (df9335e)
         # weekdays said in the plural, as a run or as a part of the week (the round of scores, ranges and days) made
         # two false contradictions here and cost an unsupported sentence; over the seventeen unread sets those were
         # its whole cost, found by totals with the reading taken back
-        "outside-written 2026-11-30i": ((35, 16), (26, 11)),  # first (32, 15), (25, 13) (df9335e)
-        "outside-written 2026-11-30j": ((40, 9), (35, 7)),  # first (36, 15), (31, 14) (561eb61)
+        # an action compared only with a fact it shares a subject with (the round of lifted restrictions, asked
+        # rates and held things) cost it a contradiction, found by totals with the change taken back; over the
+        # nineteen unread sets it made five false contradictions fewer
+        "outside-written 2026-11-30i": ((34, 16), (26, 12)),  # first (32, 15), (25, 13) (df9335e)
+        "outside-written 2026-11-30j": ((40, 8), (36, 7)),  # first (36, 15), (31, 14) (561eb61)
         # a short answer that gives back an amount the facts state, read as entailed (the round of answers and
         # results), turned an unsupported sentence here entailed; over the seventeen unread sets it made 15 false
         # unsupported fewer for that one, found by totals with the reading taken back
-        "outside-written 2026-11-30k": ((36, 6), (39, 14)),  # first (34, 9), (38, 18) (561eb61)
+        "outside-written 2026-11-30k": ((36, 5), (40, 14)),  # first (34, 9), (38, 18) (561eb61)
         # a cap against the same number said plainly read as no conflict (the same round) turned a false
         # contradiction here into a false unsupported sentence, found by totals with the reading taken back
         "outside-written 2026-11-30l": ((39, 4), (38, 11)),  # first (38, 6), (38, 13) (5f4f2d0)
         "outside-written 2026-11-30m": ((40, 8), (34, 19)),  # first (38, 8), (34, 23) (5f4f2d0)
-        "outside-written 2026-11-30n": ((41, 19), (27, 16)),  # first (39, 21), (27, 23) (80fe826)
-        "outside-written 2026-11-30o": ((44, 13), (39, 6)),  # first (43, 13), (39, 7) (80fe826)
-        "outside-written 2026-11-30p": ((31, 15), (32, 17)),  # first (28, 15), (32, 21) (38bee85)
+        "outside-written 2026-11-30n": ((41, 18), (28, 16)),  # first (39, 21), (27, 23) (80fe826)
+        # a verb in -ing read as its stem too ("driving" meets "driven", the same round) made an unsupported
+        # sentence here a false contradiction, and in 30p and 12-01 one each; over the nineteen unread sets it
+        # caught one contradiction for those three, found by totals with the reading taken back
+        "outside-written 2026-11-30o": ((44, 14), (38, 6)),  # first (43, 13), (39, 7) (80fe826)
+        "outside-written 2026-11-30p": ((31, 14), (31, 17)),  # first (28, 15), (32, 21) (38bee85)
         # a dosage form read as no drug (the round of clauses, counts and kin: "eye drops", "nasal spray") turned an
         # unsupported sentence here entailed; over the seventeen unread sets that was its whole effect, found by
         # totals with the reading taken back
-        "outside-written 2026-11-30q": ((36, 11), (19, 16)),  # first (34, 14), (20, 18) (38bee85)
+        "outside-written 2026-11-30q": ((37, 8), (20, 15)),  # first (34, 14), (20, 18) (38bee85)
         "outside-written 2026-11-30r": ((42, 16), (13, 10)),  # first (40, 17), (12, 11) (5bca2e6)
         "outside-written 2026-11-30s": ((44, 12), (21, 8)),  # first (42, 13), (21, 10) (5bca2e6)
         # first (30, 15), (16, 19) (74afd4b); its errors read at once (its sentences were printed at conversion)
         "outside-written 2026-11-30t": ((35, 12), (18, 17)),
-        "outside-written 2026-11-30u": ((32, 15), (20, 8)),  # first (31, 15), (20, 9) (74afd4b)
+        "outside-written 2026-11-30u": ((32, 14), (20, 8)),  # first (31, 15), (20, 9) (74afd4b)
         "outside-written 2026-11-30v": ((36, 20), (24, 14)),  # first (35, 21), (24, 15) (3668f43)
-        "outside-written 2026-11-30w": ((38, 14), (31, 9)),  # first (38, 14), (31, 9) (3668f43)
+        "outside-written 2026-11-30w": ((39, 14), (31, 8)),  # first (38, 14), (31, 9) (3668f43)
         "outside-written 2026-11-30x": ((40, 9), (34, 13)),  # first (40, 9), (34, 13) (438dc1c)
         "outside-written 2026-11-30y": ((37, 11), (26, 10)),  # first (36, 11), (26, 10) (438dc1c)
         "outside-written 2026-11-30z": ((41, 8), (31, 9)),  # first (41, 8), (31, 9) (ecdcb4c)
-        "outside-written 2026-12-01": ((43, 16), (35, 5)),  # first (43, 16), (35, 5) (ecdcb4c)
+        "outside-written 2026-12-01": ((43, 17), (34, 5)),  # first (43, 16), (35, 5) (ecdcb4c); see 30o
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

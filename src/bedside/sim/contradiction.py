@@ -56,6 +56,7 @@ from importlib import resources
 from typing import Any, Literal, get_args
 
 from bedside.sim.household import household, household_conflict
+from bedside.text.assertion import word_stem
 from bedside.text.conflicts import (
     ClinicalGuard,
     ClinicalSignals,
@@ -65,7 +66,7 @@ from bedside.text.conflicts import (
     drug_classes,
 )
 from bedside.text.numbers import calendar_terms
-from bedside.text.quantities import normalise_quantities, without_ages
+from bedside.text.quantities import normalise_quantities, numbers_in_digits, without_ages
 from bedside.text.sentences import split_sentences
 from bedside.text.slots import slot_conflicts
 from bedside.text.times import DAYS, in_days, same_time, times_conflict
@@ -83,11 +84,19 @@ JUDGED_LABELS: tuple[JudgedLabel, ...] = get_args(JudgedLabel)
 _TAG_QUESTION = re.compile(r",\s*(?:right|correct|yeah|yes|no|isn't it|is that right|ok(?:ay)?)\s*\?\s*$", re.I)
 _PRIVATIVE = re.compile(
     r"\b(?:(?<!can't sleep )(?<!cannot sleep )(?<!can't manage )(?<!can't do )without(?! fail\b)|"
-    r"short(?:ness)? of(?! breath\b)|lack of|unable|normal|fine|okay|ok|clear|negative|unremarkable)\b",
+    r"short(?:ness)? of(?! breath\b)|lack of|unable|normal|(?<!\ba )fine(?! (?:tremor|shak\w*|lines?|rash)\b)|okay|ok"
+    r"|clear|negative|unremarkable)\b",
     re.I,
 )
 """An absence said without "no" ("without", "short of", "normal"); "without fail" is a "yes", said firmly, "can't
-sleep without it" another, and "short of breath" a symptom, said plainly."""
+sleep without it" another, "short of breath" a symptom, said plainly, and "a fine tremor" a slight one."""
+_RESULT_CLAUSE = re.compile(
+    r",?\s*\b(?:that|which) (?:was|were|came back|turned out|has been) (?:all |completely |totally )?"
+    r"(?:normal|fine|clear|negative|unremarkable)\b",
+    re.I,
+)
+"""A test's result told after it ("I had a colonoscopy two years ago that was normal"): the test was done, and
+its normal result is no "no" to having had it."""
 _NUMBER = re.compile(r"(?<![\w/.])\d+(?:\.\d+)?")
 _PERSON = re.compile(
     r"\b(?:mother|mom|mum|father|dad|sister|brother|wife|husband|partner|son|daughter|friend|neighbou?r|boss"
@@ -120,6 +129,8 @@ breathe", "I came in because I couldn't breathe"): a "no" inside it is not the s
 the sentence, whose main clause may follow without a comma, nor one that is an item of a list ("bright lights, and
 when I don't get enough sleep"), nor "since", which also says from when ("the bloating's gone since I stopped
 gluten")."""
+_FAMILY = re.compile(r"\b(?:family|relatives?)\b", re.I)
+"""A fact about the whole family ("no one in my family has died suddenly") speaks of the uncle a sentence names."""
 _EXTRA = re.compile(r"\b(?:also|too|as well|another|other|extra|plus|besides|in addition)\b", re.I)
 _ABOUT_SOMEONE_ELSE = re.compile(
     r"^\W*(?:(?:um|uh|er|erm|well|yeah|yes|so|oh|and|but|no),?\s+)*(?:my|our)\s+(?:\w+\s+)?" + _PERSON.pattern,
@@ -233,6 +244,7 @@ class ContradictionRules:
         using anything": avoid, with nothing named), or an absence said another way: "without", "short of",
         "normal", "fine"; outside a clause that only says when or why (:data:`_BACKGROUND_CLAUSE`)."""
         text = _BACKGROUND_CLAUSE.sub(" ", _NOT_LONG_AGO.sub("recently", _ONLY_THAT.sub(" ", text)))
+        text = _RESULT_CLAUSE.sub(" ", text)
         signals = self.signals(text)
         return signals.negated or bool(signals.refused) or "avoid" in signals.actions or bool(_PRIVATIVE.search(text))
 
@@ -283,6 +295,7 @@ class ContradictionRules:
             if homes:
                 return None  # the sentence has found its fact: the same household said another way
         about_someone_else = bool(_ABOUT_SOMEONE_ELSE.search(sentence))
+        rates = frozenset(t for t in mine.times if "/" in t)
         for rank, i in enumerate(aligned):
             if _same_state(sentence, known[i]):
                 return None  # "I can't sleep" and "I have insomnia": one state said two ways, not a flip
@@ -300,11 +313,12 @@ class ContradictionRules:
                 extra=extra,
                 unheard=unheard if _measure_conflict(unheard, _measures(known[i])) else frozenset(),
                 negated=(self.negated(sentence), self.negated(known[i])),
-                someone_else=about_someone_else and not _PERSON.search(known[i]),
+                someone_else=about_someone_else and not _PERSON.search(known[i]) and not _FAMILY.search(known[i]),
                 intolerance=bool(_CANNOT_HAVE.search(sentence) and _ALLERGY.search(known[i])),
                 cosine=similarity[i],
                 shared=bool(_content(f"{asked} {sentence}") & _content(known[i])),
-                answered=bool(_content(f"{asked} {sentence}") & _content(known[i])),
+                answered=bool(_content(f"{asked} {sentence}") & _content(known[i]))
+                or bool(fact.drugs and not mine.drugs and _WHEN_ASKED.search(asked) and _ANY_MEDICINE.search(asked)),
                 own_ages=_own_age(sentence) and _own_age(known[i]),
                 calendars=(calendar_terms(sentence), calendar_terms(known[i])),
             )
@@ -317,8 +331,16 @@ class ContradictionRules:
                 _agree(_measures(sentence), _measures(known[i]))
                 or (mine.drugs & fact.drugs)
                 or (mine.sides & fact.sides)
+                # "twice a week, before soccer": the albuterol's twice a week; not where an amount is yet unheard
+                or (rates and rates <= fact.times and not unheard)
             ):
                 return None
+        if (
+            not extra
+            and "time" not in self.without
+            and (rate := self._rate_asked(asked, mine, known, similarity, near))
+        ):
+            return rate
         if not extra and "number" not in self.without and (counted := self._counted(unheard, known, near)):
             return counted
         return None if "drug" in self.without else self._wrong_drug(sentence, mine, known)
@@ -335,6 +357,39 @@ class ContradictionRules:
         return any(
             i != skip and words & _content(known[i]) and mine.times <= self.signals(known[i]).times for i in near
         )
+
+    def _rate_asked(
+        self,
+        asked: str,
+        mine: ClinicalSignals,
+        known: Sequence[str],
+        similarity: Sequence[float],
+        near: Sequence[int],
+    ) -> FactConflict | None:
+        """An answer to "how often" that gives a rate, against the one near fact that gives one, aligned or not:
+        "It's once a month" to "How often is the treatment?" against "I have immunotherapy every three weeks",
+        which the answer's other words ("every four weeks") may leave below the alignment."""
+        if not _HOW_OFTEN.search(asked):
+            return None
+        rates = in_days(frozenset(t for t in mine.times if _time_kind(t) == "span" and t != "as needed"))
+        if not any("/" in t for t in rates):
+            return None
+        found = []
+        for i in near:
+            fact = self.signals(known[i])
+            if similarity[i] < self.thresholds.measure_unshared or (
+                mine.drugs and fact.drugs and not mine.drugs & fact.drugs
+            ):
+                continue
+            theirs = in_days(frozenset(t for t in fact.times if _time_kind(t) == "span" and t != "as needed"))
+            if any("/" in t for t in theirs):
+                found.append((i, theirs))
+        if len(found) != 1:
+            return None  # no fact gives a rate, or several do: which one the answer is about is not known
+        i, theirs = found[0]
+        if times_conflict(rates, theirs):
+            return FactConflict("time", known[i], f"{_show(theirs)} vs {_show(rates)}")
+        return None
 
     @staticmethod
     def _counted(unheard: frozenset[tuple[str, str]], known: Sequence[str], near: Sequence[int]) -> FactConflict | None:
@@ -413,7 +468,8 @@ class ContradictionRules:
                     continue
                 if kind not in ("direction", "order", "actor"):
                     yield kind, f"{theirs} vs {said}"
-        if mine.actions and fact.actions and not actions_agree(mine.actions, fact.actions):
+        # an action needs a subject in common too: "I've started using a cane" says nothing of the aspirin stopped
+        if mine.actions and fact.actions and shared and not actions_agree(mine.actions, fact.actions):
             yield "action", f"{_show(fact.actions)} vs {_show(mine.actions)}"
 
     def _meaning(self, sentence: str, known: Sequence[str], near: Sequence[int]) -> FactConflict | None:
@@ -453,6 +509,14 @@ class ContradictionRules:
                 if classes & _classes(theirs) and drug not in theirs.drugs:
                     return FactConflict("drug", text, f"{drug} instead of {_show(theirs.drugs | theirs.classes)}")
         return None
+
+
+_HOW_OFTEN = re.compile(r"\bhow (?:often|many times|frequently)\b", re.IGNORECASE)
+"""A question that asks for a rate."""
+_ANY_MEDICINE = re.compile(r"\b(?:medicines?|medications?|meds|tablets?|pills?)\b", re.IGNORECASE)
+_WHEN_ASKED = re.compile(r"\b(?:when|what time)\b", re.IGNORECASE)
+"""A question of when a medicine is taken asks of whatever medicine a fact names: "When do you take your
+medicine?" asks of the aripiprazole."""
 
 
 def _own_age(text: str) -> bool:
@@ -529,11 +593,12 @@ _WRITTEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\d.]*\d)")
 def _unheard(mine: frozenset[tuple[str, str]], known: Sequence[str]) -> frozenset[tuple[str, str]]:
     """The sentence's numbers no known text states with the same unit ("10 attacks" is unheard when the facts
     say "3 attacks" and "10 minutes"); a number inside a range a known text gives ("between 5.8 and 6.4", "4 to
-    6") is heard, and so is a bare number a known text writes with its unit ("about one eighty-two" against "182
-    pounds", which the facts hold converted)."""
+    6") is heard, and so is a bare number a known text writes, in digits or words, with its unit ("about one
+    eighty-two" against "182 pounds", "around four" against "about four kilograms", which the facts hold
+    converted)."""
     theirs = frozenset().union(*(_measures(k) for k in known))
     ranges = [r for k in known for r in _ranges(k)]
-    written = {f"{float(n):g}" for k in known for n in _WRITTEN_NUMBER.findall(k)}
+    written = {f"{float(n):g}" for k in known for n in _WRITTEN_NUMBER.findall(numbers_in_digits(k))}
     return frozenset(
         (value, unit)
         for value, unit in mine
@@ -625,10 +690,12 @@ _STOP = frozenset(
 
 def _content(text: str) -> frozenset[str]:
     """A sentence's subject words (four letters or more, not function words), cut to five letters so "attacks"
-    and "attack", "swollen" and "swelling" meet, and an irregular verb read as its base as well ("fell" and
-    "fallen" meet "fall"); used to ask whether a sentence and a fact speak of one thing."""
+    and "attack", "swollen" and "swelling" meet, a verb in -ing as its stem as well ("driving" meets "drive"), and
+    an irregular verb as its base ("fell" and "fallen" meet "fall", "driven" "drive"); used to ask whether a
+    sentence and a fact speak of one thing."""
     words = [w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in _STOP]
     found = {w[:5] for w in words}
+    found.update(stem[:5] for w in words if w.endswith("ing") and len(stem := word_stem(w)) >= 4)
     found.update(base[:5] for w in words if w != "left" for base in irregular_verb_bases(w) if len(base) >= 4)
     return frozenset(found)
 
@@ -762,12 +829,15 @@ def _other_person(sentence: str, known: Sequence[str], asked: str = "") -> FactC
     """Another person than a known text names, with the same thing said of them ("my sister has bipolar
     disorder" against "my brother has bipolar disorder", "my mum was on dialysis" against "my father was"): the
     history is someone else's. Not where the sentence also names a person the facts know, nor where it says the
-    person is one more ("my father gets them too")."""
+    person is one more ("my father gets them too"), nor where each names a cancer of another organ."""
     mine = _people(sentence)
     if not mine or _EXTRA.search(sentence) or mine & frozenset().union(*(_people(k) for k in known)):
         return None
     said = _content(_PERSON.sub(" ", f"{asked} {sentence}"))  # "My dad's had a few." to "Anyone with kidney stones?"
+    sites = _cancer_sites(sentence)
     for text in known:
+        if sites and (other_sites := _cancer_sites(text)) and not sites & other_sites:
+            continue  # "my dad had prostate cancer" against "my brother had bowel cancer": two histories
         if (theirs := _people(text)) and said & _content(_PERSON.sub(" ", text)):
             return FactConflict("person", text, f"{_show(theirs)} vs {_show(mine)}")
     return None

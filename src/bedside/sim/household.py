@@ -68,6 +68,8 @@ _GROUPS = {
     "grandchildren": ("grandchild",),
     "grandkids": ("grandchild",),
     "roommates": ("roommate",),
+    "flatmates": ("roommate",),
+    "housemates": ("roommate",),
     "family": (),  # anyone: "lives with family" agrees with any relative
 }
 """Words for several people: each stands for the people it may mean."""

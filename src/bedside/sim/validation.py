@@ -480,14 +480,16 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-30f",
         "written by a twenty-fourth writer who never read the rules nor any other set (primary care, children, "
-        "pregnancy and older adults); measured with the rules of 1e34877 and after the round of sides, weight and "
-        "spoken numbers, which did not read it, totals only, frozen",
+        "pregnancy and older adults); measured with the rules of 1e34877 and after later rounds, totals only; its "
+        "errors were read on 2026-12-01 in the round of lifted restrictions, asked rates and held things: a "
+        "development set now",
         SENTENCE_SET.with_name("fidelity_heldout_24.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-30g",
         "written by a twenty-fifth writer who never read the rules nor any other set (specialist follow-up); "
-        "measured with the rules of 1e34877 and after the same round, totals only, frozen",
+        "measured with the rules of 1e34877 and after later rounds, totals only; its errors were read on "
+        "2026-12-01 in the round of lifted restrictions, asked rates and held things: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_25.jsonl"),
     ),
     SentenceSet(

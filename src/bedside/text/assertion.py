@@ -63,13 +63,17 @@ _PSEUDO = (
     "not brilliant", "can't sleep without", "cannot sleep without", "can't manage without", "can't do without",
     "couldn't do without", "can't go without", "can't live without", ", not much", ", not a lot", ", not that much",
     "does not matter", "doesn't matter", "no matter", "haven't let up", "hasn't let up", "won't let up",
-    "didn't let up", "not let up", "haven't really let up", "hasn't really let up",
+    "didn't let up", "not let up", "haven't really let up", "hasn't really let up", "not long after",
+    "not long before", "not loads", "not hugely", "not massively",
 )  # fmt: skip
 """Phrases with a cue that negate nothing: "sitting there doing nothing" is at rest, "I'm not gonna lie" only
 says that what follows is true, "not great" is how a patient says how they are, "can't sleep without it" says
 it is used every night, ", not much" or ", not a lot" tacked on says how much ("a couple of times a month, not
-much"), "hasn't let up" says it goes on, and "it does not matter whether" says that either is fine ("nothing to
-worry about" keeps its "no", weighed against a warning)."""
+much"), "not loads" or "not hugely" how much ("better, not loads but better"), "hasn't let up" says it goes on,
+"not long after" says soon after, and "it does not matter whether" says that either is fine
+("nothing to worry about" keeps its "no", weighed against a warning)."""
+_FOLLOWING = ("off limits", "off-limits")
+"""A cue the term set lacks that negates what comes before it: "driving is off limits for a week"."""
 _PLACE_WORDS = frozenset(re.findall(r"\w+", "on in inside into at from within under over near around of"))
 """Prepositions that hang a place or a source on a negated word ("no cancer in the biopsy")."""
 _RAISED_CUES = frozenset({"no", "nothing", "none"})
@@ -175,7 +179,13 @@ class _Reader:
         terms = termset("en_clinical")
         terms.remove_patterns({"termination": ["yet"]})
         terms.add_patterns({"pseudo_negations": list(_PSEUDO)})
-        terms.add_patterns({"termination": list(_EXTRA_TERMINATION), "preceding_negations": list(_EXTRA_PRECEDING)})
+        terms.add_patterns(
+            {
+                "termination": list(_EXTRA_TERMINATION),
+                "preceding_negations": list(_EXTRA_PRECEDING),
+                "following_negations": list(_FOLLOWING),
+            }
+        )
         self.nlp: Any = spacy.blank("en")
         self.sentencizer: Any = self.nlp.add_pipe("sentencizer")
         self.negex: Any = Negex(self.nlp, "bedside_negex", terms.get_patterns(), extension_name="bedside_negated")
@@ -253,16 +263,27 @@ _CLAUSE_OPENERS = frozenset({",", ";", ":", "since", "because", "so", "but", "an
 
 def _passive_subjects(doc: Any, preceding: list[tuple[Any, int, int]]) -> list[tuple[int, int]]:
     """(start, end) token spans of the subjects of a negated passive ("aspirin should never be given", "antibiotics
-    will not be needed"): NegEx negates what follows its cue, and here the thing refused comes before it."""
+    will not be needed") or of a thing said to be unsafe ("live vaccines are not safe for you"): NegEx negates what
+    follows its cue, and here the thing refused comes before it."""
     spans = []
     for _, start, end in preceding:
-        if start < 1 or doc[start - 1].text not in _MODALS or end + 1 >= len(doc) or doc[end].text != "be":
+        if start < 1 or end >= len(doc):
             continue
-        if not doc[end + 1].text.isalpha():
+        unsafe = doc[start - 1].text in _COPULAS and doc[end].text in _NOT_FOR_YOU  # "live vaccines are not safe"
+        if not unsafe and (doc[start - 1].text not in _MODALS or end + 1 >= len(doc) or doc[end].text != "be"):
             continue
-        opener = max((t.i for t in doc[: start - 1] if t.text in _CLAUSE_OPENERS), default=-1)
+        if not unsafe and not doc[end + 1].text.isalpha():
+            continue
+        # a list ("live vaccines such as MMR and yellow fever are not safe") is the subject as a whole
+        openers = _CLAUSE_OPENERS - {"and", "as"} if unsafe else _CLAUSE_OPENERS
+        opener = max((t.i for t in doc[: start - 1] if t.text in openers), default=-1)
         spans.append((opener + 1, start - 1))
     return spans
+
+
+_COPULAS = frozenset({"is", "are", "was", "were"})
+_NOT_FOR_YOU = frozenset({"safe", "suitable", "recommended", "advised", "allowed", "permitted", "appropriate"})
+"""What a thing "is not" when the patient must not have it ("is not safe for you", "are not recommended")."""
 
 
 @lru_cache(maxsize=1)

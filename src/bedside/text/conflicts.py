@@ -253,6 +253,7 @@ _ACTION_PATTERNS: tuple[tuple[str, str], ...] = (
             (
                 _v("keep on") + r"(?: (?:taking|using))?",
                 _v("keep") + r" (?:taking|using|giving|applying|(?!going\b)[a-z]{3,}ing\b)",
+                _v("keep") + r" (?:your |the |it |them |this |that )?(?:[a-z-]+ ){0,3}(?:running|going)\b",
                 _v("continue"),
                 _v("carry on with"),
                 _v("stay on"),
@@ -279,6 +280,8 @@ _ACTION_PATTERNS: tuple[tuple[str, str], ...] = (
                 _v("cease"),
                 _v("come off"),
                 _v("get off"),
+                _v("turn off"),
+                _v("switch off"),
                 _v("pack in"),
                 r"pack(?:s|ed|ing)? (?:it|them) in\b",  # "I packed it in" (British: gave it up)
                 r"no longer (?:" + _v("take") + "|" + _v("use") + "|" + _v("need") + ")",
@@ -315,6 +318,7 @@ _ACTION_PATTERNS: tuple[tuple[str, str], ...] = (
                 _v("increase"),
                 _v("raise"),
                 _v("double"),
+                r"(?:at|to) (?:double|twice|triple) (?:your|the)\b",
                 _v("go up on"),
                 _v("bump up"),
                 _v("titrate up"),
@@ -390,7 +394,7 @@ _NEGATION_PREFIX = (
     r"|(?:do not|don't) have to|never|not)"
 )
 _ACTION = re.compile(
-    rf"\b(?P<neg>{_NEGATION_PREFIX}\s+(?:\w+\s+)??)?"
+    rf"\b(?P<neg>{_NEGATION_PREFIX}\s+(?:(?!since\b)\w+\s+)??)?"  # "not since starting it" says when, not no
     r"(?P<verb>" + "|".join(f"(?:{p})" for p, _ in _ACTION_PATTERNS) + r")\b"
     r"(?:\s+(?:taking|using|to take|to use)\b)?"  # "stop taking": the gerund belongs to the action
 )
@@ -411,7 +415,17 @@ _NOT_AN_ACTION_AFTER = re.compile(
     r"\s+(?:the |your |a |an |his |her |their |this )?(?:risk|risks|chance|chances|likelihood|odds|back|legs?|"
     r"abdomen|belly|body|part|lip|jaw|extremit\w+|lobe|left|right)\b|\s+(?:around|near|just (?:above|below|short))\b|"
     r"\s+(?:me|us|him|her|them) (?:to|into|over|round|in)\b"  # "my neighbour takes me to appointments": a lift
+    # "I have to stop for a breather": a pause on the way, not a medicine stopped
+    r"|\s+(?:for (?:a |my )?(?:breather|breath|rest|minute|moment|second)|(?:and|to) (?:get|catch|take) (?:my |a |"
+    r"your |his |her )?breath)\b"
 )
+_HELD_IN_HAND = re.compile(
+    r"\s+(?:(?:the|your|a|an|it|them|this|that|his|her)\s+)?(?:[a-z-]+\s+){0,2}"
+    r"(?:near|against|in place|still|steady|steadily|firmly|tight|tightly|to (?:your|the) (?:ear|chest|skin))\b"
+)
+"""A hand's hold, not a dose held: "holding the tube near your skin", "hold it firmly in place"."""
+_A_NOUN_BEFORE = re.compile(r"\b(?:truck|bus|rest|pit|request|full|train)\s+$")
+"""Words that make a verb a noun: "truck stop meals", "the bus stop"."""
 _KEPT_BEFORE = re.compile(r"\b(?:keep|keeps|keeping|kept|leave|leaving) (?:it|them|(?:your|the) [a-z]+) $")
 _HELD_UP = frozenset(["raised", "elevated", "lifted", "propped"])
 """After :data:`_KEPT_BEFORE`, a state to hold, not a step: "keep it raised higher than your heart" is a position,
@@ -425,6 +439,20 @@ _LITOTES = re.compile(r"\b(?:not|never|isn't|aren't|wasn't|weren't) (?:at all )?
 """"Not abnormal" says "normal", which the negation and opposite rules would otherwise read as a "no" and as the
 other side of the finding pair. Only where the plain word is one a rule reads: "not unusual" rewritten "usual"
 would lose its "no" against "unusual" and leave two words no rule compares."""
+_TWICE_THE_DOSE = re.compile(
+    r"\b(?:take |give |use )?(?:twice|two times|2 times) (?:your|the) (?P<what>(?:normal |usual |regular |daily )?"
+    r"(?:[a-z-]+ )?)dose\b",
+    re.IGNORECASE,
+)
+"""Twice the usual dose is a doubled dose: "take two times your normal hydrocortisone dose" says "double it"."""
+_NO_NEED_TO_AVOID = re.compile(
+    r"\b(?:there is |there's )?no need to (?:avoid|limit|restrict|stay away from|cut out)\b|"
+    r"\b(?:you )?(?:do not|don't|does not|doesn't) (?:need|have) to (?:avoid|limit|restrict|stay away from|cut out)\b",
+    re.IGNORECASE,
+)
+"""A restriction lifted is a permission: "there is no need to limit close contact" says "you can have close
+contact", which the rules then set against "avoid close contact" (its "no" otherwise reaches the same words as the
+avoidance, and the two would read as one "no")."""
 _NEGATIVE_RESULT = re.compile(
     r"\b(?:(?:the|your|his|her|their|my|a) )?(?P<what>(?:[a-z0-9-]+ )?[a-z0-9-]+) "
     r"(?P<test>tests?|swabs?|screens?|screening|cultures?|panels?|pcr) (?:was|were|is|are|came back|comes? back|"
@@ -855,6 +883,8 @@ class ClinicalGuard:
         # is UnreadableText (the pair is uncertain), without it that step is left undone
         text = normalise_quantities(text, strict=strict)
         text = _LITOTES.sub(lambda m: m.group("plain"), text)  # "not abnormal" says "normal"
+        text = _NO_NEED_TO_AVOID.sub("you can have", text)
+        text = _TWICE_THE_DOSE.sub(lambda m: f"double your {m.group('what')}dose", text)
         text = _NEGATIVE_RESULT.sub(lambda m: f"the {m.group('test')} showed no {m.group('what')}", text)
         text = _NOT_UNLESS.sub(lambda m: f"{m.group('lead') or ''}{m.group('step')} only if", text)
         text = _CAP_IN_A_DAY.sub(_per_day, text)
@@ -968,6 +998,8 @@ class ClinicalGuard:
                     and _BACKGROUND_BEFORE.search(lowered, max(0, match.start() - 24), match.start())
                 )
                 or (verb in _HELD_UP and _KEPT_BEFORE.search(lowered, max(0, match.start() - 30), match.start()))
+                or _A_NOUN_BEFORE.search(lowered, max(0, match.start() - 12), match.start())
+                or (verb.startswith("hold") and _HELD_IN_HAND.match(lowered, match.end("verb")))
             ):
                 continue
             action = next(label for pattern, label in _COMPILED_ACTIONS if pattern.fullmatch(verb))

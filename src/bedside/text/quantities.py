@@ -93,6 +93,13 @@ seven thirty", "six forty-five", "eight twenty in the morning")."""
 _BARE_POINT = re.compile(rf"(?<![\w.,] )(?<![\w.,])\b(point)(?= (?:{_DIGIT}|zero|oh)\b)", re.IGNORECASE)
 """A decimal said without its leading zero ("point four milligrams"): read as "zero point four", 0.4; only where no
 word comes right before it ("at this point four of us" keeps its four)."""
+_DOSES_PER = re.compile(
+    r"\b(\d+) (?:doses|injections|shots|infusions) (a|per|each|every) (day|week|month)\b", re.IGNORECASE
+)
+"""A count of doses in a period is a rate: "three doses a day" is three times a day (where "two tablets a day" may be
+one dose of two)."""
+_WHOLE_DECIMAL = re.compile(r"(?<![\d.])(\d+)\.0+(?!\d|\.\d)")
+"""A whole number written with a decimal point ("a target of 2.0 to 3.0"): the same number as "2 to 3"."""
 _WORD_VALUE = {w: i for i, w in enumerate(_DIGIT.split("|"), start=1)} | {
     w: 10 * i for i, w in enumerate(_TENS.split("|"), start=2)
 }
@@ -391,6 +398,8 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
     except Exception as exc:  # text2num on text it cannot parse: the words stay words
         if strict:
             raise UnreadableText(f"the number-word reader (text2num) failed: {type(exc).__name__}: {exc}") from exc
+    text = _WHOLE_DECIMAL.sub(r"\1", text)
+    text = _DOSES_PER.sub(r"\1 times \2 \3", text)
     text = _ONE_OF_STRENGTH.sub("a ", text)
     text = _AND_A_HALF.sub(lambda m: _fmt(int(m.group(1)) + 0.5), text)
     text = _HALF_A.sub("0.5 ", text)
@@ -430,4 +439,15 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
     return _AMOUNT.sub(canonical, text)
 
 
-__all__ = ["BARE_AGE", "UnreadableText", "normalise_quantities", "without_ages"]
+@lru_cache(maxsize=8192)
+def numbers_in_digits(text: str) -> str:
+    """``text`` with its number words in digits and nothing else changed ("about four kilograms" is "about 4
+    kilograms", where :func:`normalise_quantities` gives milligrams): the number as the speaker said it, which a
+    bare number in another sentence ("around four") may repeat. Unchanged where the number reader fails."""
+    try:
+        return _words_to_digits(text)
+    except Exception:  # text2num on text it cannot parse: the words stay words, as in normalise_quantities
+        return text
+
+
+__all__ = ["BARE_AGE", "UnreadableText", "normalise_quantities", "numbers_in_digits", "without_ages"]

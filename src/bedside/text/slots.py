@@ -113,6 +113,11 @@ _COMPARISONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"\b(?P<c>the (?:most|maximum))\b(?:\s+[a-z0-9'-]+){{0,14}}?\s+(?:is|are)\s+{_NUMBER}"), "<"),
 )
 _WITHIN = re.compile(rf"\b(?:within (?:the (?:first |next )?)?|in the next ){_NUMBER}\b")
+_NOT_WITHIN = re.compile(
+    r"\b(?:not|n't|never)\s+(?:[a-z]+\s+)?(?:stop|stops|settle|settles|ease|eases|improve|improves|go away|goes away|"
+    r"get better|gets better|clear|clears|heal|heals|resolve|resolves|wear off|wears off)\s+$"
+)
+"""An end that does not come within a span: what it ends lasts longer ("does not stop within ten minutes")."""
 """A span of time counted from now or from an event ("within 15 minutes of the dose", "in the next 4 weeks") is at
 most that long: a cap, as "less than 15 minutes after it" says; its words stay for the sequence rule ("within"
 against "after")."""
@@ -470,7 +475,9 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
             lowered = _blank(lowered, *match.span("c"))
     for match in _WITHIN.finditer(lowered):
         compared.add(match.group("n"))
-        slots.add(("comparison", match.group("n"), "<"))
+        # "bleeding that does not stop within ten minutes" lasts longer than ten minutes
+        outlasts = _NOT_WITHIN.search(lowered, max(0, match.start() - 40), match.start())
+        slots.add(("comparison", match.group("n"), ">" if outlasts else "<"))
     # A number said plainly is "=": against the same number as a cap or a floor ("8 a day" and "no more than 8
     # a day") the two differ in what they allow.
     slots.update(("comparison", n, "=") for n in set(_PLAIN_NUMBER.findall(lowered)) - compared)

@@ -315,20 +315,24 @@ BUILTIN_SETS = (
         "now",
     ),
     (
-        "outside-written, held out 24",
+        "outside-written, dev 29",
         "guard_heldout_30.jsonl",
         "written 2026-11-30 by a twenty-ninth writer who never read the rules nor any other set (endocrine, "
         "transplant and immune care); measured with the rules of 561eb61 (rejection 52/60, 5 passed silently; "
         "paraphrases kept 32/40; 8 of 60 reversed pairs matched, 5 with --uncertain reject, which kept 30 of 40 "
-        "paraphrases) and after the same round, totals only (its errors unread), frozen",
+        "paraphrases) and after later rounds with its errors unread, totals only (51/60, 32/40, 9/60 at "
+        "ecdcb4c); its errors were read on 2026-12-01 for the round of lifted restrictions, asked rates and held "
+        "things: a development set now",
     ),
     (
-        "outside-written, held out 25",
+        "outside-written, dev 30",
         "guard_heldout_31.jsonl",
         "written 2026-11-30 by a thirtieth writer who never read the rules nor any other set (heart procedures, "
         "blood thinners, wound, drain and ostomy care); measured with the rules of 5f4f2d0 (rejection 36/60, 18 "
         "passed silently; paraphrases kept 28/40; 24 of 60 reversed pairs matched, 18 with --uncertain reject, "
-        "which kept 27 of 40 paraphrases), totals only (its errors unread), frozen",
+        "which kept 27 of 40 paraphrases) and after later rounds with its errors unread, totals only (38/60, "
+        "30/40, 22/60 at ecdcb4c); its errors were read on 2026-12-01 for the round of lifted restrictions, asked "
+        "rates and held things: a development set now",
     ),
     (
         "outside-written, held out 26",
