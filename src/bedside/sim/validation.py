@@ -627,7 +627,9 @@ BUILTIN_SENTENCE_SETS = (
         "written on 2026-12-01 by a forty-fourth writer who never read the rules nor any other set (bones, joints "
         "and muscles: osteoarthritis and joint injections, rheumatoid arthritis, gout, lupus, osteoporosis and "
         "fractures, back and neck pain, sports injuries, physiotherapy, painkillers); measured once with the rules "
-        "of ecdcb4c, before any later change, totals only, frozen",
+        "of ecdcb4c, before any later change, and after the round of lifted restrictions, asked rates and held "
+        "things, totals only, frozen; its sentences were printed once on 2026-12-01 in a review of the change "
+        "after those measurements, so it counts as read: a development set from the next round",
         SENTENCE_SET.with_name("fidelity_heldout_44.jsonl"),
     ),
     SentenceSet(
