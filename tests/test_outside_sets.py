@@ -247,6 +247,16 @@ FROZEN = {
     ): "1f34d2d1e1a3bc916aaebee22fbbb78b2b212d72e4fa0417bd4d649bfe83ff21",
     ("bedside.sim", "fidelity_heldout_44.jsonl"): "1d38af874b4c98c4c3265b498d3be9ddb4e88915c1765ed93c988461422faf21",
     ("bedside.sim", "fidelity_heldout_45.jsonl"): "8ca1ebfa1939900388360e7f3aeb0c27cd05e1a3d526d69ceaa76a4d868001d9",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_47.jsonl",
+    ): "076d862a6e4ec7489a063fea474fa86bb196818d89a787f0891bb8037fce4d45",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_48.jsonl",
+    ): "853d9aaabd80854e0914fb6391a1424c71e7af85eddaa665daae182569f5d877",
+    ("bedside.sim", "fidelity_heldout_46.jsonl"): "b20579fcd97fc137e966b7f3054c0eb7ab01b5dd9026b9a987d2adc090c6b7a2",
+    ("bedside.sim", "fidelity_heldout_47.jsonl"): "906068c4c58cdcac665d34df5f5122aeae2822db80ddbb2fa6cc07a6ef2adc03",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -362,6 +372,8 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 38", (42, 33, 18, 33)),  # first 42, 33, 18, 33 (438dc1c), unread
         ("held out 39", (50, 30, 9, 30)),  # first 49, 29, 10, 29 (ecdcb4c), unread
         ("held out 40", (42, 36, 18, 34)),  # first 41, 36, 19, 34 (ecdcb4c), unread
+        ("held out 41", (45, 38, 15, 37)),  # first 45, 38, 15, 37 (b376ea5), unread
+        ("held out 42", (37, 32, 23, 31)),  # first 37, 32, 23, 31 (b376ea5), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -438,6 +450,8 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 38", (17, 17, 29)),  # first 17, 17, 29 (438dc1c), unread
         ("held out 39", (10, 9, 25)),  # first 11, 10, 24 (ecdcb4c), unread
         ("held out 40", (15, 15, 32)),  # first 16, 16, 32 (ecdcb4c), unread
+        ("held out 41", (15, 15, 34)),  # first 15, 15, 34 (b376ea5), unread
+        ("held out 42", (23, 23, 31)),  # first 23, 23, 31 (b376ea5), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -570,6 +584,8 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # first (41, 8), (31, 9) (ecdcb4c), the same after the round of 2026-12-01; its sentences printed once since
         "outside-written 2026-11-30z": ((41, 8), (31, 9)),
         "outside-written 2026-12-01": ((43, 17), (34, 5)),  # first (43, 16), (35, 5) (ecdcb4c); see 30o
+        "outside-written 2026-12-01b": ((34, 16), (32, 19)),  # first (34, 16), (32, 19) (b376ea5)
+        "outside-written 2026-12-01c": ((40, 17), (32, 13)),  # first (40, 17), (32, 13) (b376ea5)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -640,6 +640,22 @@ BUILTIN_SENTENCE_SETS = (
         "work); measured once with the rules of ecdcb4c, before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_45.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-12-01b",
+        "written on 2026-12-01 by a forty-sixth writer who never read the rules nor any other set (follow-up calls "
+        "after an emergency department visit: chest pain, a fall with a head injury, asthma attacks, allergic "
+        "reactions, stitched cuts, a wrist in a cast, kidney stones, migraine, food poisoning, a child's fever); "
+        "measured once with the rules of b376ea5, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_46.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-12-01c",
+        "written on 2026-12-01 by a forty-seventh writer who never read the rules nor any other set (blood and "
+        "immune conditions: anaemia, sickle cell disease, haemophilia, clots and blood thinners, lymphoma and "
+        "leukaemia follow-up, low platelets, transfusions, HIV care, immunoglobulin infusions, life without a "
+        "spleen); measured once with the rules of b376ea5, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_47.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

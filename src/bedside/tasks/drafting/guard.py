@@ -470,6 +470,26 @@ BUILTIN_SETS = (
         "36/40, 34 matched; 19 of 60 reversed pairs matched, 16 with --uncertain reject, which kept 32 of 40 "
         "paraphrases), totals only (its errors unread), frozen",
     ),
+    (
+        "outside-written, held out 41",
+        "guard_heldout_47.jsonl",
+        "written 2026-12-01 by a forty-sixth writer who never read the rules nor any other set (urology and men's "
+        "health: prostate tablets, biopsies and PSA, catheters and leg bags, kidney stones, urinary infections, "
+        "vasectomy, erectile dysfunction medicines and nitrates, testosterone, blood in the urine); measured with "
+        "the rules of b376ea5 (rejection 45/60, 15 passed silently; paraphrases kept 38/40, 37 matched; 15 of 60 "
+        "reversed pairs matched, 15 with --uncertain reject, which kept 34 of 40 paraphrases), totals only (its "
+        "errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 42",
+        "guard_heldout_48.jsonl",
+        "written 2026-12-01 by a forty-seventh writer who never read the rules nor any other set (nutrition, weight "
+        "and blood: feeding tubes, diet stages after weight-loss surgery, weight-loss medicines, supplement drinks, "
+        "iron tablets and infusions, B12 injections, kidney diets, coeliac disease, anaemia follow-up); measured "
+        "with the rules of b376ea5 (rejection 37/60, 23 passed silently; paraphrases kept 32/40, 31 matched; 23 of "
+        "60 reversed pairs matched, 23 with --uncertain reject, which kept 31 of 40 paraphrases), totals only (its "
+        "errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
