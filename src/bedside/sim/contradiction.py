@@ -371,7 +371,7 @@ class ContradictionRules:
         which the answer's other words ("every four weeks") may leave below the alignment."""
         if not _HOW_OFTEN.search(asked):
             return None
-        rates = in_days(frozenset(t for t in mine.times if _time_kind(t) == "span" and t != "as needed"))
+        rates = _rates(mine)
         if not any("/" in t for t in rates):
             return None
         found = []
@@ -381,7 +381,7 @@ class ContradictionRules:
                 mine.drugs and fact.drugs and not mine.drugs & fact.drugs
             ):
                 continue
-            theirs = in_days(frozenset(t for t in fact.times if _time_kind(t) == "span" and t != "as needed"))
+            theirs = _rates(fact)
             if any("/" in t for t in theirs):
                 found.append((i, theirs))
         if len(found) != 1:
@@ -509,6 +509,11 @@ class ContradictionRules:
                 if classes & _classes(theirs) and drug not in theirs.drugs:
                     return FactConflict("drug", text, f"{drug} instead of {_show(theirs.drugs | theirs.classes)}")
         return None
+
+
+def _rates(signals: ClinicalSignals) -> frozenset[str]:
+    """The spans and rates a text gives, in days ("every 3 week" as "0.04762/day"), "as needed" left out."""
+    return in_days(frozenset(t for t in signals.times if _time_kind(t) == "span" and t != "as needed"))
 
 
 _HOW_OFTEN = re.compile(r"\bhow (?:often|many times|frequently)\b", re.IGNORECASE)
