@@ -257,6 +257,16 @@ FROZEN = {
     ): "853d9aaabd80854e0914fb6391a1424c71e7af85eddaa665daae182569f5d877",
     ("bedside.sim", "fidelity_heldout_46.jsonl"): "b20579fcd97fc137e966b7f3054c0eb7ab01b5dd9026b9a987d2adc090c6b7a2",
     ("bedside.sim", "fidelity_heldout_47.jsonl"): "906068c4c58cdcac665d34df5f5122aeae2822db80ddbb2fa6cc07a6ef2adc03",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_49.jsonl",
+    ): "89e2e8fc48f394541498301ba0cd6bb685704e0ecd8eeb203f0df3420550f48c",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_50.jsonl",
+    ): "840485f9e768d2722a3948ba468d17d002ec766821c60a93a30aac803dbe4f2c",
+    ("bedside.sim", "fidelity_heldout_48.jsonl"): "d9ca8403ff707f9bceac3fb3d90396e917697dccb4ab3e3d96a6a2cd16c32d12",
+    ("bedside.sim", "fidelity_heldout_49.jsonl"): "d06b3742498dec0cbb5b3d4da899776c6fee1099816a6dc1c21cc466c2cb0828",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -374,6 +384,8 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 40", (42, 36, 18, 34)),  # first 41, 36, 19, 34 (ecdcb4c), unread
         ("held out 41", (45, 38, 15, 37)),  # first 45, 38, 15, 37 (b376ea5), unread
         ("held out 42", (37, 32, 23, 31)),  # first 37, 32, 23, 31 (b376ea5), unread
+        ("held out 43", (50, 33, 10, 33)),  # first 50, 33, 10, 33 (f086308), unread
+        ("held out 44", (43, 36, 16, 35)),  # first 43, 36, 16, 35 (f086308), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -452,6 +464,8 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 40", (15, 15, 32)),  # first 16, 16, 32 (ecdcb4c), unread
         ("held out 41", (15, 15, 34)),  # first 15, 15, 34 (b376ea5), unread
         ("held out 42", (23, 23, 31)),  # first 23, 23, 31 (b376ea5), unread
+        ("held out 43", (7, 7, 21)),  # first 7, 7, 21 (f086308), unread
+        ("held out 44", (12, 11, 25)),  # first 12, 11, 25 (f086308), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -586,6 +600,8 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-12-01": ((43, 17), (34, 5)),  # first (43, 16), (35, 5) (ecdcb4c); see 30o
         "outside-written 2026-12-01b": ((34, 16), (32, 19)),  # first (34, 16), (32, 19) (b376ea5)
         "outside-written 2026-12-01c": ((40, 17), (32, 13)),  # first (40, 17), (32, 13) (b376ea5)
+        "outside-written 2026-12-01d": ((38, 10), (26, 13)),  # first (38, 10), (26, 13) (f086308)
+        "outside-written 2026-12-01e": ((40, 11), (34, 12)),  # first (40, 11), (34, 12) (f086308)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

@@ -656,6 +656,22 @@ BUILTIN_SENTENCE_SETS = (
         "spleen); measured once with the rules of b376ea5, before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_47.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-12-01d",
+        "written on 2026-12-01 by a forty-eighth writer who never read the rules nor any other set (sleep: "
+        "insomnia, sleep apnoea and CPAP, restless legs, shift work, sleeping tablets, snoring, daytime sleepiness, "
+        "waking at night to pass urine); measured once with the rules of f086308, before any later change, totals "
+        "only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_48.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-12-01e",
+        "written on 2026-12-01 by a forty-ninth writer who never read the rules nor any other set (travel and "
+        "occupational health: travel vaccines, malaria tablets, altitude, jet lag, injuries at work, back pain from "
+        "lifting, noise, chemical exposure, fitness-to-work notes, night shifts); measured once with the rules of "
+        "f086308, before any later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_49.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

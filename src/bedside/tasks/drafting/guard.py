@@ -490,6 +490,25 @@ BUILTIN_SETS = (
         "60 reversed pairs matched, 23 with --uncertain reject, which kept 31 of 40 paraphrases), totals only (its "
         "errors unread), frozen",
     ),
+    (
+        "outside-written, held out 43",
+        "guard_heldout_49.jsonl",
+        "written 2026-12-01 by a forty-eighth writer who never read the rules nor any other set (palliative and "
+        "end-of-life care at home: pain relief, breathlessness, syringe drivers, anticipatory medicines, mouth care, "
+        "pressure areas, hospice contacts, carers' tasks); measured with the rules of f086308 (rejection 50/60, 7 "
+        "passed silently; paraphrases kept 33/40, 33 matched; 10 of 60 reversed pairs matched, 7 with --uncertain "
+        "reject, which kept 21 of 40 paraphrases), totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 44",
+        "guard_heldout_50.jsonl",
+        "written 2026-12-01 by a forty-ninth writer who never read the rules nor any other set (pregnancy "
+        "complications and the weeks after birth: pre-eclampsia, gestational diabetes, reduced baby movements, "
+        "bleeding, waters breaking, blood-thinner injections after a caesarean, breastfeeding and medicines, wound "
+        "care, postnatal mood); measured with the rules of f086308 (rejection 43/60, 12 passed silently; "
+        "paraphrases kept 36/40, 35 matched; 16 of 60 reversed pairs matched, 11 with --uncertain reject, which "
+        "kept 25 of 40 paraphrases), totals only (its errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
