@@ -84,12 +84,15 @@ JUDGED_LABELS: tuple[JudgedLabel, ...] = get_args(JudgedLabel)
 _TAG_QUESTION = re.compile(r",\s*(?:right|correct|yeah|yes|no|isn't it|is that right|ok(?:ay)?)\s*\?\s*$", re.I)
 _PRIVATIVE = re.compile(
     r"\b(?:(?<!can't sleep )(?<!cannot sleep )(?<!can't manage )(?<!can't do )without(?! fail\b)|"
-    r"short(?:ness)? of(?! breath\b)|lack of|unable|normal|(?<!\ba )fine(?! (?:tremor|shak\w*|lines?|rash)\b)|okay|ok"
-    r"|clear|negative|unremarkable)\b",
+    r"short(?:ness)? of(?! breath\b)|lack of|unable|normal|(?<!\ba )(?<!\bthem )(?<!\bit )"
+    r"fine(?! (?:tremor|shak\w*|lines?|rash)\b)|(?:okay|ok)(?!,? but\b)"
+    r"|clear(?! (?:fluid|liquid|discharge|drainage|water|urine|mucus|phlegm|snot|blisters?|plastic|tape)\b)"
+    r"|negative|unremarkable)\b",
     re.I,
 )
 """An absence said without "no" ("without", "short of", "normal"); "without fail" is a "yes", said firmly, "can't
-sleep without it" another, "short of breath" a symptom, said plainly, and "a fine tremor" a slight one."""
+sleep without it" another, "short of breath" a symptom, said plainly, "a fine tremor" a slight one, "I can wiggle
+them fine" how well, "clear fluid" what it looks like, and "it's okay, but" a concession before a complaint."""
 _RESULT_CLAUSE = re.compile(
     r",?\s*\b(?:that|which) (?:was|were|came back|turned out|has been) (?:all |completely |totally )?"
     r"(?:normal|fine|clear|negative|unremarkable)\b",
@@ -123,6 +126,8 @@ _OWN_AGE = re.compile(
 two of them compare ages whatever was asked."""
 _NOT_LONG_AGO = re.compile(r"\bnot (?:that |too |so |very )?long (?:ago|back)\b", re.I)
 """"Not that long ago" says when, not no."""
+_NOT_EVEN_A_SPAN = re.compile(r"\bnot even (?:a|an|one|\d+) (?:hours?|days?|weeks?|months?|years?)\b", re.I)
+""""Not even a week yet" says how long (under a week), not no."""
 _BACKGROUND_CLAUSE = re.compile(r"(?<=[\w,] )(?<!\band )(?<!\bor )\b(?:when|because|'cause)\b[^,;:.]*", re.I)
 """A clause after the sentence's own that gives its when or its why ("I went to the ER last spring when I couldn't
 breathe", "I came in because I couldn't breathe"): a "no" inside it is not the sentence's. Not a clause that opens
@@ -243,7 +248,8 @@ class ContradictionRules:
         """The guard's negation, a "no" an action took in ("I have never tried to hurt myself": never try; "I'm not
         using anything": avoid, with nothing named), or an absence said another way: "without", "short of",
         "normal", "fine"; outside a clause that only says when or why (:data:`_BACKGROUND_CLAUSE`)."""
-        text = _BACKGROUND_CLAUSE.sub(" ", _NOT_LONG_AGO.sub("recently", _ONLY_THAT.sub(" ", text)))
+        text = _NOT_EVEN_A_SPAN.sub("under that", _NOT_LONG_AGO.sub("recently", _ONLY_THAT.sub(" ", text)))
+        text = _BACKGROUND_CLAUSE.sub(" ", text)
         text = _RESULT_CLAUSE.sub(" ", text)
         signals = self.signals(text)
         return signals.negated or bool(signals.refused) or "avoid" in signals.actions or bool(_PRIVATIVE.search(text))
@@ -438,11 +444,20 @@ class ContradictionRules:
         # else a fact near it: "I get up four times a night to pee" says nothing against "finasteride 5 mg
         # daily", nor "blurry for a few weeks" against "numbness in both feet for six months"
         about_it = answered or cosine >= limits.measure_unshared
-        if unheard and fact_numbers and not my_numbers <= fact_numbers and about_it:
+        if (
+            unheard
+            and about_it
+            and any(
+                theirs and not mine <= theirs
+                for mine, theirs in zip(_kinds_apart(my_numbers), _kinds_apart(fact_numbers), strict=True)
+            )
+        ):
             yield "number", f"{_show(fact_numbers)} vs {_show(my_numbers)}"
-        for kind in ("span", "short", "moment", "age"):
+        for kind in ("span", "short", "moment", "part", "age"):
             # "I'm 35." against "I am 29 years old.": both the patient's own age, compared asked or not
-            if not (kind == "age" and own_ages) and (not about_it or (kind in ("moment", "age") and not answered)):
+            if not (kind == "age" and own_ages) and (
+                not about_it or (kind in ("moment", "part", "age") and not answered)
+            ):
                 # "my knuckles are stiff in the mornings" says nothing against "ankle swelling at night"; an answer
                 # shares its subject through the question ("When do you take it?" "In the evening.")
                 continue
@@ -451,8 +466,8 @@ class ContradictionRules:
             if times_conflict(mine_kind, fact_kind):
                 yield "time", f"{_show(fact_kind)} vs {_show(mine_kind)}"
         for kind in ("month:", "weekday:"):
-            mine_dates = frozenset(c for c in calendars[0] if c.startswith(kind))
-            fact_dates = frozenset(c for c in calendars[1] if c.startswith(kind))
+            mine_dates = _weekend_nights(frozenset(c for c in calendars[0] if c.startswith(kind)))
+            fact_dates = _weekend_nights(frozenset(c for c in calendars[1] if c.startswith(kind)))
             if _sets_conflict(mine_dates, fact_dates):
                 yield "date", f"{_show(fact_dates)} vs {_show(mine_dates)}"
         if _sets_conflict(mine.food, fact.food):
@@ -469,7 +484,7 @@ class ContradictionRules:
                 if kind not in ("direction", "order", "actor"):
                     yield kind, f"{theirs} vs {said}"
         # an action needs a subject in common too: "I've started using a cane" says nothing of the aspirin stopped
-        if mine.actions and fact.actions and shared and not actions_agree(mine.actions, fact.actions):
+        if mine.actions and fact.actions and shared and not _patient_actions_agree(mine.actions, fact.actions):
             yield "action", f"{_show(fact.actions)} vs {_show(mine.actions)}"
 
     def _meaning(self, sentence: str, known: Sequence[str], near: Sequence[int]) -> FactConflict | None:
@@ -497,7 +512,8 @@ class ContradictionRules:
         return None
 
     def _wrong_drug(self, sentence: str, mine: ClinicalSignals, known: Sequence[str]) -> FactConflict | None:
-        """A drug no known sentence names, of the same class as one a known sentence names, not said to be extra."""
+        """A drug no known sentence names, of the same class as a drug a known sentence names, not said to be extra.
+        A class named alone ("a steroid shot") is no drug: hydrocortisone cream may be one of it."""
         if _EXTRA.search(sentence):
             return None
         listed = self.named_drugs(known)
@@ -506,7 +522,8 @@ class ContradictionRules:
             classes = _class_of().get(drug, frozenset())
             for text in known:
                 theirs = self.signals(text)
-                if classes & _classes(theirs) and drug not in theirs.drugs:
+                named = {key for other in theirs.drugs for key in _class_of().get(other, frozenset())}
+                if classes & named and drug not in theirs.drugs:
                     return FactConflict("drug", text, f"{drug} instead of {_show(theirs.drugs | theirs.classes)}")
         return None
 
@@ -528,9 +545,36 @@ def _own_age(text: str) -> bool:
     return bool(_OWN_AGE.match(normalise_quantities(text)))
 
 
+_TYPE_NUMBER = re.compile(r"\btype (\d)\b", re.I)
+"""A number that names a kind ("type 2 diabetes"): compared only with another kind's number ("type 1"), never with
+an amount ("sugars in the two hundreds")."""
+
+
 def _quantities(text: str) -> frozenset[str]:
-    """The numbers a text states, number words included, compared by value ("40" and "40.0" agree)."""
-    return frozenset(f"{float(n):g}" for n in _NUMBER.findall(without_ages(normalise_quantities(text))))
+    """The numbers a text states, number words included, compared by value ("40" and "40.0" agree); a kind's number
+    as ``type N``."""
+    said = without_ages(normalise_quantities(text))
+    kinds = frozenset(f"type {n}" for n in _TYPE_NUMBER.findall(said))
+    return kinds | frozenset(f"{float(n):g}" for n in _NUMBER.findall(_TYPE_NUMBER.sub(" ", said)))
+
+
+def _patient_actions_agree(mine: frozenset[str], theirs: frozenset[str]) -> bool:
+    """The guard's :func:`~bedside.text.conflicts.actions_agree`, save that a patient who stopped something and one
+    who gave it up "for now" tell the same thing: "stop" against "hold" is an instruction's difference (for good
+    or for a while), not a patient's."""
+    paused = {"stop", "hold"}
+    return actions_agree(mine, theirs) or (mine <= paused and theirs <= paused)
+
+
+def _weekend_nights(days: frozenset[str]) -> frozenset[str]:
+    """A weekend's days with its Friday: "a few pints at the weekend" is what "Friday and Saturday nights" says."""
+    return days | {"weekday:friday"} if {"weekday:saturday", "weekday:sunday"} <= days else days
+
+
+def _kinds_apart(numbers: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """(amounts, kinds' numbers) of :func:`_quantities`: each compared only with its own sort."""
+    kinds = frozenset(n for n in numbers if n.startswith("type "))
+    return numbers - kinds, kinds
 
 
 _MEASURE = re.compile(r"(?<![\w/.])(\d+(?:\.\d+)?)\s*([a-z]+)?(?:[ -]([a-z]+))?", re.I)
@@ -781,14 +825,21 @@ _LONG_UNITS = ("day", "week", "month", "year")
 never set against a history's days and years."""
 
 
+_PARTS_OF_THE_DAY = frozenset({"morning", "midday", "evening"})
+
+
 def _time_kind(label: str) -> str:
     """A span (a duration of days or longer, "90 day", or a rate "2/day", "every 2 week", "as needed", which can
     disagree with each other: "I still smoke a pack a day" against "I stopped two years ago"), a short span ("20
     minute", "2 hour") or a moment ("evening", "tomorrow"); only two of one kind disagree ("for three months"
     says nothing against "at night", nor "about two minutes" against "yesterday afternoon"); or an age ("age
-    58 year"), compared only with another age, in answer to a question (a child's age is not the patient's)."""
+    58 year"), compared only with another age, in answer to a question (a child's age is not the patient's). A part
+    of the day is a moment compared only with another part of the day: "three in the morning" says nothing against
+    "today", nor "a bottle a night" against "Friday and Saturday"."""
     if label.startswith("age "):
         return "age"
+    if label in _PARTS_OF_THE_DAY:
+        return "part"
     if "/" in label or label == "as needed" or label.startswith("every "):
         return "span"
     parts = label.split()

@@ -495,14 +495,15 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-30h",
         "written by a twenty-sixth writer who never read the rules nor any other set (emergency and urgent care, "
-        "patients on a follow-up call); measured with the rules of df9335e and after the round of choices, passives "
-        "and findings, which did not read it, totals only, frozen",
+        "patients on a follow-up call); measured with the rules of df9335e and after later rounds, totals only; its "
+        "errors were read on 2026-12-01 in the round of shares, kinds and parts of the day: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_26.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-30i",
         "written by a twenty-seventh writer who never read the rules nor any other set (mental health, pain, skin, "
-        "after surgery); measured with the rules of df9335e and after the same round, totals only, frozen",
+        "after surgery); measured with the rules of df9335e and after later rounds, totals only; its errors were "
+        "read on 2026-12-01 in the round of shares, kinds and parts of the day: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_27.jsonl"),
     ),
     SentenceSet(

@@ -17,17 +17,17 @@ negative for cancer" against "the biopsy showed cancer". A word only one side me
 bedside adds to the term set only what its own sentences need, listed here so a reader sees every departure from the
 library: a negation also ends at "so", "then", "until", "unless", "if", "when", "because" and "since" ("it is not
 contagious, so he can go back to school": school is not negated), and at "before", "after", "while", "during",
-"following" and a comma that opens a clause of its own (", it", ", you"...: "once it no longer hurts, it is okay to
-run"; ", or has blue lips"), and "no longer", "none", "nothing", "neither", "nor", "not any more", "clear of" ("the
-lungs were clear of pneumonia"), "free from", "off the drink" and the contractions the term set lacks ("haven't",
-"won't", "shouldn't"...) are preceding cues, and "without" negates what follows but does not alone make a sentence
-negative (the with/without slot reads it). "not yet" is a preceding cue ("not yet osteoporosis"), so "yet" ends a
-negation only as ", yet" (the term set's bare "yet" cut "not yet" short); "doing nothing" is a pseudo-negation
-("sitting there doing nothing" is at rest), and so are "not gonna lie", "not great" (how a patient says how they
-are), "can't sleep without it", ", not much" tacked on (how much, not no: "it doesn't hurt much" keeps its
-"no") and "does not matter" (either is fine). A cue inside a longer one ("not" in "not yet") counts once. The subject
-of a negated passive is negated too ("aspirin should never be given": NegEx reaches forward only), and the "long" of
-"as long as" is no content word.
+"following", a semicolon ("do not wait for clinic; phone the unit now") and a comma that opens a clause of its own
+(", it", ", you"...: "once it no longer hurts, it is okay to run"; ", or has blue lips"), and "no longer", "none",
+"nothing", "neither", "nor", "not any more", "clear of" ("the lungs were clear of pneumonia"), "free from", "off the
+drink" and the contractions the term set lacks ("haven't", "won't", "shouldn't"...) are preceding cues, and
+"without" negates what follows but does not alone make a sentence negative (the with/without slot reads it). "not
+yet" is a preceding cue ("not yet osteoporosis"), so "yet" ends a negation only as ", yet" (the term set's bare
+"yet" cut "not yet" short); "doing nothing" is a pseudo-negation ("sitting there doing nothing" is at rest), and so
+are "not gonna lie", "not great" (how a patient says how they are), "can't sleep without it", ", not much" tacked on
+(how much, not no: "it doesn't hurt much" keeps its "no") and "does not matter" (either is fine). A cue inside a
+longer one ("not" in "not yet") counts once. The subject of a negated passive is negated too ("aspirin should never
+be given": NegEx reaches forward only), and the "long" of "as long as" is no content word.
 
 spaCy is imported on first use (about 2 s), so commands that never compare sentences do not pay for it.
 
@@ -44,7 +44,7 @@ from typing import Any
 
 _EXTRA_TERMINATION = (
     "so", "then", "until", "unless", "if", "when", "because", "since", "so that", "before", "after", "while", "during",
-    "following", ", yet", ", it", ", you", ", we", ", i", ", he", ", she", ", they", ", this", ", that",
+    "following", ";", ", yet", ", it", ", you", ", we", ", i", ", he", ", she", ", they", ", this", ", that",
     ", or is", ", or has", ", or are", ", or have", ", or seems", ", or becomes", ", or gets", ", or feels",
     ", or looks", ", or starts", ", and is", ", and has",
 )  # fmt: skip

@@ -162,6 +162,15 @@ _SHARE = re.compile(
 )
 """"Nine out of ten people", "1 in 5 women": a share of a group, as "90 percent of people" says it (not a score:
 "a six out of ten" names no group)."""
+_CHANCE = re.compile(
+    r"\b(\d+) (?:in|out of(?! 10\b)) (10|100|1000|10000|100000)\b(?![ -]?(?:%|percent|[a-z]*(?:mg|ml|g|units?"
+    r"|minutes?|hours?|days?|weeks?|months?|years?|times?)\b))",
+    re.IGNORECASE,
+)
+""""A 1 in 100 chance", "about 1 in 1000": a risk said as a share of ten, a hundred or a thousand, as "1 percent"
+says it; not a count in a span ("1 in 10 days" is no share), nor a score ("six out of ten": `_SCORE`)."""
+_QUARTER_A = re.compile(r"\b(?:a|one) quarter of (?:a|an) (?=[a-z])", re.IGNORECASE)
+""""A quarter of a milliliter": 0.25 of what follows (after the spans, so "a quarter of an hour" is 15 minutes)."""
 _SCORE = re.compile(r"(?<![\d/.])(\d+(?:\.\d+)?)/(10|5)\b(?!/\d)")
 """A score written as a fraction ("pain 6/10"), read as it is said ("a six out of ten"), so a patient's spoken score
 and a written one give the same numbers; not a reading ("130/80") nor a date ("2/10/2024")."""
@@ -403,6 +412,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
     text = _ONE_OF_STRENGTH.sub("a ", text)
     text = _AND_A_HALF.sub(lambda m: _fmt(int(m.group(1)) + 0.5), text)
     text = _HALF_A.sub("0.5 ", text)
+    text = _QUARTER_A.sub("0.25 ", text)
     text = _PACKS.sub(lambda m: f"{_fmt(float(m.group(1) or 1) * 20)} cigarettes", text)
 
     def interval(match: re.Match[str]) -> str:
@@ -413,6 +423,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
         return match.group()
 
     text = _SHARE.sub(lambda m: f"{_fmt(round(100 * int(m.group(1)) / int(m.group(2)), 2))} percent of", text)
+    text = _CHANCE.sub(lambda m: f"{_fmt(round(100 * int(m.group(1)) / int(m.group(2)), 3))} percent", text)
     text = _SCORE.sub(r"\1 out of \2", text)  # the score "6/10" is said "a six out of ten"
     text = _PRESSURE.sub(r"\1/\2", text)  # "130 over 80" is the reading 130/80
     text = _CLOCK.sub(_clock, text)

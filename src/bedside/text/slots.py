@@ -133,11 +133,11 @@ _PLAIN_NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)(?![\d.]*\d)")
 _SCOPE = re.compile(
     r"\b(?:(?:per|each|every|in a|in a whole|for the whole|total for the|for each|in a single|as a single) "
     r"(?P<v>day|24-hour period|24 hour period|1 day period|dose|meal|week)|(?P<once>at any one time|at one time|in "
-    r"one go|in one dose|in 1 dose))\b"
+    r"one go|in one dose|in 1 dose)|(?P<daily>total daily|daily total|in total each day|altogether each day))\b"
 )
 _SCOPE_VALUE = {"24-hour period": "day", "24 hour period": "day", "1 day period": "day"}
 """How a day is said ("1 day period" is "a 24-hour period" once bedside.text.quantities has read it); a scope said
-without "per" (``once``: "at any one time") is a dose."""
+without "per" (``once``: "at any one time") is a dose, and a "total daily" amount is counted over a day."""
 _NEGATIVE_WORD = re.compile(r"\b(?:no|not|non|never|nothing(?! to\b)|without)\b")
 """A "no" inside an opposite's phrase ("no longer contagious", "nothing concerning") belongs to the phrase, not the
 sentence; "nothing to worry about" keeps its "no", which the negation rules weigh against a warning."""
@@ -482,7 +482,8 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
     # a day") the two differ in what they allow.
     slots.update(("comparison", n, "=") for n in set(_PLAIN_NUMBER.findall(lowered)) - compared)
     scopes = {
-        "dose" if m.group("once") else _SCOPE_VALUE.get(m.group("v"), m.group("v")) for m in _SCOPE.finditer(lowered)
+        "dose" if m.group("once") else "day" if m.group("daily") else _SCOPE_VALUE.get(m.group("v"), m.group("v"))
+        for m in _SCOPE.finditer(lowered)
     }
     if len(scopes) == 1:
         slots.add(("scope", "", scopes.pop()))

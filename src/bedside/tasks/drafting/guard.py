@@ -335,20 +335,24 @@ BUILTIN_SETS = (
         "rates and held things: a development set now",
     ),
     (
-        "outside-written, held out 26",
+        "outside-written, dev 31",
         "guard_heldout_32.jsonl",
         "written 2026-11-30 by a thirty-first writer who never read the rules nor any other set (older adults, "
         "palliative and hospice care, home infusions); measured with the rules of 5f4f2d0 (rejection 49/60, 7 "
         "passed silently; paraphrases kept 36/40; 11 of 60 reversed pairs matched, 7 with --uncertain reject, which "
-        "kept 36 of 40 paraphrases), totals only (its errors unread), frozen",
+        "kept 36 of 40 paraphrases) and after later rounds with its errors unread, totals only (52/60, 35/40, 8/60 "
+        "at f086308); its errors were read on 2026-12-01 for the round of shares, kinds and parts of the day: a "
+        "development set now",
     ),
     (
-        "outside-written, held out 27",
+        "outside-written, dev 32",
         "guard_heldout_33.jsonl",
         "written 2026-11-30 by a thirty-second writer who never read the rules nor any other set (eye care, ear, "
         "nose, throat and dental procedures, sleep medicine); measured with the rules of 80fe826 (rejection 55/60, "
         "3 passed silently; paraphrases kept 34/40; 5 of 60 reversed pairs matched, 3 with --uncertain reject, "
-        "which kept 29 of 40 paraphrases), totals only (its errors unread), frozen",
+        "which kept 29 of 40 paraphrases) and after later rounds with its errors unread, totals only (56/60, "
+        "36/40, 4/60 at f086308); its errors were read on 2026-12-01 for the round of shares, kinds and parts of "
+        "the day: a development set now",
     ),
     (
         "outside-written, held out 28",
