@@ -334,7 +334,7 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
     assert re.search(r"rejection \d\.\d{3} \(\d+/60\) \[95% CI", outside), outside
     # a held-out set's errors stay unread unless asked for: no pair of it is printed
     assert "missed (" in result.output  # the dev set's misses are shown
-    leaked = bool(re.search(r"\bg(?:3[4-9]|4[0-9]|50)-\d{3}\b", result.output))  # the held-out pairs stay unread
+    leaked = bool(re.search(r"\bg(?:3[4-9]|4[0-9]|5[0-2])-\d{3}\b", result.output))  # the held-out pairs stay unread
     assert not leaked, "a held-out set's pairs were printed"
     assert "outside-written, held out 28: a held-out set, totals only" in result.output
     shown = CliRunner().invoke(
@@ -396,6 +396,8 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
         "outside-written, held out 42",
         "outside-written, held out 43",
         "outside-written, held out 44",
+        "outside-written, held out 45",
+        "outside-written, held out 46",
     ]
     # named by the order they became dev or held-out sets; their files and pair ids by writer, said first
     assert data["sets"][7]["provenance"].startswith("data/guard_heldout_8.jsonl: ")

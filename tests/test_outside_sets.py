@@ -267,6 +267,16 @@ FROZEN = {
     ): "840485f9e768d2722a3948ba468d17d002ec766821c60a93a30aac803dbe4f2c",
     ("bedside.sim", "fidelity_heldout_48.jsonl"): "d9ca8403ff707f9bceac3fb3d90396e917697dccb4ab3e3d96a6a2cd16c32d12",
     ("bedside.sim", "fidelity_heldout_49.jsonl"): "d06b3742498dec0cbb5b3d4da899776c6fee1099816a6dc1c21cc466c2cb0828",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_51.jsonl",
+    ): "138382eabff6b009c13c2023b6ee03df8b99d7aa98b795bc9df80a8c869b642d",
+    (
+        "bedside.tasks.drafting",
+        "guard_heldout_52.jsonl",
+    ): "05005ea577e2ff1aba019db4e87e11136b89eceb2e7f92688303de74199d7d79",
+    ("bedside.sim", "fidelity_heldout_50.jsonl"): "38aa9a302d8a39e6c123403b40debace73d1bd697a5ceee9d93b0f871e7d5103",
+    ("bedside.sim", "fidelity_heldout_51.jsonl"): "ef94bdb9a559d48c2e0ef909f2a0d2e6d98fa672155a7814ac323f0decfe11b8",
 }
 REFUSING = GuardedMatcher(EmbeddingMatcher(), uncertain="reject")
 
@@ -391,6 +401,8 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 42", (37, 32, 23, 31)),  # first 37, 32, 23, 31 (b376ea5), unread
         ("held out 43", (51, 33, 9, 33)),  # first 50, 33, 10, 33 (f086308), unread; +1 rejection (the same round)
         ("held out 44", (43, 36, 16, 35)),  # first 43, 36, 16, 35 (f086308), unread
+        ("held out 45", (46, 31, 14, 30)),  # first 46, 31, 14, 30 (a065328), unread
+        ("held out 46", (42, 27, 18, 25)),  # first 42, 27, 18, 25 (a065328), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -471,6 +483,8 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("held out 42", (23, 23, 31)),  # first 23, 23, 31 (b376ea5), unread
         ("held out 43", (6, 6, 21)),  # first 7, 7, 21 (f086308), unread; -1 reversal (the same round)
         ("held out 44", (12, 11, 25)),  # first 12, 11, 25 (f086308), unread
+        ("held out 45", (13, 13, 26)),  # first 13, 13, 26 (a065328), unread
+        ("held out 46", (12, 12, 22)),  # first 12, 12, 22 (a065328), unread
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -616,6 +630,8 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-12-01c": ((40, 17), (32, 13)),  # first (40, 17), (32, 13) (b376ea5)
         "outside-written 2026-12-01d": ((38, 10), (26, 13)),  # first (38, 10), (26, 13) (f086308)
         "outside-written 2026-12-01e": ((40, 11), (34, 12)),  # first (40, 11), (34, 12) (f086308)
+        "outside-written 2026-12-01f": ((40, 13), (28, 11)),  # first (40, 13), (28, 11) (a065328)
+        "outside-written 2026-12-01g": ((40, 12), (31, 11)),  # first (40, 12), (31, 11) (a065328)
     }
     for labelled in BUILTIN_SENTENCE_SETS:
         if labelled.name not in floors:

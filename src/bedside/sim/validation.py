@@ -673,6 +673,22 @@ BUILTIN_SENTENCE_SETS = (
         "f086308, before any later change, totals only, frozen",
         SENTENCE_SET.with_name("fidelity_heldout_49.jsonl"),
     ),
+    SentenceSet(
+        "outside-written 2026-12-01f",
+        "written on 2026-12-01 by a fiftieth writer who never read the rules nor any other set (rehabilitation: "
+        "after a stroke, a joint replacement, a heart attack, a spinal injury or an amputation, lung rehabilitation, "
+        "therapy at home, going back to driving and work); measured once with the rules of a065328, before any "
+        "later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_50.jsonl"),
+    ),
+    SentenceSet(
+        "outside-written 2026-12-01g",
+        "written on 2026-12-01 by a fifty-first writer who never read the rules nor any other set (older adults "
+        "and their carers: memory problems, falls, many medicines, hearing and sight, continence, frailty, a carer "
+        "speaking for a parent, home help and care homes); measured once with the rules of a065328, before any "
+        "later change, totals only, frozen",
+        SENTENCE_SET.with_name("fidelity_heldout_51.jsonl"),
+    ),
 )
 """The sets ``bedside sim fidelity-eval`` measures by default, each reported apart (issue 45)."""
 

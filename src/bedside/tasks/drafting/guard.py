@@ -513,6 +513,24 @@ BUILTIN_SETS = (
         "paraphrases kept 36/40, 35 matched; 16 of 60 reversed pairs matched, 11 with --uncertain reject, which "
         "kept 25 of 40 paraphrases), totals only (its errors unread), frozen",
     ),
+    (
+        "outside-written, held out 45",
+        "guard_heldout_51.jsonl",
+        "written 2026-12-01 by a fiftieth writer who never read the rules nor any other set (older adults with "
+        "dementia, delirium and falls: care at home and in care homes, medicines for memory and behaviour, walking "
+        "aids, hip fracture recovery, swallowing, carers' instructions); measured with the rules of a065328 "
+        "(rejection 46/60, 13 passed silently; paraphrases kept 31/40, 30 matched; 14 of 60 reversed pairs matched, "
+        "13 with --uncertain reject, which kept 26 of 40 paraphrases), totals only (its errors unread), frozen",
+    ),
+    (
+        "outside-written, held out 46",
+        "guard_heldout_52.jsonl",
+        "written 2026-12-01 by a fifty-first writer who never read the rules nor any other set (newborns and young "
+        "infants: feeding, jaundice, weight checks, cord care, safe sleep, fever, vaccines, leaving the neonatal "
+        "unit, reflux, nappy rash, vitamin D, colic, when to call); measured with the rules of a065328 (rejection "
+        "42/60, 12 passed silently; paraphrases kept 27/40, 25 matched; 18 of 60 reversed pairs matched, 12 with "
+        "--uncertain reject, which kept 22 of 40 paraphrases), totals only (its errors unread), frozen",
+    ),
 )
 """(name, file under ``data/``, provenance) of the sets ``guard-eval`` reports by default, each on its own lines."""
 
