@@ -3,7 +3,10 @@ one way a table is printed (readable in a terminal and in a log)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -11,6 +14,9 @@ from rich.errors import MarkupError
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 out = Console()
 err = Console(stderr=True)
@@ -104,3 +110,68 @@ def show_rule(title: str, console: Console | None = None) -> None:
         console.print(
             f"== {Text.from_markup(title).plain} ==", markup=False, highlight=False, soft_wrap=True, crop=False
         )
+
+
+class Steps:
+    """Progress through the steps a command takes before it prints anything (the sets ``guard-eval`` and
+    ``fidelity-eval`` measure take minutes on a CPU, and a silent command looks hung): a transient bar on a
+    terminal; off one (a log, CI), a plain line at most every ``every_s`` seconds, not a line per step.
+
+    ``quiet`` prints nothing, for output that must stay machine-readable (``--json``, whose reader may see stderr
+    mixed in)."""
+
+    def __init__(
+        self,
+        what: str,
+        total: int,
+        unit: str,
+        *,
+        console: Console | None = None,
+        every_s: float = 30.0,
+        quiet: bool = False,
+    ) -> None:
+        self.what, self.total, self.unit, self.every_s, self.quiet = what, total, unit, every_s, quiet
+        self.console = console or err
+        self.done = 0
+        self._started = self._logged = time.monotonic()
+        self._bar: Progress | None = None
+
+    def __enter__(self) -> Steps:
+        self._started = self._logged = time.monotonic()
+        if not self.quiet and self.console.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._bar = Progress(
+                TextColumn("{task.description}", markup=False),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=self.console,
+                transient=True,
+            )
+            self._bar.start()
+            self._bar.add_task(self.what, total=self.total)
+        return self
+
+    def advance(self, name: str) -> None:
+        """One step done; ``name`` says which (the last one is shown)."""
+        self.done += 1
+        if self.quiet:
+            return
+        if self._bar is not None:
+            (task,) = self._bar.task_ids
+            self._bar.update(task, advance=1, description=f"{self.what}: {name}")
+            return
+        now = time.monotonic()
+        if now - self._logged >= self.every_s and self.done < self.total:
+            self._logged = now
+            self.console.print(
+                f"{self.what}: {self.done} of {self.total} {self.unit} (last: {name}), {now - self._started:.0f} s",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if self._bar is not None:
+            self._bar.stop()

@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 
 from bedside.cli.app import ApiKeyEnvOption, CacheOption, JsonOption, ModelOption, NoCacheOption, _cache_path, app
-from bedside.console import err, fail, out, show_table
+from bedside.console import Steps, err, fail, out, show_table
 
 sim_app = typer.Typer(
     help="The simulation engine: validate the simulated patient's fidelity checker.", no_args_is_help=True
@@ -200,15 +200,22 @@ def fidelity_eval(
         err.print(f"{labels} is a copy of bedside's {sealed.name!r}, whose sentences stay unread: no errors listed")
         show_errors = False
 
+    async def each_set(judge: Any) -> list[list[Any]]:
+        found = []
+        with Steps("fidelity-eval", len(loaded), "sets measured", quiet=as_json) as steps:  # minutes, by default
+            for labelled, items in loaded:
+                found.append(
+                    await evaluate_checkers(items, chosen, judge, concurrency=concurrency, verify=verify)  # type: ignore[arg-type]
+                )
+                steps.advance(labelled.name)
+        return found
+
     async def run() -> list[list[Any]]:
         if "llm" not in chosen and not verify:
-            return [await evaluate_checkers(items, chosen) for _, items in loaded]  # type: ignore[arg-type]
+            return await each_set(None)
         assert model is not None
         async with get_model(model, role="judge", cache=_cache_path(cache, no_cache), api_key_env=api_key_env) as judge:
-            return [
-                await evaluate_checkers(items, chosen, judge, concurrency=concurrency, verify=verify)  # type: ignore[arg-type]
-                for _, items in loaded
-            ]
+            return await each_set(judge)
 
     try:
         results = asyncio.run(run())

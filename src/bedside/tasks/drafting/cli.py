@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bedside.cli.app import ApiKeyEnvOption
-from bedside.console import column_map, err, fail, out, show_table
+from bedside.console import Steps, column_map, err, fail, out, show_table
 from bedside.inputs import read_text
 from bedside.tasks.drafting.editjudge import EditJudgement, Matcher, edit_judge, summarise
 
@@ -472,7 +472,9 @@ def guard_eval_command(
         raise fail(exc) from None
     try:
         measured, asked = asyncio.run(
-            _guard_measures(sets, matcher, uncertain, verifier, no_cache, api_key_env, scope=verify_scope)
+            _guard_measures(
+                sets, matcher, uncertain, verifier, no_cache, api_key_env, scope=verify_scope, quiet=as_json
+            )
         )
     except ModelError as exc:
         raise fail(ValueError(f"the verifier failed: {exc}")) from None
@@ -545,18 +547,23 @@ async def _guard_measures(
     api_key_env: str | None,
     *,
     scope: VerifyScope = "uncertain",
+    quiet: bool = False,
 ) -> tuple[list[tuple[GuardSet, GuardEvaluation, MatchRates | None]], tuple[int, int] | None]:
     """Each set's guard evaluation, and what the default matcher (behind the guard, with the verifier if one is
-    named) matches in it; and, with a verifier, how many pairs it was asked about and left undecided."""
+    named) matches in it; and, with a verifier, how many pairs it was asked about and left undecided. Progress goes
+    to stderr unless ``quiet``: the default sets take minutes."""
     from bedside.tasks.drafting.guard import evaluate_guard, match_rates
     from bedside.tasks.drafting.matchers import EmbeddingMatcher, GuardedMatcher
 
     async def measure(check: MeaningVerifier | None) -> list[tuple[GuardSet, GuardEvaluation, MatchRates | None]]:
         chosen = GuardedMatcher(EmbeddingMatcher(), uncertain=uncertain, verifier=check)  # type: ignore[arg-type]
-        return [
-            (labelled, evaluate_guard(labelled.pairs), await match_rates(labelled.pairs, chosen) if matcher else None)
-            for labelled in sets
-        ]
+        measured = []
+        with Steps("guard-eval", len(sets), "sets measured", quiet=quiet) as steps:
+            for labelled in sets:
+                result = evaluate_guard(labelled.pairs)
+                measured.append((labelled, result, await match_rates(labelled.pairs, chosen) if matcher else None))
+                steps.advance(labelled.name)
+        return measured
 
     if verifier is None:
         return await measure(None), None
