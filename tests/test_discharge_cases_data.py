@@ -3,21 +3,17 @@ builds from it, byte for byte (issue 48: the text was 3,000 lines of code)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 from bedside.tasks.discharge.cases import DischargeCase
+from tool_module import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_shipped_cases_are_built_from_the_data_file() -> None:
-    spec = importlib.util.spec_from_file_location("make_discharge_cases", ROOT / "tools" / "make_discharge_cases.py")
-    assert spec is not None
-    assert spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = load_tool("make_discharge_cases")
     built = [
         json.dumps(DischargeCase.model_validate(raw).model_dump(mode="json"), ensure_ascii=False)
         for raw in tool.read_cases()

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 from bedside.sim.validation import read_fidelity_items, splits_of
+from tool_module import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 HELDOUT = ROOT / "src" / "bedside" / "sim" / "data" / "fidelity_heldout.jsonl"
@@ -37,11 +37,7 @@ def test_the_heldout_set_is_one_split_of_at_least_twelve_patients() -> None:
 
 
 def test_the_file_is_what_its_generator_writes() -> None:
-    spec = importlib.util.spec_from_file_location("make_fidelity_heldout", ROOT / "tools" / "make_fidelity_heldout.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_tool("make_fidelity_heldout")
     written = [json.loads(line) for line in HELDOUT.read_text(encoding="utf-8").splitlines()]
     assert written == module.rows()
 

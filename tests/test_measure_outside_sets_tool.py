@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tool_module import load_tool
 
 
 def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("measure_outside_sets", ROOT / "tools" / "measure_outside_sets.py")
-    assert spec is not None
-    assert spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
+    return load_tool("measure_outside_sets")
 
 
 def test_it_counts_a_development_set_and_a_held_out_one_apart(
