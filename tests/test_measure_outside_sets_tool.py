@@ -71,3 +71,17 @@ def test_an_unknown_set_is_refused_by_name(tmp_path: Path, capsys: pytest.Captur
     assert exited.value.code == 2
     assert "no shipped set named ['dev 999']" in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_per_item_keeps_verdicts_of_read_sets_only_and_compare_names_the_items_that_moved(tmp_path: Path) -> None:
+    tool = _tool()
+    out = tmp_path / "after.json"
+    assert tool.main(["--only", "guard", "--per-item", "--sets", "dev", "held out 46", "--out", str(out)]) == 0
+    counts = json.loads(out.read_text(encoding="utf-8"))["guard"]
+    items = counts["dev"]["items"]
+    assert len(items) == 100
+    assert set(items.values()) <= {f"{v}/{r}" for v in ("agree", "conflict", "uncertain") for r in ("right", "wrong")}
+    assert "items" not in counts["held out 46"]  # an unread set's ids would point at its sentences
+    before = {"guard": {"dev": {**counts["dev"], "items": {**items, "g2-001": "moved/right"}}}}
+    lines = tool.compare(before, {"guard": {"dev": counts["dev"]}})
+    assert f"  g2-001: moved/right -> {items['g2-001']}" in lines

@@ -14,6 +14,10 @@ A round is measured as two runs of this script, the code before the change and a
 ``held out`` sets; fidelity: the frozen sets whose provenance does not call them development sets). ``--only
 guard`` or ``--only fidelity`` measures one checker; ``--sets`` names sets to measure (the guard's by their short
 name, "dev 3" or "held out 40"; the fidelity checker's by their full name).
+
+``--per-item`` also keeps each item's verdict, on the sets already read only (bedside's own and the development
+sets), and ``--compare`` then names the items that moved: what a round changed on text it may read. An unread
+set's items are never kept, so its ids cannot point anyone at its sentences.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ FIDELITY_COUNTS = ("contradicted_hits", "contradicted_false", "unsupported_hits"
 """Per fidelity set: the combined checker's right and wrong calls of each label."""
 
 
-def measure_guard(names: set[str] | None = None) -> dict[str, dict[str, Any]]:
+def measure_guard(names: set[str] | None = None, *, per_item: bool = False) -> dict[str, dict[str, Any]]:
     from bedside.tasks.drafting.guard import builtin_guard_sets, evaluate_guard, matcher_rates
     from bedside.tasks.drafting.matchers import EmbeddingMatcher, GuardedMatcher
 
@@ -64,12 +68,30 @@ def measure_guard(names: set[str] | None = None) -> dict[str, dict[str, Any]]:
             refused.reversed_matched,
             refused.paraphrases_matched,
         )
-        measured[name] = {"unread": labelled.held_out, **dict(zip(GUARD_COUNTS, map(int, counts), strict=True))}
+        row: dict[str, Any] = {"unread": labelled.held_out, **dict(zip(GUARD_COUNTS, map(int, counts), strict=True))}
+        if per_item and not labelled.held_out:
+            row["items"] = _guard_items(labelled.pairs, default)
+        measured[name] = row
         _progress(f"guard: {name}")
     return measured
 
 
-def measure_fidelity(names: set[str] | None = None) -> dict[str, dict[str, Any]]:
+def _guard_items(pairs: Sequence[Any], matcher: Any) -> dict[str, str]:
+    """Each pair's guard verdict and whether the default matcher decided it as labelled: "conflict/right"."""
+    from bedside.tasks.drafting.guard import default_guard
+
+    async def spans() -> list[Any]:
+        return [(await matcher.match(pair.reference, pair.candidate)).span for pair in pairs]
+
+    guard = default_guard()
+    return {
+        pair.id: f"{guard.read(pair.reference, pair.candidate).verdict}/"
+        f"{'right' if (span is not None) == pair.match else 'wrong'}"
+        for pair, span in zip(pairs, asyncio.run(spans()), strict=True)
+    }
+
+
+def measure_fidelity(names: set[str] | None = None, *, per_item: bool = False) -> dict[str, dict[str, Any]]:
     from bedside.sim.validation import BUILTIN_SENTENCE_SETS, evaluate_checkers, read_fidelity_items
 
     measured = {}
@@ -83,7 +105,10 @@ def measure_fidelity(names: set[str] | None = None) -> dict[str, dict[str, Any]]
             hits, predicted = int(figures[label]["hits"] or 0), int(figures[label]["predicted"] or 0)
             counts += [hits, predicted - hits]
         unread = "frozen" in labelled.provenance and "development set" not in labelled.provenance
-        measured[labelled.name] = {"unread": unread, **dict(zip(FIDELITY_COUNTS, counts, strict=True))}
+        row: dict[str, Any] = {"unread": unread, **dict(zip(FIDELITY_COUNTS, counts, strict=True))}
+        if per_item and not unread:
+            row["items"] = {key: "/".join(value) for key, value in combined.labels.items()}
+        measured[labelled.name] = row
         _progress(f"fidelity: {labelled.name}")
     return measured
 
@@ -98,6 +123,10 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
             moved = [f"{f} {old[name][f]} -> {new[name][f]}" for f in fields if old[name][f] != new[name][f]]
             if moved:
                 lines.append(f"{checker} {name}: {', '.join(moved)}")
+            old_items, new_items = old[name].get("items", {}), new[name].get("items", {})
+            for item in sorted(set(old_items) & set(new_items)):
+                if old_items[item] != new_items[item]:
+                    lines.append(f"  {item}: {old_items[item]} -> {new_items[item]}")
         unread = [name for name in both if old[name]["unread"] and new[name]["unread"]]
         if unread:
             totals = ", ".join(
@@ -117,6 +146,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--compare", type=Path, help="an earlier run's JSON: print what moved")
     parser.add_argument("--only", choices=("guard", "fidelity"), help="measure one checker only")
     parser.add_argument("--sets", nargs="+", help="only these sets (guard: short names; fidelity: full names)")
+    parser.add_argument(
+        "--per-item", action="store_true", help="keep each item's verdict on the sets already read, to compare"
+    )
     args = parser.parse_args(argv)
     before = None
     if args.compare is not None:
@@ -127,9 +159,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = set(args.sets) if args.sets else None
     counts: dict[str, Any] = {}
     if args.only in (None, "guard"):
-        counts["guard"] = measure_guard(names)
+        counts["guard"] = measure_guard(names, per_item=args.per_item)
     if args.only in (None, "fidelity"):
-        counts["fidelity"] = measure_fidelity(names)
+        counts["fidelity"] = measure_fidelity(names, per_item=args.per_item)
     if names is not None:
         found = set(counts.get("guard", {})) | set(counts.get("fidelity", {}))
         if names - found:
