@@ -109,7 +109,7 @@ _PERSON = re.compile(
 )
 _CANNOT_HAVE = re.compile(
     r"\b(?:can't|cannot|can not|couldn't|unable to|not allowed to) (?:take|have|use|tolerate|touch|eat|be given)\b|"
-    r"\b(?:makes?|made) me\b",
+    r"\b(?:makes?|made) me\b|\b(?:doesn't|does not|didn't|did not|don't|do not) agree with me\b|\bdisagrees? with me\b",
     re.I,
 )
 _ALLERGY = re.compile(r"\ballerg|\bintoleran|\breacti", re.I)
@@ -134,9 +134,26 @@ breathe", "I came in because I couldn't breathe"): a "no" inside it is not the s
 the sentence, whose main clause may follow without a comma, nor one that is an item of a list ("bright lights, and
 when I don't get enough sleep"), nor "since", which also says from when ("the bloating's gone since I stopped
 gluten")."""
+_SCOPED_NONE = re.compile(r"\bfor (?:the|my|his|her|your|their) \w+|\bdiet\b|\bwhat i eat\b", re.I)
+"""A "none" said of one condition's treatment ("I just watch what I eat, no pills for the sugar"): not of every
+medicine."""
+_NO_MEDICINES = re.compile(
+    r"\b(?:no|not on any|not taking any|(?:don't|do not|doesn't|does not) take any|(?:i'm|i am) not on|"
+    r"(?:i'm|i am) off all)\s+(?:(?P<regular>regular|daily|long-term|prescribed|prescription|repeat)\s+)?"
+    r"(?:medicines?|medications?|meds|tablets|pills|drugs|treatment)\b",
+    re.I,
+)
+"""A patient who takes no medicine ("I take no regular medicines", "I'm not on any medication at all")."""
+_BUT_FOR = re.compile(r"\b(?:except|apart from|other than|besides|but|only|aside from)\b", re.I)
+_MEDICINE_FORM = re.compile(
+    r"\b(?:tablets?|pills?|capsules?|inhalers?|injections?|medicines?|medications?|meds)\b",
+    re.I,
+)
+_TAKING = re.compile(r"\b(?:take|takes|taking|took|on|use|uses|using|used)\b", re.I)
+_EVERY = re.compile(r"\b(?:every|each|daily|regularly|nightly)\b", re.I)
 _FAMILY = re.compile(r"\b(?:family|relatives?)\b", re.I)
 """A fact about the whole family ("no one in my family has died suddenly") speaks of the uncle a sentence names."""
-_EXTRA = re.compile(r"\b(?:also|too|as well|another|other|extra|plus|besides|in addition)\b", re.I)
+_EXTRA = re.compile(r"\b(?:also|too|as well|another|other|extra|plus|besides|in addition|on top of)\b", re.I)
 _ABOUT_SOMEONE_ELSE = re.compile(
     r"^\W*(?:(?:um|uh|er|erm|well|yeah|yes|so|oh|and|but|no),?\s+)*(?:my|our)\s+(?:\w+\s+)?" + _PERSON.pattern,
     re.I,
@@ -293,6 +310,8 @@ class ContradictionRules:
             return meaning
         if "person" not in self.without and (person := _other_person(sentence, known, asked)):
             return person
+        if "medicines" not in self.without and (medicines := self._medicines(sentence, mine, known)):
+            return medicines
         if "household" not in self.without and (home := household(sentence, asked)):
             homes = [(text, stated) for text in known if (stated := household(text))]
             for text, stated in homes:
@@ -303,8 +322,9 @@ class ContradictionRules:
         about_someone_else = bool(_ABOUT_SOMEONE_ELSE.search(sentence))
         rates = frozenset(t for t in mine.times if "/" in t)
         for rank, i in enumerate(aligned):
-            if _same_state(sentence, known[i]):
-                return None  # "I can't sleep" and "I have insomnia": one state said two ways, not a flip
+            # "I can't sleep" and "I have insomnia": one state said two ways, not a flip; its times may still differ
+            # ("I quit smoking two years ago" against "I stopped smoking ten years ago")
+            same = _same_state(sentence, known[i])
             fact = self.signals(known[i])
             if mine.drugs and fact.drugs and not mine.drugs & fact.drugs:
                 if rank == 0 and similarity[i] >= limits.swap and not extra and "drug" not in self.without:
@@ -328,11 +348,17 @@ class ContradictionRules:
                 own_ages=_own_age(sentence) and _own_age(known[i]),
                 calendars=(calendar_terms(sentence), calendar_terms(known[i])),
             )
-            conflict = next((c for c in found if c[0] not in self.without), None)  # the first of a kind not left out
+            conflict = next(  # the first of a kind not left out
+                (c for c in found if c[0] not in self.without and not (same and c[0] in ("negation", "action"))), None
+            )
             if conflict and conflict[0] == "time" and self._times_stated(sentence, mine, known, near, i):
                 continue  # "two times a week, before soccer": the albuterol fact says it, not the daily inhaler's
+            if conflict and conflict[0] == "time" and self._times_told(sentence, mine, known, near, i):
+                continue  # "about eight months ago": the transplant's eight months, not three years of dialysis
             if conflict:
                 return FactConflict(conflict[0], known[i], conflict[1])
+            if same:
+                return None
             if (
                 _agree(_measures(sentence), _measures(known[i]))
                 or (mine.drugs & fact.drugs)
@@ -351,6 +377,40 @@ class ContradictionRules:
             return counted
         return None if "drug" in self.without else self._wrong_drug(sentence, mine, known)
 
+    def _medicines(self, sentence: str, mine: ClinicalSignals, known: Sequence[str]) -> FactConflict | None:
+        """A patient who says they take no medicine against a fact that names one they take, or one who names a
+        medicine they take against a fact that says they take none ("I take a blood pressure tablet every morning"
+        against "I take no medicines"). A fact that says "no regular medicines" is gainsaid only by a medicine taken
+        on a schedule; one with an exception ("no medicines apart from my inhaler") by none."""
+        if _ABOUT_SOMEONE_ELSE.search(sentence) or _EXTRA.search(sentence):
+            return None
+        says_none = bool(_NO_MEDICINES.search(sentence)) and not _SCOPED_NONE.search(sentence)
+        takes = not says_none and self._takes_a_medicine(sentence, mine)
+        if not says_none and not takes:
+            return None
+        for text in known:
+            if _ABOUT_SOMEONE_ELSE.search(text) or _PERSON.search(text):
+                continue
+            if says_none and self._takes_a_medicine(text, self.signals(text)):
+                return FactConflict("medicines", text, "a medicine taken vs none")
+            scoped = _BUT_FOR.search(text) or _SCOPED_NONE.search(text)
+            if takes and (none := _NO_MEDICINES.search(text)) and not scoped:
+                if none.group("regular") and not any("/" in t for t in mine.times) and not _EVERY.search(sentence):
+                    continue
+                return FactConflict("medicines", text, "none vs a medicine taken")
+        return None
+
+    def _takes_a_medicine(self, text: str, signals: ClinicalSignals) -> bool:
+        """Whether a text says its speaker takes a medicine: a drug or a form of one with a verb of taking, no "no"
+        and no allergy."""
+        return (
+            bool(signals.drugs or _MEDICINE_FORM.search(text))
+            and bool(_TAKING.search(text))
+            and not _NO_MEDICINES.search(text)
+            and not _ALLERGY.search(text)
+            and not self.negated(text)
+        )
+
     def _times_stated(
         self, sentence: str, mine: ClinicalSignals, known: Sequence[str], near: Sequence[int], skip: int
     ) -> bool:
@@ -363,6 +423,32 @@ class ContradictionRules:
         return any(
             i != skip and words & _content(known[i]) and mine.times <= self.signals(known[i]).times for i in near
         )
+
+    def _times_told(
+        self, sentence: str, mine: ClinicalSignals, known: Sequence[str], near: Sequence[int], skip: int
+    ) -> bool:
+        """Whether a near fact other than ``known[skip]`` gives every time the sentence gives (spans in days, days
+        of the week): the sentence tells that fact's time ("It was about eight months ago" against "a transplant
+        eight months ago"), which the time of another fact aligned above it does not gainsay ("on haemodialysis for
+        three years before the transplant"). Not a sentence that gives a rate or shares a word with ``known[skip]``
+        ("I quit smoking about two years ago" is about "I stopped smoking ten years ago", whatever else happened two
+        years ago), nor a fact of another drug: "the folic acid every day except Sunday" is no methotrexate "on
+        Sundays"."""
+        words = _content(sentence) - _content(" ".join(mine.time_words))
+        if any("/" in t for t in mine.times) or words & _content(known[skip]):
+            return False
+        told = in_days(frozenset(t for t in mine.times if _time_kind(t) != "part"))
+        if not told:
+            return False
+        for i in near:
+            if i == skip:
+                continue
+            fact = self.signals(known[i])
+            if mine.drugs and fact.drugs and not mine.drugs & fact.drugs:
+                continue
+            if told <= in_days(fact.times):
+                return True
+        return False
 
     def _rate_asked(
         self,
@@ -503,6 +589,10 @@ class ContradictionRules:
                 theirs_sites = _cancer_sites(known[i])
                 if theirs_sites and not mine_sites & theirs_sites and _people(sentence) == _people(known[i]):
                     return FactConflict("meaning", known[i], f"cancer: {_show(theirs_sites)} vs {_show(mine_sites)}")
+        if (my_floor := _floor(sentence)) is not None:
+            for text in known:
+                if (their_floor := _floor(text)) is not None and their_floor != my_floor:
+                    return FactConflict("meaning", text, f"floor: {their_floor} vs {my_floor}")
         my_jobs = _jobs(sentence)
         if my_jobs:
             for text in known:
@@ -550,12 +640,32 @@ _TYPE_NUMBER = re.compile(r"\btype (\d)\b", re.I)
 an amount ("sugars in the two hundreds")."""
 
 
+_SPOKEN_CLOCK = re.compile(
+    r"(?<![\w.:])(1[0-2]|[1-9])(?::[0-5]\d)?\s*"
+    r"(?:o'?clock|(?:in the|this) (?:morning|afternoon|evening)|at night|last night|tonight|[ap]\.?m\b\.?)",
+    re.I,
+)
+"""A time on the clock ("about seven in the morning", "8 pm"): an hour, compared only with another hour, never with
+a count ("three times a week")."""
+_BOUND = re.compile(
+    r"\b(?:just |a bit |a little )?(?:over|more than|under|less than|nearly|almost|at least|upwards of)\s+"
+    r"(\d+(?:\.\d+)?)",
+    re.I,
+)
+"""A number given as a bound ("over a decade", which is "over 10 years" by now)."""
+
+
 def _quantities(text: str) -> frozenset[str]:
     """The numbers a text states, number words included, compared by value ("40" and "40.0" agree); a kind's number
-    as ``type N``."""
+    as ``type N``, an hour on the clock as ``clock N``. A bound said beside a plain number is no claim of its own:
+    "for over a decade, twelve years or so" states twelve years."""
     said = without_ages(normalise_quantities(text))
     kinds = frozenset(f"type {n}" for n in _TYPE_NUMBER.findall(said))
-    return kinds | frozenset(f"{float(n):g}" for n in _NUMBER.findall(_TYPE_NUMBER.sub(" ", said)))
+    kinds |= frozenset(f"clock {n}" for n in _SPOKEN_CLOCK.findall(said))
+    rest = _SPOKEN_CLOCK.sub(" ", _TYPE_NUMBER.sub(" ", said))
+    plain = _NUMBER.findall(_BOUND.sub(" ", rest))
+    numbers = plain if plain else _NUMBER.findall(rest)
+    return kinds | frozenset(f"{float(n):g}" for n in numbers)
 
 
 def _patient_actions_agree(mine: frozenset[str], theirs: frozenset[str]) -> bool:
@@ -571,10 +681,11 @@ def _weekend_nights(days: frozenset[str]) -> frozenset[str]:
     return days | {"weekday:friday"} if {"weekday:saturday", "weekday:sunday"} <= days else days
 
 
-def _kinds_apart(numbers: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
-    """(amounts, kinds' numbers) of :func:`_quantities`: each compared only with its own sort."""
+def _kinds_apart(numbers: frozenset[str]) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(amounts, kinds' numbers, hours) of :func:`_quantities`: each compared only with its own sort."""
     kinds = frozenset(n for n in numbers if n.startswith("type "))
-    return numbers - kinds, kinds
+    hours = frozenset(n for n in numbers if n.startswith("clock "))
+    return numbers - kinds - hours, kinds, hours
 
 
 _MEASURE = re.compile(r"(?<![\w/.])(\d+(?:\.\d+)?)\s*([a-z]+)?(?:[ -]([a-z]+))?", re.I)
@@ -749,6 +860,10 @@ def _content(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+_NOT_ANY_MORE = re.compile(r"\bnot (?:any ?more|any longer|now|nowadays|these days),")
+""""Not anymore, I gave up cigarettes": an answer's "not", closed by its comma, negates nothing after it."""
+
+
 @dataclass(frozen=True)
 class MeaningPair:
     """Two opposite patient states, each a list of patterns (``data/meanings.toml``)."""
@@ -764,7 +879,7 @@ class MeaningPair:
         for side, patterns in ((0, self.one), (1, self.other)):
             for pattern in patterns:
                 for match in pattern.finditer(text):
-                    before = text[max(0, match.start() - 20) : match.start()].lower()
+                    before = _NOT_ANY_MORE.sub(" ", text[max(0, match.start() - 20) : match.start()].lower())
                     flipped = bool(re.search(r"\b(?:not|never)\b|\bno\b(?!,)|n't\b", before))
                     sides.add(side ^ flipped)
         return sides.pop() if len(sides) == 1 else None
@@ -786,6 +901,23 @@ def meaning_pairs() -> tuple[MeaningPair, ...]:
         MeaningPair(str(entry["name"]), compile_all(entry["one"]), compile_all(entry["other"]))
         for entry in _load_meanings().get("pair", [])
     )
+
+
+_FLOOR = re.compile(
+    r"\b(ground|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))[- ]floor\b",
+    re.I,
+)
+_ORDINAL = {
+    "ground": 0, "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10,
+}  # fmt: skip
+
+
+def _floor(text: str) -> int | None:
+    """The one floor a text names ("a third-floor flat", "we're on the ground floor"), counted from the ground (0);
+    None for none or for several ("from the first floor to the third")."""
+    floors = {_ORDINAL[w] if (w := m.lower()) in _ORDINAL else int(w[:-2]) for m in _FLOOR.findall(text)}
+    return floors.pop() if len(floors) == 1 else None
 
 
 def _same_state(sentence: str, fact: str) -> bool:

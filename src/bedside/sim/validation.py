@@ -509,15 +509,17 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-30j",
         "written by a twenty-eighth writer who never read the rules nor any other set (kidney disease, dialysis, "
-        "transplant and urinary problems); measured with the rules of 561eb61 and after the round of who acts, "
-        "what is kept and what is avoided, which did not read it, totals only, frozen",
+        "transplant and urinary problems); measured with the rules of 561eb61 and after later rounds, totals only "
+        "(contradicted precision 0.851, recall 0.727, unsupported precision 0.841 at a065328); its errors were read "
+        "on 2026-12-02 in the round of floors, histories and facts found elsewhere: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_28.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-30k",
         "written by a twenty-ninth writer who never read the rules nor any other set (sports and work injuries, "
-        "back and joint pain, physiotherapy); measured with the rules of 561eb61 and after the same round, totals "
-        "only, frozen",
+        "back and joint pain, physiotherapy); measured with the rules of 561eb61 and after later rounds, totals "
+        "only (0.878, 0.655, 0.741 at a065328); its errors were read on 2026-12-02 in the same round: a development "
+        "set now",
         SENTENCE_SET.with_name("fidelity_heldout_29.jsonl"),
     ),
     SentenceSet(

@@ -239,6 +239,12 @@ def _v(phrase: str) -> str:
     return forms + (" " + rest if rest else "")
 
 
+_NOT_A_FALL = (
+    r"(?! (?:my|the|a|his|her|their|your) (?:bike|bicycle|motorbike|motorcycle|scooter|horse|ladder|roof|wall"
+    r"|skateboard|board|stairs?|steps?)\b)"
+)
+""""Came off my bike" is a fall, not stopping a medicine as "came off the steroids" is."""
+
 _COURSE = (
     r"(?: (?:the|your|all|of|whole|full|entire|rest|remaining|this))* (?:course|prescription|pills|tablets|capsules"
     r"|antibiotics?|medicines?|medications?|treatment|pack|bottle|supply|round|doses|\d+ (?:days?|weeks?))\b"
@@ -278,7 +284,7 @@ _ACTION_PATTERNS: tuple[tuple[str, str], ...] = (
                 _v("give up"),
                 r"(?:give|gives|gave|given|giving) (?:it|them) up\b",
                 _v("cease"),
-                _v("come off"),
+                _v("come off") + _NOT_A_FALL,
                 _v("get off"),
                 _v("turn off"),
                 _v("switch off"),
@@ -439,6 +445,7 @@ _LITOTES = re.compile(r"\b(?:not|never|isn't|aren't|wasn't|weren't) (?:at all )?
 """"Not abnormal" says "normal", which the negation and opposite rules would otherwise read as a "no" and as the
 other side of the finding pair. Only where the plain word is one a rule reads: "not unusual" rewritten "usual"
 would lose its "no" against "unusual" and leave two words no rule compares."""
+_EVERY_SINGLE = re.compile(r"\b(?:every single|each and every)\b", re.IGNORECASE)
 _TWICE_THE_DOSE = re.compile(
     r"\b(?:take |give |use )?(?:twice|two times|2 times) (?:your|the) (?P<what>(?:normal |usual |regular |daily )?"
     r"(?:[a-z-]+ )?)dose\b",
@@ -883,6 +890,7 @@ class ClinicalGuard:
         # is UnreadableText (the pair is uncertain), without it that step is left undone
         text = normalise_quantities(text, strict=strict)
         text = _LITOTES.sub(lambda m: m.group("plain"), text)  # "not abnormal" says "normal"
+        text = _EVERY_SINGLE.sub("every", text)  # "every single night" is every night
         text = _NO_NEED_TO_AVOID.sub("you can have", text)
         text = _TWICE_THE_DOSE.sub(lambda m: f"double your {m.group('what')}dose", text)
         text = _NEGATIVE_RESULT.sub(lambda m: f"the {m.group('test')} showed no {m.group('what')}", text)

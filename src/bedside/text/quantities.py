@@ -94,10 +94,11 @@ _BARE_POINT = re.compile(rf"(?<![\w.,] )(?<![\w.,])\b(point)(?= (?:{_DIGIT}|zero
 """A decimal said without its leading zero ("point four milligrams"): read as "zero point four", 0.4; only where no
 word comes right before it ("at this point four of us" keeps its four)."""
 _DOSES_PER = re.compile(
-    r"\b(\d+) (?:doses|injections|shots|infusions) (a|per|each|every) (day|week|month)\b", re.IGNORECASE
+    r"\b(\d+) (?:doses|injections|shots|infusions) (?:a|per|each|every|in (?:a|one|any)) (day|week|month)\b",
+    re.IGNORECASE,
 )
-"""A count of doses in a period is a rate: "three doses a day" is three times a day (where "two tablets a day" may be
-one dose of two)."""
+"""A count of doses in a period is a rate: "three doses a day" is three times a day, and so is "never more than
+three doses in a day" (where "two tablets a day" may be one dose of two)."""
 _WHOLE_DECIMAL = re.compile(r"(?<![\d.])(\d+)\.0+(?!\d|\.\d)")
 """A whole number written with a decimal point ("a target of 2.0 to 3.0"): the same number as "2 to 3"."""
 _WORD_VALUE = {w: i for i, w in enumerate(_DIGIT.split("|"), start=1)} | {
@@ -112,9 +113,12 @@ _COMPILED_SPANS = tuple((re.compile(p, re.IGNORECASE), amount) for p, amount in 
 _PER_DAY_WORDS = {1: "once a day", 2: "twice a day", 3: "three times a day", 4: "four times a day"}
 _EVERY_HOURS = re.compile(r"\b(?:every|each) (\d+(?:\.\d+)?) ?(?:hours?|hrs?|h)\b|\bq ?(\d+) ?h\b", re.IGNORECASE)
 _APART = re.compile(
-    r"\b(\d+(?:\.\d+)?) ?(seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?) apart\b(?! from)", re.IGNORECASE
+    r"\b(\d+(?:\.\d+)?) ?(seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?) "
+    r"(?:apart\b(?! from)|between (?:[a-z]+ ){0,2}?(?:doses|tablets|pills|feeds|injections|puffs)\b)",
+    re.IGNORECASE,
 )
-"""Doses or contractions "8 hours apart" come "every 8 hours" ("2 hours apart from milk" is a food rule)."""
+"""Doses or contractions "8 hours apart" come "every 8 hours", as doses with "6 hours between doses" do ("2 hours
+apart from milk" is a food rule)."""
 _TIMES_A_DAY = re.compile(r"\b([1-4]) times? (?:a|per|each|every) day\b|\b([1-4]) times daily\b", re.IGNORECASE)
 _ALTERNATE = re.compile(
     r"\b(?:on alternate|every other|every 2nd) (day|night|morning|evening|week|month)s?\b", re.IGNORECASE
@@ -227,6 +231,15 @@ _ACRONYM = re.compile(r"\b[A-Z]{2,}s?\b")
 _HIDDEN_ACRONYM = "\ue001"
 _AND_A_HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)
 _HALF_A = re.compile(r"\bhalf (?:a|an) (?=[a-z])", re.IGNORECASE)
+_STRENGTH_TABLET = r"(\d+(?:\.\d+)?) ?(mg|mcg|micrograms?|milligrams?|g)\b((?: [a-z]+)?) (?:tablet|pill)s?\b"
+_HALF_OF_STRENGTH = (
+    re.compile(rf"\bhalf (?:of )?(?:a|an|one|the) {_STRENGTH_TABLET}", re.IGNORECASE),
+    re.compile(
+        rf"\b(?:cut|split|break|snap) (?:the|a|an|one|your) {_STRENGTH_TABLET} in (?:half|two)\b", re.IGNORECASE
+    ),
+)
+"""Half of a tablet of a strength is half that strength: "half of a 10 mg prednisone tablet" is 5 mg of prednisone,
+and so is "cut the 10 mg tablet in half"."""
 _PACKS = re.compile(
     r"\b(?:(\d+(?:\.\d+)?)|an?|one)\s+(?:(?:full|whole)\s+)?packs?\b(?![ -]years?\b)(?: of (?:cigarettes|smokes))?",
     re.IGNORECASE,
@@ -408,9 +421,11 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
         if strict:
             raise UnreadableText(f"the number-word reader (text2num) failed: {type(exc).__name__}: {exc}") from exc
     text = _WHOLE_DECIMAL.sub(r"\1", text)
-    text = _DOSES_PER.sub(r"\1 times \2 \3", text)
+    text = _DOSES_PER.sub(r"\1 times a \2", text)
     text = _ONE_OF_STRENGTH.sub("a ", text)
     text = _AND_A_HALF.sub(lambda m: _fmt(int(m.group(1)) + 0.5), text)
+    for halved in _HALF_OF_STRENGTH:
+        text = halved.sub(lambda m: f"{_fmt(float(m.group(1)) / 2)} {m.group(2)}{m.group(3)}", text)
     text = _HALF_A.sub("0.5 ", text)
     text = _QUARTER_A.sub("0.25 ", text)
     text = _PACKS.sub(lambda m: f"{_fmt(float(m.group(1) or 1) * 20)} cigarettes", text)

@@ -59,7 +59,7 @@ Slot = tuple[str, str, str]
 _NUMBER = r"(?P<n>\d+(?:\.\d+)?)"
 _LESS = (
     r"(?:no|not) (?:more|higher|greater|heavier|longer|older|bigger|larger) than|"
-    r"(?<!no )(?<!not )(?:less|lower|fewer|lighter|shorter|younger|smaller) than|at most|"
+    r"(?<!no )(?<!not )(?:less|lower|fewer|lighter|shorter|younger|smaller) than|at most|no later than|"
     r"(?<!goes )(?<!go )(?<!went )(?<!gone )(?<!going )(?<!moves )(?<!move )(?<!got )(?<!get )(?<!gets )"
     r"(?<!getting )(?<!came )(?<!shot )(?<!spiked )(?<!now )(?<!risen )(?<!rose )(?<!climbed )(?<!count is )"
     r"(?<!level is )(?<!levels are )(?<!reading is )(?<!score is )up to|a maximum of|"
@@ -103,8 +103,21 @@ _COMPARISONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"\b(?P<c>{_MORE})(?:{_GAP}{_NUMBER})?"), ">"),
     (re.compile(rf"\b(?P<c>{_LESS_BARE}){_BARE_GAP}{_NUMBER}"), "<"),
     (re.compile(rf"\b(?P<c>{_MORE_BARE}){_BARE_GAP}{_NUMBER}"), ">"),
-    (re.compile(rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,3}}?\s+(?P<c>or (?:less|lower|fewer|below|under|smaller))\b"), "<"),
-    (re.compile(rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,3}}?\s+(?P<c>or (?:more|higher|greater|above|over|bigger))\b"), ">"),
+    (
+        re.compile(
+            rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,3}}?\s+(?P<c>or (?:less|lower|fewer|below|under|smaller|younger)"
+            r"|and (?:under|below|younger))\b"
+        ),
+        "<",
+    ),
+    # "everyone 6 months and older" is "6 months or above"
+    (
+        re.compile(
+            rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,3}}?\s+(?P<c>or (?:more|higher|greater|above|over|bigger|older)"
+            r"|and (?:older|above|over|up)(?! and\b))\b"
+        ),
+        ">",
+    ),
     (re.compile(rf"\b(?P<c>limit)\b(?:\s+[a-z'-]+){{0,4}}?\s+to\s+{_NUMBER}"), "<"),
     # "it can take as long as two weeks to work" is what "up to two weeks" says ("as long as you feel well" is a
     # condition)
@@ -112,7 +125,7 @@ _COMPARISONS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "the most you should take in a day is 8": a cap said as what the most is
     (re.compile(rf"\b(?P<c>the (?:most|maximum))\b(?:\s+[a-z0-9'-]+){{0,14}}?\s+(?:is|are)\s+{_NUMBER}"), "<"),
 )
-_WITHIN = re.compile(rf"\b(?:within (?:the (?:first |next )?)?|in the next ){_NUMBER}\b")
+_WITHIN = re.compile(rf"\b(?:within (?:the (?:first |next )?)?|in the (?:next|first) ){_NUMBER}\b")
 _NOT_WITHIN = re.compile(
     r"\b(?:not|n't|never)\s+(?:[a-z]+\s+)?(?:stop|stops|settle|settles|ease|eases|improve|improves|go away|goes away|"
     r"get better|gets better|clear|clears|heal|heals|resolve|resolves|wear off|wears off)\s+$"
@@ -604,6 +617,11 @@ def _order(lowered: str) -> set[Slot]:
     }
 
 
+_SAME_WHEN = {"afterward": "after", "afterwards": "after", "beforehand": "before"}
+"""Words of one time said two ways, so that a choice of "after her shots" over "beforehand" meets its reversal,
+"before her shots" over "afterward"."""
+
+
 def _preference(lowered: str) -> set[Slot]:
     """``("preference", stem, "chosen"|"passed over")`` for each content word of what a sentence chooses and of
     what it chooses it over, around one "rather than", "instead of" or ", not": the chosen side runs back to its
@@ -627,7 +645,8 @@ def _preference(lowered: str) -> set[Slot]:
         before, after = lowered[end.end() : rest.start() if rest else len(lowered)], after
     sides = []
     for part in (before, after):
-        sides.append({word_stem(w) for w in _WORD.findall(part) if w not in _NOT_A_STEP_WORD and w not in _FILLER})
+        words = (_SAME_WHEN.get(w, w) for w in _WORD.findall(part))
+        sides.append({word_stem(w) for w in words if w not in _NOT_A_STEP_WORD and w not in _FILLER})
     shared = sides[0] & sides[1]
     return {
         ("preference", w, value)

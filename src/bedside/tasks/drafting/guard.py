@@ -355,21 +355,24 @@ BUILTIN_SETS = (
         "the day: a development set now",
     ),
     (
-        "outside-written, held out 28",
+        "outside-written, dev 33",
         "guard_heldout_34.jsonl",
         "written 2026-11-30 by a thirty-third writer who never read the rules nor any other set (transplant and "
         "immunosuppression, infections and their courses of treatment, follow-up of laboratory results); measured "
         "with the rules of 80fe826 (rejection 57/60, 1 passed silently; paraphrases kept 28/40; 3 of 60 reversed "
-        "pairs matched, 1 with --uncertain reject, which kept 25 of 40 paraphrases), totals only (its errors "
-        "unread), frozen",
+        "pairs matched, 1 with --uncertain reject, which kept 25 of 40 paraphrases) and after later rounds with its "
+        "errors unread, totals only (58/60, 27/40, 2/60 at a065328); its errors were read on 2026-12-02 for the "
+        "twelfth round (floors, histories and facts found elsewhere): a development set now",
     ),
     (
-        "outside-written, held out 29",
+        "outside-written, dev 34",
         "guard_heldout_35.jsonl",
         "written 2026-11-30 by a thirty-fourth writer who never read the rules nor any other set (children: "
         "vaccines, fevers, feeding, growth, weight-based doses, ADHD medicines); measured with the rules of 38bee85 "
         "(rejection 50/60, 4 passed silently; paraphrases kept 33/40; 10 of 60 reversed pairs matched, 4 with "
-        "--uncertain reject, which kept 27 of 40 paraphrases), totals only (its errors unread), frozen",
+        "--uncertain reject, which kept 27 of 40 paraphrases) and after later rounds with its errors unread, totals "
+        "only (51/60, 34/40, 9/60 at a065328); its errors were read on 2026-12-02 for the same round: a development "
+        "set now",
     ),
     (
         "outside-written, held out 30",
