@@ -163,20 +163,45 @@ def test_show_errors_lists_the_sentences_labelled_otherwise(tmp_path: Path) -> N
     assert combined["splits"]["all"]["per_label"]["uncertain"]["precision"] is None
 
 
-def test_show_errors_keeps_the_shipped_outside_sets_unread(tmp_path: Path) -> None:
+def test_show_errors_keeps_the_shipped_held_out_sets_unread(tmp_path: Path) -> None:
     from importlib import resources
 
     everything = CliRunner().invoke(app, ["sim", "fidelity-eval", "--checkers", "combined", "--show-errors"])
     assert everything.exit_code == 1
     assert "give --set" in everything.output
     copy = tmp_path / "copy.jsonl"
-    copy.write_bytes((resources.files("bedside.sim") / "data" / "fidelity_heldout_6.jsonl").read_bytes())
+    copy.write_bytes((resources.files("bedside.sim") / "data" / "fidelity_heldout_30.jsonl").read_bytes())
     sealed = CliRunner().invoke(
         app, ["sim", "fidelity-eval", "--set", str(copy), "--checkers", "combined", "--show-errors", "--json"]
     )
-    assert sealed.exit_code == 0, sealed.output
-    assert "outside-written 2026-11-29c" in sealed.stderr
+    assert sealed.exit_code == 0, "a copy of a held-out set failed"  # no output: a failure must not print it
+    assert "outside-written 2026-11-30l" in sealed.stderr
     assert "errors" not in json.loads(sealed.stdout)["sets"][0]["checkers"][0]
+
+
+def test_show_errors_lists_a_development_set_s_errors(tmp_path: Path) -> None:
+    """A development set's errors are read already: its copy lists them, as guard-eval lists a development set's
+    (once every shipped outside set was sealed, and a round read its development sets with scripts of its own)."""
+    from importlib import resources
+
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes((resources.files("bedside.sim") / "data" / "fidelity_heldout_6.jsonl").read_bytes())
+    shown = CliRunner().invoke(
+        app, ["sim", "fidelity-eval", "--set", str(copy), "--checkers", "combined", "--show-errors", "--json"]
+    )
+    assert shown.exit_code == 0, shown.output
+    (checker,) = json.loads(shown.stdout)["sets"][0]["checkers"]
+    assert checker["errors"], "a development set's errors were not listed"
+    assert all(error["id"].startswith("f6-") for error in checker["errors"])
+
+
+def test_a_held_out_sentence_set_is_one_frozen_and_not_yet_spent() -> None:
+    from bedside.sim.validation import BUILTIN_SENTENCE_SETS
+
+    held_out = {s.name for s in BUILTIN_SENTENCE_SETS if s.held_out}
+    assert "outside-written 2026-11-30l" in held_out
+    assert "outside-written 2026-11-30k" not in held_out  # spent in the round of floors, histories and facts
+    assert "bedside's own" not in held_out
 
 
 def test_a_set_line_missing_a_field_or_with_no_facts_is_refused_by_name(tmp_path: Path) -> None:

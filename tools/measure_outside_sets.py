@@ -104,7 +104,7 @@ def measure_fidelity(names: set[str] | None = None, *, per_item: bool = False) -
         for label in ("contradicted", "unsupported"):
             hits, predicted = int(figures[label]["hits"] or 0), int(figures[label]["predicted"] or 0)
             counts += [hits, predicted - hits]
-        unread = "frozen" in labelled.provenance and "development set" not in labelled.provenance
+        unread = labelled.held_out
         row: dict[str, Any] = {"unread": unread, **dict(zip(FIDELITY_COUNTS, counts, strict=True))}
         if per_item and not unread:
             row["items"] = {key: "/".join(value) for key, value in combined.labels.items()}

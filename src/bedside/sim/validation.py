@@ -313,6 +313,12 @@ class SentenceSet:
     provenance: str
     path: Path
 
+    @property
+    def held_out(self) -> bool:
+        """Its errors are unread: an outside-written set measured and frozen, not yet spent as a development set
+        (its provenance says which, as the guard's set names do)."""
+        return "frozen" in self.provenance and "development set" not in self.provenance
+
 
 BUILTIN_SENTENCE_SETS = (
     SentenceSet(
@@ -696,12 +702,11 @@ BUILTIN_SENTENCE_SETS = (
 
 
 def shipped_outside_set(path: Path) -> SentenceSet | None:
-    """The shipped outside-written set whose file ``path`` is a copy of (the same bytes, wherever it lies), or
-    None: its sentences stay unread, so ``fidelity-eval --show-errors`` lists none of them."""
+    """The shipped held-out set whose file ``path`` is a copy of (the same bytes, wherever it lies), or None: its
+    sentences stay unread, so ``fidelity-eval --show-errors`` lists none of them. A development set's errors are
+    read already and are listed, as ``guard-eval`` lists a development set's."""
     data = Path(path).read_bytes()
-    return next(
-        (s for s in BUILTIN_SENTENCE_SETS if s.name != "bedside's own" and Path(s.path).read_bytes() == data), None
-    )
+    return next((s for s in BUILTIN_SENTENCE_SETS if s.held_out and Path(s.path).read_bytes() == data), None)
 
 
 @dataclass(frozen=True)
