@@ -7,10 +7,8 @@ combined rules, and every case fails on the rules before the round.
 
 from __future__ import annotations
 
-import pytest
-
-from bedside.sim.contradiction import ContradictionRules, _content, label_combined
-from bedside.tasks.drafting.guard import default_guard
+from bedside.sim.contradiction import ContradictionRules, _content
+from round_checks import fidelity_round_tests, guard_round_tests
 
 REVERSED = [
     # a triage disposition: an emergency number or same-day call against office hours or the next working day
@@ -76,14 +74,9 @@ PARAPHRASES = [
 ]
 
 
-@pytest.mark.parametrize(("reference", "candidate"), REVERSED)
-def test_the_guard_rejects_what_the_round_taught_it(reference: str, candidate: str) -> None:
-    assert default_guard().read(reference, candidate).verdict == "conflict"
-
-
-@pytest.mark.parametrize(("reference", "candidate"), PARAPHRASES)
-def test_the_guard_keeps_paraphrases_the_round_taught_it(reference: str, candidate: str) -> None:
-    assert default_guard().read(reference, candidate).verdict != "conflict"
+test_the_guard_rejects_what_the_round_taught_it, test_the_guard_keeps_paraphrases_the_round_taught_it = (
+    guard_round_tests(REVERSED, PARAPHRASES)
+)
 
 
 CONTRADICTED = [
@@ -145,16 +138,9 @@ NOT_CONTRADICTED = [
 ]
 
 
-@pytest.mark.parametrize(("facts", "asked", "sentence"), CONTRADICTED)
-def test_the_checker_catches_what_the_round_taught_it(facts: list[str], asked: str, sentence: str) -> None:
-    (label,) = label_combined([sentence], facts, [asked])
-    assert label.label == "contradicted", label
-
-
-@pytest.mark.parametrize(("facts", "asked", "sentence"), NOT_CONTRADICTED)
-def test_the_checker_no_longer_contradicts_what_agrees(facts: list[str], asked: str, sentence: str) -> None:
-    (label,) = label_combined([sentence], facts, [asked])
-    assert label.label != "contradicted", label
+test_the_checker_catches_what_the_round_taught_it, test_the_checker_no_longer_contradicts_what_agrees = (
+    fidelity_round_tests(CONTRADICTED, NOT_CONTRADICTED)
+)
 
 
 def test_a_rate_the_nearest_fact_gives_ends_the_search() -> None:

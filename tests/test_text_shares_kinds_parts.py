@@ -7,12 +7,11 @@ combined rules, and every case fails on the rules before the round, save the one
 
 from __future__ import annotations
 
-import pytest
-
 from bedside.sim.contradiction import label_combined
 from bedside.tasks.drafting.guard import default_guard
 from bedside.text.assertion import read_polarity
 from bedside.text.quantities import normalise_quantities
+from round_checks import fidelity_round_tests, guard_round_tests
 
 REVERSED = [
     # what an amount is counted over: one dose, or the whole day's total
@@ -50,14 +49,9 @@ PARAPHRASES = [
 ]
 
 
-@pytest.mark.parametrize(("reference", "candidate"), REVERSED)
-def test_the_guard_rejects_what_the_round_taught_it(reference: str, candidate: str) -> None:
-    assert default_guard().read(reference, candidate).verdict == "conflict"
-
-
-@pytest.mark.parametrize(("reference", "candidate"), PARAPHRASES)
-def test_the_guard_keeps_paraphrases_the_round_taught_it(reference: str, candidate: str) -> None:
-    assert default_guard().read(reference, candidate).verdict != "conflict"
+test_the_guard_rejects_what_the_round_taught_it, test_the_guard_keeps_paraphrases_the_round_taught_it = (
+    guard_round_tests(REVERSED, PARAPHRASES)
+)
 
 
 def test_what_held_before_the_round_still_holds() -> None:
@@ -162,13 +156,6 @@ NOT_CONTRADICTED = [
 ]
 
 
-@pytest.mark.parametrize(("facts", "asked", "sentence"), CONTRADICTED)
-def test_the_checker_catches_what_the_round_taught_it(facts: list[str], asked: str, sentence: str) -> None:
-    (label,) = label_combined([sentence], facts, [asked])
-    assert label.label == "contradicted", label
-
-
-@pytest.mark.parametrize(("facts", "asked", "sentence"), NOT_CONTRADICTED)
-def test_the_checker_no_longer_contradicts_what_agrees(facts: list[str], asked: str, sentence: str) -> None:
-    (label,) = label_combined([sentence], facts, [asked])
-    assert label.label != "contradicted", label
+test_the_checker_catches_what_the_round_taught_it, test_the_checker_no_longer_contradicts_what_agrees = (
+    fidelity_round_tests(CONTRADICTED, NOT_CONTRADICTED)
+)

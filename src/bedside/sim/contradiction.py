@@ -62,14 +62,17 @@ from bedside.text.conflicts import (
     ClinicalSignals,
     actions_agree,
     answered_sides,
+    body_parts,
+    body_regions,
     default_guard,
     drug_classes,
+    with_frequency,
 )
 from bedside.text.numbers import calendar_terms
 from bedside.text.quantities import normalise_quantities, numbers_in_digits, without_ages
 from bedside.text.sentences import split_sentences
 from bedside.text.slots import slot_conflicts
-from bedside.text.times import DAYS, in_days, same_time, times_conflict
+from bedside.text.times import DAYS, TOLERANCE, in_days, same_time, times_conflict
 from bedside.text.wordnet import irregular_verb_bases
 
 JudgedLabel = Literal["non_informative", "entailed", "contradicted", "unsupported"]
@@ -94,12 +97,24 @@ _PRIVATIVE = re.compile(
 sleep without it" another, "short of breath" a symptom, said plainly, "a fine tremor" a slight one, "I can wiggle
 them fine" how well, "clear fluid" what it looks like, and "it's okay, but" a concession before a complaint."""
 _RESULT_CLAUSE = re.compile(
-    r",?\s*\b(?:that|which) (?:was|were|came back|turned out|has been) (?:all |completely |totally )?"
-    r"(?:normal|fine|clear|negative|unremarkable)\b",
+    r",?\s*\b(?:that|which|(?P<and>and (?:it|they))) (?:was|were|came back|turned out|has been|have been) "
+    r"(?:all |completely |totally )?(?:normal|fine|clear|negative|unremarkable)\b",
     re.I,
 )
-"""A test's result told after it ("I had a colonoscopy two years ago that was normal"): the test was done, and
-its normal result is no "no" to having had it."""
+"""A test's result told after it ("I had a colonoscopy two years ago that was normal", "I had my eyes checked
+last year and they were fine"): the test was done, and its normal result is no "no" to having had it. An "and it
+was fine" only after a test done (:data:`_TEST_DONE`): "Yes, and it came back negative" answers with its result,
+and "I've taken Bactrim before and it was fine" says how it was tolerated."""
+_TEST_DONE = re.compile(r"\b(?:had|got|did|done|checked|tested|scanned)\b", re.I)
+
+
+def _without_result(text: str) -> str:
+    """``text`` without a test's normal result told after the test (:data:`_RESULT_CLAUSE`)."""
+    return _RESULT_CLAUSE.sub(
+        lambda m: " " if not m.group("and") or _TEST_DONE.search(text, 0, m.start()) else m.group(), text
+    )
+
+
 _NUMBER = re.compile(r"(?<![\w/.])\d+(?:\.\d+)?")
 _PERSON = re.compile(
     r"\b(?:mother|mom|mum|father|dad|sister|brother|wife|husband|partner|son|daughter|friend|neighbou?r|boss"
@@ -267,7 +282,7 @@ class ContradictionRules:
         "normal", "fine"; outside a clause that only says when or why (:data:`_BACKGROUND_CLAUSE`)."""
         text = _NOT_EVEN_A_SPAN.sub("under that", _NOT_LONG_AGO.sub("recently", _ONLY_THAT.sub(" ", text)))
         text = _BACKGROUND_CLAUSE.sub(" ", text)
-        text = _RESULT_CLAUSE.sub(" ", text)
+        text = _without_result(text)
         signals = self.signals(text)
         return signals.negated or bool(signals.refused) or "avoid" in signals.actions or bool(_PRIVATIVE.search(text))
 
@@ -321,6 +336,7 @@ class ContradictionRules:
                 return None  # the sentence has found its fact: the same household said another way
         about_someone_else = bool(_ABOUT_SOMEONE_ELSE.search(sentence))
         rates = frozenset(t for t in mine.times if "/" in t)
+        bounds = _time_bounds(sentence)
         for rank, i in enumerate(aligned):
             # "I can't sleep" and "I have insomnia": one state said two ways, not a flip; its times may still differ
             # ("I quit smoking two years ago" against "I stopped smoking ten years ago")
@@ -347,6 +363,8 @@ class ContradictionRules:
                 or bool(fact.drugs and not mine.drugs and _WHEN_ASKED.search(asked) and _ANY_MEDICINE.search(asked)),
                 own_ages=_own_age(sentence) and _own_age(known[i]),
                 calendars=(calendar_terms(sentence), calendar_terms(known[i])),
+                parts_apart=_parts_apart(sentence, known[i]),
+                bounds=bounds,
             )
             conflict = next(  # the first of a kind not left out
                 (c for c in found if c[0] not in self.without and not (same and c[0] in ("negation", "action"))), None
@@ -515,9 +533,14 @@ class ContradictionRules:
         shared: bool,
         answered: bool = False,
         calendars: tuple[frozenset[str], frozenset[str]],
+        parts_apart: bool = False,
+        bounds: Sequence[tuple[float, float, float]] = (),
     ) -> Iterator[tuple[str, str]]:
-        """Each conflict the rules see between a sentence and one fact, in the rules' order (kind, detail)."""
-        if _sets_conflict(mine.sides, fact.sides):
+        """Each conflict the rules see between a sentence and one fact, in the rules' order (kind, detail). Sides
+        are compared only where the two name no parts of the body or a region in common ("my right eye" says
+        nothing against "my left knee"); a time the sentence gives as a bound ("just over a week ago") agrees with
+        a fact's time within it."""
+        if not parts_apart and _sets_conflict(mine.sides, fact.sides):
             yield "side", f"{_show(fact.sides)} vs {_show(mine.sides)}"
         # A polarity flip needs a shared subject: "no dry cough" says nothing against "short of breath".
         limits = self.thresholds
@@ -547,9 +570,10 @@ class ContradictionRules:
                 # "my knuckles are stiff in the mornings" says nothing against "ankle swelling at night"; an answer
                 # shares its subject through the question ("When do you take it?" "In the evening.")
                 continue
-            mine_kind = in_days(frozenset(t for t in mine.times if _time_kind(t) == kind))
-            fact_kind = in_days(frozenset(t for t in fact.times if _time_kind(t) == kind))
-            if times_conflict(mine_kind, fact_kind):
+            # "one in the morning and one at night" is twice a day
+            mine_kind = in_days(frozenset(t for t in with_frequency(mine.times) if _time_kind(t) == kind))
+            fact_kind = in_days(frozenset(t for t in with_frequency(fact.times) if _time_kind(t) == kind))
+            if times_conflict(mine_kind, fact_kind) and not _within_bounds(mine_kind, fact_kind, bounds):
                 yield "time", f"{_show(fact_kind)} vs {_show(mine_kind)}"
         for kind in ("month:", "weekday:"):
             mine_dates = _weekend_nights(frozenset(c for c in calendars[0] if c.startswith(kind)))
@@ -589,6 +613,10 @@ class ContradictionRules:
                 theirs_sites = _cancer_sites(known[i])
                 if theirs_sites and not mine_sites & theirs_sites and _people(sentence) == _people(known[i]):
                     return FactConflict("meaning", known[i], f"cancer: {_show(theirs_sites)} vs {_show(mine_sites)}")
+        if (my_main := _main_parts(sentence)) and not _EXTRA.search(sentence):
+            for i in near:
+                if (their_main := _main_parts(known[i])) and not my_main & their_main:
+                    return FactConflict("meaning", known[i], f"main site: {_show(their_main)} vs {_show(my_main)}")
         if (my_floor := _floor(sentence)) is not None:
             for text in known:
                 if (their_floor := _floor(text)) is not None and their_floor != my_floor:
@@ -666,6 +694,69 @@ def _quantities(text: str) -> frozenset[str]:
     plain = _NUMBER.findall(_BOUND.sub(" ", rest))
     numbers = plain if plain else _NUMBER.findall(rest)
     return kinds | frozenset(f"{float(n):g}" for n in numbers)
+
+
+_TIME_BOUND = re.compile(
+    r"\b(?P<near>just |a bit |a little |only )?(?P<bound>over|more than|under|less than|nearly|almost|not quite|"
+    r"at least|upwards of)\s+(?P<n>\d+(?:\.\d+)?|an?)\s+(?P<unit>second|minute|hour|day|week|month|year)s?\b",
+    re.I,
+)
+"""A time given as a bound ("just over a week ago", "almost a week", "under a minute")."""
+
+
+def _time_bounds(text: str) -> tuple[tuple[float, float, float], ...]:
+    """(days said, lowest, highest) for each time ``text`` gives as a bound: "over" reaches to three times what
+    is said, "just over" to half as much again, "almost" and "nearly" down to six tenths of it; a fact's time
+    in that span agrees with it (nine days is "just over a week", six "almost a week")."""
+    found = []
+    for match in _TIME_BOUND.finditer(normalise_quantities(text)):
+        n = match.group("n").lower()
+        days = (1.0 if n in ("a", "an") else float(n)) * DAYS[match.group("unit").lower()]
+        bound, near = match.group("bound").lower(), bool(match.group("near"))
+        if bound in ("over", "more than", "at least", "upwards of"):
+            found.append((days, days, days * (1.5 if near else 3.0)))
+        elif bound in ("under", "less than"):
+            found.append((days, days * (0.6 if near else 0.0), days))
+        else:  # nearly, almost, not quite
+            found.append((days, days * 0.6, days))
+    return tuple(found)
+
+
+def _within_bounds(mine: frozenset[str], theirs: frozenset[str], bounds: Sequence[tuple[float, float, float]]) -> bool:
+    """Every time of the sentence's that no fact time meets is a bound a fact time falls in (labels as
+    :func:`~bedside.text.times.in_days` writes them)."""
+    if not bounds:
+        return False
+    fact_days = [float(t.removesuffix(" day")) for t in theirs if t.endswith(" day") and t[0].isdigit()]
+    for time in mine:
+        if any(same_time(time, other) for other in theirs):
+            continue
+        if not (time.endswith(" day") and time[0].isdigit()):
+            return False
+        said = float(time.removesuffix(" day"))
+        if not any(
+            same_time(f"{said:.4g} day", f"{days:.4g} day")
+            and any(low * (1 - TOLERANCE) <= fact <= high * (1 + TOLERANCE) for fact in fact_days)
+            for days, low, high in bounds
+        ):
+            return False
+    return True
+
+
+_MAINLY = re.compile(r"\b(?:main|mainly|mostly|worst|chiefly|most affected)\b", re.I)
+
+
+def _main_parts(text: str) -> frozenset[str]:
+    """The parts of the body a text says are the main or worst ones ("it's mainly my knees and ankles"; "my hands
+    and wrists are the main joints affected"): two texts that name none in common disagree on where it is."""
+    return body_parts(text) if _MAINLY.search(text) else frozenset()
+
+
+def _parts_apart(sentence: str, fact: str) -> bool:
+    """Both name parts of the body, in no region in common: their sides are of different things ("my right eye"
+    against "my left knee"; not "my right leg" against "my left calf")."""
+    mine, theirs = body_regions(sentence), body_regions(fact)
+    return bool(mine and theirs and not mine & theirs)
 
 
 def _patient_actions_agree(mine: frozenset[str], theirs: frozenset[str]) -> bool:

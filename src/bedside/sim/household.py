@@ -23,7 +23,12 @@ _ALONE = re.compile(
     re.IGNORECASE,
 )
 _NOT_ALONE = re.compile(r"\bnot (?:alone|on (?:my|his|her) own|by (?:my|him|her)self)\b", re.IGNORECASE)
-_WITH = re.compile(rf"\b{_LIVE}\s+(?:together\s+)?(?:at home\s+)?with\s+(?P<who>[^,.;:!?]+)", re.IGNORECASE)
+_WITH = re.compile(
+    rf"\b{_LIVE}\s+(?:together\s+)?(?:(?:at home|in (?:an?|the|my|our|his|her) [\w-]+(?: [\w-]+)?)\s+)?with\s+"
+    r"(?P<who>[^,.;:!?]+)",
+    re.IGNORECASE,
+)
+"""Living with someone, the place said between ("lives in a bungalow with her husband")."""
 _WITH_ME = re.compile(
     r"(?P<who>(?:\b(?:my|our|his|her)\s+)?[\w' ]{2,40}?)\s+(?:lives|live|is living|moved in|has moved in|stays)\s+"
     r"with (?:me|us|him|her)\b",
@@ -35,7 +40,9 @@ _JUST_ME = re.compile(
 )
 """An answer that the patient lives alone: "It's just me." (not "just me and my daughter", nor "just me, my husband
 and our little girl")."""
-_ANSWER_BREAK = re.compile(r"[,;]|\bbut\b", re.IGNORECASE)
+_ON_MY_OWN = re.compile(r"\b(?:alone|on (?:my|his|her) own|by (?:my|him|her)self)\b", re.IGNORECASE)
+"""An answer to who is at home that says no one ("I'm on my own since my husband died")."""
+_ANSWER_BREAK = re.compile(r"[,;]|\b(?:but|since|after|because|ever since)\b", re.IGNORECASE)
 _NEXT_PERSON = re.compile(r"\s*(?:and\s+)?(?:my|our)\b", re.IGNORECASE)
 _ASKED_WHO = re.compile(
     rf"\bwho\b[^?]*\b{_LIVE}\b|\bwho(?:'s| is) (?:at home|in the house)\b|\b{_LIVE}\b[^?]*\bwith anyone\b|"
@@ -133,9 +140,9 @@ def _people(phrase: str, first_person: bool) -> set[str]:
 
 
 def _answer_list(text: str) -> str:
-    """An answer's people, to its first break: a "but", or a comma that does not go on from a short item to
-    another person ("Just me, but my son comes by on weekends" names no one; "me, my dad, and my little sister"
-    names two; "I'm on my own now, my wife passed" names no one)."""
+    """An answer's people, to its first break: a "but" or a "since", or a comma that does not go on from a short item
+    to another person ("Just me, but my son comes by on weekends" names no one; "me, my dad, and my little sister"
+    names two; "I'm on my own now, my wife passed" and "just me since I lost my husband" name no one)."""
     start = 0
     for found in _ANSWER_BREAK.finditer(text):
         item = text[start : found.start()].split()
@@ -156,7 +163,9 @@ def household(text: str, asked: str = "") -> Household | None:
     answer = asked and _ASKED_WHO.search(asked) and not re.search(rf"\b{_LIVE}\b", text, re.IGNORECASE)
     if not people and answer:  # the answer runs to its first break: "Just me, but my son comes by on weekends"
         people = _people(_answer_list(text), first_person=True)
-    alone = (bool(_ALONE.search(text)) or bool(answer and _JUST_ME.search(text))) and not _NOT_ALONE.search(text)
+    alone = (
+        bool(_ALONE.search(text)) or bool(answer and (_JUST_ME.search(text) or _ON_MY_OWN.search(_answer_list(text))))
+    ) and not _NOT_ALONE.search(text)
     if _NOT_ALONE.search(text) and not people:
         people = {"anyone"}
     place = next((kind for pattern, kind in _PLACES if pattern.search(text)), None)

@@ -531,14 +531,17 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-30l",
         "written by a thirtieth writer who never read the rules nor any other set (rheumatology and skin); "
-        "measured once with the rules of 5f4f2d0, before any later change, totals only, frozen",
+        "measured with the rules of 5f4f2d0 and after later rounds, totals only (contradicted precision 0.907, "
+        "recall 0.709, unsupported precision 0.776 at 46cf53f); its errors were read on 2026-12-02 in the "
+        "thirteenth round: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_30.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-30m",
         "written by a thirty-first writer who never read the rules nor any other set (neurology, rehabilitation, "
-        "travel and occupational health); measured once with the rules of 5f4f2d0, before any later change, "
-        "totals only, frozen",
+        "travel and occupational health); measured with the rules of 5f4f2d0 and after later rounds, totals "
+        "only (0.851, 0.727, 0.642 at 46cf53f); its errors were read on 2026-12-02 in the same round: a "
+        "development set now",
         SENTENCE_SET.with_name("fidelity_heldout_31.jsonl"),
     ),
     SentenceSet(

@@ -20,7 +20,8 @@ contagious, so he can go back to school": school is not negated), and at "before
 "following", a semicolon ("do not wait for clinic; phone the unit now") and a comma that opens a clause of its own
 (", it", ", you"...: "once it no longer hurts, it is okay to run"; ", or has blue lips"), and "no longer", "none",
 "nothing", "neither", "nor", "not any more", "clear of" ("the lungs were clear of pneumonia"), "free from", "off the
-drink" and the contractions the term set lacks ("haven't", "won't", "shouldn't"...) are preceding cues, and
+drink", "fails to" ("if the vomiting fails to settle" is "does not settle") and the contractions the term set lacks
+("haven't", "won't", "shouldn't"...) are preceding cues, and
 "without" negates what follows but does not alone make a sentence negative (the with/without slot reads it). "not
 yet" is a preceding cue ("not yet osteoporosis"), so "yet" ends a negation only as ", yet" (the term set's bare
 "yet" cut "not yet" short); "doing nothing" is a pseudo-negation ("sitting there doing nothing" is at rest), and so
@@ -56,7 +57,7 @@ last item when it is a clause of its own (", or has blue lips" after "cannot spe
 _EXTRA_PRECEDING = (
     "no longer", "none", "none of", "nothing", "nobody", "not any more", "not anymore", "not yet", "nor", "neither",
     "haven't", "hasn't", "hadn't", "won't", "wouldn't", "shouldn't", "mustn't", "needn't", "clear of", "free from",
-    "off the drink", "off the booze",
+    "off the drink", "off the booze", "fails to", "failed to", "fail to", "failing to",
 )  # fmt: skip
 _PSEUDO = (
     "doing nothing", "not gonna lie", "not going to lie", "not great", "not so great", "not too great",

@@ -129,7 +129,8 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\b(?:once (?:a|per|each) day|once daily|every (?:single )?day|each day|daily|qd)\b", "1/day"),
     # "just once in the morning", "once at night": the part of the day stays for the moment patterns below
     (r"\bonce(?=,? (?:in the (?:morning|evening|afternoon)|at (?:night|bedtime)|before bed)\b)", "1/day"),
-    (r"(?<!for )(?<!in )\b(?:a|per) day\b", "1/day"),
+    # not "if, a day after starting it", which says when
+    (r"(?<!for )(?<!in )(?<!, )(?<!if )\b(?:a|per) day\b", "1/day"),
     (r"\b(?:just|only) (?:the )?once\b(?! (?:a|an|per|every|each|in|or)\b)", "1/day"),  # "just the once, at night"
     (r"\b(?:once (?:a|per) week|weekly|every (?:single )?week)\b", "1/week"),
     # not "twice monthly" or "3 times every year", which the rate reading reads
@@ -162,8 +163,12 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
     # or "twice a day")
     (r"\b(?:(?:every|each) (?:evening|night)|nightly)\b", "1/day+evening"),
     (r"\b(?:every|each) morning\b", "1/day+morning"),
-    (r"\b(?:at bedtime|before bed|at nights?|in the evenings?)\b", "evening"),
-    (r"\bin the mornings?\b", "morning"),
+    (r"\b(?:at bedtime|before (?:bed|bedtime)|at nights?|in the evenings?)\b", "evening"),
+    # "after waking up", "when you get up", "on waking": the morning
+    (
+        r"\bin the mornings?\b|\b(?:after|on|when|once)(?: you)? (?:waking|wake|get|getting) up\b|\bon waking\b",
+        "morning",
+    ),
 )
 _COMPILED_TIMES = tuple((re.compile(p), label) for p, label in _TIME_PHRASES)
 _CLOCK_TIME = re.compile(r"(?<![\w.:])(1[0-2]|[1-9])(?::[0-5]\d)? ?([ap])\.?m\b\.?")
@@ -192,11 +197,12 @@ _ONE_UNIT = re.compile(r"\b(?:a single|one single|a) (?=(?:tablet|pill|capsule|p
 """"a tablet" and "a single pill" are one of it, as "one tablet" is (blanked to "1", offsets kept); not "a drop" or
 "a dose", which say other things ("a drop in your blood pressure")."""
 _COUNT_RATE = re.compile(
-    r"\b(\d+(?:\.\d+)?|(?<!no )one|a single|(?:a )?couple(?: of)?) (?:[a-z]+ ){0,3}?(?:a|per|each) (week|month|year)\b"
+    r"\b(\d+(?:\.\d+)?(?! ?(?:percent|%))|(?<!no )one|a single|(?:a )?couple(?: of)?) (?:[a-z]+ ){0,3}?(?:a|per|each) "
+    r"(week|month|year)\b"
 )
 """A count over a week or longer ("4 migraines a month", "one attack a week", "14 units of alcohol a week", "3 a
-month", "a couple of pills a week"): the rate ``N/month`` ("one" is left a word by the number reader, which
-keeps it for pronouns)."""
+month", "a couple of pills a week"; not a share, "10 percent each month"): the rate ``N/month`` ("one" is left a
+word by the number reader, which keeps it for pronouns)."""
 _EVERY_OTHER = re.compile(r"\bevery (?:other|second|2nd) (day|week|month|year)\b")
 _SPOKEN_COUNT = {"once": 1.0, "twice": 2.0}
 
@@ -297,6 +303,9 @@ _ACTION_PATTERNS: tuple[tuple[str, str], ...] = (
                 r"no more(?! than)",
                 r"(?:are|'re|be|is|'s) (?:all )?(?:done|finished) with",
                 _v("avoid"),
+                _v("stay away from"),
+                _v("keep away from"),
+                _v("steer clear of"),
             )
         ),
         "stop",
@@ -555,6 +564,36 @@ _BODY = (
     r"lobe|ventricle|atrium|carotid|temple|cheek|nostril|armpit|axilla|rib|ribs|back|lower|upper|sided|forearm|"
     r"forearms|shin|shins|eyelid|eyelids|buttocks|collarbone|hand's|knee's"
 )
+_NOT_PARTS = frozenset({"side", "sides", "sided", "lower", "upper", "back"})
+_BODY_WORDS = frozenset(_BODY.split("|"))
+_BODY_PART = re.compile(rf"\b(?:{_BODY})\b")
+_IRREGULAR_PARTS = {"feet": "foot", "calves": "calf", "ovaries": "ovary"}
+_REGIONS = {
+    "arm": "arm forearm hand wrist elbow finger shoulder",
+    "leg": "leg calf thigh knee ankle foot toe heel shin hip buttock",
+    "head": "eye ear jaw cheek temple nostril eyelid",
+    "trunk": "chest breast collarbone rib armpit axilla flank groin abdomen neck",
+}
+_REGION_OF = {part: region for region, parts in _REGIONS.items() for part in parts.split()}
+"""The region of the body each part lies in: a side of the leg is compared with a side of the calf ("my right leg"
+against "my left calf"), never with a side of the eye; an organ is a region of its own."""
+
+
+def body_parts(text: str) -> frozenset[str]:
+    """The parts of the body a text names, each in the singular ("my right eye": eye; "both feet": foot); not the
+    words that only place a side ("lower", "side") or often say something else ("came back")."""
+    found = {m.group().removesuffix("'s") for m in _BODY_PART.finditer(text.lower())} - _NOT_PARTS
+    return frozenset(
+        _IRREGULAR_PARTS.get(word) or (word[:-1] if word.endswith("s") and word[:-1] in _BODY_WORDS else word)
+        for word in found
+    )
+
+
+def body_regions(text: str) -> frozenset[str]:
+    """The regions of the body (:data:`_REGIONS`: arm, leg, head, trunk, or an organ) the text's parts lie in."""
+    return frozenset(_REGION_OF.get(part, part) for part in body_parts(text))
+
+
 _SIDE = re.compile(
     rf"\b(?P<side>left|right|bilateral|both|each)[\s-]+(?:\w+[\s-]+)?(?:{_BODY})\b|\bon the (?P<side2>left|right)\b|"
     r"\b(?P<side3>bilaterally)\b|\b(?:lower|upper|bottom|top)[\s-](?P<side4>left|right)\b|"
@@ -798,7 +837,7 @@ def _one_time_two_ways(ref: ClinicalSignals, cand: ClinicalSignals, changed: lis
     ("once a day" / "once daily", "every other day" / "every 48 hours", "6 weeks" / "1.5 months")."""
     if not ref.times or not cand.times:
         return False
-    ours, theirs = in_days(_with_frequency(ref.times)), in_days(_with_frequency(cand.times))
+    ours, theirs = in_days(with_frequency(ref.times)), in_days(with_frequency(cand.times))
     if not all(any(same_time(a, b) for b in theirs) for a in ours) or not all(
         any(same_time(b, a) for a in ours) for b in theirs
     ):
@@ -1178,7 +1217,7 @@ class ClinicalGuard:
         ):
             verb, unable = reversed_ability
             found.append(Conflict("negation", f"{_polarity(unable)} ({verb})", f"{_polarity(not unable)} ({verb})"))
-        if times_conflict(in_days(_with_frequency(ref.times)), in_days(_with_frequency(cand.times))):
+        if times_conflict(in_days(with_frequency(ref.times)), in_days(with_frequency(cand.times))):
             found.append(Conflict("time", _show(ref.times), _show(cand.times)))
         elif _sets_conflict(ref.food, cand.food):
             found.append(Conflict("time", _show(ref.food), _show(cand.food)))
@@ -1421,9 +1460,9 @@ def actions_agree(a: Iterable[str], b: Iterable[str]) -> bool:
 _DAY_PARTS = frozenset({"morning", "midday", "evening"})
 
 
-def _with_frequency(times: frozenset[str]) -> frozenset[str]:
+def with_frequency(times: frozenset[str]) -> frozenset[str]:
     """``times`` with the frequency its parts of the day count ("in the morning and in the evening" is 2/day),
-    where it names no frequency itself."""
+    where it names no frequency itself (both checkers: "one in the morning and one at night" is twice a day)."""
     parts = times & _DAY_PARTS
     if len(parts) < 2 or any(t.endswith("/day") for t in times):
         return times
@@ -1569,6 +1608,9 @@ __all__ = [
     "PairReading",
     "actions_agree",
     "answered_sides",
+    "body_parts",
+    "body_regions",
     "default_guard",
     "drug_classes",
+    "with_frequency",
 ]

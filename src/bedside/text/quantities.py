@@ -15,7 +15,8 @@ sees that:
 - a share of a group is a percentage ("nine out of ten people" is 90 percent of people; "six out of ten", a
   score, names no group and is left as said, and a written score is read as said: "6/10" is "6 out of 10");
 - an acronym is kept from the number-word reader (a "TENS machine" is not a "10 machine");
-- a thousands separator is not two numbers ("4,000 mg" is 4000 mg, never 0 mg);
+- a thousands separator is not two numbers ("4,000 mg" is 4000 mg, never 0 mg); a rough number is about it
+  ("eight-ish" is "about 8"); a capital L after a number is litres ("2 L");
 - spoken spans of time ("a quarter of an hour", "a fortnight", "a decade", "a year and a half", "a week or two") become
   amounts;
 - amounts of mass, volume, length, temperature and time are converted with pint to one unit each: milligrams
@@ -26,7 +27,9 @@ sees that:
 - an interval that divides the day becomes the frequency the rules read ("every 8 hours", "q8h", "8 hours
   apart": three times a day), and "N times a day" keeps the words the rules read in; alternate days are every
   2 days ("every other night", "every second day" and "on alternate nights" are "every 2 nights"); "six days
-  out of the month" is six days a month;
+  out of the month" is six days a month; "three sessions every week" is three times a week, "each fortnight"
+  every 2 weeks, "three times over the course of each day" three times a day; "for hours" is several hours, and
+  "cut by one tenth" (a quarter, a half) a share of 10 (25, 50) percent;
 - a year said as two numbers is one ("twenty nineteen" is 2019, "nineteen eighty-five" 1985); a person's age
   said as a bare number ("I am 55 and ...") is marked (:data:`BARE_AGE`), for readers that compare counts to leave
   out (:func:`without_ages`);
@@ -71,6 +74,12 @@ _SPANS: tuple[tuple[str, str], ...] = (
         r"|tablespoon|sachet|vial|suppository|lozenge)s?\b)",
         "one",
     ),
+    (r"\bover the course of (?:each|a|every|the) day\b", "a day"),
+    # "for hours" is hours, more than one; "cut by a tenth" is a share (not "by half past one")
+    (r"\bfor hours(?: on end)?\b", "for several hours"),
+    (r"\bby (?:a|one) tenth\b", "by 10 percent"),
+    (r"\bby (?:a|one) quarter\b(?! (?:past|to)\b)", "by 25 percent"),
+    (r"\bby (?:a |one )?half\b(?! past\b)", "by 50 percent"),
     (r"\ban hour or two\b", "1 to 2 hours"),
     (r"\b(?:a|the (?:next|coming|last|past)) (day|week|month|year) or two\b", r"1 to 2 \1s"),
     (r"\b(for|only|just) the (?:last|past) (day|week|month|year)(?: or so)?\b", r"\1 1 \2"),
@@ -94,11 +103,22 @@ _BARE_POINT = re.compile(rf"(?<![\w.,] )(?<![\w.,])\b(point)(?= (?:{_DIGIT}|zero
 """A decimal said without its leading zero ("point four milligrams"): read as "zero point four", 0.4; only where no
 word comes right before it ("at this point four of us" keeps its four)."""
 _DOSES_PER = re.compile(
-    r"\b(\d+) (?:doses|injections|shots|infusions) (?:a|per|each|every|in (?:a|one|any)) (day|week|month)\b",
+    r"\b(\d+) (?:doses|injections|shots|infusions|sessions|treatments|visits|appointments) "
+    r"(?:a|per|each|every|in (?:a|one|any)) (day|week|month)\b",
     re.IGNORECASE,
 )
-"""A count of doses in a period is a rate: "three doses a day" is three times a day, and so is "never more than
-three doses in a day" (where "two tablets a day" may be one dose of two)."""
+"""A count of doses or sessions in a period is a rate: "three doses a day" is three times a day, and so are "never
+more than three doses in a day" and "three sessions every week" (where "two tablets a day" may be one dose of
+two)."""
+_ISH = re.compile(
+    rf"\b(\d+|{_DIGIT}|ten|eleven|twelve|(?:{_TENS})(?:-(?:{_DIGIT}))?)-?ish\b",
+    re.IGNORECASE,
+)
+"""A number said roughly ("eight-ish", "fortyish"): about that number."""
+_LITRES = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) ?L\b")
+"""Litres written with a capital L ("2 L", "1.5L"); a lower-case "l" is too often something else."""
+_EACH_SPAN = re.compile(r"\beach (\d+(?:\.\d+)? (?:hours?|days?|weeks?|months?|years?))\b", re.IGNORECASE)
+""""Each 2 weeks" (as "each fortnight" reads) is every 2 weeks."""
 _WHOLE_DECIMAL = re.compile(r"(?<![\d.])(\d+)\.0+(?!\d|\.\d)")
 """A whole number written with a decimal point ("a target of 2.0 to 3.0"): the same number as "2 to 3"."""
 _WORD_VALUE = {w: i for i, w in enumerate(_DIGIT.split("|"), start=1)} | {
@@ -409,6 +429,8 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
     none. A library that fails leaves its step undone, or, with ``strict``, raises :class:`UnreadableText`
     (what a checker that must not guess asks for)."""
     text = _WORD_BEFORE_UNIT.sub(r"\1 \2", text)
+    text = _ISH.sub(r"about \1", text)
+    text = _LITRES.sub(r"\1 litres", text)
     for pattern, amount in _COMPILED_SPANS:
         text = pattern.sub(amount, text)
     text = _THOUSANDS.sub(lambda m: m.group(1).replace(",", ""), text)
@@ -422,6 +444,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
             raise UnreadableText(f"the number-word reader (text2num) failed: {type(exc).__name__}: {exc}") from exc
     text = _WHOLE_DECIMAL.sub(r"\1", text)
     text = _DOSES_PER.sub(r"\1 times a \2", text)
+    text = _EACH_SPAN.sub(r"every \1", text)
     text = _ONE_OF_STRENGTH.sub("a ", text)
     text = _AND_A_HALF.sub(lambda m: _fmt(int(m.group(1)) + 0.5), text)
     for halved in _HALF_OF_STRENGTH:

@@ -20,8 +20,9 @@ slot of a sentence as ``(kind, key, value)``:
 - **count**: how many tablets or capsules of a strength, keyed by the form ("two 500 mg tablets" is
   ``("count", "tablet", "2")``; "a 500 mg tablet" ``"1"``): the dose rules read the strength, not the count before it.
 - **with**: ``with`` or ``without`` something ("without the crutches").
-- **condition**: ``if`` or ``unless`` something ("only if you are dizzy", "unless you are dizzy"), and whether
-  a condition's signs are joined by ``or`` (``either``) or ``and`` (``both``).
+- **condition**: ``if`` or ``unless`` something ("only if you are dizzy", "unless you are dizzy",
+  "even if you feel well"), whether a condition's signs are joined by ``or`` (``either``) or ``and``
+  (``both``), and its scope: "even if" against "only if" (``("condition", "scope", ...)``), whatever their words.
 - **opposite**: one side of a pair of clinical opposites from ``data/opposites.toml`` (cold or heat, benign or
   malignant, still or no longer contagious...), each entry citing where the opposition comes from.
 - **order**: which of two steps comes first, where a sentence says so ("check your sugar first, and then give the
@@ -68,7 +69,7 @@ _LESS = (
 _MORE = (
     r"(?:no|not) (?:less|lower|fewer|lighter|shorter|younger|smaller) than|"
     r"(?<!no )(?<!not )(?:more|higher|greater|heavier|longer|older|bigger|larger) than|at least|a minimum of|"
-    r"minimum of|exceeds?"
+    r"minimum of|exceeds?|(?:no|not) (?:sooner|earlier) than"
 )
 """Each plain comparison is read only where no "no"/"not" comes right before it: "no fewer than 8" is a floor,
 though "fewer than 8" inside it is a cap."""
@@ -204,7 +205,7 @@ _EXCEPTION = re.compile(
 )
 """Everything but something, or only it: "only if" and "only after" are a condition or a time, read elsewhere."""
 _CONDITION = re.compile(
-    r"\b(?P<v>only if|unless|except (?:if|when)|if|when|as long as|provided|providing)\s+"
+    r"\b(?P<v>only if|even if|even when|unless|except (?:if|when)|if|when|as long as|provided|providing)\s+"
     r"(?=(?P<rest>[a-z0-9' -]{0,60}))"
 )
 _COUNT = re.compile(
@@ -534,6 +535,10 @@ def read_slots(lowered: str) -> tuple[frozenset[Slot], str]:
                 if shared := _SHARED_OBJECT.match(rest):
                     rest = rest[shared.end() :]
             elif kind == "condition":
+                # "even if you feel well" holds whatever the condition says, "only if you feel unwell" only when it
+                # holds: the two reverse each other whatever their conditions' words
+                if value.startswith(("even", "only")):
+                    slots.add(("condition", "scope", value.split()[0] + " if"))
                 value = "unless" if value.startswith(("unless", "except")) else "if"
             elif kind == "exception":
                 value = "only" if value == "only" else "except"

@@ -375,22 +375,24 @@ BUILTIN_SETS = (
         "set now",
     ),
     (
-        "outside-written, held out 30",
+        "outside-written, dev 35",
         "guard_heldout_36.jsonl",
         "written 2026-11-30 by a thirty-fifth writer who never read the rules nor any other set (cancer care: "
         "chemotherapy, radiation, low blood counts, anti-sickness medicines, ports, scans and tumour markers); "
         "measured with the rules of 38bee85 (rejection 53/60, 2 passed silently; paraphrases kept 30/40; 7 of 60 "
-        "reversed pairs matched, 2 with --uncertain reject, which kept 26 of 40 paraphrases), totals only (its "
-        "errors unread), frozen",
+        "reversed pairs matched, 2 with --uncertain reject, which kept 26 of 40 paraphrases) and after later rounds "
+        "with its errors unread, totals only (53/60, 32/40, 7/60 at 46cf53f); its errors were read on 2026-12-02 "
+        "for the thirteenth round: a development set now",
     ),
     (
-        "outside-written, held out 31",
+        "outside-written, dev 36",
         "guard_heldout_37.jsonl",
         "written 2026-11-30 by a thirty-sixth writer who never read the rules nor any other set (mental health, "
         "addiction medicine and pain: antidepressants, sleep aids, opioid tapering, buprenorphine and methadone, "
         "nerve pain, crisis plans); measured with the rules of 5bca2e6 (rejection 50/60, 9 passed silently; "
         "paraphrases kept 32/40; 10 of 60 reversed pairs matched, 9 with --uncertain reject, which kept 29 of 40 "
-        "paraphrases), totals only (its errors unread), frozen",
+        "paraphrases) and after later rounds with its errors unread, totals only (51/60, 33/40, 9/60 at 46cf53f); "
+        "its errors were read on 2026-12-02 for the same round: a development set now",
     ),
     (
         "outside-written, held out 32",
