@@ -675,11 +675,11 @@ _SPOKEN_CLOCK = re.compile(
 )
 """A time on the clock ("about seven in the morning", "8 pm"): an hour, compared only with another hour, never with
 a count ("three times a week")."""
-_BOUND = re.compile(
-    r"\b(?:just |a bit |a little )?(?:over|more than|under|less than|nearly|almost|at least|upwards of)\s+"
-    r"(\d+(?:\.\d+)?)",
-    re.I,
-)
+_NEAR = "just |a bit |a little "
+_BOUND_WORDS = "over|more than|under|less than|nearly|almost|at least|upwards of"
+"""How a number is given as a bound, and the words that bring the bound close to it: one list for a plain number's
+bound (:data:`_BOUND`) and a time's (:data:`_TIME_BOUND`)."""
+_BOUND = re.compile(rf"\b(?:{_NEAR})?(?:{_BOUND_WORDS})\s+(\d+(?:\.\d+)?)", re.I)
 """A number given as a bound ("over a decade", which is "over 10 years" by now)."""
 
 
@@ -697,8 +697,8 @@ def _quantities(text: str) -> frozenset[str]:
 
 
 _TIME_BOUND = re.compile(
-    r"\b(?P<near>just |a bit |a little |only )?(?P<bound>over|more than|under|less than|nearly|almost|not quite|"
-    r"at least|upwards of)\s+(?P<n>\d+(?:\.\d+)?|an?)\s+(?P<unit>second|minute|hour|day|week|month|year)s?\b",
+    rf"\b(?P<near>{_NEAR}|only )?(?P<bound>{_BOUND_WORDS}|not quite)\s+(?P<n>\d+(?:\.\d+)?|an?)\s+"
+    r"(?P<unit>second|minute|hour|day|week|month|year)s?\b",
     re.I,
 )
 """A time given as a bound ("just over a week ago", "almost a week", "under a minute")."""
