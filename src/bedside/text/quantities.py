@@ -31,8 +31,9 @@ sees that:
   every 2 weeks, "three times over the course of each day" three times a day; "for hours" is several hours, and
   "cut by one tenth" (a quarter, a half) a share of 10 (25, 50) percent;
 - a year said as two numbers is one ("twenty nineteen" is 2019, "nineteen eighty-five" 1985); a person's age
-  said as a bare number ("I am 55 and ...") is marked (:data:`BARE_AGE`), for readers that compare counts to leave
-  out (:func:`without_ages`);
+  said as a bare number ("I am 55 and ...") is marked (:data:`BARE_AGE`), and so is the age someone was at an
+  event ("diagnosed when I was 19", :data:`AGE_AT`), for readers that compare counts to leave out
+  (:func:`without_ages`);
 - a 24-hour clock time is said with am or pm ("22:00" is "10 pm", as "nine at night" is "9 pm" to the rules);
   a range whose unit is said once gives it to both numbers ("48 to 72 hours" is "2 days to 3 days"), except a
   mass per volume, whose range stays whole ("180-220 mg/dL"); a mass per volume is compared in mg/dL ("11.2 g/dL"
