@@ -191,21 +191,21 @@ def test_guard_eval_on_a_copy_of_a_held_out_file_keeps_its_errors_unread(tmp_pat
     from bedside.cli import app
 
     copy = tmp_path / "pairs.jsonl"
-    copy.write_bytes((resources.files("bedside.tasks.drafting") / "data" / "guard_heldout_40.jsonl").read_bytes())
+    copy.write_bytes((resources.files("bedside.tasks.drafting") / "data" / "guard_heldout_42.jsonl").read_bytes())
     result = CliRunner().invoke(app, ["drafting", "guard-eval", "--no-matcher", "--pairs", str(copy)])
     assert result.exit_code == 0, result.output
-    assert "outside-written, held out 34: a held-out set, totals only" in result.output
-    leaked = bool(re.search(r"\bg40-\d{3}\b", result.output))  # a bool: a failure must not print the output
+    assert "outside-written, held out 36: a held-out set, totals only" in result.output
+    leaked = bool(re.search(r"\bg42-\d{3}\b", result.output))  # a bool: a failure must not print the output
     assert not leaked, "a copy of a held-out file printed its pairs"
     shown = CliRunner().invoke(
         app, ["drafting", "guard-eval", "--no-matcher", "--pairs", str(copy), "--show-held-out-errors"]
     )
     # asked for: a development set from then on (a bool first: a failing assertion would print the output)
-    printed = bool(re.search(r"\bg40-\d{3}\b", shown.output))
+    printed = bool(re.search(r"\bg42-\d{3}\b", shown.output))
     assert printed, "asked for, the copy's errors were not shown"
     copy.write_bytes(copy.read_bytes() + b"\n")  # not the same bytes: the user's own pairs, errors shown
     own = CliRunner().invoke(app, ["drafting", "guard-eval", "--no-matcher", "--pairs", str(copy)])
-    printed = bool(re.search(r"\bg40-\d{3}\b", own.output))
+    printed = bool(re.search(r"\bg42-\d{3}\b", own.output))
     assert printed, "a file that is not a shipped held-out set had its errors hidden"
 
 
@@ -334,14 +334,14 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
     assert re.search(r"rejection \d\.\d{3} \(\d+/60\) \[95% CI", outside), outside
     # a held-out set's errors stay unread unless asked for: no pair of it is printed
     assert "missed (" in result.output  # the dev set's misses are shown
-    leaked = bool(re.search(r"\bg(?:4[0-9]|5[0-2])-\d{3}\b", result.output))  # the held-out pairs stay unread
+    leaked = bool(re.search(r"\bg(?:4[2-9]|5[0-2])-\d{3}\b", result.output))  # the held-out pairs stay unread
     assert not leaked, "a held-out set's pairs were printed"
-    assert "outside-written, held out 34: a held-out set, totals only" in result.output
+    assert "outside-written, held out 36: a held-out set, totals only" in result.output
     shown = CliRunner().invoke(
         app, ["drafting", "guard-eval", "--no-matcher", "--show-held-out-errors"], env={"COLUMNS": "300"}
     )
     # a bool: no output in a failure
-    printed = bool(re.search(r"(?:missed \([^)]+\)|rejected paraphrase) g40-\d{3}", shown.output))
+    printed = bool(re.search(r"(?:missed \([^)]+\)|rejected paraphrase) g42-\d{3}", shown.output))
     assert printed, "asked for, the held-out sets' errors were not shown"
     data = json.loads(CliRunner().invoke(app, ["drafting", "guard-eval", "--json"]).output)
     mine, _, theirs, *_ = data["sets"]
@@ -385,8 +385,8 @@ def test_guard_eval_command_prints_rejection_and_recall(tmp_path: Path) -> None:
         "outside-written, dev 36",
         "outside-written, dev 37",
         "outside-written, dev 38",
-        "outside-written, held out 34",
-        "outside-written, held out 35",
+        "outside-written, dev 39",
+        "outside-written, dev 40",
         "outside-written, held out 36",
         "outside-written, held out 37",
         "outside-written, held out 38",

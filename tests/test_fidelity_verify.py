@@ -170,12 +170,12 @@ def test_show_errors_keeps_the_shipped_held_out_sets_unread(tmp_path: Path) -> N
     assert everything.exit_code == 1
     assert "give --set" in everything.output
     copy = tmp_path / "copy.jsonl"
-    copy.write_bytes((resources.files("bedside.sim") / "data" / "fidelity_heldout_34.jsonl").read_bytes())
+    copy.write_bytes((resources.files("bedside.sim") / "data" / "fidelity_heldout_36.jsonl").read_bytes())
     sealed = CliRunner().invoke(
         app, ["sim", "fidelity-eval", "--set", str(copy), "--checkers", "combined", "--show-errors", "--json"]
     )
     assert sealed.exit_code == 0, "a copy of a held-out set failed"  # no output: a failure must not print it
-    assert "outside-written 2026-11-30p" in sealed.stderr
+    assert "outside-written 2026-11-30r" in sealed.stderr
     assert "errors" not in json.loads(sealed.stdout)["sets"][0]["checkers"][0]
 
 
@@ -199,8 +199,8 @@ def test_a_held_out_sentence_set_is_one_frozen_and_not_yet_spent() -> None:
     from bedside.sim.validation import BUILTIN_SENTENCE_SETS
 
     held_out = {s.name for s in BUILTIN_SENTENCE_SETS if s.held_out}
-    assert "outside-written 2026-11-30p" in held_out
-    assert "outside-written 2026-11-30o" not in held_out  # spent in the round of ranges, ages and parts of the day
+    assert "outside-written 2026-11-30r" in held_out
+    assert "outside-written 2026-11-30q" not in held_out  # spent in the fifteenth round
     assert "bedside's own" not in held_out
 
 

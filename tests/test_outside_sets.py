@@ -317,7 +317,9 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # reversed pairs matched 227 -> 225. The round of bounds, homes and sessions read dev 35 and dev 36's: over
         # held out 32-46, rejections 689 -> 690 of 900, paraphrases kept 501 -> 502 of 600, reversed pairs matched
         # 209 -> 208. The round of ranges, ages and parts of the day read dev 37 and dev 38's: over held out 34-46,
-        # rejections 588 -> 588 of 780, paraphrases kept 428 -> 426 of 520, reversed pairs matched 190 -> 190
+        # rejections 588 -> 588 of 780, paraphrases kept 428 -> 426 of 520, reversed pairs matched 190 -> 190. The
+        # round of routes, opposed steps and counted spans read dev 39 and dev 40's: over held out 36-46, rejections
+        # 497 -> 505 of 660, paraphrases kept 357 -> 358 of 440, reversed pairs matched 161 -> 153
         ("dev", (60, 38, 0, 35)),  # first 50, 34, 10, 31
         ("dev 2", (58, 38, 2, 31)),  # first 34, 28, 26, 22
         ("dev 3", (60, 40, 0, 40)),  # first 42, 35, 18, 35
@@ -338,7 +340,9 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("dev 13", (51, 35, 9, 35)),
         # "each night" read as once a day (2026-11-30, the round of unrelated words) made one paraphrase a conflict:
         # its "start tonight" is bound to the inhaler's other step; three paraphrases elsewhere agree for it
-        ("dev 14", (50, 35, 10, 35)),  # first 43, 32, 17, 32; 48, 35, 12, 35 at df9335e, unread until then
+        # first 43, 32, 17, 32; 48, 35, 12, 35 at df9335e, unread until then; +6 rejections since, one in the round of
+        # routes, opposed steps and counted spans
+        ("dev 14", (56, 37, 4, 37)),
         # unread: first measurement, then the floor after the round of 2026-11-30 (at ee73d86 in brackets)
         # first 45, 28, 15, 27 (47, 28, 13, 27 at ee73d86); 50, 34, 10, 33 at 561eb61, unread until then
         ("dev 15", (54, 38, 6, 37)),
@@ -367,12 +371,12 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         # and "do not VERB X" read as one "no" (the round of clauses, counts and kin) a rejection
         ("dev 26", (47, 38, 13, 38)),
         # first 39, 24, 21, 24 (df9335e); 41, 28, 19, 28 at 3668f43 (held out 22, unread until then)
-        ("dev 27", (46, 31, 14, 31)),
+        ("dev 27", (49, 32, 11, 32)),  # +2 rejections (routes, opposed steps and counted spans)
         # first 45, 28, 15, 28 (561eb61); 47, 30, 13, 30 at 3668f43 (held out 23, unread until then); a verb in a
         # "when I ..." clause read as background (the round of who acts, what is kept and what is avoided) cost it
         # a paraphrase, and gained held out 22 (dev 27) a rejection and a paraphrase, found by totals with each
         # change taken back
-        ("dev 28", (49, 31, 11, 31)),
+        ("dev 28", (50, 33, 10, 33)),  # +1 rejection (routes, opposed steps and counted spans)
         # first 52, 32, 8, 32 (561eb61); 51, 32, 9, 32 at ecdcb4c (held out 24, unread until then)
         ("dev 29", (56, 35, 4, 35)),
         # first 36, 28, 24, 28 (5f4f2d0); 38, 30, 22, 30 at ecdcb4c (held out 25, unread until then)
@@ -397,15 +401,17 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("dev 37", (49, 37, 11, 33)),
         # first 53, 37, 7, 37 (74afd4b); 55, 38, 5, 38 at 011bc7f (held out 33, unread until then)
         ("dev 38", (57, 39, 3, 39)),
-        ("held out 34", (48, 32, 12, 32)),  # first 48, 32, 12, 32 (74afd4b), unread
-        ("held out 35", (43, 37, 17, 34)),  # first 41, 35, 19, 33 (3668f43), unread
+        # first 48, 32, 12, 32 (74afd4b); 48, 32, 12, 32 at 4c04c9a (held out 34, unread until then)
+        ("dev 39", (52, 34, 8, 34)),
+        # first 41, 35, 19, 33 (3668f43); 43, 37, 17, 34 at 4c04c9a (held out 35, unread until then)
+        ("dev 40", (47, 37, 13, 34)),
         # first 51, 31, 9, 31 (3668f43), unread; the round of ranges, ages and parts of the day cost it a rejection
         # (measured once, not looked into)
         ("held out 36", (51, 31, 9, 31)),
         # first 45, 31, 15, 31 (438dc1c), unread; "three doses a day" read as a rate (the same round) cost it a
         # rejection and a reversed pair matched, found by totals with the reading taken back
         ("held out 37", (44, 32, 16, 32)),
-        ("held out 38", (42, 33, 18, 33)),  # first 42, 33, 18, 33 (438dc1c), unread
+        ("held out 38", (45, 33, 15, 33)),  # first 42, 33, 18, 33 (438dc1c), unread; +2 (routes, opposed steps)
         # first 49, 29, 10, 29 (ecdcb4c), unread; +1 paraphrase in the round of shares, kinds and parts of the day
         ("held out 39", (50, 31, 9, 31)),
         ("held out 40", (42, 36, 18, 34)),  # first 41, 36, 19, 34 (ecdcb4c), unread
@@ -414,9 +420,11 @@ def test_the_guard_does_not_fall_below_its_outside_measurements() -> None:
         ("held out 41", (45, 35, 15, 34)),  # -1 paraphrase more in the round of ranges, ages and parts of the day
         ("held out 42", (37, 32, 23, 31)),  # first 37, 32, 23, 31 (b376ea5), unread
         ("held out 43", (51, 33, 9, 33)),  # first 50, 33, 10, 33 (f086308), unread; +1 rejection (the same round)
-        ("held out 44", (43, 36, 16, 35)),  # first 43, 36, 16, 35 (f086308), unread
-        ("held out 45", (46, 31, 14, 30)),  # first 46, 31, 14, 30 (a065328), unread
-        ("held out 46", (42, 26, 18, 24)),  # first 42, 27, 18, 25 (a065328), unread; -1 paraphrase (ranges, ages)
+        ("held out 44", (46, 36, 13, 35)),  # first 43, 36, 16, 35 (f086308), unread; +3 (routes, opposed steps)
+        ("held out 45", (47, 31, 13, 30)),  # first 46, 31, 14, 30 (a065328), unread; +1 (routes, opposed steps)
+        # first 42, 27, 18, 25 (a065328), unread; -1 paraphrase (ranges, ages), +2 rejections and the paraphrase
+        # back (routes, opposed steps and counted spans)
+        ("held out 46", (45, 27, 15, 25)),
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}  # every outside set has its floors
     for name, (rejected, kept, reversed_matched, matched) in floors:
@@ -459,7 +467,7 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 11", (4, 4, 34)),  # first 7, 7, 30 (unread then); one paraphrase fewer (see above)
         ("dev 12", (1, 1, 29)),  # first 4, 3, 27 (unread then)
         ("dev 13", (6, 6, 30)),  # first 12, 11, 23 (unread then)
-        ("dev 14", (7, 7, 33)),  # first 9, 9, 31 (unread then); one paraphrase fewer since "each night" (see above)
+        ("dev 14", (2, 2, 35)),  # first 9, 9, 31 (unread then); one paraphrase fewer since "each night" (see above)
         ("dev 15", (3, 3, 30)),  # first 7, 7, 26 (unread then)
         ("dev 16", (4, 4, 32)),  # first 9, 9, 26 (unread then)
         ("dev 17", (5, 5, 31)),  # first 5, 5, 29 (held out 12, unread until 2026-11-30)
@@ -474,8 +482,8 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 24", (5, 5, 37)),  # first 7, 7, 27 (1e34877); 6, 6, 32 at 5bca2e6 (held out 19, unread until then)
         ("dev 25", (4, 4, 35)),  # first 10, 10, 27 (1e34877); 9, 9, 28 at 74afd4b (held out 20, unread until then)
         ("dev 26", (10, 10, 35)),  # first 15, 15, 29 (df9335e); the same at 74afd4b (held out 21)
-        ("dev 27", (12, 12, 31)),  # first 19, 19, 24 (df9335e); 17, 17, 28 at 3668f43 (held out 22)
-        ("dev 28", (6, 6, 31)),  # first 10, 10, 28 (561eb61); 8, 8, 30 at 3668f43 (held out 23)
+        ("dev 27", (10, 10, 32)),  # first 19, 19, 24 (df9335e); 17, 17, 28 at 3668f43 (held out 22)
+        ("dev 28", (5, 5, 33)),  # first 10, 10, 28 (561eb61); 8, 8, 30 at 3668f43 (held out 23)
         ("dev 29", (2, 2, 33)),  # first 5, 5, 30 (561eb61); 6, 6, 30 at ecdcb4c (held out 24)
         ("dev 30", (12, 12, 34)),  # first 18, 18, 27 (5f4f2d0); 17, 17, 30 at ecdcb4c (held out 25)
         ("dev 31", (5, 5, 37)),  # first 7, 7, 36 (5f4f2d0); 5, 5, 35 at f086308 (held out 26)
@@ -486,19 +494,19 @@ def test_what_the_guard_calls_uncertain_does_not_fall_below_its_outside_measurem
         ("dev 36", (8, 8, 33)),  # first 9, 9, 29 (5bca2e6); 8, 8, 30 at 46cf53f (held out 31)
         ("dev 37", (6, 6, 31)),  # first 6, 6, 28 (5bca2e6); 6, 6, 30 at 011bc7f (held out 32)
         ("dev 38", (2, 2, 35)),  # first 4, 4, 33 (74afd4b); 3, 3, 34 at 011bc7f (held out 33)
-        ("held out 34", (11, 11, 28)),  # first 11, 11, 28 (74afd4b), unread
-        ("held out 35", (16, 16, 30)),  # first 17, 17, 29 (3668f43), unread
+        ("dev 39", (7, 7, 30)),  # first 11, 11, 28 (74afd4b); 11, 11, 28 at 4c04c9a (held out 34)
+        ("dev 40", (12, 12, 30)),  # first 17, 17, 29 (3668f43); 16, 16, 30 at 4c04c9a (held out 35)
         ("held out 36", (6, 6, 27)),  # first 6, 6, 27 (3668f43), unread; +1 passed (ranges, ages, parts of the day)
         ("held out 37", (13, 13, 30)),  # first 12, 12, 29 (438dc1c), unread; +1 ("three doses a day", above)
-        ("held out 38", (17, 17, 29)),  # first 17, 17, 29 (438dc1c), unread
+        ("held out 38", (14, 14, 29)),  # first 17, 17, 29 (438dc1c), unread; -3 (routes, opposed steps)
         ("held out 39", (10, 9, 26)),  # first 11, 10, 24 (ecdcb4c), unread; +1 (shares, kinds and parts of the day)
         ("held out 40", (15, 15, 32)),  # first 16, 16, 32 (ecdcb4c), unread
         ("held out 41", (15, 15, 32)),  # first 15, 15, 34 (b376ea5), unread; -1 paraphrase twice (floors; ranges)
         ("held out 42", (23, 23, 31)),  # first 23, 23, 31 (b376ea5), unread
         ("held out 43", (6, 6, 21)),  # first 7, 7, 21 (f086308), unread; -1 reversal (the same round)
-        ("held out 44", (12, 11, 25)),  # first 12, 11, 25 (f086308), unread
-        ("held out 45", (13, 13, 26)),  # first 13, 13, 26 (a065328), unread
-        ("held out 46", (12, 12, 21)),  # first 12, 12, 22 (a065328), unread; -1 paraphrase (ranges, ages)
+        ("held out 44", (11, 10, 25)),  # first 12, 11, 25 (f086308), unread; -1 (routes, opposed steps)
+        ("held out 45", (12, 12, 26)),  # first 13, 13, 26 (a065328), unread; -1 (routes, opposed steps)
+        ("held out 46", (10, 10, 22)),  # first 12, 12, 22 (a065328), unread; ranges -1 paraphrase; routes +2, +1
     )
     assert {name for name, _ in floors} == set(sets) - {"bedside's own"}
     for name, (silent, reversed_matched, matched) in floors:
@@ -534,7 +542,9 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
     # round of bounds, homes and sessions read 30l's and 30m's; over the eighteen unread sets (30n to 30s, 30u to
     # 30y, 12-01 to 12-01g): contradictions caught 700 -> 706 of 990, false ones 246 -> 245, unsupported right
     # 503 -> 504, false 205 -> 204; it cost 30r, 30x and 30y a false contradiction each, 30s a contradiction and
-    # 30n a false unsupported sentence
+    # 30n a false unsupported sentence. The round of routes, opposed steps and counted spans read 30p's and 30q's;
+    # over the fourteen unread sets (30r, 30s, 30u to 30y, 12-01 to 12-01g): contradictions caught 553 -> 553 of
+    # 770, false ones 184 -> 184, unsupported right 390 -> 390 of 630, false 151 -> 150
     floors = {
         "outside-written 2026-11-28": ((43, 11), (31, 12)),  # first (38, 13), (28, 25)
         "outside-written 2026-11-28b": ((45, 16), (30, 11)),  # first (36, 20), (27, 33)
@@ -646,12 +656,15 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-30o": ((47, 4), (39, 6)),
         # first (28, 15), (32, 21) (38bee85); the round of ranges, ages and parts of the day cost it an unsupported
         # sentence, measured once and not looked into (30s, 30y, 30z and 12-01 a false unsupported sentence or
-        # contradiction more each, too)
-        "outside-written 2026-11-30p": ((31, 14), (30, 17)),
+        # contradiction more each, too); read in the round of routes, opposed steps and counted spans: (31, 11),
+        # (30, 17)
+        "outside-written 2026-11-30p": ((31, 11), (30, 17)),
         # a dosage form read as no drug (the round of clauses, counts and kin: "eye drops", "nasal spray") turned an
         # unsupported sentence here entailed; over the seventeen unread sets that was its whole effect, found by
         # totals with the reading taken back
-        "outside-written 2026-11-30q": ((37, 8), (20, 15)),  # first (34, 14), (20, 18) (38bee85)
+        # first (34, 14), (20, 18) (38bee85); read in the round of routes, opposed steps and counted spans: (39, 7),
+        # (21, 12)
+        "outside-written 2026-11-30q": ((39, 7), (21, 12)),
         # first (40, 17), (12, 11) (5bca2e6); the round of bounds, homes and sessions: a contradiction more and a
         # false one more, a trade measured once and not looked into (30s, x and y too)
         "outside-written 2026-11-30r": ((42, 18), (13, 9)),
@@ -662,7 +675,8 @@ def test_the_fidelity_checker_does_not_fall_below_its_outside_measurements() -> 
         "outside-written 2026-11-30v": ((36, 20), (24, 14)),  # first (35, 21), (24, 15) (3668f43)
         "outside-written 2026-11-30w": ((39, 14), (31, 8)),  # first (38, 14), (31, 9) (3668f43)
         "outside-written 2026-11-30x": ((40, 11), (34, 12)),  # first (40, 9), (34, 13) (438dc1c); see 30r
-        "outside-written 2026-11-30y": ((37, 12), (25, 10)),  # first (36, 11), (26, 10) (438dc1c); see 30p
+        # first (36, 11), (26, 10) (438dc1c); see 30p; a false unsupported sentence fewer (routes, opposed steps)
+        "outside-written 2026-11-30y": ((37, 12), (25, 9)),
         # first (41, 8), (31, 9) (ecdcb4c), the same after the round of 2026-12-01; its sentences printed once since
         "outside-written 2026-11-30z": ((41, 8), (31, 10)),  # see 30p
         "outside-written 2026-12-01": ((42, 17), (34, 7)),  # first (43, 16), (35, 5) (ecdcb4c); see 30o, 30p

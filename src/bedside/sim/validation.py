@@ -563,15 +563,17 @@ BUILTIN_SENTENCE_SETS = (
     SentenceSet(
         "outside-written 2026-11-30p",
         "written by a thirty-fourth writer who never read the rules nor any other set (heart failure, blood "
-        "pressure, atrial fibrillation, cholesterol, angina, leg circulation); measured once with the rules of "
-        "38bee85, before any later change, totals only, frozen",
+        "pressure, atrial fibrillation, cholesterol, angina, leg circulation); measured with the rules of 38bee85 and "
+        "after later rounds, totals only (contradicted precision 0.689, recall 0.564, unsupported precision 0.638 at "
+        "4c04c9a); its errors were read on 2026-12-02 in the fifteenth round: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_34.jsonl"),
     ),
     SentenceSet(
         "outside-written 2026-11-30q",
         "written by a thirty-fifth writer who never read the rules nor any other set (asthma, COPD and home oxygen, "
-        "allergies and adrenaline pens, sleep apnoea, stopping smoking); measured once with the rules of 38bee85, "
-        "before any later change, totals only, frozen",
+        "allergies and adrenaline pens, sleep apnoea, stopping smoking); measured with the rules of 38bee85 and after "
+        "later rounds, totals only (0.830, 0.709, 0.588 at 4c04c9a); its errors were read on 2026-12-02 in the same "
+        "round: a development set now",
         SENTENCE_SET.with_name("fidelity_heldout_35.jsonl"),
     ),
     SentenceSet(

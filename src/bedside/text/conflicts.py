@@ -78,7 +78,7 @@ from bedside.text.alignment import NEGATION_ALIGN, exchanged, read_change, recou
 from bedside.text.assertion import FUNCTION_WORDS, NOT_NEGATIVE, Polarity, polarity_flips
 from bedside.text.quantities import AGE_AT, BARE_AGE, UnreadableText, normalise_quantities
 from bedside.text.slots import Slot, complementary_mentions, read_slots, slot_conflicts
-from bedside.text.times import in_days, same_time, times_conflict
+from bedside.text.times import counted_apart, in_days, same_time, times_conflict
 
 CONFLICT_KINDS = ("action", "drug", "number", "negation", "laterality", "time")
 """The conflicts read from a sentence's signals (also the trained matcher's features); the slots of
@@ -143,7 +143,7 @@ _TIME_PHRASES: tuple[tuple[str, str], ...] = (
         r"(?:when|whenever|if) (?:you|i|he|she|they) (?:feel|feels|get|gets) (?:it|one|an? [a-z]+) coming on)\b",
         "as needed",
     ),
-    (r"\b(?:right away|immediately|at once|as soon as possible|asap|right now|without delay)\b", "now"),
+    (r"\b(?:right away|straight ?away|immediately|at once|as soon as possible|asap|right now|without delay)\b", "now"),
     (r"\b(?:tonight|this evening|this night)\b", "tonight"),
     (r"\b(?:this morning|this afternoon|today|later today|by the end of the day|the same day)\b", "today"),
     (
@@ -199,12 +199,13 @@ _ONE_UNIT = re.compile(r"\b(?:a single|one single|a) (?=(?:tablet|pill|capsule|p
 """"a tablet" and "a single pill" are one of it, as "one tablet" is (blanked to "1", offsets kept); not "a drop" or
 "a dose", which say other things ("a drop in your blood pressure")."""
 _COUNT_RATE = re.compile(
-    r"\b(\d+(?:\.\d+)?(?! ?(?:percent|%))|(?<!no )one|a single|(?:a )?couple(?: of)?) (?:[a-z]+ ){0,3}?(?:a|per|each) "
-    r"(week|month|year)\b"
+    r"\b(\d+(?:\.\d+)?(?! ?(?:percent|%))|(?<!no )one|a single|(?:a )?couple(?: of)?) "
+    r"(?:(?!(?:and|or|to)\b)[a-z]+ ){0,3}?(?:a|per|each) (week|month|year)\b"
 )
 """A count over a week or longer ("4 migraines a month", "one attack a week", "14 units of alcohol a week", "3 a
-month", "a couple of pills a week"; not a share, "10 percent each month"): the rate ``N/month`` ("one" is left a
-word by the number reader, which keeps it for pronouns)."""
+month", "a couple of pills a week"; not a share, "10 percent each month", nor the end of a range, "between 6
+months and a year"): the rate ``N/month`` ("one" is left a word by the number reader, which keeps it for
+pronouns)."""
 _RATE_SPREAD = re.compile(
     r"\bevery (?P<a>\d+)(?: (?:day|week|month|year|hour)s?)? (?:or|to) (?P<b>\d+) "
     r"(?P<every>day|week|month|year|hour)s?\b|"
@@ -552,6 +553,15 @@ _WITHIN_A_DAY = re.compile(r"every \d+(?:\.\d+)? (?:hour|minute)|(?!1/)\d+(?:\.\
 _BARE_COUNT = re.compile(r"\b(?:(twice)|(\d) times)\b(?!\s+(?:a|an|per|each|every|daily|weekly|more|as|over)\b)")
 """A count said apart from its period ("every day, twice"), read with the sentence's "every day"."""
 _COUNTED_ONCE = re.compile(r"\bonce\b|\bor\b")
+_CLAUSE_END = re.compile(r"[,;:.!?]")
+
+
+def _clause_end(text: str, start: int) -> int:
+    """Where the clause that runs on from ``start`` ends: its next punctuation, or the end of the text."""
+    end = _CLAUSE_END.search(text, start)
+    return end.start() if end else len(text)
+
+
 _REPLACED = re.compile(r"\b(?:instead of|rather than|in place of|switch(?:ing)? (?:you )?from|chang(?:e|ing) from)\b")
 _NEGATED = {"stop": "continue", "hold": "continue", "increase": "continue", "decrease": "continue"}
 _NEGATED.update({"take": "avoid", "continue": "stop", "start": "hold"})
@@ -571,6 +581,27 @@ _COMPATIBLE = {
     frozenset({"cancel", "avoid"}),
     frozenset({"cancel", "hold"}),
 }
+_OPPOSED = {
+    frozenset({"continue", "stop"}),
+    frozenset({"continue", "hold"}),
+    frozenset({"start", "stop"}),
+    frozenset({"take", "avoid"}),
+    frozenset({"proceed", "postpone"}),
+    frozenset({"proceed", "cancel"}),
+    frozenset({"increase", "decrease"}),
+}
+"""Actions that undo each other: a sentence that says one where the other says its opposite, whatever else both say
+("apply the cream ... and keep going for two weeks" / "apply the cream ... and stop as soon as the rash clears")."""
+
+
+def opposed_actions(a: frozenset[str], b: frozenset[str]) -> tuple[str, str] | None:
+    """An action only one sentence says against its opposite, said only in the other; None if there is none or
+    either sentence also says what the other does instead."""
+    ours, theirs = a - b, b - a
+    if any(frozenset({x, y}) in _COMPATIBLE for x in ours for y in theirs):
+        return None
+    return next(((x, y) for x in sorted(ours) for y in sorted(theirs) if frozenset({x, y}) in _OPPOSED), None)
+
 
 # Negation cues left after removing phrases whose negation is not a negative statement. A warning sign put as an
 # inability ("call 911 if you cannot breathe", "or you can't swallow") describes the same symptom as "trouble
@@ -1022,7 +1053,9 @@ class ClinicalGuard:
                 time_mentions.append(_Mention(part, match.start(), match.end()))
         for day in _WEEKDAYS:
             time_mentions.extend(_Mention(day, m.start(), m.end()) for m in re.finditer(rf"\b{day}s?\b", lowered))
-        times.update(m.label for m in time_mentions)
+        # "straight away rather than waiting until tomorrow": the time set aside is not the one said
+        set_aside = [(m.end(), _clause_end(lowered, m.end())) for m in _REPLACED.finditer(lowered)]
+        times.update(m.label for m in time_mentions if not any(a <= m.start < b for a, b in set_aside))
         parts = times & _DAY_PARTS | {part for meal, part in _MEAL_PARTS.items() if re.search(meal, lowered)}
         if "1/day" in times and _EVERY_DAY.search(before_times) and (bare := _BARE_COUNT.search(lowered)):
             # "every day, test it twice, once before breakfast and once before dinner": twice a day
@@ -1248,6 +1281,10 @@ class ClinicalGuard:
             found.append(Conflict("action", _show(ref.actions), _show(cand.actions)))
         elif bound := _bound_conflict(ref.instructions, cand.instructions, "action"):
             found.append(Conflict("action", *bound))
+        elif (opposed := opposed_actions(ref.actions, cand.actions)) and (
+            shared_content(reference, candidate) >= NEGATION_ALIGN  # as a "no" is, only on sentences that align
+        ):
+            found.append(Conflict("action", *opposed))
         if _sets_conflict(ref.drugs, cand.drugs):
             found.append(Conflict("drug", _show(ref.drugs), _show(cand.drugs)))
         elif (ref.classes or cand.classes) and _class_conflict(ref.drugs | ref.classes, cand.drugs | cand.classes):
@@ -1269,7 +1306,9 @@ class ClinicalGuard:
         ):
             verb, unable = reversed_ability
             found.append(Conflict("negation", f"{_polarity(unable)} ({verb})", f"{_polarity(not unable)} ({verb})"))
-        if times_conflict(in_days(with_frequency(ref.times)), in_days(with_frequency(cand.times))):
+        if times_conflict(in_days(with_frequency(ref.times)), in_days(with_frequency(cand.times))) or counted_apart(
+            ref.times, cand.times
+        ):
             found.append(Conflict("time", _show(ref.times), _show(cand.times)))
         elif _sets_conflict(ref.food, cand.food):
             found.append(Conflict("time", _show(ref.food), _show(cand.food)))

@@ -20,6 +20,14 @@ _DAY_RANGE = re.compile(
     rf"\b({'|'.join(_WEEKDAYS)})s? ?(?:to|through|thru|till|until|-|–) ?({'|'.join(_WEEKDAYS)})s?\b", re.I
 )
 """Days said as a run ("Monday to Friday"): every day of it."""
+_MONTH_NAMES = "|".join([*_MONTHS, *_MONTH_ABBREVIATIONS])
+_MONTH_RANGE = re.compile(
+    rf"\b({_MONTH_NAMES})\.? ?(?:to|through|thru|till|until|into|-|–) ?(?:(?:about|around|early|mid|late)[ -])?"
+    rf"({_MONTH_NAMES})\b",
+    re.IGNORECASE,
+)
+"""Months said as a run ("from April to July", "November through February"): every month of it, across the turn
+of the year too."""
 _WEEK_PARTS = {
     re.compile(r"\bweekdays\b|\bon week ?days\b", re.IGNORECASE): _WEEKDAYS[:5],
     re.compile(r"\b(?:at |on |over )?(?:the )?weekends?\b", re.IGNORECASE): _WEEKDAYS[5:],
@@ -45,6 +53,10 @@ def calendar_terms(text: str) -> frozenset[str]:
         first, last = _WEEKDAYS.index(match.group(1).lower()), _WEEKDAYS.index(match.group(2).lower())
         if first < last:
             found.update(f"weekday:{day}" for day in _WEEKDAYS[first : last + 1])
+    for match in _MONTH_RANGE.finditer(text):
+        first, last = (_MONTHS.index(_MONTH_ABBREVIATIONS.get(m.lower(), m.lower())) for m in match.group(1, 2))
+        span = range(first, last + 1) if first <= last else [*range(first, 12), *range(last + 1)]
+        found.update(f"month:{_MONTHS[i]}" for i in span)
     for pattern, days in _WEEK_PARTS.items():
         if pattern.search(text):
             found.update(f"weekday:{day}" for day in days)

@@ -68,7 +68,11 @@ _SPANS: tuple[tuple[str, str], ...] = (
     (r"\b(?:a|one) decade\b", "10 years"),
     (r"\b(?:the )?day before yesterday\b", "2 days ago"),
     (r"\bhalf a day\b", "12 hours"),
+    # "thrice daily" is "three times daily" (the rate readers know "three times", not "thrice")
+    (r"\bthrice\b", "three times"),
     (r"\b(?:a|one) dozen\b", "12"),
+    # "a couple of hundred metres" is two hundred, not a hundred and a couple
+    (r"\b(?:a )?couple(?: of)? (hundred|thousand)\b", r"two \1"),
     # "a single drop": one, where what follows is counted
     (
         r"\ba single(?= (?:[a-z-]+ )?(?:drop|tablet|pill|capsule|dose|puff|injection|shot|patch|spray|teaspoon"
@@ -111,6 +115,10 @@ _DOSES_PER = re.compile(
 """A count of doses or sessions in a period is a rate: "three doses a day" is three times a day, and so are "never
 more than three doses in a day" and "three sessions every week" (where "two tablets a day" may be one dose of
 two)."""
+_DECADES = re.compile(r"\b(\d+) decades\b", re.IGNORECASE)
+""""Three decades" is thirty years (read once its number is digits), as "a decade" is ten."""
+_ODDS = re.compile(r"\b(\d+|one) in ([2-9]|[1-9]\d)(?= (?:chance|risk)\b)", re.IGNORECASE)
+""""A one in seven chance" is a risk of about 14 percent (a share of ten or a hundred is :data:`_CHANCE`'s)."""
 _ISH = re.compile(
     rf"\b(\d+|{_DIGIT}|ten|eleven|twelve|(?:{_TENS})(?:-(?:{_DIGIT}))?)-?ish\b",
     re.IGNORECASE,
@@ -464,6 +472,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
         if strict:
             raise UnreadableText(f"the number-word reader (text2num) failed: {type(exc).__name__}: {exc}") from exc
     text = _WHOLE_DECIMAL.sub(r"\1", text)
+    text = _DECADES.sub(lambda m: f"{10 * int(m.group(1))} years", text)
     text = _DOSES_PER.sub(r"\1 times a \2", text)
     text = _EACH_SPAN.sub(r"every \1", text)
     text = _ONE_OF_STRENGTH.sub("a ", text)
@@ -483,6 +492,9 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
 
     text = _SHARE.sub(lambda m: f"{_fmt(round(100 * int(m.group(1)) / int(m.group(2)), 2))} percent of", text)
     text = _CHANCE.sub(lambda m: f"{_fmt(round(100 * int(m.group(1)) / int(m.group(2)), 3))} percent", text)
+    text = _ODDS.sub(
+        lambda m: f"{round(100 * int(m.group(1).lower().replace('one', '1')) / int(m.group(2)))} percent", text
+    )
     text = _SCORE.sub(r"\1 out of \2", text)  # the score "6/10" is said "a six out of ten"
     text = _PRESSURE.sub(r"\1/\2", text)  # "130 over 80" is the reading 130/80
     text = _CLOCK.sub(_clock, text)

@@ -59,21 +59,24 @@ Slot = tuple[str, str, str]
 
 _NUMBER = r"(?P<n>\d+(?:\.\d+)?)"
 _LESS = (
-    r"(?:no|not) (?:more|higher|greater|heavier|longer|older|bigger|larger) than|"
-    r"(?<!no )(?<!not )(?:less|lower|fewer|lighter|shorter|younger|smaller) than|at most|no later than|"
+    r"(?:no|not) (?:more|higher|greater|heavier|longer|older|bigger|larger|warmer|hotter) than|"
+    r"(?<!no )(?<!not )(?:less|lower|fewer|lighter|shorter|younger|smaller|colder|cooler) than|at most|no later than|"
     r"(?<!goes )(?<!go )(?<!went )(?<!gone )(?<!going )(?<!moves )(?<!move )(?<!got )(?<!get )(?<!gets )"
     r"(?<!getting )(?<!came )(?<!shot )(?<!spiked )(?<!now )(?<!risen )(?<!rose )(?<!climbed )(?<!count is )"
     r"(?<!level is )(?<!levels are )(?<!reading is )(?<!score is )up to|a maximum of|"
     r"maximum of|max of|(?<=the )(?:recommended |advised |safe |daily |weekly )?limit of"
 )
 _MORE = (
-    r"(?:no|not) (?:less|lower|fewer|lighter|shorter|younger|smaller) than|"
-    r"(?<!no )(?<!not )(?:more|higher|greater|heavier|longer|older|bigger|larger) than|at least|a minimum of|"
+    r"(?:no|not) (?:less|lower|fewer|lighter|shorter|younger|smaller|colder|cooler) than|"
+    r"(?<!no )(?<!not )(?:more|higher|greater|heavier|longer|older|bigger|larger|warmer|hotter) than|at least|"
+    r"a minimum of|"
     r"minimum of|exceeds?|(?:no|not) (?:sooner|earlier) than"
 )
 """Each plain comparison is read only where no "no"/"not" comes right before it: "no fewer than 8" is a floor,
 though "fewer than 8" inside it is a cap."""
-_PLAIN_MORE = re.compile(r"(?:more|higher|greater|heavier|longer|older|bigger|larger) than|exceeds?|above|over")
+_PLAIN_MORE = re.compile(
+    r"(?:more|higher|greater|heavier|longer|older|bigger|larger|warmer|hotter) than|exceeds?|above|over"
+)
 _NEGATION_BEFORE = re.compile(
     r"\b(?:not|never|no|don't|doesn't|shouldn't|mustn't|can't|cannot|won't|avoid|avoiding)\b(?=[^,;:.]*$)"
 )
@@ -106,16 +109,16 @@ _COMPARISONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"\b(?P<c>{_MORE_BARE}){_BARE_GAP}{_NUMBER}"), ">"),
     (
         re.compile(
-            rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,3}}?\s+(?P<c>or (?:less|lower|fewer|below|under|smaller|younger)"
-            r"|and (?:under|below|younger))\b"
+            rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,3}}?\s+(?P<c>or (?:less|lower|fewer|below|under|smaller|younger|colder|"
+            r"cooler)|and (?:under|below|younger))\b"
         ),
         "<",
     ),
     # "everyone 6 months and older" is "6 months or above"
     (
         re.compile(
-            rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,3}}?\s+(?P<c>or (?:more|higher|greater|above|over|bigger|older)"
-            r"|and (?:older|above|over|up)(?! and\b))\b"
+            rf"{_NUMBER}(?:\s+[a-z%°'-]+){{0,3}}?\s+(?P<c>or (?:more|higher|greater|above|over|bigger|older|warmer|"
+            r"hotter)|and (?:older|above|over|up)(?! and\b))\b"
         ),
         ">",
     ),

@@ -106,6 +106,25 @@ def same_time(a: str, b: str) -> bool:
     return abs(x - y) <= TOLERANCE * max(x, y)
 
 
+_WHOLE_SPAN = re.compile(rf"(\d+) ({_UNIT})")
+
+
+def counted_apart(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Spans both sides count in the same unit, in whole numbers none of which they share: "at 41 weeks" and "at
+    37 weeks" are apart, though within a tenth of each other. Labels as read, before :func:`in_days`; the tenth is
+    for one amount said in two units ("two months" / "eight weeks"), not for two counts of one unit."""
+
+    def counts(labels: frozenset[str]) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {}
+        for label in labels:
+            if match := _WHOLE_SPAN.fullmatch(label):
+                found.setdefault(match.group(2), set()).add(match.group(1))
+        return found
+
+    ours, theirs = counts(a), counts(b)
+    return any(unit in theirs and not (numbers & theirs[unit]) for unit, numbers in ours.items())
+
+
 def times_conflict(a: frozenset[str], b: frozenset[str]) -> bool:
     """Both sides give times and neither side's are all among the other's (amounts compared by
     :func:`same_time`)."""
@@ -116,4 +135,4 @@ def times_conflict(a: frozenset[str], b: frozenset[str]) -> bool:
     return bool(a) and bool(b) and not (within(a, b) or within(b, a))
 
 
-__all__ = ["DAYS", "TOLERANCE", "in_days", "same_time", "times_conflict"]
+__all__ = ["DAYS", "TOLERANCE", "counted_apart", "in_days", "same_time", "times_conflict"]

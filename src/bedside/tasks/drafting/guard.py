@@ -415,23 +415,25 @@ BUILTIN_SETS = (
         "round: a development set now",
     ),
     (
-        "outside-written, held out 34",
+        "outside-written, dev 39",
         "guard_heldout_40.jsonl",
         "written 2026-11-30 by a thirty-ninth writer who never read the rules nor any other set (infections and "
         "antibiotics, vaccines and travel medicine, sexual health: testing, contraception, PrEP); measured with the "
         "rules of 74afd4b (rejection 48/60, 11 passed silently; paraphrases kept 32/40, 32 matched; 12 of 60 "
-        "reversed pairs matched, 11 with --uncertain reject, which kept 28 of 40 paraphrases), totals only (its "
-        "errors unread), frozen",
+        "reversed pairs matched, 11 with --uncertain reject, which kept 28 of 40 paraphrases) and after later rounds "
+        "with its errors unread, totals only (48/60, 32/40, 12/60 at 4c04c9a); its errors were read on 2026-12-02 "
+        "for the fifteenth round: a development set now",
     ),
     (
-        "outside-written, held out 35",
+        "outside-written, dev 40",
         "guard_heldout_41.jsonl",
         "written 2026-12-01 by a fortieth writer who never read the rules nor any other set (women's health and "
         "pregnancy: prenatal care, gestational diabetes, blood pressure in pregnancy, caesarean wounds, "
         "breastfeeding and medicines, postpartum mood and bleeding, contraception, menopause, cervical screening); "
         "measured with the rules of 3668f43 (rejection 41/60, 17 passed silently; paraphrases kept 35/40, 33 "
-        "matched; 19 of 60 reversed pairs matched, 17 with --uncertain reject, which kept 29 of 40 paraphrases), "
-        "totals only (its errors unread), frozen",
+        "matched; 19 of 60 reversed pairs matched, 17 with --uncertain reject, which kept 29 of 40 paraphrases) and "
+        "after later rounds with its errors unread, totals only (43/60, 37/40, 17/60 at 4c04c9a); its errors were "
+        "read on 2026-12-02 for the same round: a development set now",
     ),
     (
         "outside-written, held out 36",
