@@ -422,6 +422,12 @@ def _hundreds(match: re.Match[str]) -> str:
     )
 
 
+def _odds(match: re.Match[str]) -> str:
+    """ "One in 7" as the whole percent it comes to ("14 percent")."""
+    chances = 1 if match.group(1).lower() == "one" else int(match.group(1))
+    return f"{round(100 * chances / int(match.group(2)))} percent"
+
+
 def _clock(match: re.Match[str]) -> str:
     said, minutes, half = match.group(1), match.group(2), (match.group(3) or "").lower()
     hour = int(said)
@@ -492,9 +498,7 @@ def normalise_quantities(text: str, *, strict: bool = False) -> str:
 
     text = _SHARE.sub(lambda m: f"{_fmt(round(100 * int(m.group(1)) / int(m.group(2)), 2))} percent of", text)
     text = _CHANCE.sub(lambda m: f"{_fmt(round(100 * int(m.group(1)) / int(m.group(2)), 3))} percent", text)
-    text = _ODDS.sub(
-        lambda m: f"{round(100 * int(m.group(1).lower().replace('one', '1')) / int(m.group(2)))} percent", text
-    )
+    text = _ODDS.sub(_odds, text)
     text = _SCORE.sub(r"\1 out of \2", text)  # the score "6/10" is said "a six out of ten"
     text = _PRESSURE.sub(r"\1/\2", text)  # "130 over 80" is the reading 130/80
     text = _CLOCK.sub(_clock, text)

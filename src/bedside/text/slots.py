@@ -69,8 +69,7 @@ _LESS = (
 _MORE = (
     r"(?:no|not) (?:less|lower|fewer|lighter|shorter|younger|smaller|colder|cooler) than|"
     r"(?<!no )(?<!not )(?:more|higher|greater|heavier|longer|older|bigger|larger|warmer|hotter) than|at least|"
-    r"a minimum of|"
-    r"minimum of|exceeds?|(?:no|not) (?:sooner|earlier) than"
+    r"a minimum of|minimum of|exceeds?|(?:no|not) (?:sooner|earlier) than"
 )
 """Each plain comparison is read only where no "no"/"not" comes right before it: "no fewer than 8" is a floor,
 though "fewer than 8" inside it is a cap."""
